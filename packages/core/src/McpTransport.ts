@@ -1,0 +1,123 @@
+/**
+ * The one thing a transport implements: a `Stream` of connections.
+ *
+ * The session pulls a connection, initializes over it and reads its
+ * `incoming` stream until that ends (the peer went away). Then it pulls the
+ * next connection, which closes the previous connection's scope; the
+ * transport may wait (a `Schedule`) before it yields the next one. When the
+ * stream fails or ends, the session is over.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
+import * as internal from "./internal/reconnect.js"
+import type * as JsonRpc from "./JsonRpc.js"
+import type * as McpError from "./McpError.js"
+
+/**
+ * Errors a connection's streams and sends can fail with.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ConnectionError =
+  | McpError.TransportError
+  | McpError.SessionExpired
+  | McpError.Unauthorized
+  | McpError.InsufficientScope
+
+/**
+ * One live link to a server.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Connection {
+  /**
+   * Everything the server sends, in order. Ends (or fails) when the link is
+   * gone. Input that is not a valid message arrives as `JsonRpc.Malformed`.
+   */
+  readonly incoming: Stream.Stream<JsonRpc.Incoming, ConnectionError>
+  /**
+   * Sends one message. Fails when the link is gone.
+   */
+  readonly send: (message: JsonRpc.Message) => Effect.Effect<void, ConnectionError>
+  /**
+   * A short description for logs and errors (never containing secrets).
+   */
+  readonly description: string
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class McpTransport extends Context.Tag("@mcp-effect/core/McpTransport")<
+  McpTransport,
+  {
+    readonly connections: Stream.Stream<Connection, McpError.TransportError>
+  }
+>() {}
+
+/**
+ * How a transport comes back after a failed connect or a lost connection.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ReconnectOptions {
+  /**
+   * Delays between attempts; when it stops, the transport gives up with the
+   * last error. Default: exponential from 100 ms, factor 2, jittered, capped
+   * at 10 s, at most 8 consecutive attempts.
+   */
+  readonly schedule?: internal.AnySchedule | undefined
+  /**
+   * A connection that stayed up this long resets the schedule. Default 10 s.
+   */
+  readonly healthyAfterMillis?: number | undefined
+}
+
+/**
+ * The default reconnect schedule: exponential from 100 ms (factor 2),
+ * jittered, each delay capped at 10 s, 8 consecutive attempts.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const defaultReconnectSchedule: internal.AnySchedule = internal.defaultSchedule
+
+/**
+ * Builds the connection stream from a scoped `connect`. The first connect
+ * happens at once; every later one (after a failed connect or after the
+ * previous connection ended) waits for the next delay of the schedule. A
+ * connection that lived for `healthyAfterMillis` resets the schedule.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromConnect: (
+  connect: Effect.Effect<Connection, McpError.TransportError, Scope.Scope>,
+  options?: ReconnectOptions
+) => Stream.Stream<Connection, McpError.TransportError> = internal.fromConnect
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  connect: Effect.Effect<Connection, McpError.TransportError, Scope.Scope>,
+  options?: ReconnectOptions
+): Layer.Layer<McpTransport> => Layer.succeed(McpTransport, { connections: fromConnect(connect, options) })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  connections: Stream.Stream<Connection, McpError.TransportError>
+): Effect.Effect<McpTransport["Type"]> => Effect.succeed({ connections })

@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   resolve: { conditions: ["@mcp-effect/source"] },
   test: {
-    projects: ["packages/*"],
+    projects: ["packages/*", "integration"],
     pool: "forks",
     poolOptions: { forks: { maxForks: 2, minForks: 1 } }
   }

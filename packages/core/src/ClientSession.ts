@@ -1,0 +1,160 @@
+/**
+ * The protocol engine under `McpClient`: one logical session over a stream of
+ * connections. It owns request ids, pending requests, timeouts, progress,
+ * cancellation, server-to-client requests, initialization and the replay
+ * policy after a reconnect.
+ *
+ * Most apps use `McpClient`; `ClientSession` is for sending methods the typed
+ * client does not cover.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
+import type * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
+import type * as Subscribable from "effect/Subscribable"
+import * as internal from "./internal/session.js"
+import type * as JsonRpc from "./JsonRpc.js"
+import type * as McpError from "./McpError.js"
+import type * as McpSchema from "./McpSchema.js"
+import type * as McpTransport from "./McpTransport.js"
+
+/**
+ * What initialization agreed on.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Initialized {
+  readonly protocolVersion: string
+  readonly serverInfo: McpSchema.Implementation
+  readonly capabilities: McpSchema.ServerCapabilities
+  readonly instructions: string | undefined
+  /** Counts connections: 1 for the first, one more after each reconnect. */
+  readonly generation: number
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ConnectionState =
+  | { readonly _tag: "Connecting"; readonly generation: number }
+  | { readonly _tag: "Ready"; readonly initialized: Initialized }
+  | { readonly _tag: "Reconnecting"; readonly generation: number; readonly reason: string }
+  | { readonly _tag: "Closed"; readonly error: McpError.McpClientError | undefined }
+
+/**
+ * A timeout setting: a duration, or `"none"` for no limit.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Timeout = Duration.DurationInput | "none"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface RequestOptions {
+  /** Idle budget: how long to wait with no response and no progress. Default: the session's `requestTimeout`. */
+  readonly timeout?: Timeout | undefined
+  /** Hard maximum however much progress arrives. Default: the session's `maxTotalTimeout`. */
+  readonly maxTotalTimeout?: Timeout | undefined
+  /** Whether progress resets the idle budget. Default `true` (a progress token is then always sent). */
+  readonly resetTimeoutOnProgress?: boolean | undefined
+  /** Called for each progress notification of this request. */
+  readonly onProgress?: ((progress: McpSchema.ProgressNotificationParams) => void) | undefined
+  /**
+   * Whether the request may be sent again on a new connection when the
+   * connection dies after it was sent. Default: `true` for reads and lists,
+   * `false` for `tools/call` and `tasks/cancel`.
+   */
+  readonly replay?: boolean | undefined
+  /** For errors: the tool a `tools/call` runs. */
+  readonly toolName?: string | undefined
+}
+
+/**
+ * Answers one kind of server-to-client request. Fail with a
+ * `McpError.ProtocolError` to answer with that JSON-RPC error.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ServerRequestHandler = (
+  params: Record<string, unknown>,
+  context: { readonly requestId: JsonRpc.RequestId }
+) => Effect.Effect<unknown, McpError.ProtocolError>
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly clientInfo: McpSchema.Implementation
+  readonly capabilities?: McpSchema.ClientCapabilities | undefined
+  /** The version offered in `initialize`. Default `McpSchema.LATEST_PROTOCOL_VERSION`. */
+  readonly protocolVersion?: string | undefined
+  /** Server-to-client request handlers by method (`ping` is always answered). */
+  readonly handlers?: Readonly<Record<string, ServerRequestHandler>> | undefined
+  /** Default idle timeout of a request. Default 60 s. */
+  readonly requestTimeout?: Timeout | undefined
+  /** Default hard maximum of a request. Default `"none"`. */
+  readonly maxTotalTimeout?: Timeout | undefined
+  /** How long `initialize` may take. Default 30 s. */
+  readonly initializeTimeout?: Duration.DurationInput | undefined
+  /** Run after every successful initialization (also after a reconnect), e.g. to re-subscribe. */
+  readonly onInitialized?: ((initialized: Initialized) => Effect.Effect<void>) | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /** Sends a request and waits for its result (undecoded). Interrupting sends `notifications/cancelled`. */
+  readonly request: (
+    method: string,
+    params?: Record<string, unknown> | undefined,
+    options?: RequestOptions
+  ) => Effect.Effect<unknown, McpError.McpClientError>
+  /** Sends a notification once the session is ready. */
+  readonly notify: (
+    method: string,
+    params?: Record<string, unknown> | undefined
+  ) => Effect.Effect<void, McpError.McpClientError>
+  /** Waits until the session is initialized and returns what was agreed. */
+  readonly initialized: Effect.Effect<Initialized, McpError.McpClientError>
+  readonly state: Subscribable.Subscribable<ConnectionState>
+  /** Every notification from the server, except progress (which goes to its request). */
+  readonly notifications: Stream.Stream<JsonRpc.Notification>
+  /** Input that was not a valid message and named no pending request. */
+  readonly malformed: Stream.Stream<McpError.DecodeError>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class ClientSession extends Context.Tag("@mcp-effect/core/ClientSession")<ClientSession, Service>() {}
+
+/**
+ * Starts a session over the transport's connections. The session lives as
+ * long as the scope.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: (options: Options) => Effect.Effect<Service, never, McpTransport.McpTransport | Scope.Scope> =
+  internal.make
+
+/**
+ * Methods replayed after a reconnect unless a request says otherwise.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const replayableMethods: ReadonlySet<string> = internal.replayableMethods

@@ -1,0 +1,163 @@
+/**
+ * The app-facing MCP client: typed methods for every client feature of MCP
+ * 2025-11-25, live views of tools, resources and prompts, and task-augmented
+ * tool calls. Requires an `McpTransport`; answers sampling, elicitation and
+ * roots requests when the app provides those services.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
+import type * as Subscribable from "effect/Subscribable"
+import type * as ClientSession from "./ClientSession.js"
+import type * as Elicitation from "./Elicitation.js"
+import * as internal from "./internal/client.js"
+import type * as JsonRpc from "./JsonRpc.js"
+import type * as McpError from "./McpError.js"
+import type * as McpSchema from "./McpSchema.js"
+import type * as McpTransport from "./McpTransport.js"
+import type * as Roots from "./Roots.js"
+import type * as Sampling from "./Sampling.js"
+import type * as TaskPolling from "./TaskPolling.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options extends Omit<ClientSession.Options, "handlers" | "capabilities" | "onInitialized"> {
+  /**
+   * Whether this server is trusted: only then do tool annotations
+   * (`idempotentHint`, `readOnlyHint`) allow a `tools/call` to be replayed
+   * after a reconnect. Default `false`.
+   */
+  readonly trusted?: boolean | undefined
+  /**
+   * Fill the live views of tools, resources and prompts right after each
+   * initialization (for the lists the server declares). Default `true`.
+   */
+  readonly prefetch?: boolean | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface CallToolOptions extends Omit<ClientSession.RequestOptions, "replay" | "toolName" | "onProgress"> {
+  /** Called for each progress notification of the call. */
+  readonly onProgress?: ((progress: McpSchema.ProgressNotificationParams) => Effect.Effect<void>) | undefined
+  /**
+   * Run the call as a task: `true`, or the task metadata to send. Calls of
+   * tools whose `execution.taskSupport` is `"required"` always run as tasks.
+   */
+  readonly task?: boolean | McpSchema.TaskMetadata | undefined
+}
+
+/**
+ * What a streamed tool call emits: progress and task updates while it runs,
+ * then exactly one `Result`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type CallToolEvent =
+  | { readonly _tag: "Progress"; readonly progress: McpSchema.ProgressNotificationParams }
+  | { readonly _tag: "TaskStatus"; readonly task: McpSchema.Task }
+  | { readonly _tag: "Result"; readonly result: McpSchema.CallToolResult }
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /** The session underneath, for raw requests. */
+  readonly session: ClientSession.Service
+  /** Waits for initialization and returns what was agreed (server info, capabilities, version). */
+  readonly initialized: Effect.Effect<ClientSession.Initialized, McpError.McpClientError>
+  readonly state: Subscribable.Subscribable<ClientSession.ConnectionState>
+
+  readonly ping: Effect.Effect<void, McpError.McpClientError>
+  /** All tools, following every page. */
+  readonly listTools: Effect.Effect<ReadonlyArray<McpSchema.Tool>, McpError.McpClientError>
+  /** Calls a tool and returns its result; a tool failure is a result with `isError: true`. */
+  readonly callTool: (
+    params: McpSchema.CallToolRequestParams,
+    options?: CallToolOptions
+  ) => Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError>
+  /** Calls a tool and streams its progress and task status, ending with the result. */
+  readonly callToolStream: (
+    params: McpSchema.CallToolRequestParams,
+    options?: Omit<CallToolOptions, "onProgress">
+  ) => Stream.Stream<CallToolEvent, McpError.McpClientError>
+
+  readonly listResources: Effect.Effect<ReadonlyArray<McpSchema.Resource>, McpError.McpClientError>
+  readonly listResourceTemplates: Effect.Effect<ReadonlyArray<McpSchema.ResourceTemplate>, McpError.McpClientError>
+  readonly readResource: (uri: string) => Effect.Effect<McpSchema.ReadResourceResult, McpError.McpClientError>
+  /** Subscribes to updates of a resource; kept across reconnects. */
+  readonly subscribe: (uri: string) => Effect.Effect<void, McpError.McpClientError>
+  readonly unsubscribe: (uri: string) => Effect.Effect<void, McpError.McpClientError>
+  /** `notifications/resources/updated` from the server. */
+  readonly resourceUpdates: Stream.Stream<McpSchema.ResourceUpdatedNotificationParams>
+
+  readonly listPrompts: Effect.Effect<ReadonlyArray<McpSchema.Prompt>, McpError.McpClientError>
+  readonly getPrompt: (
+    name: string,
+    args?: Record<string, string>
+  ) => Effect.Effect<McpSchema.GetPromptResult, McpError.McpClientError>
+  readonly complete: (
+    params: McpSchema.CompleteRequestParams
+  ) => Effect.Effect<McpSchema.CompleteResult, McpError.McpClientError>
+
+  /** Sets the server's log level; kept across reconnects. */
+  readonly setLoggingLevel: (level: McpSchema.LoggingLevel) => Effect.Effect<void, McpError.McpClientError>
+  /** `notifications/message` from the server. */
+  readonly logMessages: Stream.Stream<McpSchema.LoggingMessageNotificationParams>
+  /** Every notification from the server (except progress). */
+  readonly notifications: Stream.Stream<JsonRpc.Notification>
+
+  /** Live views, refreshed on `list_changed` and after each reconnect. */
+  readonly tools: Subscribable.Subscribable<ReadonlyArray<McpSchema.Tool>>
+  readonly resources: Subscribable.Subscribable<ReadonlyArray<McpSchema.Resource>>
+  readonly prompts: Subscribable.Subscribable<ReadonlyArray<McpSchema.Prompt>>
+
+  readonly getTask: (taskId: string) => Effect.Effect<McpSchema.Task, McpError.McpClientError>
+  readonly listTasks: Effect.Effect<ReadonlyArray<McpSchema.Task>, McpError.McpClientError>
+  readonly cancelTask: (taskId: string) => Effect.Effect<McpSchema.Task, McpError.McpClientError>
+  /** The tool result of a finished task (waits while the task is still running). */
+  readonly getTaskResult: (taskId: string) => Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError>
+  /** Polls a task at the server's `pollInterval` and emits each status until it is terminal. */
+  readonly taskStatus: (taskId: string) => Stream.Stream<McpSchema.Task, McpError.McpClientError>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class McpClient extends Context.Tag("@mcp-effect/core/McpClient")<McpClient, Service>() {}
+
+/**
+ * Starts a client under the scope. Optional services in the context decide
+ * the advertised capabilities: `Sampling`, `Elicitation`, `Roots`, and
+ * `TaskPolling` (how tasks are polled).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: (
+  options: Options
+) => Effect.Effect<Service, never, McpTransport.McpTransport | Scope.Scope> = internal.make
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<McpClient, never, McpTransport.McpTransport> =>
+  Layer.scoped(McpClient, make(options))
+
+/**
+ * @since 0.1.0
+ * @category type-level
+ */
+export type HandlerServices = Sampling.Sampling | Elicitation.Elicitation | Roots.Roots | TaskPolling.TaskPolling

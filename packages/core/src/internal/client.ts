@@ -1,0 +1,250 @@
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as Subscribable from "effect/Subscribable"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import * as ClientSession from "../ClientSession.js"
+import * as Elicitation from "../Elicitation.js"
+import type * as McpClient from "../McpClient.js"
+import * as McpError from "../McpError.js"
+import * as McpSchema from "../McpSchema.js"
+import type { McpTransport } from "../McpTransport.js"
+import * as Roots from "../Roots.js"
+import * as Sampling from "../Sampling.js"
+import * as TaskPolling from "../TaskPolling.js"
+import { decodeResult, decoder, paginate } from "./decode.js"
+import * as tasks from "./tasks.js"
+
+const decodeListTools = decodeResult(McpSchema.ListToolsResult)
+const decodeListResources = decodeResult(McpSchema.ListResourcesResult)
+const decodeListTemplates = decodeResult(McpSchema.ListResourceTemplatesResult)
+const decodeListPrompts = decodeResult(McpSchema.ListPromptsResult)
+const decodeReadResource = decodeResult(McpSchema.ReadResourceResult)
+const decodeGetPrompt = decodeResult(McpSchema.GetPromptResult)
+const decodeComplete = decodeResult(McpSchema.CompleteResult)
+const decodeResourceUpdated = decoder(McpSchema.ResourceUpdatedNotificationParams)
+const decodeLogMessage = decoder(McpSchema.LoggingMessageNotificationParams)
+const decodeCreateMessage = decoder(McpSchema.CreateMessageRequestParams)
+const decodeElicit = decoder(McpSchema.ElicitRequestParams)
+
+const invalidParams = (method: string, message: string) =>
+  new McpError.ProtocolError({ code: McpError.ErrorCode.InvalidParams, method, message })
+
+type Capability = "tools" | "resources" | "prompts" | "logging" | "completions"
+
+/** @internal */
+export const make = (
+  options: McpClient.Options
+): Effect.Effect<McpClient.Service, never, McpTransport | Scope.Scope> =>
+  Effect.gen(function*() {
+    const sampling = yield* Effect.serviceOption(Sampling.Sampling)
+    const elicitation = yield* Effect.serviceOption(Elicitation.Elicitation)
+    const roots = yield* Effect.serviceOption(Roots.Roots)
+    const polling = Option.getOrElse(yield* Effect.serviceOption(TaskPolling.TaskPolling), () => TaskPolling.defaults)
+    const scope = yield* Effect.scope
+
+    const handlers: Record<string, ClientSession.ServerRequestHandler> = {}
+    const capabilities: Record<string, unknown> = {}
+    if (Option.isSome(sampling)) {
+      const service = sampling.value
+      capabilities.sampling = Sampling.capability(service)
+      handlers["sampling/createMessage"] = (params) =>
+        decodeCreateMessage(params).pipe(
+          Effect.mapError((e) => invalidParams("sampling/createMessage", e.message)),
+          Effect.flatMap(service.createMessage)
+        )
+    }
+    if (Option.isSome(elicitation)) {
+      const service = elicitation.value
+      capabilities.elicitation = Elicitation.capability(service)
+      handlers["elicitation/create"] = (params) =>
+        decodeElicit(params).pipe(
+          Effect.mapError((e) => invalidParams("elicitation/create", e.message)),
+          Effect.filterOrFail(
+            (p) => service.modes.includes(p.mode === "url" ? "url" : "form"),
+            (p) => invalidParams("elicitation/create", `this client does not support ${p.mode} elicitation`)
+          ),
+          Effect.flatMap(service.elicit)
+        )
+    }
+    if (Option.isSome(roots)) {
+      capabilities.roots = { listChanged: true }
+      handlers["roots/list"] = () => Effect.map(roots.value.list, (list) => ({ roots: list }))
+    }
+
+    const toolsRef = yield* SubscriptionRef.make<ReadonlyArray<McpSchema.Tool>>([])
+    const resourcesRef = yield* SubscriptionRef.make<ReadonlyArray<McpSchema.Resource>>([])
+    const promptsRef = yield* SubscriptionRef.make<ReadonlyArray<McpSchema.Prompt>>([])
+    const subscriptions = new Set<string>()
+    let loggingLevel: McpSchema.LoggingLevel | undefined
+
+    // `session` is assigned before any of these run: they only run after initialization.
+    let session: ClientSession.Service = undefined as never
+
+    const requireCapability = (capability: Capability, method: string) =>
+      Effect.suspend(() =>
+        Effect.flatMap(session.initialized, (init) =>
+          init.capabilities[capability] === undefined ?
+            Effect.fail(new McpError.UnsupportedCapability({ capability, method })) :
+            Effect.succeed(init))
+      )
+
+    const listTools = requireCapability("tools", "tools/list").pipe(
+      Effect.zipRight(paginate((cursor) => decodeListTools(session, "tools/list", cursor), (r) => r.tools)),
+      Effect.tap((tools) => SubscriptionRef.set(toolsRef, tools))
+    )
+    const listResources = requireCapability("resources", "resources/list").pipe(
+      Effect.zipRight(
+        paginate((cursor) => decodeListResources(session, "resources/list", cursor), (r) => r.resources)
+      ),
+      Effect.tap((list) => SubscriptionRef.set(resourcesRef, list))
+    )
+    const listPrompts = requireCapability("prompts", "prompts/list").pipe(
+      Effect.zipRight(paginate((cursor) => decodeListPrompts(session, "prompts/list", cursor), (r) => r.prompts)),
+      Effect.tap((list) => SubscriptionRef.set(promptsRef, list))
+    )
+
+    const refreshes: Record<string, Effect.Effect<unknown, McpError.McpClientError>> = {
+      "notifications/tools/list_changed": listTools,
+      "notifications/resources/list_changed": listResources,
+      "notifications/prompts/list_changed": listPrompts
+    }
+    const refresh = (effect: Effect.Effect<unknown, McpError.McpClientError>) =>
+      Effect.catchAll(effect, (error) => Effect.logDebug("mcp: could not refresh a list", error.message))
+
+    const onInitialized = (init: ClientSession.Initialized) =>
+      Effect.gen(function*() {
+        if (init.generation > 1) {
+          for (const uri of subscriptions) {
+            yield* refresh(session.request("resources/subscribe", { uri }))
+          }
+          if (loggingLevel !== undefined) yield* refresh(session.request("logging/setLevel", { level: loggingLevel }))
+        }
+        if (options.prefetch === false) return
+        const caps = init.capabilities
+        yield* Effect.all(
+          [
+            caps.tools ? refresh(listTools) : Effect.void,
+            caps.resources ? refresh(listResources) : Effect.void,
+            caps.prompts ? refresh(listPrompts) : Effect.void
+          ],
+          { concurrency: "unbounded", discard: true }
+        )
+      })
+
+    session = yield* ClientSession.make({
+      ...options,
+      capabilities: capabilities as McpSchema.ClientCapabilities,
+      handlers,
+      onInitialized
+    })
+
+    // keep the live views fresh
+    yield* session.notifications.pipe(
+      Stream.runForEach((n) => {
+        const effect = refreshes[n.method]
+        return effect ? Effect.forkIn(refresh(effect), scope) : Effect.void
+      }),
+      Effect.forkIn(scope)
+    )
+    if (Option.isSome(roots)) {
+      yield* roots.value.changes.pipe(
+        Stream.runForEach(() => Effect.ignore(session.notify("notifications/roots/list_changed"))),
+        Effect.forkIn(scope)
+      )
+    }
+
+    const findTool = (name: string) =>
+      Effect.gen(function*() {
+        const cached = (yield* SubscriptionRef.get(toolsRef)).find((tool) => tool.name === name)
+        if (cached) return cached
+        const init = yield* session.initialized
+        if (!init.capabilities.tools) return undefined
+        return (yield* Effect.orElseSucceed(listTools, () => [])).find((tool) => tool.name === name)
+      })
+
+    const taskContext: tasks.TaskContext = {
+      session: () => session,
+      polling,
+      findTool,
+      trusted: options.trusted ?? false
+    }
+
+    const notificationsOf = <A>(
+      method: string,
+      decode: (u: unknown) => Effect.Effect<A, unknown>
+    ): Stream.Stream<A> =>
+      session.notifications.pipe(
+        Stream.filter((n) => n.method === method),
+        Stream.mapEffect((n) => Effect.option(decode(n.params ?? {}))),
+        Stream.filterMap((o) => o)
+      )
+
+    const readonly = <A>(ref: SubscriptionRef.SubscriptionRef<A>) =>
+      Subscribable.make({ get: SubscriptionRef.get(ref), changes: ref.changes })
+
+    const service: McpClient.Service = {
+      session,
+      initialized: session.initialized,
+      state: session.state,
+      ping: Effect.asVoid(session.request("ping")),
+      listTools,
+      callTool: (params, callOptions) => tasks.callTool(taskContext, params, callOptions),
+      callToolStream: (params, callOptions) => tasks.callToolStream(taskContext, params, callOptions),
+      listResources,
+      listResourceTemplates: requireCapability("resources", "resources/templates/list").pipe(
+        Effect.zipRight(
+          paginate(
+            (cursor) => decodeListTemplates(session, "resources/templates/list", cursor),
+            (r) => r.resourceTemplates
+          )
+        )
+      ),
+      readResource: (uri) =>
+        requireCapability("resources", "resources/read").pipe(
+          Effect.zipRight(decodeReadResource(session, "resources/read", { uri }))
+        ),
+      subscribe: (uri) =>
+        Effect.flatMap(session.initialized, (init) =>
+          init.capabilities.resources?.subscribe ?
+            Effect.asVoid(session.request("resources/subscribe", { uri })).pipe(
+              Effect.tap(() => Effect.sync(() => subscriptions.add(uri)))
+            ) :
+            Effect.fail(new McpError.UnsupportedCapability({ capability: "resources.subscribe", method: "resources/subscribe" }))),
+      unsubscribe: (uri) =>
+        Effect.sync(() => subscriptions.delete(uri)).pipe(
+          Effect.zipRight(session.request("resources/unsubscribe", { uri })),
+          Effect.asVoid
+        ),
+      resourceUpdates: notificationsOf("notifications/resources/updated", decodeResourceUpdated),
+      listPrompts,
+      getPrompt: (name, args) =>
+        requireCapability("prompts", "prompts/get").pipe(
+          Effect.zipRight(
+            decodeGetPrompt(session, "prompts/get", args === undefined ? { name } : { name, arguments: args })
+          )
+        ),
+      complete: (params) =>
+        requireCapability("completions", "completion/complete").pipe(
+          Effect.zipRight(decodeComplete(session, "completion/complete", params as Record<string, unknown>))
+        ),
+      setLoggingLevel: (level) =>
+        requireCapability("logging", "logging/setLevel").pipe(
+          Effect.zipRight(session.request("logging/setLevel", { level })),
+          Effect.tap(() => Effect.sync(() => loggingLevel = level)),
+          Effect.asVoid
+        ),
+      logMessages: notificationsOf("notifications/message", decodeLogMessage),
+      notifications: session.notifications,
+      tools: readonly(toolsRef),
+      resources: readonly(resourcesRef),
+      prompts: readonly(promptsRef),
+      getTask: (taskId) => tasks.getTask(taskContext, taskId),
+      listTasks: tasks.listTasks(taskContext),
+      cancelTask: (taskId) => tasks.cancelTask(taskContext, taskId),
+      getTaskResult: (taskId) => tasks.getTaskResult(taskContext, taskId),
+      taskStatus: (taskId) => tasks.taskStatus(taskContext, taskId)
+    }
+    return service
+  })

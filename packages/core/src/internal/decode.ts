@@ -1,0 +1,87 @@
+import * as Effect from "effect/Effect"
+import * as ParseResult from "effect/ParseResult"
+import type * as Schema from "effect/Schema"
+import type * as ClientSession from "../ClientSession.js"
+import * as McpError from "../McpError.js"
+
+const parseOptions = { onExcessProperty: "preserve" } as const
+
+/**
+ * A decoder that keeps fields it does not know and fails with a typed
+ * `DecodeError`.
+ *
+ * @internal
+ */
+export const decoder = <A, I>(schema: Schema.Schema<A, I>, method?: string) => {
+  const decode = ParseResult.decodeUnknownEither(schema, parseOptions)
+  return (u: unknown): Effect.Effect<A, McpError.DecodeError> => {
+    const result = decode(u)
+    return result._tag === "Right" ?
+      Effect.succeed(result.right) :
+      Effect.fail(
+        new McpError.DecodeError({
+          reason: "Schema",
+          message: `${method ?? "message"}: ${ParseResult.TreeFormatter.formatIssueSync(result.left)}`,
+          ...(method !== undefined ? { method } : {})
+        })
+      )
+  }
+}
+
+/**
+ * Sends a request and decodes its result with the method's schema.
+ *
+ * @internal
+ */
+export const decodeResult = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decode = ParseResult.decodeUnknownEither(schema, parseOptions)
+  return (
+    session: ClientSession.Service,
+    method: string,
+    params?: Record<string, unknown>,
+    options?: ClientSession.RequestOptions
+  ): Effect.Effect<A, McpError.McpClientError> =>
+    Effect.flatMap(session.request(method, params, options), (raw) => {
+      const result = decode(raw)
+      return result._tag === "Right" ?
+        Effect.succeed(result.right) :
+        Effect.fail(
+          new McpError.DecodeError({
+            reason: "Schema",
+            method,
+            message: `invalid ${method} result: ${ParseResult.TreeFormatter.formatIssueSync(result.left)}`
+          })
+        )
+    })
+}
+
+const maxPages = 10_000
+
+/**
+ * Follows `nextCursor` until the last page. A server that repeats a cursor
+ * gets a `DecodeError` instead of an endless loop.
+ *
+ * @internal
+ */
+export const paginate = <R extends { readonly nextCursor?: string | undefined }, A>(
+  fetch: (params: Record<string, unknown> | undefined) => Effect.Effect<R, McpError.McpClientError>,
+  items: (page: R) => ReadonlyArray<A>
+): Effect.Effect<ReadonlyArray<A>, McpError.McpClientError> =>
+  Effect.suspend(() => {
+    const all: Array<A> = []
+    const seen = new Set<string>()
+    const loop = (cursor: string | undefined): Effect.Effect<ReadonlyArray<A>, McpError.McpClientError> =>
+      Effect.flatMap(fetch(cursor === undefined ? undefined : { cursor }), (page) => {
+        for (const item of items(page)) all.push(item)
+        const next = page.nextCursor
+        if (next === undefined) return Effect.succeed(all)
+        if (seen.has(next) || seen.size >= maxPages) {
+          return Effect.fail(
+            new McpError.DecodeError({ reason: "Schema", message: `pagination does not end: cursor ${next} repeats` })
+          )
+        }
+        seen.add(next)
+        return loop(next)
+      })
+    return loop(undefined)
+  })

@@ -1,0 +1,505 @@
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
+import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as Subscribable from "effect/Subscribable"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import type * as ClientSession from "../ClientSession.js"
+import * as JsonRpc from "../JsonRpc.js"
+import * as McpError from "../McpError.js"
+import * as McpSchema from "../McpSchema.js"
+import { McpTransport } from "../McpTransport.js"
+import type { Connection } from "../McpTransport.js"
+
+/** @internal */
+export const replayableMethods: ReadonlySet<string> = new Set([
+  "ping",
+  "tools/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "resources/subscribe",
+  "resources/unsubscribe",
+  "prompts/list",
+  "prompts/get",
+  "completion/complete",
+  "logging/setLevel",
+  "tasks/get",
+  "tasks/list",
+  "tasks/result"
+])
+
+interface Live {
+  readonly connection: Connection
+  readonly generation: number
+  alive: boolean
+}
+
+interface Pending {
+  readonly id: JsonRpc.RequestId
+  readonly method: string
+  readonly message: JsonRpc.Request
+  readonly deferred: Deferred.Deferred<unknown, McpError.McpClientError>
+  readonly replay: boolean
+  readonly toolName: string | undefined
+  readonly progressToken: JsonRpc.RequestId | undefined
+  readonly onProgress: ((p: McpSchema.ProgressNotificationParams) => void) | undefined
+  readonly resetOnProgress: boolean
+  sentOn: Live | undefined
+  awaitingResend: boolean
+  settled: boolean
+  lastActivity: number
+}
+
+const toMillis = (t: ClientSession.Timeout | undefined): number | undefined =>
+  t === undefined || t === "none" ? undefined : Duration.toMillis(Duration.decode(t))
+
+const decodeInitializeResult = Schema.decodeUnknownEither(McpSchema.InitializeResult, {
+  onExcessProperty: "preserve"
+})
+
+const progressParams = Schema.decodeUnknownEither(McpSchema.ProgressNotificationParams)
+
+/** @internal */
+export const make = (
+  options: ClientSession.Options
+): Effect.Effect<ClientSession.Service, never, McpTransport | Scope.Scope> =>
+  Effect.gen(function*() {
+    const transport = yield* McpTransport
+    const scope = yield* Effect.scope
+    const handlers = options.handlers ?? {}
+    const offeredVersion = options.protocolVersion ?? McpSchema.LATEST_PROTOCOL_VERSION
+    const defaultIdle = toMillis(options.requestTimeout ?? Duration.seconds(60))
+    const defaultTotal = toMillis(options.maxTotalTimeout ?? "none")
+    const initializeMillis = Duration.toMillis(Duration.decode(options.initializeTimeout ?? Duration.seconds(30)))
+
+    const pending = new Map<JsonRpc.RequestId, Pending>()
+    const byProgressToken = new Map<JsonRpc.RequestId, Pending>()
+    const serverRequests = new Map<JsonRpc.RequestId, Fiber.RuntimeFiber<void>>()
+    let nextId = 1
+    let generation = 0
+    let closedWith: McpError.McpClientError | undefined
+    let gate = Deferred.unsafeMake<Live, McpError.McpClientError>(FiberId.none)
+    let initialized: ClientSession.Initialized | undefined
+    let openedFor: Live | undefined
+
+    const state = yield* SubscriptionRef.make<ClientSession.ConnectionState>({ _tag: "Connecting", generation: 1 })
+    const notifications = yield* PubSub.unbounded<JsonRpc.Notification>()
+    const malformed = yield* PubSub.sliding<McpError.DecodeError>(64)
+
+    // ---- completing requests ----------------------------------------------------------
+
+    const settle = (entry: Pending, exit: Exit.Exit<unknown, McpError.McpClientError>) => {
+      if (entry.settled) return
+      entry.settled = true
+      Deferred.unsafeDone(entry.deferred, exit)
+    }
+
+    const forget = (entry: Pending) => {
+      pending.delete(entry.id)
+      if (entry.progressToken !== undefined) byProgressToken.delete(entry.progressToken)
+    }
+
+    // ---- sending ----------------------------------------------------------------------
+
+    const awaitLive: Effect.Effect<Live, McpError.McpClientError> = Effect.suspend(() =>
+      closedWith ? Effect.fail(closedWith) : Deferred.await(gate)
+    )
+
+    const sendEntry = (entry: Pending, live: Live): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        entry.sentOn = live
+        return live.connection.send(entry.message).pipe(
+          Effect.catchAll((error) =>
+            Effect.sync(() => {
+              if (entry.sentOn !== live) return // the connection's death was already handled
+              if (error._tag === "SessionExpired") {
+                // the server did not know the session: it never ran this request
+                entry.sentOn = undefined
+                entry.awaitingResend = true
+                return
+              }
+              if (!live.alive) return // handled by the death of the connection
+              settle(entry, Exit.fail(error))
+            })
+          )
+        )
+      })
+
+    const dispatch = (entry: Pending): Effect.Effect<void, McpError.McpClientError> =>
+      Effect.flatMap(awaitLive, (live) => live.alive ? sendEntry(entry, live) : dispatch(entry))
+
+    const cancelOnServer = (entry: Pending, reason: string) =>
+      Effect.suspend(() => {
+        const live = entry.sentOn
+        if (!live || !live.alive || entry.method === "initialize") return Effect.void
+        return Effect.ignore(
+          live.connection.send(JsonRpc.notification("notifications/cancelled", { requestId: entry.id, reason }))
+        )
+      })
+
+    const watchdog = (entry: Pending, idle: number | undefined, total: number | undefined) =>
+      Effect.flatMap(Clock.currentTimeMillis, (start) => {
+        entry.lastActivity = start
+        const loop: Effect.Effect<never, McpError.RequestTimeout> = Effect.flatMap(
+          Clock.currentTimeMillis,
+          (now) => {
+            const idleDeadline = idle === undefined ? Infinity : entry.lastActivity + idle
+            const totalDeadline = total === undefined ? Infinity : start + total
+            const deadline = Math.min(idleDeadline, totalDeadline)
+            if (deadline <= now) {
+              const kind = idleDeadline <= totalDeadline ? "idle" : "total"
+              return Effect.fail(
+                new McpError.RequestTimeout({ method: entry.method, kind, millis: kind === "idle" ? idle! : total! })
+              )
+            }
+            return Effect.zipRight(Effect.sleep(deadline - now), loop)
+          }
+        )
+        return loop
+      })
+
+    const call = (
+      method: string,
+      params: Record<string, unknown> | undefined,
+      requestOptions: ClientSession.RequestOptions | undefined,
+      pinned?: Live
+    ): Effect.Effect<unknown, McpError.McpClientError> =>
+      Effect.suspend(() => {
+        const id = nextId++
+        const resetOnProgress = requestOptions?.resetTimeoutOnProgress ?? true
+        const wantsProgress = resetOnProgress || requestOptions?.onProgress !== undefined
+        const sentParams = wantsProgress && method !== "initialize" ?
+          { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: id } } :
+          params
+        const entry: Pending = {
+          id,
+          method,
+          message: JsonRpc.request(id, method, sentParams),
+          deferred: Deferred.unsafeMake(FiberId.none),
+          replay: requestOptions?.replay ?? replayableMethods.has(method),
+          toolName: requestOptions?.toolName,
+          progressToken: wantsProgress ? id : undefined,
+          onProgress: requestOptions?.onProgress,
+          resetOnProgress,
+          sentOn: undefined,
+          awaitingResend: false,
+          settled: false,
+          lastActivity: 0
+        }
+        pending.set(id, entry)
+        if (entry.progressToken !== undefined) byProgressToken.set(id, entry)
+
+        const idle = requestOptions?.timeout !== undefined ? toMillis(requestOptions.timeout) : defaultIdle
+        const total = requestOptions?.maxTotalTimeout !== undefined ?
+          toMillis(requestOptions.maxTotalTimeout) :
+          defaultTotal
+        const send = pinned ? sendEntry(entry, pinned) : dispatch(entry)
+        const response = Deferred.await(entry.deferred)
+        const wait = idle === undefined && total === undefined ?
+          response :
+          Effect.raceFirst(response, watchdog(entry, idle, total))
+
+        return Effect.zipRight(send, wait).pipe(
+          Effect.onExit((exit) =>
+            Effect.suspend(() => {
+              forget(entry)
+              if (entry.settled || Exit.isSuccess(exit)) return Effect.void
+              entry.settled = true
+              const timedOut = Exit.isFailure(exit) && Option.isSome(Cause.failureOption(exit.cause)) &&
+                (Cause.failureOption(exit.cause) as Option.Some<McpError.McpClientError>).value._tag ===
+                  "RequestTimeout"
+              if (timedOut) return cancelOnServer(entry, "timeout")
+              return Exit.isInterrupted(exit) ? cancelOnServer(entry, "cancelled by the client") : Effect.void
+            })
+          )
+        )
+      })
+
+    // ---- receiving --------------------------------------------------------------------
+
+    const answer = (live: Live, message: JsonRpc.Message) => Effect.ignore(live.connection.send(message))
+
+    const onServerRequest = (live: Live, request: JsonRpc.Request): Effect.Effect<void> => {
+      if (request.method === "ping") return answer(live, JsonRpc.success(request.id, {}))
+      const handler = handlers[request.method]
+      if (!handler) {
+        return answer(
+          live,
+          JsonRpc.failure(request.id, {
+            code: McpError.ErrorCode.MethodNotFound,
+            message: `the client does not support ${request.method}`
+          })
+        )
+      }
+      const run = handler(request.params ?? {}, { requestId: request.id }).pipe(
+        Effect.matchCauseEffect({
+          onSuccess: (result) => answer(live, JsonRpc.success(request.id, result)),
+          onFailure: (cause) => {
+            if (Cause.isInterruptedOnly(cause)) return Effect.void // cancelled by the server: no answer
+            const failure = Cause.failureOption(cause)
+            const error: JsonRpc.ErrorObject = Option.isSome(failure) ?
+              {
+                code: failure.value.code,
+                message: failure.value.message,
+                ...(failure.value.data !== undefined ? { data: failure.value.data } : {})
+              } :
+              { code: McpError.ErrorCode.InternalError, message: "the client's handler failed unexpectedly" }
+            return Effect.zipRight(
+              Option.isNone(failure) ? Effect.logError("mcp server request handler died", cause) : Effect.void,
+              answer(live, JsonRpc.failure(request.id, error))
+            )
+          }
+        }),
+        Effect.ensuring(Effect.sync(() => serverRequests.delete(request.id)))
+      )
+      return Effect.flatMap(Effect.forkIn(run, scope), (fiber) => Effect.sync(() => serverRequests.set(request.id, fiber)))
+    }
+
+    const onNotification = (notification: JsonRpc.Notification): Effect.Effect<void> => {
+      switch (notification.method) {
+        case "notifications/progress": {
+          const decoded = progressParams(notification.params)
+          if (decoded._tag === "Left") return Effect.void
+          const entry = byProgressToken.get(decoded.right.progressToken)
+          if (!entry) return Effect.void
+          entry.onProgress?.(decoded.right)
+          return entry.resetOnProgress ?
+            Effect.map(Clock.currentTimeMillis, (now) => {
+              entry.lastActivity = now
+            }) :
+            Effect.void
+        }
+        case "notifications/cancelled": {
+          const requestId = notification.params?.requestId as JsonRpc.RequestId | undefined
+          const fiber = requestId === undefined ? undefined : serverRequests.get(requestId)
+          return fiber ? Fiber.interruptFork(fiber) : Effect.void
+        }
+        default:
+          return Effect.asVoid(PubSub.publish(notifications, notification))
+      }
+    }
+
+    const onIncoming = (live: Live) => (incoming: JsonRpc.Incoming): Effect.Effect<void> => {
+      if (JsonRpc.isMalformed(incoming)) {
+        const entry = incoming.id === undefined ? undefined : pending.get(incoming.id)
+        if (entry && entry.sentOn === live) {
+          settle(entry, Exit.fail(incoming.error))
+          return Effect.void
+        }
+        return Effect.zipRight(
+          Effect.logWarning("mcp: ignored malformed input", incoming.error.message),
+          PubSub.publish(malformed, incoming.error)
+        )
+      }
+      if ("method" in incoming) {
+        return "id" in incoming ? onServerRequest(live, incoming) : onNotification(incoming)
+      }
+      const entry = incoming.id === null ? undefined : pending.get(incoming.id)
+      if (!entry || entry.sentOn !== live) {
+        if (incoming.id === null && "error" in incoming) {
+          return Effect.logWarning("mcp: server reported an error", incoming.error.message)
+        }
+        return Effect.void // late answer to a cancelled or timed-out request
+      }
+      settle(
+        entry,
+        "error" in incoming ?
+          Exit.fail(
+            new McpError.ProtocolError({
+              code: incoming.error.code,
+              message: incoming.error.message,
+              method: entry.method,
+              ...(incoming.error.data !== undefined ? { data: incoming.error.data } : {})
+            })
+          ) :
+          Exit.succeed(incoming.result)
+      )
+      return Effect.void
+    }
+
+    // ---- connection lifecycle ---------------------------------------------------------
+
+    const initialize = (live: Live) =>
+      call(
+        "initialize",
+        {
+          protocolVersion: offeredVersion,
+          capabilities: options.capabilities ?? {},
+          clientInfo: options.clientInfo
+        },
+        { timeout: Duration.millis(initializeMillis), replay: false, resetTimeoutOnProgress: false },
+        live
+      ).pipe(
+        Effect.flatMap((raw): Effect.Effect<ClientSession.Initialized, McpError.McpClientError> => {
+          const decoded = decodeInitializeResult(raw)
+          if (decoded._tag === "Left") {
+            return Effect.fail(
+              new McpError.DecodeError({
+                reason: "Schema",
+                method: "initialize",
+                message: `invalid initialize result: ${decoded.left.message}`
+              })
+            )
+          }
+          const result = decoded.right
+          if (!(McpSchema.SUPPORTED_PROTOCOL_VERSIONS as ReadonlyArray<string>).includes(result.protocolVersion)) {
+            return Effect.fail(
+              new McpError.ProtocolError({
+                code: McpError.ErrorCode.InvalidParams,
+                method: "initialize",
+                message: `the server chose protocol version ${result.protocolVersion}, which this client does not speak ` +
+                  `(supported: ${McpSchema.SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`
+              })
+            )
+          }
+          return Effect.succeed<ClientSession.Initialized>({
+            protocolVersion: result.protocolVersion,
+            serverInfo: result.serverInfo,
+            capabilities: result.capabilities,
+            instructions: result.instructions,
+            generation: live.generation
+          })
+        })
+      )
+
+    /** Errors that end the session instead of trying the next connection. */
+    const isFatal = (error: McpError.McpClientError) =>
+      error._tag === "ProtocolError" || error._tag === "DecodeError" || error._tag === "Unauthorized" ||
+      error._tag === "InsufficientScope"
+
+    const connectionLost = (live: Live, reason: string) =>
+      Effect.suspend(() => {
+        live.alive = false
+        if (openedFor === live) gate = Deferred.unsafeMake(FiberId.none)
+        for (const entry of pending.values()) {
+          if (entry.sentOn !== live || entry.settled) continue
+          entry.sentOn = undefined
+          if (entry.replay) {
+            entry.awaitingResend = true
+          } else {
+            settle(
+              entry,
+              Exit.fail(
+                new McpError.OutcomeUnknown({
+                  method: entry.method,
+                  ...(entry.toolName !== undefined ? { toolName: entry.toolName } : {}),
+                  message: `the connection was lost (${reason}) after ${entry.method}` +
+                    (entry.toolName ? ` ${entry.toolName}` : "") +
+                    " was sent: it may or may not have run, and it is not sent again"
+                })
+              )
+            )
+          }
+        }
+        const orphans = [...serverRequests.values()]
+        serverRequests.clear()
+        return Effect.zipRight(
+          Effect.forEach(orphans, Fiber.interruptFork, { discard: true }),
+          SubscriptionRef.set(state, { _tag: "Reconnecting", generation: live.generation + 1, reason })
+        )
+      })
+
+    const resendAwaiting = (live: Live) =>
+      Effect.forEach(
+        [...pending.values()].filter((entry) => entry.awaitingResend && !entry.settled),
+        (entry) => {
+          entry.awaitingResend = false
+          return sendEntry(entry, live)
+        },
+        { discard: true }
+      )
+
+    const runConnection = (connection: Connection) =>
+      Effect.gen(function*() {
+        const live: Live = { connection, generation: ++generation, alive: true }
+        yield* SubscriptionRef.set(state, { _tag: "Connecting", generation: live.generation })
+        const reader = yield* connection.incoming.pipe(
+          Stream.runForEach(onIncoming(live)),
+          Effect.fork
+        )
+        const initResult = yield* initialize(live).pipe(
+          Effect.tap(() => live.connection.send(JsonRpc.notification("notifications/initialized"))),
+          Effect.raceFirst(
+            Fiber.join(reader).pipe(
+              Effect.zipRight(
+                Effect.fail(
+                  new McpError.TransportError({ reason: "Closed", message: "the connection closed during initialize" })
+                )
+              )
+            )
+          ),
+          Effect.either
+        )
+        if (initResult._tag === "Left") {
+          yield* Fiber.interrupt(reader)
+          yield* connectionLost(live, initResult.left.message)
+          if (isFatal(initResult.left)) return yield* Effect.fail(initResult.left)
+          yield* Effect.logWarning("mcp: initialize failed, trying a new connection", initResult.left.message)
+          return
+        }
+        initialized = initResult.right
+        yield* resendAwaiting(live)
+        openedFor = live
+        Deferred.unsafeDone(gate, Exit.succeed(live))
+        yield* SubscriptionRef.set(state, { _tag: "Ready", initialized: initResult.right })
+        if (options.onInitialized) yield* Effect.forkIn(options.onInitialized(initResult.right), scope)
+        const end = yield* Fiber.await(reader)
+        const reason = Exit.isSuccess(end) ?
+          "the server closed the connection" :
+          Option.match(Cause.failureOption(end.cause), {
+            onNone: () => "the connection broke",
+            onSome: (e) => e.message
+          })
+        yield* connectionLost(live, reason)
+      })
+
+    const close = (error: McpError.McpClientError) =>
+      Effect.suspend(() => {
+        closedWith = error
+        Deferred.unsafeDone(gate, Exit.fail(error))
+        for (const entry of pending.values()) settle(entry, Exit.fail(error))
+        return SubscriptionRef.set(state, { _tag: "Closed", error })
+      })
+
+    yield* transport.connections.pipe(
+      Stream.runForEach(runConnection),
+      Effect.matchCauseEffect({
+        onSuccess: () =>
+          close(new McpError.TransportError({ reason: "Closed", message: "the transport has no more connections" })),
+        onFailure: (cause) =>
+          Option.match(Cause.failureOption(cause), {
+            onNone: () => Effect.void,
+            onSome: (error) => close(error)
+          })
+      }),
+      Effect.forkIn(scope)
+    )
+    yield* Effect.addFinalizer(() =>
+      close(new McpError.TransportError({ reason: "Closed", message: "the session was closed" }))
+    )
+
+    const service: ClientSession.Service = {
+      request: (method, params, requestOptions) => call(method, params, requestOptions),
+      notify: (method, params) =>
+        Effect.flatMap(awaitLive, (live) => live.connection.send(JsonRpc.notification(method, params))),
+      initialized: Effect.suspend(() =>
+        initialized && openedFor?.alive && !closedWith ?
+          Effect.succeed(initialized) :
+          Effect.flatMap(awaitLive, () => Effect.sync(() => initialized!))
+      ),
+      state: Subscribable.make({ get: SubscriptionRef.get(state), changes: state.changes }),
+      notifications: Stream.fromPubSub(notifications),
+      malformed: Stream.fromPubSub(malformed)
+    }
+    return service
+  })

@@ -1,0 +1,187 @@
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
+import * as Stream from "effect/Stream"
+import type * as ClientSession from "../ClientSession.js"
+import type * as McpClient from "../McpClient.js"
+import * as McpError from "../McpError.js"
+import * as McpSchema from "../McpSchema.js"
+import * as TaskPolling from "../TaskPolling.js"
+import { decodeResult, paginate } from "./decode.js"
+
+/** @internal */
+export interface TaskContext {
+  readonly session: () => ClientSession.Service
+  readonly polling: TaskPolling.Service
+  readonly findTool: (name: string) => Effect.Effect<McpSchema.Tool | undefined, McpError.McpClientError>
+  readonly trusted: boolean
+}
+
+interface Listeners {
+  readonly progress?: ((progress: McpSchema.ProgressNotificationParams) => void) | undefined
+  readonly status?: ((task: McpSchema.Task) => void) | undefined
+}
+
+const decodeCallToolResult = decodeResult(McpSchema.CallToolResult)
+const decodeCreateTaskResult = decodeResult(McpSchema.CreateTaskResult)
+const decodeGetTaskResult = decodeResult(McpSchema.GetTaskResult)
+const decodeCancelTaskResult = decodeResult(McpSchema.CancelTaskResult)
+const decodeListTasksResult = decodeResult(McpSchema.ListTasksResult)
+
+const noTimeout = { timeout: "none", resetTimeoutOnProgress: false } as const
+
+/** @internal */
+export const getTask = (ctx: TaskContext, taskId: string): Effect.Effect<McpSchema.Task, McpError.McpClientError> =>
+  decodeGetTaskResult(ctx.session(), "tasks/get", { taskId })
+
+/** @internal */
+export const cancelTask = (ctx: TaskContext, taskId: string): Effect.Effect<McpSchema.Task, McpError.McpClientError> =>
+  decodeCancelTaskResult(ctx.session(), "tasks/cancel", { taskId })
+
+/** @internal */
+export const getTaskResult = (
+  ctx: TaskContext,
+  taskId: string,
+  options?: ClientSession.RequestOptions
+): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError> =>
+  decodeCallToolResult(ctx.session(), "tasks/result", { taskId }, { ...noTimeout, ...options })
+
+/** @internal */
+export const listTasks = (ctx: TaskContext): Effect.Effect<ReadonlyArray<McpSchema.Task>, McpError.McpClientError> =>
+  Effect.flatMap(ctx.session().initialized, (init) =>
+    init.capabilities.tasks?.list === undefined ?
+      Effect.fail(new McpError.UnsupportedCapability({ capability: "tasks.list", method: "tasks/list" })) :
+      paginate((cursor) => decodeListTasksResult(ctx.session(), "tasks/list", cursor), (page) => page.tasks))
+
+/** @internal */
+export const taskStatus = (
+  ctx: TaskContext,
+  taskId: string
+): Stream.Stream<McpSchema.Task, McpError.McpClientError> =>
+  Stream.repeatEffectWithSchedule(getTask(ctx, taskId), TaskPolling.schedule(ctx.polling))
+
+const isWaitingForInput = (task: McpSchema.Task) => task.status === "input_required"
+
+/**
+ * Polls until the task is terminal or needs input, then fetches its result
+ * (`tasks/result` blocks while input is gathered). Interrupting sends
+ * `tasks/cancel`.
+ */
+const followTask = (
+  ctx: TaskContext,
+  created: McpSchema.Task,
+  options: McpClient.CallToolOptions | undefined,
+  listeners: Listeners
+): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError> => {
+  const taskId = created.taskId
+  const poll = Effect.tap(getTask(ctx, taskId), (task) => Effect.sync(() => listeners.status?.(task)))
+  const schedule = TaskPolling.schedule(ctx.polling)
+  const untilSettled = TaskPolling.isTerminal(created.status) || isWaitingForInput(created) ?
+    Effect.succeed(created) :
+    Effect.zipRight(
+      Effect.sleep(TaskPolling.delay(ctx.polling, created)),
+      Effect.repeat(poll, { schedule, until: isWaitingForInput })
+    )
+  return untilSettled.pipe(
+    Effect.flatMap((task) =>
+      task.status === "cancelled" ?
+        Effect.fail(
+          new McpError.RequestCancelled({
+            method: "tools/call",
+            reason: task.statusMessage ?? `task ${taskId} was cancelled by the server`
+          })
+        ) :
+        getTaskResult(ctx, taskId, options?.maxTotalTimeout !== undefined ? { maxTotalTimeout: options.maxTotalTimeout } : {})
+    ),
+    Effect.onInterrupt(() => Effect.ignore(cancelTask(ctx, taskId)))
+  )
+}
+
+const runCall = (
+  ctx: TaskContext,
+  params: McpSchema.CallToolRequestParams,
+  options: McpClient.CallToolOptions | undefined,
+  listeners: Listeners
+): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError> =>
+  Effect.gen(function*() {
+    const session = ctx.session()
+    const tool = yield* ctx.findTool(params.name)
+    const requested = options?.task
+    const asTask = (requested !== undefined && requested !== false) || tool?.execution?.taskSupport === "required"
+    const { onProgress: _, task: __, ...requestOptions } = options ?? {}
+    const request: ClientSession.RequestOptions = {
+      ...requestOptions,
+      toolName: params.name,
+      onProgress: listeners.progress
+    }
+    if (!asTask) {
+      const replay = ctx.trusted &&
+        (tool?.annotations?.idempotentHint === true || tool?.annotations?.readOnlyHint === true)
+      return yield* decodeCallToolResult(session, "tools/call", params as Record<string, unknown>, {
+        ...request,
+        replay
+      })
+    }
+    const init = yield* session.initialized
+    if (init.capabilities.tasks?.requests?.tools?.call === undefined) {
+      return yield* new McpError.UnsupportedCapability({ capability: "tasks.requests.tools.call", method: "tools/call" })
+    }
+    const metadata: McpSchema.TaskMetadata = typeof requested === "object" ?
+      requested :
+      ctx.polling.ttl !== undefined ?
+      { ttl: ctx.polling.ttl } :
+      {}
+    const created = yield* decodeCreateTaskResult(
+      session,
+      "tools/call",
+      { ...params, task: metadata } as Record<string, unknown>,
+      { ...request, replay: false }
+    )
+    listeners.status?.(created.task)
+    return yield* followTask(ctx, created.task, options, listeners)
+  })
+
+/** @internal */
+export const callTool = (
+  ctx: TaskContext,
+  params: McpSchema.CallToolRequestParams,
+  options?: McpClient.CallToolOptions
+): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError> => {
+  const onProgress = options?.onProgress
+  if (onProgress === undefined) return runCall(ctx, params, options, {})
+  // progress callbacks are effects: run them in order on their own fiber, all before the result is returned
+  return Effect.gen(function*() {
+    const queue = yield* Queue.unbounded<McpSchema.ProgressNotificationParams | null>()
+    const consumer = yield* Effect.fork(
+      Stream.fromQueue(queue).pipe(
+        Stream.takeWhile((p): p is McpSchema.ProgressNotificationParams => p !== null),
+        Stream.runForEach(onProgress)
+      )
+    )
+    const result = yield* runCall(ctx, params, options, { progress: (p) => queue.unsafeOffer(p) })
+    queue.unsafeOffer(null)
+    yield* Effect.ignore(consumer.await)
+    return result
+  })
+}
+
+/** @internal */
+export const callToolStream = (
+  ctx: TaskContext,
+  params: McpSchema.CallToolRequestParams,
+  options?: Omit<McpClient.CallToolOptions, "onProgress">
+): Stream.Stream<McpClient.CallToolEvent, McpError.McpClientError> =>
+  Stream.asyncScoped<McpClient.CallToolEvent, McpError.McpClientError>((emit) =>
+    runCall(ctx, params, options, {
+      progress: (progress) => void emit.single({ _tag: "Progress", progress }),
+      status: (task) => void emit.single({ _tag: "TaskStatus", task })
+    }).pipe(
+      Effect.matchEffect({
+        onFailure: (error) => Effect.promise(() => emit.fail(error)),
+        onSuccess: (result) =>
+          Effect.promise(() => emit.single({ _tag: "Result", result })).pipe(
+            Effect.zipRight(Effect.promise(() => emit.end()))
+          )
+      }),
+      Effect.forkScoped
+    )
+  )

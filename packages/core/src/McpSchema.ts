@@ -1,0 +1,121 @@
+/**
+ * Wire schemas for the Model Context Protocol, revision 2025-11-25, covering
+ * every message a client sends or receives. Older revisions (2025-06-18,
+ * 2025-03-26, 2024-11-05) decode too: fields they lack are optional.
+ *
+ * Every schema is a plain `Schema.Struct` (decoded values are plain objects).
+ * Decode and encode with `{ onExcessProperty: "preserve" }` so that fields
+ * from newer revisions or extensions survive a round trip. JSON Schemas
+ * carried by messages (tool `inputSchema` / `outputSchema`, elicitation
+ * `requestedSchema`) are checked but never rebuilt, so they stay
+ * `JSON.stringify`-identical to what the server sent.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * @since 0.1.0
+ */
+export * from "./internal/schema/common.js"
+
+/**
+ * @since 0.1.0
+ */
+export * from "./internal/schema/content.js"
+
+/**
+ * @since 0.1.0
+ */
+export * from "./internal/schema/elicitation.js"
+
+/**
+ * @since 0.1.0
+ */
+export * from "./internal/schema/lifecycle.js"
+
+/**
+ * @since 0.1.0
+ */
+export * from "./internal/schema/prompts.js"
+
+/**
+ * @since 0.1.0
+ */
+export * from "./internal/schema/resources.js"
+
+/**
+ * @since 0.1.0
+ */
+export * from "./internal/schema/sampling.js"
+
+/**
+ * @since 0.1.0
+ */
+export * from "./internal/schema/tasks.js"
+
+/**
+ * @since 0.1.0
+ */
+export * from "./internal/schema/tools.js"
+
+/**
+ * The revision this library speaks by default.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const LATEST_PROTOCOL_VERSION = "2025-11-25"
+
+/**
+ * Revisions this library can negotiate, newest first.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const SUPPORTED_PROTOCOL_VERSIONS = [LATEST_PROTOCOL_VERSION, "2025-06-18", "2025-03-26", "2024-11-05"] as const
+
+/**
+ * Every method name a client sends or receives, requests and notifications.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const Method = {
+  Initialize: "initialize",
+  Ping: "ping",
+  CompletionComplete: "completion/complete",
+  LoggingSetLevel: "logging/setLevel",
+  PromptsList: "prompts/list",
+  PromptsGet: "prompts/get",
+  ResourcesList: "resources/list",
+  ResourcesTemplatesList: "resources/templates/list",
+  ResourcesRead: "resources/read",
+  ResourcesSubscribe: "resources/subscribe",
+  ResourcesUnsubscribe: "resources/unsubscribe",
+  ToolsList: "tools/list",
+  ToolsCall: "tools/call",
+  TasksGet: "tasks/get",
+  TasksResult: "tasks/result",
+  TasksList: "tasks/list",
+  TasksCancel: "tasks/cancel",
+  SamplingCreateMessage: "sampling/createMessage",
+  RootsList: "roots/list",
+  ElicitationCreate: "elicitation/create",
+  NotificationsInitialized: "notifications/initialized",
+  NotificationsCancelled: "notifications/cancelled",
+  NotificationsProgress: "notifications/progress",
+  NotificationsMessage: "notifications/message",
+  NotificationsResourcesUpdated: "notifications/resources/updated",
+  NotificationsResourcesListChanged: "notifications/resources/list_changed",
+  NotificationsToolsListChanged: "notifications/tools/list_changed",
+  NotificationsPromptsListChanged: "notifications/prompts/list_changed",
+  NotificationsRootsListChanged: "notifications/roots/list_changed",
+  NotificationsTasksStatus: "notifications/tasks/status",
+  NotificationsElicitationComplete: "notifications/elicitation/complete"
+} as const
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Method = typeof Method[keyof typeof Method]

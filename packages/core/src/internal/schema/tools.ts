@@ -1,0 +1,123 @@
+/**
+ * Tools: definitions, listing and calling.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import { BaseMetadata, EmptyResult, Icons, JsonObject, Meta, ObjectJsonSchema, PaginatedResult, RequestParams } from "./common.js"
+import { ContentBlock } from "./content.js"
+import { TaskMetadata } from "./tasks.js"
+
+/**
+ * Hints about a tool's behaviour. Untrusted unless the server is trusted.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ToolAnnotations = Schema.Struct({
+  title: Schema.optional(Schema.String),
+  readOnlyHint: Schema.optional(Schema.Boolean),
+  destructiveHint: Schema.optional(Schema.Boolean),
+  idempotentHint: Schema.optional(Schema.Boolean),
+  openWorldHint: Schema.optional(Schema.Boolean)
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export type ToolAnnotations = typeof ToolAnnotations.Type
+
+/**
+ * Whether a tool may, must or must not run as a task (absent means
+ * `"forbidden"`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ToolExecution = Schema.Struct({
+  taskSupport: Schema.optional(Schema.Literal("forbidden", "optional", "required"))
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export type ToolExecution = typeof ToolExecution.Type
+
+/**
+ * A tool definition. `inputSchema` and `outputSchema` are kept exactly as
+ * the server sent them.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Tool = Schema.Struct({
+  ...BaseMetadata.fields,
+  ...Icons.fields,
+  description: Schema.optional(Schema.String),
+  inputSchema: ObjectJsonSchema,
+  outputSchema: Schema.optional(ObjectJsonSchema),
+  annotations: Schema.optional(ToolAnnotations),
+  execution: Schema.optional(ToolExecution),
+  _meta: Schema.optional(Meta)
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export type Tool = typeof Tool.Type
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ListToolsResult = Schema.Struct({
+  ...PaginatedResult.fields,
+  tools: Schema.Array(Tool)
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export type ListToolsResult = typeof ListToolsResult.Type
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const CallToolRequestParams = Schema.Struct({
+  ...RequestParams.fields,
+  name: Schema.String,
+  arguments: Schema.optional(JsonObject),
+  task: Schema.optional(TaskMetadata)
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export type CallToolRequestParams = typeof CallToolRequestParams.Type
+
+/**
+ * The outcome of a tool call. A missing `content` decodes as `[]` (some
+ * servers omit it next to `structuredContent`); tool failures are
+ * `isError: true` results, not protocol errors.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const CallToolResult = Schema.Struct({
+  ...EmptyResult.fields,
+  content: Schema.optionalWith(Schema.Array(ContentBlock), { default: () => [] }),
+  structuredContent: Schema.optional(JsonObject),
+  isError: Schema.optional(Schema.Boolean)
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export type CallToolResult = typeof CallToolResult.Type

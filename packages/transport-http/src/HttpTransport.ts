@@ -1,0 +1,116 @@
+/**
+ * The Streamable HTTP transport (MCP 2025-11-25), with a fallback to the
+ * 2024-11-05 HTTP+SSE transport.
+ *
+ * Every message is a POST; answers come back as JSON or as an SSE stream,
+ * and server messages outside a request arrive on an optional GET stream.
+ * The transport keeps the `MCP-Session-Id` and `MCP-Protocol-Version`
+ * headers, resumes dropped SSE streams with `Last-Event-ID`, ends the
+ * connection with `SessionExpired` when the server forgets the session, and
+ * sends `DELETE` when a connection closes.
+ *
+ * Only `HttpClient.HttpClient` is required, so the same Layer runs on Node
+ * (undici) and in browsers (fetch).
+ *
+ * @since 0.1.0
+ */
+import type * as HttpClient from "@effect/platform/HttpClient"
+import { McpTransport } from "@mcp-effect/core"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Redacted from "effect/Redacted"
+import type * as Schedule from "effect/Schedule"
+import * as HttpAuth from "./HttpAuth.js"
+import * as internal from "./internal/connection.js"
+
+/**
+ * Static credentials, sent on every request. Secrets are `Redacted` and
+ * never appear in logs or errors.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Auth =
+  | { readonly _tag: "Bearer"; readonly token: Redacted.Redacted<string> }
+  | { readonly _tag: "ApiKey"; readonly header: string; readonly key: Redacted.Redacted<string> }
+  | { readonly _tag: "Basic"; readonly username: string; readonly password: Redacted.Redacted<string> }
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Timeouts {
+  /**
+   * Longest wait for the response headers of a GET, a DELETE, or a POST
+   * carrying a notification or a response. POSTs carrying a request are
+   * exempt (a server answering with JSON holds its headers until the result
+   * is ready); they are bounded by `totalMillis` and by the session's request
+   * timeouts. Default 30 000.
+   */
+  readonly connectMillis?: number | undefined
+  /**
+   * Longest silence on an SSE stream (POST or GET) before it is treated as
+   * dropped and resumed with `Last-Event-ID`. Default: none.
+   */
+  readonly idleMillis?: number | undefined
+  /**
+   * Longest time one POST exchange (headers and body) may take. Default: none.
+   */
+  readonly totalMillis?: number | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The MCP endpoint, e.g. `https://example.com/mcp`. */
+  readonly url: string | URL
+  /** Extra headers on every request; `Redacted` values are secrets. */
+  readonly headers?: Readonly<Record<string, string | Redacted.Redacted<string>>> | undefined
+  readonly auth?: Auth | undefined
+  /** Largest JSON body or SSE event accepted. Default `JsonRpc.defaultMaxMessageBytes` (16 MiB). */
+  readonly maxMessageBytes?: number | undefined
+  readonly timeouts?: Timeouts | undefined
+  /** How a new connection (a new session) is made after the previous one ended. */
+  readonly reconnect?: McpTransport.ReconnectOptions | undefined
+  /**
+   * Delays between attempts to resume a dropped SSE stream or reopen the GET
+   * stream; a server's `retry:` field replaces the delay but each attempt
+   * still counts. Default: exponential from 500 ms, factor 2, jittered,
+   * capped at 30 s, 10 consecutive attempts.
+   */
+  readonly sseReconnect?: Schedule.Schedule<unknown, unknown> | undefined
+  /** Fall back to the 2024-11-05 HTTP+SSE transport when initialize gets 400/404/405. Default `true`. */
+  readonly fallbackToSse?: boolean | undefined
+}
+
+/**
+ * The default `sseReconnect` schedule.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultSseReconnect: Schedule.Schedule<unknown, unknown> = internal.defaultSseReconnect
+
+/**
+ * Builds the transport service. Picks up an `HttpAuth` hook from the context
+ * when one is provided.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  options: Options
+): Effect.Effect<McpTransport.McpTransport["Type"], never, HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const connect = yield* internal.makeConnect(options, yield* Effect.serviceOption(HttpAuth.HttpAuth))
+    return { connections: McpTransport.fromConnect(connect, options.reconnect) }
+  })
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<McpTransport.McpTransport, never, HttpClient.HttpClient> =>
+  Layer.effect(McpTransport.McpTransport, make(options))

@@ -1,0 +1,263 @@
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import { JsonRpc, McpError, type McpTransport } from "@mcp-effect/core"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Mailbox from "effect/Mailbox"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import type * as HttpAuth from "../HttpAuth.js"
+import type { Options } from "../HttpTransport.js"
+import type { Ctx, State } from "./context.js"
+import {
+  type Config,
+  discard,
+  type ExchangeError,
+  type Execute,
+  httpError,
+  makeExecute,
+  readLimited,
+  resolveConfig
+} from "./exchange.js"
+import * as Legacy from "./legacy.js"
+import { followPostStream, isEventStream, runGetStream } from "./streams.js"
+
+/** @internal */
+export { defaultSseReconnect } from "./exchange.js"
+
+const acceptBoth = "application/json, text/event-stream"
+
+/** @internal */
+export const makeConnect = (
+  options: Options,
+  auth: Option.Option<HttpAuth.Service>
+): Effect.Effect<
+  Effect.Effect<McpTransport.Connection, McpError.TransportError, Scope.Scope>,
+  never,
+  HttpClient.HttpClient
+> =>
+  Effect.map(HttpClient.HttpClient, (client) => {
+    const config = resolveConfig(options)
+    const execute = makeExecute(config, client, auth)
+    // learned once per transport: later connections go straight to HTTP+SSE
+    const shared = { legacy: false }
+    return connect(config, execute, shared)
+  })
+
+const connect = (
+  config: Config,
+  execute: Execute,
+  shared: { legacy: boolean }
+): Effect.Effect<McpTransport.Connection, McpError.TransportError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const scope = yield* Effect.scope
+    const mailbox = yield* Mailbox.make<JsonRpc.Incoming, McpTransport.ConnectionError>()
+    const state: State = {
+      sessionId: undefined,
+      protocolVersion: undefined,
+      initializeId: undefined,
+      failure: undefined,
+      legacyEndpoint: undefined,
+      getStreamStarted: false
+    }
+    const ctx: Ctx = {
+      config,
+      execute,
+      state,
+      deliver: (items) =>
+        Effect.suspend(() => {
+          for (const item of items) {
+            if (
+              !JsonRpc.isMalformed(item) && "result" in item && item.id === state.initializeId &&
+              typeof item.result === "object" && item.result !== null
+            ) {
+              const version = (item.result as { readonly protocolVersion?: unknown }).protocolVersion
+              if (typeof version === "string") state.protocolVersion = version
+            }
+          }
+          return Effect.asVoid(mailbox.offerAll(items))
+        }),
+      fail: (error) =>
+        Effect.suspend(() => {
+          if (state.failure === undefined) state.failure = error
+          return Effect.asVoid(mailbox.fail(error))
+        }),
+      expire: (what) =>
+        Effect.suspend(() => {
+          state.sessionId = undefined
+          const error = new McpError.SessionExpired({
+            message: `${config.description} no longer knows the session (HTTP 404 on ${what})`
+          })
+          return Effect.as(ctx.fail(error), error)
+        }),
+      sessionHeaders: () => {
+        const headers: Record<string, string> = {}
+        if (state.sessionId !== undefined) headers["mcp-session-id"] = state.sessionId
+        if (state.protocolVersion !== undefined) headers["mcp-protocol-version"] = state.protocolVersion
+        return headers
+      },
+      fork: (effect) => Effect.asVoid(Effect.forkIn(effect, scope))
+    }
+
+    // runs after the background fibers (forked later into the same scope) are interrupted
+    yield* Effect.addFinalizer(() => terminate(ctx))
+    if (shared.legacy) state.legacyEndpoint = yield* Effect.catchAll(Legacy.open(ctx), toConnectError)
+
+    const send = (message: JsonRpc.Message): Effect.Effect<void, McpTransport.ConnectionError> =>
+      Effect.suspend(() => {
+        if (state.failure !== undefined) return Effect.fail(state.failure)
+        const initialize = JsonRpc.isRequest(message) && message.method === "initialize"
+        if (initialize) state.initializeId = (message as JsonRpc.Request).id
+        const sent = state.legacyEndpoint !== undefined
+          ? Legacy.post(ctx, state.legacyEndpoint, message)
+          : postStreamable(ctx, message, initialize, shared)
+        // a connection whose initialize failed is of no use: end it so the session moves on
+        return initialize ? Effect.tapError(sent, ctx.fail) : sent
+      })
+
+    return {
+      incoming: Mailbox.toStream(mailbox),
+      send,
+      description: `http ${config.description}`
+    }
+  })
+
+const toConnectError = (error: ExchangeError): Effect.Effect<never, McpError.TransportError> =>
+  error._tag === "TransportError" ? Effect.fail(error) : Effect.fail(
+    new McpError.TransportError({ reason: "Connect", phase: "legacy-get", message: error.message })
+  )
+
+const terminate = (ctx: Ctx): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    const { state, config } = ctx
+    if (state.sessionId === undefined || state.legacyEndpoint !== undefined) return Effect.void
+    return ctx.execute({
+      method: "DELETE",
+      accept: acceptBoth,
+      headers: ctx.sessionHeaders(),
+      phase: "delete",
+      connectTimeout: true
+    }).pipe(
+      Effect.tap((response) => discard(config, response)),
+      Effect.tap((response) =>
+        response.status >= 300 && response.status !== 404 && response.status !== 405
+          ? Effect.logDebug("mcp http: DELETE of the session answered", config.description, response.status)
+          : Effect.void
+      ),
+      Effect.ignore
+    )
+  })
+
+const postStreamable = (
+  ctx: Ctx,
+  message: JsonRpc.Message,
+  initialize: boolean,
+  shared: { legacy: boolean }
+): Effect.Effect<void, McpTransport.ConnectionError> =>
+  Effect.gen(function*() {
+    const { config, state } = ctx
+    const isRequest = JsonRpc.isRequest(message)
+    const hadSession = state.sessionId !== undefined
+    const startedAt = yield* Clock.currentTimeMillis
+    const total = config.totalMillis
+    const post = ctx.execute({
+      method: "POST",
+      body: JsonRpc.encode(message),
+      rpcMethod: "method" in message ? message.method : undefined,
+      accept: acceptBoth,
+      headers: ctx.sessionHeaders(),
+      phase: "post",
+      connectTimeout: !isRequest
+    })
+    const response = yield* (total === undefined ? post : Effect.timeoutFail(post, {
+      duration: total,
+      onTimeout: () => totalTimeout(config, total)
+    }))
+    const status = response.status
+    if (status >= 200 && status < 300) {
+      const sessionId = response.headers["mcp-session-id"]
+      if (initialize && sessionId !== undefined && sessionId !== "") state.sessionId = sessionId
+      const pending = new Set<JsonRpc.RequestId>(isRequest ? [(message as JsonRpc.Request).id] : [])
+      const body = readBody(ctx, response, pending)
+      const remaining = total === undefined ? undefined : total - ((yield* Clock.currentTimeMillis) - startedAt)
+      yield* ctx.fork(
+        remaining === undefined ? body : body.pipe(
+          Effect.timeoutFail({ duration: Math.max(0, remaining), onTimeout: () => totalTimeout(config, total!) }),
+          Effect.catchAll(ctx.fail)
+        )
+      )
+      if (JsonRpc.isNotification(message) && message.method === "notifications/initialized" && !state.getStreamStarted) {
+        state.getStreamStarted = true
+        yield* ctx.fork(runGetStream(ctx))
+      }
+      return
+    }
+    yield* discard(config, response)
+    if (status === 404 && hadSession) return yield* Effect.flip(ctx.expire(`a POST of ${describeMessage(message)}`))
+    if (initialize && config.fallbackToSse && (status === 400 || status === 404 || status === 405)) {
+      const endpoint = yield* Legacy.open(ctx).pipe(
+        Effect.mapError((error) =>
+          new McpError.TransportError({
+            reason: "Connect",
+            phase: "legacy-get",
+            status,
+            message: `initialize was answered with HTTP ${status} and the HTTP+SSE fallback failed: ${error.message}`
+          })
+        )
+      )
+      state.legacyEndpoint = endpoint
+      shared.legacy = true
+      return yield* Legacy.post(ctx, endpoint, message)
+    }
+    return yield* Effect.fail(httpError(config, "post", status, `POST of ${describeMessage(message)} to`))
+  })
+
+const describeMessage = (message: JsonRpc.Message): string =>
+  "method" in message ? message.method : "a response"
+
+const totalTimeout = (config: Config, total: number) =>
+  new McpError.TransportError({
+    reason: "Read",
+    phase: "total",
+    message: `a POST to ${config.description} took longer than ${total} ms`
+  })
+
+/** Handles the body of an accepted POST: JSON, an SSE stream, or nothing. Never fails. */
+const readBody = (
+  ctx: Ctx,
+  response: HttpClientResponse.HttpClientResponse,
+  pending: Set<JsonRpc.RequestId>
+): Effect.Effect<void> => {
+  const { config } = ctx
+  if (isEventStream(response)) return followPostStream(ctx, response, pending)
+  const id = pending.size === 1 ? [...pending][0] : undefined
+  const contentType = (response.headers["content-type"] ?? "").toLowerCase()
+  if (!contentType.includes("json")) {
+    // 202 for a request: the answer will come on the GET stream
+    return discard(config, response)
+  }
+  return readLimited(config, response, config.maxMessageBytes, "post").pipe(
+    Effect.flatMap((body) => {
+      if (Option.isNone(body)) {
+        return ctx.deliver([JsonRpc.malformed(
+          "TooLarge",
+          `a JSON body from ${config.description} exceeds the limit of ${config.maxMessageBytes} bytes`,
+          id
+        )])
+      }
+      if (body.value.trim() === "") {
+        return id === undefined ? Effect.void : ctx.deliver([
+          JsonRpc.malformed("Json", `${config.description} answered a request with an empty JSON body`, id)
+        ])
+      }
+      const messages = JsonRpc.decode(body.value, config.maxMessageBytes)
+      // a notification or a response may be answered with 200 and any body: only messages count
+      if (id === undefined) return ctx.deliver(messages.filter((m) => !JsonRpc.isMalformed(m)))
+      // a malformed body that names no id still belongs to the request this POST carried
+      return ctx.deliver(
+        messages.map((m) => JsonRpc.isMalformed(m) && m.id === undefined && messages.length === 1 ? { ...m, id } : m)
+      )
+    }),
+    Effect.catchAll((error) => id === undefined ? Effect.void : ctx.fail(error))
+  )
+}

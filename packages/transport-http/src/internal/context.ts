@@ -1,0 +1,39 @@
+import type { JsonRpc, McpError, McpTransport } from "@mcp-effect/core"
+import type * as Effect from "effect/Effect"
+import type { Config, Execute } from "./exchange.js"
+
+/**
+ * Mutable state of one connection (one MCP session).
+ *
+ * @internal
+ */
+export interface State {
+  sessionId: string | undefined
+  protocolVersion: string | undefined
+  initializeId: JsonRpc.RequestId | undefined
+  /** set once the connection failed; later sends fail with it */
+  failure: McpTransport.ConnectionError | undefined
+  /** set when this connection speaks the 2024-11-05 HTTP+SSE transport */
+  legacyEndpoint: URL | undefined
+  getStreamStarted: boolean
+}
+
+/**
+ * What the stream readers need from their connection.
+ *
+ * @internal
+ */
+export interface Ctx {
+  readonly config: Config
+  readonly execute: Execute
+  readonly state: State
+  readonly deliver: (items: ReadonlyArray<JsonRpc.Incoming>) => Effect.Effect<void>
+  /** ends the connection: `incoming` fails with the error */
+  readonly fail: (error: McpTransport.ConnectionError) => Effect.Effect<void>
+  /** the server forgot the session: drops the id and ends the connection */
+  readonly expire: (what: string) => Effect.Effect<McpError.SessionExpired>
+  /** `MCP-Session-Id` and `MCP-Protocol-Version` when known */
+  readonly sessionHeaders: () => Record<string, string>
+  /** runs a background fiber that lives as long as the connection */
+  readonly fork: (effect: Effect.Effect<void>) => Effect.Effect<void>
+}

@@ -1,0 +1,288 @@
+import * as Headers from "@effect/platform/Headers"
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import { JsonRpc, McpError } from "@mcp-effect/core"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Encoding from "effect/Encoding"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
+import type * as HttpAuth from "../HttpAuth.js"
+import type { Options } from "../HttpTransport.js"
+import * as WwwAuthenticate from "./wwwAuthenticate.js"
+
+/** @internal */
+export type AnySchedule = Schedule.Schedule<unknown, unknown>
+
+/** @internal */
+export const defaultSseReconnect: AnySchedule = Schedule.exponential("500 millis", 2).pipe(
+  Schedule.jittered,
+  Schedule.modifyDelay((d) => Duration.min(d, Duration.seconds(30))),
+  Schedule.intersect(Schedule.recurs(10))
+)
+
+/** @internal */
+export interface Config {
+  readonly url: URL
+  /** origin and path only: the query string may hold secrets */
+  readonly description: string
+  readonly staticHeaders: Readonly<Record<string, string>>
+  readonly secretNames: ReadonlyArray<string>
+  readonly maxMessageBytes: number
+  readonly connectMillis: number
+  readonly idleMillis: number | undefined
+  readonly totalMillis: number | undefined
+  readonly healthyAfterMillis: number
+  readonly sseReconnect: AnySchedule
+  readonly fallbackToSse: boolean
+}
+
+/** @internal */
+export const describeUrl = (url: URL): string => `${url.origin}${url.pathname}`
+
+/** @internal */
+export const resolveConfig = (options: Options): Config => {
+  const url = new URL(options.url)
+  const staticHeaders: Record<string, string> = {}
+  const secretNames: Array<string> = ["authorization"]
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    const key = name.toLowerCase()
+    if (Redacted.isRedacted(value)) {
+      secretNames.push(key)
+      staticHeaders[key] = Redacted.value(value)
+    } else {
+      staticHeaders[key] = value
+    }
+  }
+  const auth = options.auth
+  if (auth !== undefined) {
+    switch (auth._tag) {
+      case "Bearer":
+        staticHeaders.authorization = `Bearer ${Redacted.value(auth.token)}`
+        break
+      case "Basic":
+        staticHeaders.authorization = `Basic ${
+          Encoding.encodeBase64(`${auth.username}:${Redacted.value(auth.password)}`)
+        }`
+        break
+      case "ApiKey":
+        secretNames.push(auth.header.toLowerCase())
+        staticHeaders[auth.header.toLowerCase()] = Redacted.value(auth.key)
+        break
+    }
+  }
+  return {
+    url,
+    description: describeUrl(url),
+    staticHeaders,
+    secretNames,
+    maxMessageBytes: options.maxMessageBytes ?? JsonRpc.defaultMaxMessageBytes,
+    connectMillis: options.timeouts?.connectMillis ?? 30_000,
+    idleMillis: options.timeouts?.idleMillis,
+    totalMillis: options.timeouts?.totalMillis,
+    healthyAfterMillis: options.reconnect?.healthyAfterMillis ?? 10_000,
+    sseReconnect: options.sseReconnect ?? defaultSseReconnect,
+    fallbackToSse: options.fallbackToSse ?? true
+  }
+}
+
+/** @internal */
+export interface Exchange {
+  readonly method: "GET" | "POST" | "DELETE"
+  readonly url?: URL | undefined
+  readonly body?: string | undefined
+  readonly rpcMethod?: string | undefined
+  readonly accept: string
+  readonly headers: Readonly<Record<string, string>>
+  /** where this request belongs, for errors: "post", "get", "resume", "delete", "legacy-get", "legacy-post" */
+  readonly phase: string
+  readonly connectTimeout: boolean
+}
+
+/** @internal */
+export type ExchangeError = McpError.TransportError | McpError.Unauthorized | McpError.InsufficientScope
+
+/** @internal */
+export type Execute = (exchange: Exchange) => Effect.Effect<HttpClientResponse.HttpClientResponse, ExchangeError>
+
+const causeText = (u: unknown): string => {
+  const parts: Array<string> = []
+  let current: unknown = u
+  for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
+    const e = current as { readonly message?: unknown; readonly code?: unknown; readonly cause?: unknown }
+    if (typeof e.code === "string") parts.push(e.code)
+    else if (typeof e.message === "string" && e.message !== "") parts.push(e.message)
+    current = e.cause
+  }
+  return parts.length === 0 ? "unknown error" : parts.join(": ")
+}
+
+/**
+ * A message for a platform `HttpClientError` that names no header and no
+ * query string (platform errors embed the full URL).
+ *
+ * @internal
+ */
+export const describeFailure = (error: { readonly reason?: unknown; readonly cause?: unknown }): string =>
+  `${String(error.reason ?? "Error")} (${causeText(error.cause)})`
+
+/** @internal */
+export const httpError = (config: Config, phase: string, status: number, method: string): McpError.TransportError =>
+  new McpError.TransportError({
+    reason: "Http",
+    phase,
+    status,
+    message: `${method} ${config.description} answered HTTP ${status}`
+  })
+
+/**
+ * Reads at most `max` bytes of a body. Stops reading (and aborts the
+ * request) once the limit is crossed.
+ *
+ * @internal
+ */
+export const readLimited = (
+  config: Config,
+  response: HttpClientResponse.HttpClientResponse,
+  max: number,
+  phase: string
+): Effect.Effect<Option.Option<string>, McpError.TransportError> =>
+  Effect.suspend(() => {
+    const parts: Array<Uint8Array> = []
+    let size = 0
+    let tooLarge = false
+    return response.stream.pipe(
+      Stream.takeWhile((chunk) => {
+        size += chunk.length
+        if (size > max) {
+          tooLarge = true
+          return false
+        }
+        parts.push(chunk)
+        return true
+      }),
+      Stream.runDrain,
+      Effect.mapError((e) =>
+        new McpError.TransportError({
+          reason: "Read",
+          phase,
+          message: `reading the body from ${config.description} failed: ${describeFailure(e)}`
+        })
+      ),
+      Effect.map(() => {
+        if (tooLarge) return Option.none()
+        const all = new Uint8Array(size)
+        let offset = 0
+        for (const part of parts) {
+          all.set(part, offset)
+          offset += part.length
+        }
+        return Option.some(new TextDecoder().decode(all))
+      })
+    )
+  })
+
+/** @internal reads and drops a (small) body so the connection can be reused */
+export const discard = (config: Config, response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> =>
+  Effect.ignore(readLimited(config, response, 64 * 1024, "discard"))
+
+const challengeError = (
+  config: Config,
+  info: HttpAuth.ChallengeInfo
+): McpError.Unauthorized | McpError.InsufficientScope => {
+  const params = info.wwwAuthenticate?.params ?? {}
+  const detail = params.error_description ?? params.error
+  const suffix = detail === undefined ? "" : ` (${detail})`
+  if (info.status === 403 && params.error === "insufficient_scope") {
+    return new McpError.InsufficientScope({
+      message: `${config.description} needs more scopes${suffix}`,
+      ...(params.scope !== undefined ? { scope: params.scope } : {})
+    })
+  }
+  return new McpError.Unauthorized({
+    message: `${config.description} answered HTTP ${info.status}${suffix}`,
+    reauthorize: info.status === 401
+  })
+}
+
+/**
+ * Sends one HTTP request with the static, hook and protocol headers; maps
+ * transport failures to `TransportError`, handles `401` / `403` with the
+ * auth hook (one retry), and leaves every other status to the caller.
+ *
+ * @internal
+ */
+export const makeExecute = (
+  config: Config,
+  client: HttpClient.HttpClient,
+  auth: Option.Option<HttpAuth.Service>
+): Execute =>
+(exchange) => {
+  const url = exchange.url ?? config.url
+  const info: HttpAuth.RequestInfo = {
+    url: url.toString(),
+    method: exchange.method,
+    rpcMethod: exchange.rpcMethod
+  }
+  const send = (hookHeaders: Record<string, string>) => {
+    const headers: Record<string, string> = {
+      ...config.staticHeaders,
+      ...exchange.headers,
+      accept: exchange.accept
+    }
+    const secretNames = [...config.secretNames]
+    for (const [name, value] of Object.entries(hookHeaders)) {
+      headers[name.toLowerCase()] = value
+      secretNames.push(name.toLowerCase())
+    }
+    let request = HttpClientRequest.make(exchange.method)(url, { headers })
+    if (exchange.body !== undefined) request = HttpClientRequest.bodyText(request, exchange.body, "application/json")
+    const execute = client.execute(request).pipe(
+      Effect.mapError((e) =>
+        new McpError.TransportError({
+          reason: "Connect",
+          phase: exchange.phase,
+          message: `${exchange.method} ${describeUrl(url)} failed: ${describeFailure(e)}`
+        })
+      ),
+      Effect.locallyWith(Headers.currentRedactedNames, (names) => [...names, ...secretNames])
+    )
+    return exchange.connectTimeout
+      ? Effect.timeoutFail(execute, {
+        duration: config.connectMillis,
+        onTimeout: () =>
+          new McpError.TransportError({
+            reason: "Connect",
+            phase: "connect",
+            message: `${exchange.method} ${describeUrl(url)} sent no response headers within ${config.connectMillis} ms`
+          })
+      })
+      : execute
+  }
+  const attempt = (
+    retried: boolean
+  ): Effect.Effect<HttpClientResponse.HttpClientResponse, ExchangeError> =>
+    Effect.gen(function*() {
+      const hookHeaders = Option.isSome(auth) ? yield* auth.value.headers(info) : {}
+      const response = yield* send(hookHeaders)
+      if (response.status !== 401 && response.status !== 403) return response
+      yield* discard(config, response)
+      const header = response.headers["www-authenticate"]
+      const challenges = header === undefined ? [] : WwwAuthenticate.parse(header)
+      const challenge: HttpAuth.ChallengeInfo = {
+        status: response.status,
+        url: info.url,
+        wwwAuthenticate: challenges.find((c) => c.scheme.toLowerCase() === "bearer") ?? challenges[0],
+        challenges
+      }
+      if (!retried && Option.isSome(auth)) {
+        const decision = yield* auth.value.onChallenge(challenge)
+        if (decision === "retry") return yield* attempt(true)
+      }
+      return yield* Effect.fail(challengeError(config, challenge))
+    })
+  return attempt(false)
+}

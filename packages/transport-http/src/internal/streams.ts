@@ -1,0 +1,288 @@
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import { JsonRpc, McpError } from "@mcp-effect/core"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import * as Backoff from "./backoff.js"
+import type { Ctx } from "./context.js"
+import { describeFailure, discard, httpError } from "./exchange.js"
+import * as Sse from "./sse.js"
+
+/**
+ * What one logical SSE stream has seen so far; survives reconnections.
+ *
+ * @internal
+ */
+export interface Progress {
+  lastEventId: string | undefined
+  retryMillis: number | undefined
+  events: number
+}
+
+/** @internal */
+export const makeProgress = (): Progress => ({ lastEventId: undefined, retryMillis: undefined, events: 0 })
+
+/** @internal */
+export const isEventStream = (response: HttpClientResponse.HttpClientResponse): boolean =>
+  (response.headers["content-type"] ?? "").toLowerCase().includes("text/event-stream")
+
+/**
+ * Delivers the messages of a response stream until it ends or, when
+ * `pending` is given, until every request id in it is answered. Fails with
+ * `TransportError` (phase `idle` for the idle timeout) when reading breaks.
+ *
+ * @internal
+ */
+export const consume = (
+  ctx: Ctx,
+  response: HttpClientResponse.HttpClientResponse,
+  progress: Progress,
+  phase: string,
+  pending?: Set<JsonRpc.RequestId>,
+  onEvent?: (event: { readonly event: string; readonly data: string }) => Effect.Effect<void>
+): Effect.Effect<void, McpError.TransportError> => {
+  const { config } = ctx
+  const reader = Sse.makeReader(config.maxMessageBytes)
+  const idle = config.idleMillis
+  const text = response.stream.pipe(
+    Stream.decodeText(),
+    Stream.mapError((e) =>
+      new McpError.TransportError({
+        reason: "Read",
+        phase,
+        message: `the SSE stream from ${config.description} broke: ${describeFailure(e)}`
+      })
+    )
+  )
+  const guarded = idle === undefined ? text : Stream.timeoutFail(
+    text,
+    () =>
+      new McpError.TransportError({
+        reason: "Read",
+        phase: "idle",
+        message: `the SSE stream from ${config.description} was silent for ${idle} ms`
+      }),
+    idle
+  )
+  const handle = (item: Sse.Item): Effect.Effect<boolean> => {
+    switch (item._tag) {
+      case "Retry":
+        progress.retryMillis = item.millis
+        return Effect.succeed(true)
+      case "TooLarge": {
+        // an oversized event on a stream that answers one request is taken as that answer
+        const id = pending !== undefined && pending.size === 1 ? [...pending][0] : undefined
+        if (id !== undefined) pending!.delete(id)
+        const malformed = JsonRpc.malformed(
+          "TooLarge",
+          `an SSE event from ${config.description} exceeds the limit of ${config.maxMessageBytes} bytes`,
+          id
+        )
+        return Effect.as(ctx.deliver([malformed]), pending === undefined || pending.size > 0)
+      }
+      case "Event": {
+        if (item.id !== undefined) progress.lastEventId = item.id
+        progress.events++
+        if (onEvent !== undefined && item.event !== "message") return Effect.as(onEvent(item), true)
+        if (item.data === "" || item.event !== "message") return Effect.succeed(true)
+        const messages = JsonRpc.decode(item.data, config.maxMessageBytes)
+        if (pending !== undefined) {
+          for (const message of messages) {
+            if (JsonRpc.isMalformed(message)) {
+              if (message.id !== undefined) pending.delete(message.id)
+            } else if (JsonRpc.isResponse(message) && message.id !== null) {
+              pending.delete(message.id)
+            }
+          }
+        }
+        return Effect.as(ctx.deliver(messages), pending === undefined || pending.size > 0)
+      }
+    }
+  }
+  return guarded.pipe(
+    Stream.mapConcat(reader.feed),
+    Stream.runForEachWhile(handle)
+  )
+}
+
+const resumeHeaders = (ctx: Ctx, lastEventId: string) => ({ ...ctx.sessionHeaders(), "last-event-id": lastEventId })
+
+/**
+ * Reads the SSE answer of a POST. When it ends before every request it
+ * carried is answered, resumes it with GET + `Last-Event-ID` (keeping the
+ * last id across drops) on the `sseReconnect` schedule, honouring `retry:`.
+ * A stream that cannot be resumed ends the connection: the answer is lost,
+ * and the session's replay policy decides what happens to the request.
+ *
+ * @internal
+ */
+export const followPostStream = (
+  ctx: Ctx,
+  first: HttpClientResponse.HttpClientResponse,
+  pending: Set<JsonRpc.RequestId>
+): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    const { config } = ctx
+    const progress = makeProgress()
+    const backoff = Backoff.make(config.sseReconnect)
+    let response = first
+    let phase = "post-stream"
+    while (true) {
+      const eventsBefore = progress.events
+      const outcome = yield* Effect.either(consume(ctx, response, progress, phase, pending))
+      if (pending.size === 0 || ctx.state.failure !== undefined) return
+      if (progress.events > eventsBefore) yield* backoff.reset
+      const why = Either.isLeft(outcome) ? outcome.left.message : "the server closed it before answering"
+      if (progress.lastEventId === undefined) {
+        return yield* ctx.fail(
+          new McpError.TransportError({
+            reason: Either.isLeft(outcome) ? "Read" : "Closed",
+            phase,
+            message: `lost the response stream of a request (${why}) and it has no event id to resume from`
+          })
+        )
+      }
+      yield* Effect.logDebug("mcp http: resuming a response stream", config.description)
+      const resumed = yield* reopen(ctx, backoff, progress, why)
+      if (Option.isNone(resumed)) return
+      response = resumed.value
+      phase = "resume"
+    }
+  })
+
+/** GET + Last-Event-ID until a stream opens; `None` when the connection ended instead. */
+const reopen = (
+  ctx: Ctx,
+  backoff: Backoff.Backoff,
+  progress: Progress,
+  firstReason: string
+): Effect.Effect<Option.Option<HttpClientResponse.HttpClientResponse>> =>
+  Effect.gen(function*() {
+    const { config } = ctx
+    let reason = firstReason
+    while (true) {
+      const delay = yield* backoff.next
+      if (Option.isNone(delay)) {
+        yield* ctx.fail(
+          new McpError.TransportError({
+            reason: "Exhausted",
+            phase: "resume",
+            message: `gave up resuming a response stream from ${config.description}: ${reason}`
+          })
+        )
+        return Option.none()
+      }
+      yield* Effect.sleep(progress.retryMillis ?? delay.value)
+      const hadSession = ctx.state.sessionId !== undefined
+      const result = yield* Effect.either(ctx.execute({
+        method: "GET",
+        accept: "text/event-stream",
+        headers: resumeHeaders(ctx, progress.lastEventId!),
+        phase: "resume",
+        connectTimeout: true
+      }))
+      if (Either.isLeft(result)) {
+        if (result.left._tag !== "TransportError") {
+          yield* ctx.fail(result.left)
+          return Option.none()
+        }
+        reason = result.left.message
+        continue
+      }
+      const response = result.right
+      if (response.status >= 200 && response.status < 300 && isEventStream(response)) return Option.some(response)
+      yield* discard(config, response)
+      if (response.status === 404 && hadSession) {
+        yield* ctx.expire("a GET resuming a stream")
+        return Option.none()
+      }
+      if (response.status === 405) {
+        yield* ctx.fail(httpError(config, "resume", 405, "GET (resume)"))
+        return Option.none()
+      }
+      reason = `HTTP ${response.status}`
+    }
+  })
+
+/**
+ * The optional GET stream for server messages outside any request. `405`
+ * (or `404` / `400` before there is a session) means the server offers
+ * none. A dropped stream is reopened with `Last-Event-ID` on the
+ * `sseReconnect` schedule; a stream that delivered an event or stayed open
+ * for `healthyAfterMillis` resets the schedule. When the schedule runs out
+ * after errors the connection ends (no silent dead channel); when it runs
+ * out because the server keeps closing the stream at once without a word,
+ * the transport stops reopening it (no endless loop) and logs a warning.
+ *
+ * @internal
+ */
+export const runGetStream = (ctx: Ctx): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    const { config } = ctx
+    const progress = makeProgress()
+    const backoff = Backoff.make(config.sseReconnect)
+    let lastError: McpError.TransportError | undefined
+    let first = true
+    while (ctx.state.failure === undefined) {
+      if (!first) {
+        const delay = yield* backoff.next
+        if (Option.isNone(delay)) {
+          if (lastError !== undefined) {
+            return yield* ctx.fail(
+              new McpError.TransportError({
+                reason: "Exhausted",
+                phase: "get-stream",
+                message: `gave up reopening the GET stream of ${config.description}: ${lastError.message}`
+              })
+            )
+          }
+          return yield* Effect.logWarning(
+            "mcp http: the server keeps closing the GET stream at once; not reopening it",
+            config.description
+          )
+        }
+        yield* Effect.sleep(progress.retryMillis ?? delay.value)
+      }
+      first = false
+      const hadSession = ctx.state.sessionId !== undefined
+      const headers: Record<string, string> = ctx.sessionHeaders()
+      if (progress.lastEventId !== undefined) headers["last-event-id"] = progress.lastEventId
+      const result = yield* Effect.either(ctx.execute({
+        method: "GET",
+        accept: "text/event-stream",
+        headers,
+        phase: "get-stream",
+        connectTimeout: true
+      }))
+      if (Either.isLeft(result)) {
+        if (result.left._tag !== "TransportError") return yield* ctx.fail(result.left)
+        lastError = result.left
+        continue
+      }
+      const response = result.right
+      const status = response.status
+      if (status < 200 || status >= 300 || !isEventStream(response)) {
+        yield* discard(config, response)
+        if (status === 405 || (!hadSession && (status === 404 || status === 400))) {
+          return yield* Effect.logDebug("mcp http: the server offers no GET stream", config.description, status)
+        }
+        if (status === 404) return yield* Effect.asVoid(ctx.expire("the GET stream"))
+        if (status >= 200 && status < 300) {
+          return yield* Effect.logDebug("mcp http: the GET stream is not an event stream", config.description)
+        }
+        lastError = httpError(config, "get-stream", status, "GET")
+        continue
+      }
+      const openedAt = yield* Clock.currentTimeMillis
+      const eventsBefore = progress.events
+      const outcome = yield* Effect.either(consume(ctx, response, progress, "get-stream"))
+      const now = yield* Clock.currentTimeMillis
+      const idled = Either.isLeft(outcome) && outcome.left.phase === "idle"
+      if (progress.events > eventsBefore || now - openedAt >= config.healthyAfterMillis || idled) {
+        yield* backoff.reset
+      }
+      lastError = Either.isLeft(outcome) && !idled ? outcome.left : undefined
+    }
+  })

@@ -2,7 +2,6 @@ import { defineConfig } from "vitest/config"
 
 // vitest 3.2 deprecates `vitest.workspace.ts`; projects are declared here with `test.projects`.
 export default defineConfig({
-  resolve: { conditions: ["@mcp-effect/source"] },
   test: {
     projects: ["packages/*", "integration"],
     pool: "forks",

@@ -63,7 +63,11 @@ export interface RequestOptions {
   readonly timeout?: Timeout | undefined
   /** Hard maximum however much progress arrives. Default: the session's `maxTotalTimeout`. */
   readonly maxTotalTimeout?: Timeout | undefined
-  /** Whether progress resets the idle budget. Default `true` (a progress token is then always sent). */
+  /**
+   * Whether progress resets the idle budget; a progress token is then always
+   * sent. Default `true` for `tools/call`, `resources/read`, `prompts/get`
+   * and `tasks/result`, `false` for other methods.
+   */
   readonly resetTimeoutOnProgress?: boolean | undefined
   /** Called for each progress notification of this request. */
   readonly onProgress?: ((progress: McpSchema.ProgressNotificationParams) => void) | undefined

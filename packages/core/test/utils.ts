@@ -5,10 +5,10 @@ import * as McpClient from "../src/McpClient.js"
 import * as TestServer from "../src/TestServer.js"
 
 /** Lets other fibers run until `check` holds (no clock involved). */
-export const eventually = <A>(
-  check: Effect.Effect<A | undefined | false>,
+export const eventually = <A, R>(
+  check: Effect.Effect<A | undefined | false, never, R>,
   rounds = 200
-): Effect.Effect<A> =>
+): Effect.Effect<A, never, R> =>
   Effect.gen(function*() {
     for (let i = 0; i < rounds; i++) {
       const value = yield* check

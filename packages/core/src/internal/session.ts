@@ -38,6 +38,15 @@ export const replayableMethods: ReadonlySet<string> = new Set([
   "tasks/result"
 ])
 
+/** Methods whose idle timeout resets on progress unless a request says otherwise. */
+const progressMethods: ReadonlySet<string> = new Set([
+  "tools/call",
+  "resources/read",
+  "prompts/get",
+  "sampling/createMessage",
+  "tasks/result"
+])
+
 interface Live {
   readonly connection: Connection
   readonly generation: number
@@ -176,9 +185,9 @@ export const make = (
     ): Effect.Effect<unknown, McpError.McpClientError> =>
       Effect.suspend(() => {
         const id = nextId++
-        const resetOnProgress = requestOptions?.resetTimeoutOnProgress ?? true
+        const resetOnProgress = requestOptions?.resetTimeoutOnProgress ?? progressMethods.has(method)
         const wantsProgress = resetOnProgress || requestOptions?.onProgress !== undefined
-        const sentParams = wantsProgress && method !== "initialize" ?
+        const sentParams = wantsProgress ?
           { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: id } } :
           params
         const entry: Pending = {
@@ -207,7 +216,8 @@ export const make = (
         const response = Deferred.await(entry.deferred)
         const wait = idle === undefined && total === undefined ?
           response :
-          Effect.raceFirst(response, watchdog(entry, idle, total))
+          // the timer must stay interruptible even when the request runs in a finalizer
+          Effect.raceFirst(response, Effect.interruptible(watchdog(entry, idle, total)))
 
         return Effect.zipRight(send, wait).pipe(
           Effect.onExit((exit) =>

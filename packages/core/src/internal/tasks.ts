@@ -34,8 +34,12 @@ export const getTask = (ctx: TaskContext, taskId: string): Effect.Effect<McpSche
   decodeGetTaskResult(ctx.session(), "tasks/get", { taskId })
 
 /** @internal */
-export const cancelTask = (ctx: TaskContext, taskId: string): Effect.Effect<McpSchema.Task, McpError.McpClientError> =>
-  decodeCancelTaskResult(ctx.session(), "tasks/cancel", { taskId })
+export const cancelTask = (
+  ctx: TaskContext,
+  taskId: string,
+  options?: ClientSession.RequestOptions
+): Effect.Effect<McpSchema.Task, McpError.McpClientError> =>
+  decodeCancelTaskResult(ctx.session(), "tasks/cancel", { taskId }, options)
 
 /** @internal */
 export const getTaskResult = (
@@ -92,7 +96,7 @@ const followTask = (
         ) :
         getTaskResult(ctx, taskId, options?.maxTotalTimeout !== undefined ? { maxTotalTimeout: options.maxTotalTimeout } : {})
     ),
-    Effect.onInterrupt(() => Effect.ignore(cancelTask(ctx, taskId)))
+    Effect.onInterrupt(() => Effect.ignore(cancelTask(ctx, taskId, { timeout: "5 seconds" })))
   )
 }
 

@@ -1,0 +1,119 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
+import * as TestClock from "effect/TestClock"
+import * as McpError from "../src/McpError.js"
+import * as McpTransport from "../src/McpTransport.js"
+import { eventually } from "./utils.js"
+
+const connection: McpTransport.Connection = {
+  description: "fake",
+  incoming: Stream.empty,
+  send: () => Effect.void
+}
+
+/** A connect that fails `failures` times, recording when each attempt happened. */
+const flakyConnect = (failures: number, attempts: Array<number>) =>
+  Effect.gen(function*() {
+    attempts.push(yield* TestClock.currentTimeMillis)
+    if (attempts.length <= failures) {
+      return yield* new McpError.TransportError({ reason: "Connect", message: `refused #${attempts.length}` })
+    }
+    return connection
+  })
+
+describe("McpTransport.fromConnect", () => {
+  it.effect("backs off between failed connects following the schedule", () =>
+    Effect.gen(function*() {
+      const attempts: Array<number> = []
+      const schedule = Schedule.exponential("100 millis", 2).pipe(Schedule.intersect(Schedule.recurs(5)))
+      const fiber = yield* McpTransport.fromConnect(flakyConnect(3, attempts), { schedule }).pipe(
+        Stream.take(1),
+        Stream.runCollect,
+        Effect.fork
+      )
+      yield* TestClock.adjust("10 seconds")
+      yield* Fiber.join(fiber)
+      expect(attempts).toEqual([0, 100, 300, 700])
+    }))
+
+  it.effect("gives up with the last error when the schedule ends", () =>
+    Effect.gen(function*() {
+      const attempts: Array<number> = []
+      const schedule = Schedule.spaced("1 second").pipe(Schedule.intersect(Schedule.recurs(2)))
+      const fiber = yield* McpTransport.fromConnect(flakyConnect(10, attempts), { schedule }).pipe(
+        Stream.runDrain,
+        Effect.fork
+      )
+      yield* TestClock.adjust("10 seconds")
+      const error = yield* Effect.flip(Fiber.join(fiber))
+      expect(error.reason).toBe("Exhausted")
+      expect(error.message).toContain("refused #3")
+      expect(attempts).toEqual([0, 1000, 2000])
+    }))
+
+  it.effect("the default schedule is jittered, capped and bounded", () =>
+    Effect.gen(function*() {
+      const attempts: Array<number> = []
+      const fiber = yield* McpTransport.fromConnect(flakyConnect(100, attempts)).pipe(Stream.runDrain, Effect.fork)
+      yield* TestClock.adjust("5 minutes")
+      expect((yield* Effect.flip(Fiber.join(fiber))).reason).toBe("Exhausted")
+      expect(attempts).toHaveLength(9)
+      const gaps = attempts.slice(1).map((t, i) => t - attempts[i])
+      expect(gaps[0]).toBeGreaterThanOrEqual(80)
+      expect(gaps[0]).toBeLessThanOrEqual(120)
+      for (const gap of gaps) expect(gap).toBeLessThanOrEqual(10_000)
+      expect(gaps.at(-1)).toBeGreaterThan(5_000)
+    }))
+
+  it.effect("a connection that stayed up resets the backoff", () =>
+    Effect.gen(function*() {
+      const attempts: Array<number> = []
+      const schedule = Schedule.exponential("1 second", 2)
+      const connect = Effect.gen(function*() {
+        attempts.push(yield* TestClock.currentTimeMillis)
+        return connection
+      })
+      const pulled: Array<number> = []
+      const fiber = yield* McpTransport.fromConnect(connect, { schedule, healthyAfterMillis: 5_000 }).pipe(
+        Stream.mapEffect(() =>
+          Effect.gen(function*() {
+            pulled.push(yield* TestClock.currentTimeMillis)
+            // the first two connections die at once, the third lives 6 s
+            if (pulled.length === 3) yield* Effect.sleep("6 seconds")
+          })
+        ),
+        Stream.take(4),
+        Stream.runDrain,
+        Effect.fork
+      )
+      yield* TestClock.adjust("1 minute")
+      yield* Fiber.join(fiber)
+      // gaps: 1 s, 2 s, then the third lived 6 s so the fourth waits 1 s again
+      expect(attempts).toEqual([0, 1000, 3000, 10_000])
+    }))
+
+  it.effect("each connection's scope closes before the next connect", () =>
+    Effect.gen(function*() {
+      const events: Array<string> = []
+      let n = 0
+      const connect = Effect.acquireRelease(
+        Effect.sync(() => {
+          events.push(`open ${++n}`)
+          return connection
+        }),
+        () => Effect.sync(() => events.push(`close ${n}`))
+      )
+      const fiber = yield* McpTransport.fromConnect(connect, { schedule: Schedule.spaced("1 millis") }).pipe(
+        Stream.take(2),
+        Stream.runDrain,
+        Effect.fork
+      )
+      yield* TestClock.adjust("1 second")
+      yield* Fiber.join(fiber)
+      yield* eventually(Effect.sync(() => events.length === 4))
+      expect(events).toEqual(["open 1", "close 1", "open 2", "close 2"])
+    }))
+})

@@ -8,7 +8,7 @@ const root = path.dirname(fileURLToPath(import.meta.url))
  * Tests run against the TypeScript sources of the workspace packages, never
  * against a stale `dist`.
  */
-export const resolve: UserConfig["resolve"] = {
+export const resolve: NonNullable<UserConfig["resolve"]> = {
   alias: ["core", "transport-stdio", "transport-http", "oauth", "react"].flatMap((name) => [
     { find: new RegExp(`^@mcp-effect/${name}$`), replacement: path.join(root, `packages/${name}/src/index.ts`) },
     { find: new RegExp(`^@mcp-effect/${name}/(.*)$`), replacement: path.join(root, `packages/${name}/src/$1.ts`) }

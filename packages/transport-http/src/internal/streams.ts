@@ -71,35 +71,35 @@ export const consume = (
       case "Retry":
         progress.retryMillis = item.millis
         return Effect.succeed(true)
-      case "TooLarge": {
-        // an oversized event on a stream that answers one request is taken as that answer
-        const id = pending !== undefined && pending.size === 1 ? [...pending][0] : undefined
-        if (id !== undefined) pending!.delete(id)
-        const malformed = JsonRpc.malformed(
+      case "TooLarge":
+        return deliver([JsonRpc.malformed(
           "TooLarge",
-          `an SSE event from ${config.description} exceeds the limit of ${config.maxMessageBytes} bytes`,
-          id
-        )
-        return Effect.as(ctx.deliver([malformed]), pending === undefined || pending.size > 0)
-      }
+          `an SSE event from ${config.description} exceeds the limit of ${config.maxMessageBytes} bytes`
+        )])
       case "Event": {
         if (item.id !== undefined) progress.lastEventId = item.id
         progress.events++
         if (onEvent !== undefined && item.event !== "message") return Effect.as(onEvent(item), true)
         if (item.data === "" || item.event !== "message") return Effect.succeed(true)
-        const messages = JsonRpc.decode(item.data, config.maxMessageBytes)
-        if (pending !== undefined) {
-          for (const message of messages) {
-            if (JsonRpc.isMalformed(message)) {
-              if (message.id !== undefined) pending.delete(message.id)
-            } else if (JsonRpc.isResponse(message) && message.id !== null) {
-              pending.delete(message.id)
-            }
-          }
-        }
-        return Effect.as(ctx.deliver(messages), pending === undefined || pending.size > 0)
+        return deliver(JsonRpc.decode(item.data, config.maxMessageBytes))
       }
     }
+  }
+  // Marks answered requests. On a stream that answers one request, an unreadable event that
+  // names no id is taken as that answer, so the request fails at once instead of hanging.
+  const deliver = (messages: Array<JsonRpc.Incoming>): Effect.Effect<boolean> => {
+    if (pending === undefined) return Effect.as(ctx.deliver(messages), true)
+    const only = pending.size === 1 ? [...pending][0] : undefined
+    const marked = messages.map((message) => {
+      if (JsonRpc.isMalformed(message)) {
+        const id = message.id ?? only
+        if (id !== undefined) pending.delete(id)
+        return id === message.id ? message : { ...message, id }
+      }
+      if (JsonRpc.isResponse(message) && message.id !== null) pending.delete(message.id)
+      return message
+    })
+    return Effect.as(ctx.deliver(marked), pending.size > 0)
   }
   return guarded.pipe(
     Stream.mapConcat(reader.feed),

@@ -1,0 +1,172 @@
+/**
+ * The stdio transport: runs an MCP server as a child process and speaks
+ * newline-delimited JSON-RPC over its stdin and stdout.
+ *
+ * Each connection is one process. When the process exits, the connection's
+ * `incoming` stream ends and the next connection starts a new process after
+ * the reconnect schedule's delay. Closing a connection runs the shutdown
+ * ladder (close stdin, SIGTERM, SIGKILL, always on the whole process group).
+ * The server's stderr is drained continuously and published as log lines.
+ *
+ * Process spawning comes from `@effect/platform`'s `CommandExecutor`; the
+ * application supplies it (for example `NodeContext.layer` from
+ * `@effect/platform-node`).
+ *
+ * @since 0.1.0
+ */
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as McpTransport from "@mcp-effect/core/McpTransport"
+import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
+import * as environment from "./internal/environment.js"
+import * as internal from "./internal/stdioTransport.js"
+
+/**
+ * How a connection's process is stopped when the connection closes.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ShutdownOptions {
+  /**
+   * How long to wait for the process to exit after its stdin is closed,
+   * before sending SIGTERM to its process group. Default 2000.
+   */
+  readonly stdinGraceMillis?: number | undefined
+  /**
+   * How long to wait after SIGTERM before sending SIGKILL to the process
+   * group. Default 2000.
+   */
+  readonly termGraceMillis?: number | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The program to run (looked up on the child's `PATH`). */
+  readonly command: string
+  readonly args?: ReadonlyArray<string> | undefined
+  /**
+   * Variables set for the server, on top of the inherited whitelist (they
+   * win over inherited values).
+   */
+  readonly env?: Readonly<Record<string, string>> | undefined
+  /**
+   * Names of further parent variables to pass through, on top of
+   * `defaultInheritedEnv`. Nothing else of the parent environment reaches
+   * the server.
+   */
+  readonly inheritEnv?: ReadonlyArray<string> | undefined
+  /** The working directory of the server. Default: the parent's. */
+  readonly cwd?: string | undefined
+  /**
+   * The longest line accepted on stdout, in bytes. A longer line is
+   * discarded while it arrives and reported as one `Malformed` value with
+   * reason `"TooLarge"`. Default `JsonRpc.defaultMaxMessageBytes` (16 MiB).
+   */
+  readonly maxMessageBytes?: number | undefined
+  /** When and how often a crashed server is started again. */
+  readonly reconnect?: McpTransport.ReconnectOptions | undefined
+  readonly shutdown?: ShutdownOptions | undefined
+}
+
+/**
+ * The server's stderr, line by line, across restarts. Lines are also logged
+ * at debug level. They are never treated as errors.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Logs {
+  /**
+   * Every stderr line from the moment the stream is run (plus up to the
+   * last 64 lines from before, so startup messages are not lost). A slow
+   * reader loses the oldest lines rather than slowing the server down.
+   */
+  readonly lines: Stream.Stream<string>
+  /**
+   * A subscription that is in place once this effect completes, for
+   * readers that must not miss a line.
+   */
+  readonly subscribe: Effect.Effect<Queue.Dequeue<string>, never, Scope.Scope>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class StdioLogs extends Context.Tag("@mcp-effect/transport-stdio/StdioLogs")<StdioLogs, Logs>() {}
+
+/**
+ * The parent environment variables a server inherits by default: `HOME`,
+ * `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER` on POSIX; the usual system
+ * variables (`APPDATA`, `PATH`, `SYSTEMROOT`, `TEMP`, `USERPROFILE`, ...)
+ * on Windows.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultInheritedEnv: ReadonlyArray<string> = environment.defaultInherited
+
+/**
+ * The default grace periods of the shutdown ladder, in milliseconds.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultShutdown: { readonly stdinGraceMillis: number; readonly termGraceMillis: number } = {
+  stdinGraceMillis: internal.defaultStdinGraceMillis,
+  termGraceMillis: internal.defaultTermGraceMillis
+}
+
+/**
+ * Builds the transport and its stderr log stream. The log stream lives as
+ * long as the given scope; each connection's process lives as long as the
+ * connection.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: (options: Options) => Effect.Effect<
+  {
+    readonly transport: McpTransport.McpTransport["Type"]
+    readonly logs: Logs
+  },
+  never,
+  CommandExecutor.CommandExecutor | Scope.Scope
+> = internal.make
+
+/**
+ * Provides `McpTransport` (one server process per connection) and
+ * `StdioLogs` (its stderr).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options: Options
+): Layer.Layer<McpTransport.McpTransport | StdioLogs, never, CommandExecutor.CommandExecutor> =>
+  Layer.scopedContext(
+    internal.make(options).pipe(
+      Effect.map(({ logs, transport }) => Context.make(McpTransport.McpTransport, transport).pipe(Context.add(StdioLogs, logs)))
+    )
+  )
+
+/**
+ * Like `layer`, with the options read from `Config`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerConfig = (
+  config: Config.Config.Wrap<Options>
+): Layer.Layer<McpTransport.McpTransport | StdioLogs, ConfigError.ConfigError, CommandExecutor.CommandExecutor> =>
+  Layer.unwrapEffect(Effect.map(Config.unwrap(config), layer))

@@ -1,0 +1,42 @@
+/**
+ * Newline-delimited JSON-RPC over a byte stream: lines from the splitter,
+ * messages from the core codec.
+ */
+import * as JsonRpc from "@mcp-effect/core/JsonRpc"
+import type * as Stream from "effect/Stream"
+import * as LineSplitter from "./lineSplitter.js"
+
+const isBlank = (line: string): boolean => {
+  const first = line.charCodeAt(0)
+  // only a line starting with whitespace can be blank; don't trim the others
+  return (first === 0x20 || first === 0x09 || first === 0x0d) && line.trim().length === 0
+}
+
+/**
+ * Appends the messages of one line (several for a batch) to `out`.
+ *
+ * @internal
+ */
+export const decodeFrame = (
+  frame: LineSplitter.Frame,
+  maxMessageBytes: number,
+  out: Array<JsonRpc.Incoming>
+): void => {
+  if (frame === LineSplitter.Overflow) {
+    out.push(JsonRpc.malformed("TooLarge", `a line longer than the limit of ${maxMessageBytes} bytes was discarded`))
+  } else if (!isBlank(frame)) {
+    for (const message of JsonRpc.decode(frame, maxMessageBytes)) out.push(message)
+  }
+}
+
+/** @internal */
+export const decodeStream = <E, R>(
+  bytes: Stream.Stream<Uint8Array, E, R>,
+  maxMessageBytes: number
+): Stream.Stream<JsonRpc.Incoming, E, R> =>
+  LineSplitter.splitStream(bytes, maxMessageBytes, (frame, out) => decodeFrame(frame, maxMessageBytes, out))
+
+const encoder = new TextEncoder()
+
+/** @internal */
+export const encode = (message: JsonRpc.Message): Uint8Array => encoder.encode(JsonRpc.encode(message) + "\n")

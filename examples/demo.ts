@@ -10,7 +10,6 @@ import { Elicitation, McpClient, McpError, Roots, Sampling } from "@mcp-effect/c
 import type { McpSchema } from "@mcp-effect/core"
 import { HttpTransport } from "@mcp-effect/transport-http"
 import { StdioTransport } from "@mcp-effect/transport-stdio"
-import * as Chunk from "effect/Chunk"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"

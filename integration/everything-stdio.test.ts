@@ -1,7 +1,7 @@
 // The client against @modelcontextprotocol/server-everything over stdio: every
 // feature of the server that the client covers.
 import { NodeContext } from "@effect/platform-node"
-import { describe, expect, layer } from "@effect/vitest"
+import { expect, layer } from "@effect/vitest"
 import { Elicitation, McpClient, Roots, Sampling } from "@mcp-effect/core"
 import { StdioTransport } from "@mcp-effect/transport-stdio"
 import * as Chunk from "effect/Chunk"

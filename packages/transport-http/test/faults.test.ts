@@ -150,11 +150,10 @@ describe("HttpTransport against the fault server", () => {
       const next = yield* connections({ url: server.url, reconnect: { schedule: fast } })
       const client = yield* peer(yield* next)
       yield* client.initialize
-      server.faults.expireSessions = true
+      server.expire()
       const failed = yield* Effect.flip(client.request("tools/list"))
       expect(failed).toBeInstanceOf(McpError.SessionExpired)
       expect(failureTag(yield* Deferred.await(client.ended))).toBe("SessionExpired")
-      server.faults.expireSessions = false
       const deletes = server.requests.filter((r) => r.method === "DELETE").length
       const second = yield* peer(yield* next)
       expect(server.requests.filter((r) => r.method === "DELETE").length).toBe(deletes) // no DELETE of a dead session

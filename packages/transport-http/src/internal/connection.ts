@@ -2,6 +2,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { JsonRpc, McpError, type McpTransport } from "@mcp-effect/core"
 import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
@@ -52,6 +53,8 @@ const connect = (
   Effect.gen(function*() {
     const scope = yield* Effect.scope
     const mailbox = yield* Mailbox.make<JsonRpc.Incoming, McpTransport.ConnectionError>()
+    const ended = yield* Deferred.make<void>()
+    yield* Effect.addFinalizer(() => Deferred.succeed(ended, undefined))
     const state: State = {
       sessionId: undefined,
       protocolVersion: undefined,
@@ -80,7 +83,7 @@ const connect = (
       fail: (error) =>
         Effect.suspend(() => {
           if (state.failure === undefined) state.failure = error
-          return Effect.asVoid(mailbox.fail(error))
+          return Effect.zipRight(mailbox.fail(error), Deferred.succeed(ended, undefined))
         }),
       expire: (what) =>
         Effect.suspend(() => {
@@ -96,7 +99,18 @@ const connect = (
         if (state.protocolVersion !== undefined) headers["mcp-protocol-version"] = state.protocolVersion
         return headers
       },
-      fork: (effect) => Effect.asVoid(Effect.forkIn(effect, scope))
+      fork: (effect) => Effect.asVoid(Effect.forkIn(effect, scope)),
+      whileOpen: (effect) =>
+        Effect.raceFirst(
+          effect,
+          Effect.flatMap(Deferred.await(ended), () =>
+            Effect.fail(
+              state.failure ?? new McpError.TransportError({
+                reason: "Closed",
+                message: `the connection to ${config.description} is closed`
+              })
+            ))
+        )
     }
 
     // runs after the background fibers (forked later into the same scope) are interrupted
@@ -112,7 +126,7 @@ const connect = (
           ? Legacy.post(ctx, state.legacyEndpoint, message)
           : postStreamable(ctx, message, initialize, shared)
         // a connection whose initialize failed is of no use: end it so the session moves on
-        return initialize ? Effect.tapError(sent, ctx.fail) : sent
+        return ctx.whileOpen(initialize ? Effect.tapError(sent, ctx.fail) : sent)
       })
 
     return {

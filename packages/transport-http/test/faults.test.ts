@@ -3,7 +3,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { JsonRpc, McpError } from "@mcp-effect/core"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as TestClock from "effect/TestClock"
 import { startFaultServer } from "./fixtures/faultServer.js"
@@ -97,6 +99,37 @@ describe("HttpTransport against the fault server", () => {
       expect(yield* Deferred.isDone(client.ended)).toBe(false)
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
+  it.scoped("initialize answered 5xx: each new connection waits for the reconnect schedule (TestClock)", () =>
+    Effect.gen(function*() {
+      const server = yield* resource(() => startFaultServer({ get405: true }))
+      server.faults.failPosts = 3
+      const schedule = Schedule.exponential("100 millis").pipe(Schedule.intersect(Schedule.recurs(5)))
+      const next = yield* connections({ url: server.url, reconnect: { schedule } })
+      const posts = () => server.requests.filter((r) => r.body?.method === "initialize").length
+      let now = 0
+      for (const delay of [0, 100, 200, 400]) {
+        const pulled = yield* Effect.fork(next)
+        if (delay > 0) {
+          yield* awaitSleepUntil(now + delay)
+          yield* TestClock.adjust(delay - 1)
+          yield* realSleep(20)
+          expect(Option.isNone(yield* Fiber.poll(pulled))).toBe(true)
+          yield* TestClock.adjust(1)
+          now += delay
+        }
+        const client = yield* peer(yield* Fiber.join(pulled))
+        const before = posts()
+        const result = yield* Effect.either(client.initialize)
+        expect(posts()).toBe(before + 1)
+        if (delay < 400) {
+          expect(Either.isLeft(result) && (result.left as McpError.TransportError).status).toBe(503)
+          expect(failureOf(yield* Deferred.await(client.ended))?._tag).toBe("TransportError")
+        } else {
+          expect(resultOf(Either.getOrThrow(result)).serverInfo.name).toBe("fault-server")
+        }
+      }
+    }).pipe(Effect.provide(FetchHttpClient.layer)))
+
   it.scopedLive("a dropped GET stream is resumed with its Last-Event-ID and misses nothing", () =>
     Effect.gen(function*() {
       const server = yield* resource(() => startFaultServer())
@@ -115,6 +148,21 @@ describe("HttpTransport against the fault server", () => {
       yield* realSleep(50)
       expect(got("notifications/one")()).toBe(true)
       expect(got("notifications/two")()).toBe(true)
+    }).pipe(Effect.provide(FetchHttpClient.layer)))
+
+  it.scopedLive("a GET stream whose session expired ends the connection with SessionExpired", () =>
+    Effect.gen(function*() {
+      const server = yield* resource(() => startFaultServer())
+      const next = yield* connections({ url: server.url, sseReconnect: fast })
+      const client = yield* peer(yield* next)
+      yield* client.initialize
+      yield* waitFor("the GET stream", () => server.push("notifications/one") === 1)
+      server.dropGets()
+      server.expire()
+      expect(failureOf(yield* Deferred.await(client.ended))?._tag).toBe("SessionExpired")
+      const last = server.requests.at(-1)!
+      expect(last.method).toBe("GET")
+      expect(last.headers["last-event-id"]).toBeDefined()
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
   it.scopedLive("stops reopening a GET stream the server keeps closing at once, and stays usable", () =>

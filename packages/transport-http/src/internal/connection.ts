@@ -158,6 +158,9 @@ const terminate = (ctx: Ctx): Effect.Effect<void> =>
           ? Effect.logDebug("mcp http: DELETE of the session answered", config.description, response.status)
           : Effect.void
       ),
+      Effect.ignore,
+      // closing must not hang on an unresponsive server
+      Effect.timeout(Math.min(config.connectMillis, 5_000)),
       Effect.ignore
     )
   })

@@ -1,0 +1,118 @@
+/**
+ * Where OAuth state lives: tokens, client registrations, and the PKCE
+ * verifier and state of a flow in progress. Swapping Node for the browser is
+ * swapping the Layer that provides this service.
+ *
+ * Tokens are keyed by the MCP server (its resource URL) and the
+ * authorization server's issuer, so one server moving to another issuer
+ * never reuses a token minted elsewhere.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface TokenKey {
+  /** The protected resource (the MCP server URL, as in its metadata's `resource`). */
+  readonly resource: string
+  /** The authorization server's issuer identifier. */
+  readonly issuer: string
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Tokens {
+  readonly accessToken: Redacted.Redacted<string>
+  readonly tokenType: string
+  readonly refreshToken?: Redacted.Redacted<string> | undefined
+  /** Epoch milliseconds at which the access token expires, from `expires_in`. */
+  readonly expiresAt?: number | undefined
+  /** The scopes granted (space separated). */
+  readonly scope?: string | undefined
+}
+
+/**
+ * A client identity at one authorization server.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ClientRegistration {
+  readonly clientId: string
+  readonly clientSecret?: Redacted.Redacted<string> | undefined
+  /** Epoch milliseconds; absent when it never expires. */
+  readonly clientSecretExpiresAt?: number | undefined
+  readonly registrationAccessToken?: Redacted.Redacted<string> | undefined
+  readonly registrationClientUri?: string | undefined
+  /** How the identity was obtained. */
+  readonly source: "preregistered" | "metadata-document" | "dynamic"
+  readonly redirectUris: ReadonlyArray<string>
+  readonly tokenEndpointAuthMethod?: string | undefined
+}
+
+/**
+ * An authorization-code flow waiting for its callback, found again by `state`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PendingAuthorization {
+  readonly state: string
+  readonly codeVerifier: Redacted.Redacted<string>
+  readonly redirectUri: string
+  readonly key: TokenKey
+  readonly clientId: string
+  readonly scope?: string | undefined
+  /** Epoch milliseconds. */
+  readonly createdAt: number
+}
+
+/**
+ * A storage layer failed (I/O, a corrupt file, a key that cannot decrypt).
+ * Never contains a secret.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class TokenStoreError extends Schema.TaggedError<TokenStoreError>("@mcp-effect/oauth/TokenStoreError")(
+  "TokenStoreError",
+  {
+    operation: Schema.String,
+    message: Schema.String,
+    cause: Schema.optional(Schema.Defect)
+  }
+) {}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly getTokens: (key: TokenKey) => Effect.Effect<Option.Option<Tokens>, TokenStoreError>
+  readonly setTokens: (key: TokenKey, tokens: Tokens) => Effect.Effect<void, TokenStoreError>
+  readonly deleteTokens: (key: TokenKey) => Effect.Effect<void, TokenStoreError>
+
+  /** Registrations are per issuer (and per redirect setup of the app). */
+  readonly getClient: (issuer: string) => Effect.Effect<Option.Option<ClientRegistration>, TokenStoreError>
+  readonly setClient: (issuer: string, client: ClientRegistration) => Effect.Effect<void, TokenStoreError>
+  readonly deleteClient: (issuer: string) => Effect.Effect<void, TokenStoreError>
+
+  readonly getPending: (state: string) => Effect.Effect<Option.Option<PendingAuthorization>, TokenStoreError>
+  readonly setPending: (pending: PendingAuthorization) => Effect.Effect<void, TokenStoreError>
+  readonly deletePending: (state: string) => Effect.Effect<void, TokenStoreError>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class TokenStore extends Context.Tag("@mcp-effect/oauth/TokenStore")<TokenStore, Service>() {}

@@ -1,4 +1,5 @@
 import * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import type * as Schema from "effect/Schema"
 import type * as ClientSession from "../ClientSession.js"
@@ -14,19 +15,23 @@ const parseOptions = { onExcessProperty: "preserve" } as const
  */
 export const decoder = <A, I>(schema: Schema.Schema<A, I>, method?: string) => {
   const decode = ParseResult.decodeUnknownEither(schema, parseOptions)
-  return (u: unknown): Effect.Effect<A, McpError.DecodeError> => {
-    const result = decode(u)
-    return result._tag === "Right" ?
-      Effect.succeed(result.right) :
-      Effect.fail(
-        new McpError.DecodeError({
-          reason: "Schema",
-          message: `${method ?? "message"}: ${ParseResult.TreeFormatter.formatIssueSync(result.left)}`,
-          ...(method !== undefined ? { method } : {})
-        })
-      )
-  }
+  return (u: unknown): Effect.Effect<A, McpError.DecodeError> => toEffect(decode(u), method ?? "message", method)
 }
+
+const toEffect = <A>(
+  result: Either.Either<A, ParseResult.ParseIssue>,
+  context: string,
+  method: string | undefined
+): Effect.Effect<A, McpError.DecodeError> =>
+  result._tag === "Right" ?
+    Effect.succeed(result.right) :
+    Effect.fail(
+      new McpError.DecodeError({
+        reason: "Schema",
+        message: `${context}: ${ParseResult.TreeFormatter.formatIssueSync(result.left)}`,
+        ...(method !== undefined ? { method } : {})
+      })
+    )
 
 /**
  * Sends a request and decodes its result with the method's schema.
@@ -41,18 +46,7 @@ export const decodeResult = <A, I>(schema: Schema.Schema<A, I>) => {
     params?: Record<string, unknown>,
     options?: ClientSession.RequestOptions
   ): Effect.Effect<A, McpError.McpClientError> =>
-    Effect.flatMap(session.request(method, params, options), (raw) => {
-      const result = decode(raw)
-      return result._tag === "Right" ?
-        Effect.succeed(result.right) :
-        Effect.fail(
-          new McpError.DecodeError({
-            reason: "Schema",
-            method,
-            message: `invalid ${method} result: ${ParseResult.TreeFormatter.formatIssueSync(result.left)}`
-          })
-        )
-    })
+    Effect.flatMap(session.request(method, params, options), (raw) => toEffect(decode(raw), `invalid ${method} result`, method))
 }
 
 const maxPages = 10_000

@@ -56,15 +56,27 @@ export const capability = (service: Service): NonNullable<McpSchema.ClientCapabi
  */
 export const applyDefaults = (
   requestedSchema: McpSchema.ElicitRequestFormParams["requestedSchema"],
-  content: Record<string, unknown> | undefined
-): Record<string, unknown> => {
-  const filled: Record<string, unknown> = { ...content }
+  content: Content | undefined
+): Content => {
+  const filled: Record<string, Content[string]> = { ...content }
   const properties = (requestedSchema as { properties?: Record<string, { default?: unknown }> }).properties ?? {}
   for (const [name, property] of Object.entries(properties)) {
-    if (filled[name] === undefined && property.default !== undefined) filled[name] = property.default
+    if (filled[name] === undefined && isValue(property.default)) filled[name] = property.default
   }
   return filled
 }
+
+/**
+ * The values of an accepted form.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Content = NonNullable<McpSchema.ElicitResult["content"]>
+
+const isValue = (u: unknown): u is Content[string] =>
+  typeof u === "string" || typeof u === "number" || typeof u === "boolean" ||
+  (Array.isArray(u) && u.every((item) => typeof item === "string"))
 
 /**
  * An elicitation handler that accepts every form with its defaults and
@@ -77,6 +89,6 @@ export const layerAcceptDefaults: Layer.Layer<Elicitation> = layer((params) =>
   Effect.succeed(
     params.mode === "url" ?
       { action: "decline" } :
-      { action: "accept", content: applyDefaults(params.requestedSchema, {}) as never }
+      { action: "accept", content: applyDefaults(params.requestedSchema, {}) }
   )
 )

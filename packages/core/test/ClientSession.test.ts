@@ -93,6 +93,15 @@ describe("requests", () => {
       expect(yield* client.tools.get).toHaveLength(2)
     }).pipe(Effect.provide(clientLayer(server))))
 
+  it.effect("concurrent list calls share one request", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const [a, b] = yield* Effect.all([client.listTools, client.listTools], { concurrency: 2 })
+      expect(a).toEqual(b)
+      // two pages, fetched once
+      expect(yield* receivedWith("tools/list")).toHaveLength(2)
+    }).pipe(Effect.provide(clientLayer(server))))
+
   it.effect("refreshes the live tool view on list_changed", () =>
     Effect.gen(function*() {
       const client = yield* McpClient.McpClient

@@ -14,6 +14,7 @@ import * as Roots from "../Roots.js"
 import * as Sampling from "../Sampling.js"
 import * as TaskPolling from "../TaskPolling.js"
 import { decodeResult, decoder, paginate } from "./decode.js"
+import { singleFlight } from "./singleFlight.js"
 import * as tasks from "./tasks.js"
 
 const decodeListTools = decodeResult(McpSchema.ListToolsResult)
@@ -90,25 +91,30 @@ export const make = (
             Effect.succeed(init))
       )
 
-    const listTools = requireCapability("tools", "tools/list").pipe(
+    // the fetches refresh the live views; callers share a fetch in flight, but a
+    // list_changed always starts a new one (the one in flight may predate the change)
+    const fetchTools = requireCapability("tools", "tools/list").pipe(
       Effect.zipRight(paginate((cursor) => decodeListTools(session, "tools/list", cursor), (r) => r.tools)),
       Effect.tap((tools) => SubscriptionRef.set(toolsRef, tools))
     )
-    const listResources = requireCapability("resources", "resources/list").pipe(
+    const fetchResources = requireCapability("resources", "resources/list").pipe(
       Effect.zipRight(
         paginate((cursor) => decodeListResources(session, "resources/list", cursor), (r) => r.resources)
       ),
       Effect.tap((list) => SubscriptionRef.set(resourcesRef, list))
     )
-    const listPrompts = requireCapability("prompts", "prompts/list").pipe(
+    const fetchPrompts = requireCapability("prompts", "prompts/list").pipe(
       Effect.zipRight(paginate((cursor) => decodeListPrompts(session, "prompts/list", cursor), (r) => r.prompts)),
       Effect.tap((list) => SubscriptionRef.set(promptsRef, list))
     )
+    const listTools = singleFlight(fetchTools, scope)
+    const listResources = singleFlight(fetchResources, scope)
+    const listPrompts = singleFlight(fetchPrompts, scope)
 
     const refreshes: Record<string, Effect.Effect<unknown, McpError.McpClientError>> = {
-      "notifications/tools/list_changed": listTools,
-      "notifications/resources/list_changed": listResources,
-      "notifications/prompts/list_changed": listPrompts
+      "notifications/tools/list_changed": fetchTools,
+      "notifications/resources/list_changed": fetchResources,
+      "notifications/prompts/list_changed": fetchPrompts
     }
     const refresh = (effect: Effect.Effect<unknown, McpError.McpClientError>) =>
       Effect.catchAll(effect, (error) => Effect.logDebug("mcp: could not refresh a list", error.message))

@@ -47,7 +47,7 @@ export const fromConnect = (
               new McpError.TransportError({
                 reason: "Exhausted",
                 message: `gave up after ${attempts + 1} connection attempts` +
-                  (lastError ? `: ${lastError.message}` : ": the server kept closing the connection"),
+                  (lastError ? `: ${lastError.message}` : ": every connection ended before it was usable"),
                 ...(lastError ? { cause: lastError } : {})
               })
             )

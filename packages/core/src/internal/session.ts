@@ -452,6 +452,7 @@ export const make = (
         )
         if (initResult._tag === "Left") {
           yield* Fiber.interrupt(reader)
+          lastFailure = initResult.left.message
           yield* connectionLost(live, initResult.left.message)
           if (isFatal(initResult.left)) return yield* Effect.fail(initResult.left)
           yield* Effect.logWarning("mcp: initialize failed, trying a new connection", initResult.left.message)
@@ -470,11 +471,17 @@ export const make = (
             onNone: () => "the connection broke",
             onSome: (e) => e.message
           })
+        lastFailure = reason
         yield* connectionLost(live, reason)
       })
 
-    const close = (error: McpError.McpClientError) =>
+    /** Why the last connection failed: the transport alone cannot know it. */
+    let lastFailure: string | undefined
+    const close = (reported: McpError.McpClientError) =>
       Effect.suspend(() => {
+        const error = reported._tag === "TransportError" && reported.reason === "Exhausted" && lastFailure ?
+          new McpError.TransportError({ ...reported, message: `${reported.message} (last failure: ${lastFailure})` }) :
+          reported
         closedWith = error
         Deferred.unsafeDone(gate, Exit.fail(error))
         for (const entry of pending.values()) settle(entry, Exit.fail(error))

@@ -10,10 +10,14 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import * as RecordStore from "./internal/store/recordStore.js"
+import * as Sealer from "./internal/store/sealer.js"
 
 /**
  * @since 0.1.0
@@ -116,3 +120,37 @@ export interface Service {
  * @category tags
  */
 export class TokenStore extends Context.Tag("@mcp-effect/oauth/TokenStore")<TokenStore, Service>() {}
+
+/**
+ * Options every store Layer accepts.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StoreOptions {
+  /**
+   * How long a pending authorization (PKCE verifier and state) stays usable,
+   * measured with `Clock` from its `createdAt`. Older entries read as absent
+   * and are deleted. Default: 10 minutes.
+   */
+  readonly pendingTtl?: Duration.DurationInput | undefined
+}
+
+/**
+ * A store that lives in this process only: nothing is written anywhere,
+ * nothing survives a restart. Records are still copied through their JSON
+ * form, so callers never share mutable state with the store.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeMemory = (options?: StoreOptions): Effect.Effect<Service> =>
+  Effect.sync(() => RecordStore.make(RecordStore.memoryBackend(), Sealer.plain, options))
+
+/**
+ * The memory store, for tests and short-lived processes.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemory: Layer.Layer<TokenStore> = Layer.effect(TokenStore, makeMemory())

@@ -1,0 +1,184 @@
+// @vitest-environment happy-dom
+import "fake-indexeddb/auto"
+import { afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { vi } from "vitest"
+import * as BrowserTokenStore from "../../src/BrowserTokenStore.js"
+import * as TokenStore from "../../src/TokenStore.js"
+import { client, contractSuite, exposeTokens, key, pending, secrets, tokens } from "./contract.js"
+
+let databases = 0
+const freshName = () => `mcp-effect-oauth-test-${++databases}`
+
+const idb = <A>(what: string, make: () => IDBRequest<A>) =>
+  Effect.async<A, Error>((resume) => {
+    const req = make()
+    req.onsuccess = () => resume(Effect.succeed(req.result))
+    req.onerror = () => resume(Effect.fail(new Error(what)))
+  })
+
+/** Reads a whole object store of the store's database, outside the store. */
+const dump = (name: string, objectStore: "records" | "keys") =>
+  Effect.acquireUseRelease(
+    idb("open", () => indexedDB.open(name)),
+    (db) => idb("getAll", () => db.transaction(objectStore).objectStore(objectStore).getAll()),
+    (db) => Effect.sync(() => db.close())
+  )
+
+const writeAll = (store: TokenStore.Service) =>
+  Effect.all([store.setTokens(key, tokens), store.setClient(key.issuer, client), store.setPending(pending(0))])
+
+const withStore = <A, E>(options: BrowserTokenStore.Options, use: (store: TokenStore.Service) => Effect.Effect<A, E>) =>
+  Effect.scoped(Effect.flatMap(BrowserTokenStore.make(options), use))
+
+const localStorageEntries = (prefix: string) =>
+  Object.keys(localStorage).filter((k) => k.startsWith(`${prefix}:`)).map((k) => [k, localStorage.getItem(k)!] as const)
+
+const hideIndexedDb = () => {
+  beforeAll(() => {
+    vi.stubGlobal("indexedDB", undefined)
+    return () => vi.unstubAllGlobals()
+  })
+}
+
+afterEach(() => localStorage.clear())
+
+describe("BrowserTokenStore with IndexedDB", () => {
+  contractSuite("browser, IndexedDB", (options) => BrowserTokenStore.layer({ name: freshName(), ...options }))
+
+  it.effect("keeps records in IndexedDB, encrypted, and nothing in localStorage", () =>
+    Effect.gen(function*() {
+      const name = freshName()
+      yield* withStore({ name }, writeAll)
+      const records = yield* dump(name, "records")
+      expect(records).toHaveLength(3)
+      for (const record of records) {
+        expect(typeof record).toBe("string")
+        for (const s of [...secrets, key.resource]) expect(record).not.toContain(s)
+      }
+      expect(localStorage.length).toBe(0)
+    }))
+
+  it.effect("persists a non-extractable AES-GCM CryptoKey", () =>
+    Effect.gen(function*() {
+      const name = freshName()
+      yield* withStore({ name }, (store) => store.setTokens(key, tokens))
+      const [entry] = yield* dump(name, "keys")
+      const stored: CryptoKey = entry.key
+      expect(stored).toBeInstanceOf(CryptoKey)
+      expect(stored.extractable).toBe(false)
+      expect(stored.algorithm).toMatchObject({ name: "AES-GCM", length: 256 })
+      const exported = yield* Effect.either(Effect.tryPromise(() => crypto.subtle.exportKey("raw", stored)))
+      expect(exported._tag).toBe("Left")
+    }))
+
+  it.effect("a fresh instance over the same database reads what an earlier one wrote", () =>
+    Effect.gen(function*() {
+      const name = freshName()
+      yield* withStore({ name }, writeAll)
+      const read = yield* withStore({ name }, (store) => store.getTokens(key))
+      expect(exposeTokens(Option.getOrThrow(read))).toEqual(exposeTokens(tokens))
+      expect(yield* dump(name, "keys")).toHaveLength(1)
+    }))
+
+  it.effect("instances starting together agree on one key", () =>
+    Effect.gen(function*() {
+      const name = freshName()
+      yield* Effect.all([
+        withStore({ name }, (store) => store.setTokens(key, tokens)),
+        withStore({ name }, (store) => store.setClient(key.issuer, client))
+      ], { concurrency: "unbounded" })
+      expect(yield* dump(name, "keys")).toHaveLength(1)
+      yield* withStore({ name }, (store) =>
+        Effect.gen(function*() {
+          expect(Option.isSome(yield* store.getTokens(key))).toBe(true)
+          expect(Option.isSome(yield* store.getClient(key.issuer))).toBe(true)
+        }))
+    }))
+
+  it.effect("a record that does not decrypt is a TokenStoreError without secrets", () =>
+    Effect.gen(function*() {
+      const name = freshName()
+      const error = yield* withStore({ name }, (store) =>
+        Effect.gen(function*() {
+          yield* store.setTokens(key, tokens)
+          const db = yield* idb("open", () => indexedDB.open(name))
+          const [id] = yield* idb("keys", () => db.transaction("records").objectStore("records").getAllKeys())
+          const stored = JSON.parse((yield* dump(name, "records"))[0])
+          yield* idb("put", () =>
+            db.transaction("records", "readwrite").objectStore("records").put(
+              JSON.stringify({ ...stored, ct: stored.ct.replace(/^./, (c: string) => c === "A" ? "B" : "A") }),
+              id!
+            ))
+          db.close()
+          return yield* Effect.flip(store.getTokens(key))
+        }))
+      expect(error).toBeInstanceOf(TokenStore.TokenStoreError)
+      expect(error.message).toMatch(/could not be decrypted/)
+      for (const s of secrets) expect(JSON.stringify(error)).not.toContain(s)
+    }))
+
+  it.effect("falls back to localStorage when IndexedDB cannot be opened", () =>
+    Effect.gen(function*() {
+      vi.stubGlobal("indexedDB", {
+        open: () => {
+          throw new DOMException("denied", "SecurityError")
+        }
+      })
+      const name = freshName()
+      const read = yield* withStore({ name }, (store) =>
+        Effect.zipRight(store.setTokens(key, tokens), store.getTokens(key))).pipe(
+          Effect.ensuring(Effect.sync(() => vi.unstubAllGlobals()))
+        )
+      expect(Option.isSome(read)).toBe(true)
+      expect(localStorageEntries(name)).toHaveLength(1)
+    }))
+})
+
+describe("BrowserTokenStore with localStorage only", () => {
+  hideIndexedDb()
+
+  contractSuite("browser, localStorage fallback", (options) => BrowserTokenStore.layer({ name: freshName(), ...options }))
+
+  it.effect("keeps records in localStorage under its prefix, encrypted", () =>
+    Effect.gen(function*() {
+      const name = freshName()
+      yield* withStore({ name }, writeAll)
+      const entries = localStorageEntries(name)
+      expect(entries).toHaveLength(3)
+      for (const [storageKey, value] of entries) {
+        expect(storageKey).toMatch(new RegExp(`^${name}:(tokens|client|pending):`))
+        for (const s of secrets) expect(value).not.toContain(s)
+      }
+    }))
+
+  it.effect("after a reload the memory-only key is gone: old records read as absent, new ones work", () =>
+    Effect.gen(function*() {
+      const name = freshName()
+      yield* withStore({ name }, writeAll)
+      yield* withStore({ name }, (store) =>
+        Effect.gen(function*() {
+          expect(Option.isNone(yield* store.getTokens(key))).toBe(true)
+          expect(Option.isNone(yield* store.getClient(key.issuer))).toBe(true)
+          expect(Option.isNone(yield* store.getPending("state-0d9e"))).toBe(true)
+          yield* store.setTokens(key, { ...tokens, accessToken: Redacted.make("after-reload") })
+          const read = Option.getOrThrow(yield* store.getTokens(key))
+          expect(Redacted.value(read.accessToken)).toBe("after-reload")
+        }))
+    }))
+
+  it.effect("fails with a TokenStoreError when localStorage is unavailable too", () =>
+    Effect.gen(function*() {
+      const storage = globalThis.localStorage
+      vi.stubGlobal("localStorage", undefined)
+      const error = yield* Effect.flip(Layer.build(BrowserTokenStore.layer())).pipe(
+        Effect.scoped,
+        Effect.ensuring(Effect.sync(() => vi.stubGlobal("localStorage", storage)))
+      )
+      expect(error).toBeInstanceOf(TokenStore.TokenStoreError)
+      expect(error.message).toMatch(/localStorage is unavailable/)
+    }))
+})

@@ -1,0 +1,190 @@
+/**
+ * `npm run bench:breakdown` (or `tsx --conditions=@mcp-effect/source bench/breakdown.ts`):
+ * where our client's time per sequential `tools/call` goes, layer by layer.
+ * Each row peels one layer off, so differences between rows are the cost of
+ * that layer. Client CPU per call (`process.cpuUsage`, all threads of this
+ * process) is steadier than wall time on a busy machine.
+ *
+ * Rows (median of `--repeats` interleaved rounds of `--calls` calls):
+ * - `client/stdio`: `McpClient.callTool` over `StdioTransport` (what the benchmark measures)
+ * - `client/stdio no-timeout`: the same with `requestTimeout: "none"` (no per-request watchdog)
+ * - `session/stdio`: `ClientSession.request("tools/call")`, skipping McpClient, tasks and result decoding
+ * - `transport/stdio`: one `StdioTransport` connection with a minimal id -> Deferred correlation
+ * - `client/loopback`, `... no-timeout`, `session/loopback`, `... no-timeout`: the same over an
+ *   in-process transport answering at once (no process, no I/O): the engine alone
+ * - `sdk/stdio`, `raw/stdio`: the official SDK client and the hand-written NDJSON loop, for scale
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { JsonRpc, McpClient, McpTransport } from "@mcp-effect/core"
+import { StdioTransport } from "@mcp-effect/transport-stdio"
+import * as Chunk from "effect/Chunk"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Queue from "effect/Queue"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { parseArgs } from "node:util"
+import * as Raw from "./clients/raw.js"
+import * as Sdk from "./clients/sdk.js"
+import { median } from "./measure.js"
+import { serverEnv, stdioServer } from "./servers.js"
+import { echoCall, echoText } from "./subject.js"
+
+const { values: flags } = parseArgs({
+  options: {
+    calls: { type: "string", default: "3000" },
+    repeats: { type: "string", default: "3" }
+  }
+})
+const calls = Number(flags.calls)
+const repeats = Number(flags.repeats)
+
+/** Runs `n` sequential calls; resolves with the elapsed milliseconds. */
+type Loop = (n: number) => Promise<number>
+
+interface Row {
+  readonly name: string
+  readonly loop: Loop
+}
+
+const runtime = ManagedRuntime.make(NodeContext.layer)
+const scope = Effect.runSync(Scope.make())
+const inScope = <A, E>(effect: Effect.Effect<A, E, Scope.Scope | NodeContext.NodeContext>): Promise<A> =>
+  runtime.runPromise(Scope.extend(effect, scope))
+
+const timedLoop = <E>(once: Effect.Effect<unknown, E>): Loop => (n) =>
+  runtime.runPromise(Effect.gen(function*() {
+    const start = performance.now()
+    for (let i = 0; i < n; i++) yield* once
+    return performance.now() - start
+  }))
+
+const stdio = StdioTransport.layer({ command: stdioServer.command, args: stdioServer.args, env: serverEnv })
+
+/** An in-process transport whose server answers every request at once (through JSON, like a wire). */
+const loopback = Layer.succeed(McpTransport.McpTransport, {
+  connections: Stream.concat(
+    Stream.fromEffect(Effect.map(Queue.unbounded<JsonRpc.Incoming>(), (queue): McpTransport.Connection => ({
+      incoming: Stream.fromQueue(queue),
+      send: (message) =>
+        Effect.sync(() => {
+          if (!JsonRpc.isRequest(message)) return
+          const result = message.method === "initialize" ?
+            { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "loopback", version: "1" } } :
+            message.method === "tools/list" ?
+            { tools: [{ name: "echo", inputSchema: { type: "object" } }] } :
+            { content: [{ type: "text", text: echoText }] }
+          for (const incoming of JsonRpc.decode(JSON.stringify(JsonRpc.success(message.id, result)))) {
+            queue.unsafeOffer(incoming)
+          }
+        }),
+      description: "loopback"
+    }))),
+    Stream.never
+  )
+})
+
+const client = async (
+  transport: Layer.Layer<McpTransport.McpTransport, never, NodeContext.NodeContext>,
+  options: Partial<McpClient.Options>,
+  via: "client" | "session"
+): Promise<Loop> => {
+  const mcp = await inScope(
+    McpClient.make({ clientInfo: { name: "bench-breakdown", version: "1.0.0" }, prefetch: false, ...options }).pipe(
+      Effect.tap((mcp) => mcp.initialized),
+      Effect.provide(transport)
+    )
+  )
+  return via === "client" ?
+    timedLoop(Effect.suspend(() => mcp.callTool(echoCall))) :
+    timedLoop(Effect.suspend(() => mcp.session.request("tools/call", echoCall)))
+}
+
+/** The stdio transport with just enough JSON-RPC on top: ids and a Deferred per request. */
+const transportOnly = async (): Promise<Loop> => {
+  const connection = await inScope(Effect.gen(function*() {
+    const transport = yield* McpTransport.McpTransport
+    const pull = yield* Stream.toPull(transport.connections)
+    return Chunk.unsafeHead(yield* pull)
+  }).pipe(Effect.provide(stdio)))
+  const waiting = new Map<JsonRpc.RequestId, Deferred.Deferred<unknown>>()
+  await inScope(Effect.forkScoped(connection.incoming.pipe(
+    Stream.runForEach((incoming) =>
+      Effect.sync(() => {
+        if (JsonRpc.isMalformed(incoming) || !JsonRpc.isResponse(incoming) || incoming.id === null) return
+        const deferred = waiting.get(incoming.id)
+        waiting.delete(incoming.id)
+        if (deferred !== undefined) Deferred.unsafeDone(deferred, Exit.succeed(incoming))
+      })
+    )
+  )))
+  let nextId = 1
+  const request = (method: string, params: Record<string, unknown>) =>
+    Effect.suspend(() => {
+      const id = nextId++
+      const deferred = Deferred.unsafeMake<unknown>(FiberId.none)
+      waiting.set(id, deferred)
+      return Effect.zipRight(connection.send(JsonRpc.request(id, method, params)), Deferred.await(deferred))
+    })
+  await runtime.runPromise(Effect.zipRight(
+    request("initialize", {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "bench-breakdown", version: "1.0.0" }
+    }),
+    connection.send(JsonRpc.notification("notifications/initialized"))
+  ))
+  return timedLoop(request("tools/call", echoCall))
+}
+
+const main = async () => {
+  const sdk = await Sdk.startStdio(stdioServer)
+  const raw = await Raw.start(stdioServer)
+  const rows: Array<Row> = [
+    { name: "client/stdio", loop: await client(stdio, {}, "client") },
+    { name: "client/stdio no-timeout", loop: await client(stdio, { requestTimeout: "none" }, "client") },
+    { name: "session/stdio", loop: await client(stdio, {}, "session") },
+    { name: "transport/stdio", loop: await transportOnly() },
+    { name: "client/loopback", loop: await client(loopback, {}, "client") },
+    { name: "client/loopback no-timeout", loop: await client(loopback, { requestTimeout: "none" }, "client") },
+    { name: "session/loopback", loop: await client(loopback, {}, "session") },
+    { name: "session/loopback no-timeout", loop: await client(loopback, { requestTimeout: "none" }, "session") },
+    { name: "sdk/stdio", loop: sdk.sequential },
+    { name: "raw/stdio", loop: raw.sequential }
+  ]
+  const wall = new Map<string, Array<number>>(rows.map((row) => [row.name, []]))
+  const cpu = new Map<string, Array<number>>(rows.map((row) => [row.name, []]))
+  for (const row of rows) await row.loop(Math.min(1000, calls))
+  for (let round = 0; round < repeats; round++) {
+    process.stderr.write(`round ${round + 1}/${repeats}\n`)
+    for (const row of rows) {
+      const before = process.cpuUsage()
+      const millis = await row.loop(calls)
+      const used = process.cpuUsage(before)
+      wall.get(row.name)!.push((millis * 1000) / calls)
+      cpu.get(row.name)!.push((used.user + used.system) / calls)
+    }
+  }
+  console.log(`${"µs per call".padEnd(28)} ${"wall".padStart(8)} ${"cpu".padStart(8)}`)
+  for (const row of rows) {
+    const w = median(wall.get(row.name)!).toFixed(1).padStart(8)
+    const c = median(cpu.get(row.name)!).toFixed(1).padStart(8)
+    console.log(`${row.name.padEnd(28)} ${w} ${c}`)
+  }
+  await sdk.close()
+  await raw.close()
+  await runtime.runPromise(Scope.close(scope, Exit.void))
+  await runtime.dispose()
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(String(error).split("\n").slice(0, 8).join("\n"))
+    process.exit(1)
+  }
+)

@@ -1,0 +1,45 @@
+/**
+ * The official SDK client (`@modelcontextprotocol/sdk` `Client`) over its
+ * stdio and Streamable HTTP transports, used the documented way.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { checkEcho, echoCall, elapsedSince, type Subject } from "../subject.js"
+import { childEnv, type ServerCommand } from "../servers.js"
+
+const connect = async (transport: Transport): Promise<Client> => {
+  const client = new Client({ name: "bench-sdk", version: "1.0.0" })
+  await client.connect(transport)
+  return client
+}
+
+const subject = async (client: Client): Promise<Subject> => {
+  checkEcho("sdk", await client.callTool(echoCall))
+  return {
+    sequential: async (n) => {
+      const start = performance.now()
+      for (let i = 0; i < n; i++) await client.callTool(echoCall)
+      return elapsedSince(start)
+    },
+    concurrent: async (n) => {
+      const start = performance.now()
+      await Promise.all(Array.from({ length: n }, () => client.callTool(echoCall)))
+      return elapsedSince(start)
+    },
+    close: () => client.close()
+  }
+}
+
+export const startStdio = async (server: ServerCommand): Promise<Subject> =>
+  subject(
+    await connect(
+      new StdioClientTransport({ command: server.command, args: [...server.args], env: childEnv(), stderr: "inherit" })
+    )
+  )
+
+/** A connected HTTP session (initialized, GET stream opened by the SDK as it chooses). */
+export const openHttp = (url: string): Promise<Client> => connect(new StreamableHTTPClientTransport(new URL(url)))
+
+export const startHttp = async (url: string): Promise<Subject> => subject(await openHttp(url))

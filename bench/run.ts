@@ -1,0 +1,169 @@
+/**
+ * `npm run bench`: our client vs the official SDK client (and, over stdio, a
+ * raw NDJSON loop as the floor) on the same fixture servers, in one run.
+ *
+ * Metric lines go to stdout, one per metric; progress and per-round samples
+ * go to stderr. See bench/README.md.
+ */
+import { parseArgs } from "node:util"
+import * as Ours from "./clients/ours.js"
+import * as Raw from "./clients/raw.js"
+import * as Sdk from "./clients/sdk.js"
+import { type Contender, idleHeap, latency, type Scores, throughput } from "./measure.js"
+import { startHttpServer, stdioServer } from "./servers.js"
+
+const { values: flags } = parseArgs({
+  options: {
+    calls: { type: "string", default: "2000" },
+    "http-calls": { type: "string", default: "500" },
+    warmup: { type: "string", default: "200" },
+    concurrency: { type: "string", default: "1000" },
+    repeats: { type: "string", default: "3" },
+    sessions: { type: "string", default: "100" },
+    only: { type: "string" },
+    "http-response": { type: "string", default: "sse" },
+    "http-client": { type: "string", default: "fetch" }
+  }
+})
+
+const count = (name: string, value: string | undefined): number => {
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got ${value}`)
+  return n
+}
+const oneOf = <A extends string>(name: string, value: string | undefined, allowed: ReadonlyArray<A>): A => {
+  if (!allowed.includes(value as A)) throw new Error(`--${name} must be one of ${allowed.join(", ")}, got ${value}`)
+  return value as A
+}
+
+const options = {
+  calls: count("calls", flags.calls),
+  httpCalls: count("http-calls", flags["http-calls"]),
+  warmup: count("warmup", flags.warmup),
+  concurrency: count("concurrency", flags.concurrency),
+  repeats: count("repeats", flags.repeats),
+  sessions: count("sessions", flags.sessions),
+  only: flags.only === undefined ? undefined : oneOf("only", flags.only, ["stdio", "http"] as const),
+  httpResponse: oneOf("http-response", flags["http-response"], ["sse", "json"] as const),
+  httpClient: oneOf("http-client", flags["http-client"], ["fetch", "undici"] as const)
+}
+
+const log = (line: string) => process.stderr.write(line + "\n")
+
+// Under 1000 concurrent calls the SDK client adds a listener per pending write
+// (stdin "drain") or request (one shared AbortSignal) and Node warns each time:
+// count those warnings instead of printing them.
+let listenerWarnings = 0
+process.removeAllListeners("warning")
+process.on("warning", (warning) => {
+  if (warning.name === "MaxListenersExceededWarning") listenerWarnings++
+  else log(String(warning))
+})
+const print = (line: string) => process.stdout.write(line + "\n")
+
+const fmt = (value: number | undefined, digits: number) => value === undefined ? "n/a" : value.toFixed(digits)
+const ratio = (scores: Scores) =>
+  scores.ours === undefined || scores.sdk === undefined ? "n/a" : (scores.ours / scores.sdk).toFixed(2)
+
+const line = (metric: string, scores: Scores, digits: number, better: "lower" | "higher") => {
+  const parts = (["ours", "sdk", "raw"] as const)
+    .filter((name) => name in scores)
+    .map((name) => `${name}=${fmt(scores[name], digits)}`)
+  return `${metric}: ${parts.join(" ")} ratio=${ratio(scores)} (${better} is better)`
+}
+
+const reason = (error: unknown) => (error instanceof Error ? error.message : String(error)).split("\n")[0]
+
+const closeAll = async (contenders: ReadonlyArray<Contender>) => {
+  for (const { subject } of contenders) await subject.close()
+}
+
+const stdio = async (ours: Ours.Ours) => {
+  log(`stdio: ${options.calls} sequential calls x${options.repeats} (median), ` +
+    `${options.concurrency} concurrent x${options.repeats} (best), one server process per client`)
+  const contenders: Array<Contender> = [
+    { name: "ours", subject: await ours.startStdio(stdioServer) },
+    { name: "sdk", subject: await Sdk.startStdio(stdioServer) },
+    { name: "raw", subject: await Raw.start(stdioServer) }
+  ]
+  try {
+    print(line("stdio latency", await latency(contenders, options, log), 1, "lower"))
+    print(line(
+      "stdio throughput",
+      await throughput(contenders, { concurrency: options.concurrency, rounds: options.repeats }, log),
+      0,
+      "higher"
+    ))
+  } finally {
+    await closeAll(contenders)
+  }
+}
+
+const http = async (ours: Ours.Ours) => {
+  const server = await startHttpServer(options.httpResponse === "json")
+  log(`http: ${server.url}, stateful, ${options.httpResponse.toUpperCase()} responses, ` +
+    `our HttpClient: ${options.httpClient}; ${options.httpCalls} sequential calls x${options.repeats} (median), ` +
+    `${options.concurrency} concurrent x${options.repeats} (best)`)
+  try {
+    const sdk: Contender = { name: "sdk", subject: await Sdk.startHttp(server.url) }
+    let mine: Contender | undefined
+    try {
+      mine = { name: "ours", subject: await ours.startHttp(server.url) }
+    } catch (error) {
+      await sdk.subject.close()
+      for (const metric of ["http latency", "http throughput", "http idle heap per session"]) {
+        print(`${metric}: skipped (our client could not connect: ${reason(error)})`)
+      }
+      return
+    }
+    const contenders = [mine, sdk]
+    try {
+      const latencyOptions = { ...options, calls: options.httpCalls }
+      print(line("http latency", await latency(contenders, latencyOptions, log), 1, "lower"))
+      print(line(
+        "http throughput",
+        await throughput(contenders, { concurrency: options.concurrency, rounds: options.repeats }, log),
+        0,
+        "higher"
+      ))
+    } finally {
+      await closeAll(contenders)
+    }
+    log(`http: ${options.sessions} idle sessions per client`)
+    const ourHeap = await idleHeap(options.sessions, () => ours.openHttp(server.url))
+    const sdkHeap = await idleHeap(options.sessions, async () => {
+      const client = await Sdk.openHttp(server.url)
+      return () => client.close()
+    })
+    log(`  still held per session after closing them: ours=${fmt(ourHeap.afterClose, 1)} ` +
+      `sdk=${fmt(sdkHeap.afterClose, 1)} KiB`)
+    const heap: Scores = { ours: ourHeap.open, sdk: sdkHeap.open }
+    print(`http idle heap per session: ours=${fmt(heap.ours, 1)} sdk=${fmt(heap.sdk, 1)} ratio=${ratio(heap)} ` +
+      `(KiB, lower is better)`)
+  } finally {
+    await server.close()
+  }
+}
+
+const main = async () => {
+  const started = performance.now()
+  log(`node ${process.version}`)
+  const ours = Ours.make(options.httpClient)
+  try {
+    if (options.only !== "http") await stdio(ours)
+    if (options.only !== "stdio") await http(ours)
+  } finally {
+    await ours.dispose()
+  }
+  if (listenerWarnings > 0) log(`(${listenerWarnings} MaxListenersExceededWarning from Node suppressed)`)
+  log(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    // a failed Effect prints every parallel failure: the first lines say enough
+    console.error(String(error).split("\n").slice(0, 8).join("\n"))
+    process.exit(1)
+  }
+)

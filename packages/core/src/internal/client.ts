@@ -93,9 +93,13 @@ export const make = (
 
     // the fetches refresh the live views; callers share a fetch in flight, but a
     // list_changed always starts a new one (the one in flight may predate the change)
+    let toolIndex = new Map<string, McpSchema.Tool>()
     const fetchTools = requireCapability("tools", "tools/list").pipe(
       Effect.zipRight(paginate((cursor) => decodeListTools(session, "tools/list", cursor), (r) => r.tools)),
-      Effect.tap((tools) => SubscriptionRef.set(toolsRef, tools))
+      Effect.tap((tools) => {
+        toolIndex = new Map(tools.map((tool) => [tool.name, tool]))
+        return SubscriptionRef.set(toolsRef, tools)
+      })
     )
     const fetchResources = requireCapability("resources", "resources/list").pipe(
       Effect.zipRight(
@@ -163,7 +167,7 @@ export const make = (
 
     const findTool = (name: string) =>
       Effect.gen(function*() {
-        const cached = (yield* SubscriptionRef.get(toolsRef)).find((tool) => tool.name === name)
+        const cached = toolIndex.get(name)
         if (cached) return cached
         const init = yield* session.initialized
         if (!init.capabilities.tools) return undefined
@@ -173,6 +177,7 @@ export const make = (
     const taskContext: tasks.TaskContext = {
       session: () => session,
       polling,
+      cachedTool: (name) => toolIndex.get(name),
       findTool,
       trusted: options.trusted ?? false
     }

@@ -1,5 +1,5 @@
 import * as Cause from "effect/Cause"
-import * as Clock from "effect/Clock"
+import type * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -18,6 +18,7 @@ import * as JsonRpc from "../JsonRpc.js"
 import * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import { McpTransport } from "../McpTransport.js"
+import { expiredKind, makeSweeper, type Timed } from "./timeouts.js"
 import type { Connection } from "../McpTransport.js"
 
 /** @internal */
@@ -53,11 +54,12 @@ interface Live {
   alive: boolean
 }
 
-interface Pending {
+type Outcome = Exit.Exit<unknown, McpError.McpClientError>
+
+interface Pending extends Timed {
   readonly id: JsonRpc.RequestId
   readonly method: string
   readonly message: JsonRpc.Request
-  readonly deferred: Deferred.Deferred<unknown, McpError.McpClientError>
   readonly replay: boolean
   readonly toolName: string | undefined
   readonly progressToken: JsonRpc.RequestId | undefined
@@ -65,8 +67,10 @@ interface Pending {
   readonly resetOnProgress: boolean
   sentOn: Live | undefined
   awaitingResend: boolean
-  settled: boolean
-  lastActivity: number
+  /** The outcome, once known; `resume` hands it to the waiting fiber. */
+  outcome: Outcome | undefined
+  resume: ((outcome: Outcome) => void) | undefined
+  timedOut: boolean
 }
 
 const toMillis = (t: ClientSession.Timeout | undefined): number | undefined =>
@@ -85,6 +89,7 @@ export const make = (
   Effect.gen(function*() {
     const transport = yield* McpTransport
     const scope = yield* Effect.scope
+    const clock = yield* Effect.clock
     const handlers = options.handlers ?? {}
     const offeredVersion = options.protocolVersion ?? McpSchema.LATEST_PROTOCOL_VERSION
     const defaultIdle = toMillis(options.requestTimeout ?? Duration.seconds(60))
@@ -107,16 +112,39 @@ export const make = (
 
     // ---- completing requests ----------------------------------------------------------
 
-    const settle = (entry: Pending, exit: Exit.Exit<unknown, McpError.McpClientError>) => {
-      if (entry.settled) return
-      entry.settled = true
-      Deferred.unsafeDone(entry.deferred, exit)
+    const settle = (entry: Pending, outcome: Outcome) => {
+      if (entry.outcome !== undefined) return
+      entry.outcome = outcome
+      timeouts.unwatch(entry)
+      entry.resume?.(outcome)
     }
 
     const forget = (entry: Pending) => {
       pending.delete(entry.id)
       if (entry.progressToken !== undefined) byProgressToken.delete(entry.progressToken)
+      timeouts.unwatch(entry)
     }
+
+    const timeouts = yield* makeSweeper<Pending>(clock, (entry) => {
+      const kind = expiredKind(entry)
+      entry.timedOut = true
+      settle(
+        entry,
+        Exit.fail(
+          new McpError.RequestTimeout({
+            method: entry.method,
+            kind,
+            millis: kind === "idle" ? entry.idleMillis! : entry.totalMillis!
+          })
+        )
+      )
+    })
+
+    const awaitOutcome = (entry: Pending) =>
+      Effect.async<unknown, McpError.McpClientError>((resume) => {
+        if (entry.outcome !== undefined) return resume(entry.outcome)
+        entry.resume = resume
+      })
 
     // ---- sending ----------------------------------------------------------------------
 
@@ -145,7 +173,9 @@ export const make = (
       })
 
     const dispatch = (entry: Pending): Effect.Effect<void, McpError.McpClientError> =>
-      Effect.flatMap(awaitLive, (live) => live.alive ? sendEntry(entry, live) : dispatch(entry))
+      openedFor?.alive && !closedWith ?
+        sendEntry(entry, openedFor) :
+        Effect.flatMap(awaitLive, (live) => live.alive ? sendEntry(entry, live) : dispatch(entry))
 
     const cancelOnServer = (entry: Pending, reason: string) =>
       Effect.suspend(() => {
@@ -154,27 +184,6 @@ export const make = (
         return Effect.ignore(
           live.connection.send(JsonRpc.notification("notifications/cancelled", { requestId: entry.id, reason }))
         )
-      })
-
-    const watchdog = (entry: Pending, idle: number | undefined, total: number | undefined) =>
-      Effect.flatMap(Clock.currentTimeMillis, (start) => {
-        entry.lastActivity = start
-        const loop: Effect.Effect<never, McpError.RequestTimeout> = Effect.flatMap(
-          Clock.currentTimeMillis,
-          (now) => {
-            const idleDeadline = idle === undefined ? Infinity : entry.lastActivity + idle
-            const totalDeadline = total === undefined ? Infinity : start + total
-            const deadline = Math.min(idleDeadline, totalDeadline)
-            if (deadline <= now) {
-              const kind = idleDeadline <= totalDeadline ? "idle" : "total"
-              return Effect.fail(
-                new McpError.RequestTimeout({ method: entry.method, kind, millis: kind === "idle" ? idle! : total! })
-              )
-            }
-            return Effect.zipRight(Effect.sleep(deadline - now), loop)
-          }
-        )
-        return loop
       })
 
     const call = (
@@ -190,11 +199,11 @@ export const make = (
         const sentParams = wantsProgress ?
           { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: id } } :
           params
+        const now = clock.unsafeCurrentTimeMillis()
         const entry: Pending = {
           id,
           method,
           message: JsonRpc.request(id, method, sentParams),
-          deferred: Deferred.unsafeMake(FiberId.none),
           replay: requestOptions?.replay ?? replayableMethods.has(method),
           toolName: requestOptions?.toolName,
           progressToken: wantsProgress ? id : undefined,
@@ -202,36 +211,30 @@ export const make = (
           resetOnProgress,
           sentOn: undefined,
           awaitingResend: false,
-          settled: false,
-          lastActivity: 0
+          outcome: undefined,
+          resume: undefined,
+          timedOut: false,
+          idleMillis: requestOptions?.timeout !== undefined ? toMillis(requestOptions.timeout) : defaultIdle,
+          totalMillis: requestOptions?.maxTotalTimeout !== undefined ?
+            toMillis(requestOptions.maxTotalTimeout) :
+            defaultTotal,
+          startedAt: now,
+          lastActivity: now
         }
         pending.set(id, entry)
         if (entry.progressToken !== undefined) byProgressToken.set(id, entry)
+        if (entry.idleMillis !== undefined || entry.totalMillis !== undefined) timeouts.watch(entry)
 
-        const idle = requestOptions?.timeout !== undefined ? toMillis(requestOptions.timeout) : defaultIdle
-        const total = requestOptions?.maxTotalTimeout !== undefined ?
-          toMillis(requestOptions.maxTotalTimeout) :
-          defaultTotal
-        const send = pinned ? sendEntry(entry, pinned) : dispatch(entry)
-        const response = Deferred.await(entry.deferred)
-        const wait = idle === undefined && total === undefined ?
-          response :
-          // the timer must stay interruptible even when the request runs in a finalizer
-          Effect.raceFirst(response, Effect.interruptible(watchdog(entry, idle, total)))
-
-        return Effect.zipRight(send, wait).pipe(
-          Effect.onExit((exit) =>
-            Effect.suspend(() => {
-              forget(entry)
-              if (entry.settled || Exit.isSuccess(exit)) return Effect.void
-              entry.settled = true
-              const timedOut = Exit.isFailure(exit) && Option.isSome(Cause.failureOption(exit.cause)) &&
-                (Cause.failureOption(exit.cause) as Option.Some<McpError.McpClientError>).value._tag ===
-                  "RequestTimeout"
-              if (timedOut) return cancelOnServer(entry, "timeout")
-              return Exit.isInterrupted(exit) ? cancelOnServer(entry, "cancelled by the client") : Effect.void
-            })
-          )
+        return Effect.zipRight(pinned ? sendEntry(entry, pinned) : dispatch(entry), awaitOutcome(entry)).pipe(
+          Effect.onExit((exit) => {
+            forget(entry)
+            if (entry.timedOut) return cancelOnServer(entry, "timeout")
+            if (entry.outcome === undefined && Exit.isInterrupted(exit)) {
+              entry.outcome = exit
+              return cancelOnServer(entry, "cancelled by the client")
+            }
+            return Effect.void
+          })
         )
       })
 
@@ -275,36 +278,34 @@ export const make = (
       return Effect.flatMap(Effect.forkIn(run, scope), (fiber) => Effect.sync(() => serverRequests.set(request.id, fiber)))
     }
 
-    const onNotification = (notification: JsonRpc.Notification): Effect.Effect<void> => {
+    /** Handles what it can synchronously; returns an effect only for the rest. */
+    const onNotification = (notification: JsonRpc.Notification): Effect.Effect<void> | undefined => {
       switch (notification.method) {
         case "notifications/progress": {
           const decoded = progressParams(notification.params)
-          if (decoded._tag === "Left") return Effect.void
+          if (decoded._tag === "Left") return undefined
           const entry = byProgressToken.get(decoded.right.progressToken)
-          if (!entry) return Effect.void
+          if (!entry) return undefined
           entry.onProgress?.(decoded.right)
-          return entry.resetOnProgress ?
-            Effect.map(Clock.currentTimeMillis, (now) => {
-              entry.lastActivity = now
-            }) :
-            Effect.void
+          if (entry.resetOnProgress) entry.lastActivity = clock.unsafeCurrentTimeMillis()
+          return undefined
         }
         case "notifications/cancelled": {
           const requestId = notification.params?.requestId as JsonRpc.RequestId | undefined
           const fiber = requestId === undefined ? undefined : serverRequests.get(requestId)
-          return fiber ? Fiber.interruptFork(fiber) : Effect.void
+          return fiber ? Fiber.interruptFork(fiber) : undefined
         }
         default:
           return Effect.asVoid(PubSub.publish(notifications, notification))
       }
     }
 
-    const onIncoming = (live: Live) => (incoming: JsonRpc.Incoming): Effect.Effect<void> => {
+    const onIncoming = (live: Live, incoming: JsonRpc.Incoming): Effect.Effect<void> | undefined => {
       if (JsonRpc.isMalformed(incoming)) {
         const entry = incoming.id === undefined ? undefined : pending.get(incoming.id)
         if (entry && entry.sentOn === live) {
           settle(entry, Exit.fail(incoming.error))
-          return Effect.void
+          return undefined
         }
         return Effect.zipRight(
           Effect.logWarning("mcp: ignored malformed input", incoming.error.message),
@@ -319,7 +320,7 @@ export const make = (
         if (incoming.id === null && "error" in incoming) {
           return Effect.logWarning("mcp: server reported an error", incoming.error.message)
         }
-        return Effect.void // late answer to a cancelled or timed-out request
+        return undefined // late answer to a cancelled or timed-out request
       }
       settle(
         entry,
@@ -334,7 +335,17 @@ export const make = (
           ) :
           Exit.succeed(incoming.result)
       )
-      return Effect.void
+      return undefined
+    }
+
+    /** Settles responses as they come; runs the effects of a chunk in order after it. */
+    const onChunk = (live: Live) => (chunk: Chunk.Chunk<JsonRpc.Incoming>): Effect.Effect<void> => {
+      let effects: Array<Effect.Effect<void>> | undefined
+      for (const incoming of chunk) {
+        const effect = onIncoming(live, incoming)
+        if (effect !== undefined) (effects ??= []).push(effect)
+      }
+      return effects === undefined ? Effect.void : Effect.forEach(effects, (effect) => effect, { discard: true })
     }
 
     // ---- connection lifecycle ---------------------------------------------------------
@@ -392,7 +403,7 @@ export const make = (
         live.alive = false
         if (openedFor === live) gate = Deferred.unsafeMake(FiberId.none)
         for (const entry of pending.values()) {
-          if (entry.sentOn !== live || entry.settled) continue
+          if (entry.sentOn !== live || entry.outcome !== undefined) continue
           entry.sentOn = undefined
           if (entry.replay) {
             entry.awaitingResend = true
@@ -421,7 +432,7 @@ export const make = (
 
     const resendAwaiting = (live: Live) =>
       Effect.forEach(
-        [...pending.values()].filter((entry) => entry.awaitingResend && !entry.settled),
+        [...pending.values()].filter((entry) => entry.awaitingResend && entry.outcome === undefined),
         (entry) => {
           entry.awaitingResend = false
           return sendEntry(entry, live)
@@ -434,7 +445,7 @@ export const make = (
         const live: Live = { connection, generation: ++generation, alive: true }
         yield* SubscriptionRef.set(state, { _tag: "Connecting", generation: live.generation })
         const reader = yield* connection.incoming.pipe(
-          Stream.runForEach(onIncoming(live)),
+          Stream.runForEachChunk(onChunk(live)),
           Effect.fork
         )
         const initResult = yield* initialize(live).pipe(

@@ -12,6 +12,9 @@ import { decodeResult, paginate } from "./decode.js"
 export interface TaskContext {
   readonly session: () => ClientSession.Service
   readonly polling: TaskPolling.Service
+  /** The tool from the last list, if any (no I/O). */
+  readonly cachedTool: (name: string) => McpSchema.Tool | undefined
+  /** The tool, listing the tools first when it is not known yet. */
   readonly findTool: (name: string) => Effect.Effect<McpSchema.Tool | undefined, McpError.McpClientError>
   readonly trusted: boolean
 }
@@ -105,26 +108,36 @@ const runCall = (
   params: McpSchema.CallToolRequestParams,
   options: McpClient.CallToolOptions | undefined,
   listeners: Listeners
-): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError> =>
-  Effect.gen(function*() {
+): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError> => {
+  const tool = ctx.cachedTool(params.name)
+  return tool === undefined ?
+    Effect.flatMap(ctx.findTool(params.name), (found) => callKnown(ctx, found, params, options, listeners)) :
+    callKnown(ctx, tool, params, options, listeners)
+}
+
+const callKnown = (
+  ctx: TaskContext,
+  tool: McpSchema.Tool | undefined,
+  params: McpSchema.CallToolRequestParams,
+  options: McpClient.CallToolOptions | undefined,
+  listeners: Listeners
+): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError> => {
+  const requested = options?.task
+  const asTask = (requested !== undefined && requested !== false) || tool?.execution?.taskSupport === "required"
+  const request: ClientSession.RequestOptions = {
+    timeout: options?.timeout,
+    maxTotalTimeout: options?.maxTotalTimeout,
+    resetTimeoutOnProgress: options?.resetTimeoutOnProgress,
+    toolName: params.name,
+    onProgress: listeners.progress
+  }
+  if (!asTask) {
+    const replay = ctx.trusted &&
+      (tool?.annotations?.idempotentHint === true || tool?.annotations?.readOnlyHint === true)
+    return decodeCallToolResult(ctx.session(), "tools/call", params as Record<string, unknown>, { ...request, replay })
+  }
+  return Effect.gen(function*() {
     const session = ctx.session()
-    const tool = yield* ctx.findTool(params.name)
-    const requested = options?.task
-    const asTask = (requested !== undefined && requested !== false) || tool?.execution?.taskSupport === "required"
-    const { onProgress: _, task: __, ...requestOptions } = options ?? {}
-    const request: ClientSession.RequestOptions = {
-      ...requestOptions,
-      toolName: params.name,
-      onProgress: listeners.progress
-    }
-    if (!asTask) {
-      const replay = ctx.trusted &&
-        (tool?.annotations?.idempotentHint === true || tool?.annotations?.readOnlyHint === true)
-      return yield* decodeCallToolResult(session, "tools/call", params as Record<string, unknown>, {
-        ...request,
-        replay
-      })
-    }
     const init = yield* session.initialized
     if (init.capabilities.tasks?.requests?.tools?.call === undefined) {
       return yield* new McpError.UnsupportedCapability({ capability: "tasks.requests.tools.call", method: "tools/call" })
@@ -143,6 +156,7 @@ const runCall = (
     listeners.status?.(created.task)
     return yield* followTask(ctx, created.task, options, listeners)
   })
+}
 
 /** @internal */
 export const callTool = (

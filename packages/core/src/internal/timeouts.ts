@@ -1,0 +1,75 @@
+import type * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
+
+/** What the sweeper needs to know of a request with a deadline. */
+export interface Timed {
+  readonly idleMillis: number | undefined
+  readonly totalMillis: number | undefined
+  readonly startedAt: number
+  /** Last time the request showed life (sent, progress): the idle budget counts from here. */
+  lastActivity: number
+}
+
+const deadlineOf = (timed: Timed) =>
+  Math.min(
+    timed.idleMillis === undefined ? Infinity : timed.lastActivity + timed.idleMillis,
+    timed.totalMillis === undefined ? Infinity : timed.startedAt + timed.totalMillis
+  )
+
+/** Which budget ran out first. */
+export const expiredKind = (timed: Timed): "idle" | "total" =>
+  timed.idleMillis !== undefined &&
+    (timed.totalMillis === undefined || timed.lastActivity + timed.idleMillis <= timed.startedAt + timed.totalMillis) ?
+    "idle" :
+    "total"
+
+/**
+ * One fiber per session watches every request's deadline, instead of a timer
+ * per request: a request costs a `Set` insert. The fiber sleeps on the
+ * `Clock` until the earliest deadline (so `TestClock` drives it), and is
+ * woken only when a new deadline comes before the one it sleeps towards.
+ *
+ * @internal
+ */
+export const makeSweeper = <T extends Timed>(
+  clock: Clock.Clock,
+  expire: (timed: T) => void
+): Effect.Effect<{ readonly watch: (timed: T) => void; readonly unwatch: (timed: T) => void }, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const watched = new Set<T>()
+    const wake = yield* Queue.sliding<void>(1)
+    let sleepingUntil = Infinity
+
+    const sweep = Effect.suspend(() => {
+      const now = clock.unsafeCurrentTimeMillis()
+      let next = Infinity
+      for (const timed of watched) {
+        const deadline = deadlineOf(timed)
+        if (deadline <= now) {
+          watched.delete(timed)
+          expire(timed)
+        } else if (deadline < next) {
+          next = deadline
+        }
+      }
+      sleepingUntil = next
+      return next === Infinity ? Queue.take(wake) : Effect.raceFirst(Effect.sleep(next - now), Queue.take(wake))
+    })
+    yield* Effect.forkScoped(Effect.forever(sweep))
+
+    return {
+      watch: (timed) => {
+        watched.add(timed)
+        const deadline = deadlineOf(timed)
+        if (deadline < sleepingUntil) {
+          sleepingUntil = deadline
+          wake.unsafeOffer(undefined)
+        }
+      },
+      unwatch: (timed) => {
+        watched.delete(timed)
+      }
+    }
+  })

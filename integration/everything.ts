@@ -27,7 +27,7 @@ const handlers = Layer.mergeAll(
       elicited.push(params.message)
       if (params.mode === "url") return { action: "decline" as const }
       const content = Elicitation.applyDefaults(params.requestedSchema, { name: "Ada", interpretation: "technical" })
-      return { action: "accept" as const, content: content as Record<string, string> }
+      return { action: "accept" as const, content }
     }), { modes: ["form", "url"] }),
   Roots.layer([{ uri: "file:///tmp/project", name: "project" }])
 )

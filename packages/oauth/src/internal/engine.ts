@@ -1,0 +1,288 @@
+/**
+ * The OAuth client behind the transport's auth hook, common to every grant:
+ * discovery on the first challenge, tokens from the `TokenStore` keyed by
+ * (resource, issuer), proactive refresh before expiry, silent refresh on
+ * `401`, step-up on `403 insufficient_scope`, and single flight for
+ * discovery, refresh and new grants so parallel requests never spend a
+ * rotating refresh token twice or start two authorizations.
+ *
+ * @internal
+ */
+import { McpError } from "@mcp-effect/core"
+import type { HttpAuth } from "@mcp-effect/transport-http"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
+import * as Discovery from "../Discovery.js"
+import { OAuthError, toUnauthorized } from "../OAuthError.js"
+import * as Scopes from "../Scopes.js"
+import type * as TokenStore from "../TokenStore.js"
+import type * as UrlPolicy from "../UrlPolicy.js"
+import * as Grants from "./grants.js"
+import type * as Http from "./http.js"
+import type * as Identity from "./identity.js"
+import * as SingleFlight from "./singleFlight.js"
+
+/** @internal everything a grant needs for one server */
+export interface Flow {
+  readonly http: Http.Http
+  readonly store: TokenStore.Service
+  readonly discovered: Discovery.Discovered
+  readonly key: TokenStore.TokenKey
+  readonly client: Identity.ClientOptions
+}
+
+/** @internal how a flow obtains tokens */
+export interface Grant {
+  /** A person takes part: a refused refresh token means "authorize again" rather than a silent new grant. */
+  readonly interactive: boolean
+  /** Ask for `offline_access` when the server supports it. */
+  readonly offlineAccess: boolean
+  readonly obtain: (flow: Flow, scopes: ReadonlyArray<string>) => Effect.Effect<TokenStore.Tokens, OAuthError>
+  /** The client identity refresh requests authenticate with. */
+  readonly identity: (flow: Flow) => Effect.Effect<Identity.Identity, OAuthError>
+}
+
+/** @internal */
+export interface Config {
+  readonly serverUrl?: string | URL | undefined
+  readonly policy: UrlPolicy.UrlPolicy
+  readonly authorizationServer?: string | undefined
+  readonly client: Identity.ClientOptions
+  readonly scopes: ReadonlyArray<string>
+  readonly refreshSkewMillis: number
+  readonly maxStepUps: number
+  readonly grant: Grant
+}
+
+/** @internal */
+export interface Engine {
+  readonly auth: HttpAuth.Service
+  /** Discovers (through the well-known locations when no challenge came yet) and yields the flow. */
+  readonly flow: Effect.Effect<Flow, OAuthError>
+  /** A usable access token, refreshed when due; obtains one (the grant) when there is none. */
+  readonly authorize: Effect.Effect<Redacted.Redacted<string>, OAuthError>
+  readonly signOut: Effect.Effect<void, OAuthError>
+}
+
+const storeError = (operation: string) => (error: TokenStore.TokenStoreError) =>
+  new OAuthError({ reason: "Store", message: `token store ${operation} failed: ${error.message}` })
+
+interface Known {
+  readonly discovered: Discovery.Discovered
+  readonly resourceMetadataUrl: string | undefined
+}
+
+/** @internal */
+export const make = (
+  config: Config,
+  http: Http.Http,
+  store: TokenStore.Service,
+  scope: Scope.Scope
+): Engine => {
+  const singleFlight = SingleFlight.make(scope)
+  let serverUrl: string | undefined = config.serverUrl === undefined ? undefined : new URL(config.serverUrl).href
+  let known: Known | undefined
+  let challengeScope: string | undefined
+  const stepUps = new Map<string, number>()
+  /** The access token `headers` handed to the current fiber, to tell a stale token from a rejected one. */
+  const sent = FiberRef.unsafeMake<string | undefined>(undefined)
+
+  const flowOf = (discovered: Discovery.Discovered): Flow => ({
+    http,
+    store,
+    discovered,
+    key: { resource: discovered.resource, issuer: discovered.issuer },
+    client: config.client
+  })
+
+  const discover = (resourceMetadataUrl: string | undefined): Effect.Effect<Flow, OAuthError> =>
+    Effect.suspend(() => {
+      if (known !== undefined && (resourceMetadataUrl === undefined || resourceMetadataUrl === known.resourceMetadataUrl)) {
+        return Effect.succeed(flowOf(known.discovered))
+      }
+      if (serverUrl === undefined) {
+        return Effect.fail(new OAuthError({ reason: "Configuration", message: "the MCP server URL is not known yet" }))
+      }
+      const url = serverUrl
+      return singleFlight(
+        `discover ${resourceMetadataUrl ?? ""}`,
+        Effect.map(
+          Discovery.discoverWith(http, {
+            serverUrl: url,
+            resourceMetadataUrl,
+            authorizationServer: config.authorizationServer,
+            policy: config.policy
+          }),
+          (discovered) => {
+            known = { discovered, resourceMetadataUrl }
+            return flowOf(discovered)
+          }
+        )
+      )
+    })
+
+  const stored = (flow: Flow) => flow.store.getTokens(flow.key).pipe(Effect.mapError(storeError("read")))
+  const save = (flow: Flow, tokens: TokenStore.Tokens) =>
+    flow.store.setTokens(flow.key, tokens).pipe(Effect.mapError(storeError("write")))
+  const forget = (flow: Flow) => flow.store.deleteTokens(flow.key).pipe(Effect.mapError(storeError("delete")))
+  const flightKey = (flow: Flow) => `${flow.key.resource} ${flow.key.issuer}`
+
+  /** Spends the refresh token of `seen` once; callers holding an older one get what is stored now. */
+  const refresh = (flow: Flow, seen: TokenStore.Tokens): Effect.Effect<TokenStore.Tokens, OAuthError> =>
+    singleFlight(
+      `refresh ${flightKey(flow)}`,
+      Effect.gen(function*() {
+        const latest = yield* stored(flow)
+        if (Option.isNone(latest)) {
+          return yield* new OAuthError({ reason: "InvalidGrant", message: "the tokens were removed" })
+        }
+        const token = latest.value.refreshToken
+        if (token === undefined || seen.refreshToken === undefined) {
+          return yield* new OAuthError({ reason: "InvalidGrant", message: "no refresh token" })
+        }
+        if (Redacted.value(token) !== Redacted.value(seen.refreshToken)) return latest.value
+        const identity = yield* config.grant.identity(flow)
+        const response = yield* Grants.refresh(http, flow.discovered.authorizationServer, identity, token, flow.key.resource)
+          .pipe(Effect.tapErrorTag("OAuthError", (e) => e.reason === "InvalidGrant" ? forget(flow) : Effect.void))
+        const tokens = yield* Grants.toTokens(response, undefined, latest.value)
+        yield* save(flow, tokens)
+        return tokens
+      })
+    )
+
+  /** Runs the grant once for all callers waiting on this server. */
+  const obtain = (flow: Flow, scopes: ReadonlyArray<string>): Effect.Effect<TokenStore.Tokens, OAuthError> =>
+    singleFlight(
+      `obtain ${flightKey(flow)}`,
+      Effect.gen(function*() {
+        const requested = config.grant.offlineAccess
+          ? Scopes.withOfflineAccess(scopes, flow.discovered.authorizationServer.scopes_supported)
+          : scopes
+        const tokens = yield* config.grant.obtain(flow, requested)
+        yield* save(flow, tokens)
+        return tokens
+      })
+    )
+
+  const firstScopes = (flow: Flow) =>
+    Scopes.select({
+      challenge: challengeScope,
+      scopesSupported: Option.getOrUndefined(flow.discovered.resourceMetadata)?.scopes_supported,
+      configured: config.scopes
+    })
+
+  /** The tokens to send now: refreshed when due, none when expired without a way to refresh. */
+  const current = (flow: Flow): Effect.Effect<Option.Option<TokenStore.Tokens>, OAuthError> =>
+    Effect.gen(function*() {
+      const tokens = yield* stored(flow)
+      if (Option.isNone(tokens) || tokens.value.expiresAt === undefined) return tokens
+      const now = yield* Clock.currentTimeMillis
+      const expiresAt = tokens.value.expiresAt
+      if (now + config.refreshSkewMillis < expiresAt) return tokens
+      if (tokens.value.refreshToken === undefined) return now < expiresAt ? tokens : Option.none()
+      return yield* refresh(flow, tokens.value).pipe(
+        Effect.map(Option.some<TokenStore.Tokens>),
+        Effect.catchAll((error): Effect.Effect<Option.Option<TokenStore.Tokens>, OAuthError> => {
+          if (error.reason === "InvalidGrant") {
+            return config.grant.interactive ? Effect.fail(error) : Effect.succeed(Option.none())
+          }
+          return now < expiresAt ? Effect.succeed(tokens) : Effect.fail(error)
+        })
+      )
+    })
+
+  const headers = (request: HttpAuth.RequestInfo) =>
+    Effect.gen(function*() {
+      if (serverUrl === undefined) serverUrl = request.url
+      if (known === undefined) {
+        yield* FiberRef.set(sent, undefined)
+        return {}
+      }
+      const tokens = yield* current(flowOf(known.discovered))
+      const token = Option.getOrUndefined(tokens)
+      yield* FiberRef.set(sent, token === undefined ? undefined : Redacted.value(token.accessToken))
+      return token === undefined ? {} : { authorization: `Bearer ${Redacted.value(token.accessToken)}` }
+    }).pipe(Effect.mapError(toUnauthorized))
+
+  const onUnauthorized = (flow: Flow): Effect.Effect<HttpAuth.Decision, OAuthError> =>
+    Effect.gen(function*() {
+      const sentToken = yield* FiberRef.get(sent)
+      const tokens = yield* current(flow)
+      if (Option.isSome(tokens)) {
+        // another request already replaced the token this one was sent with
+        if (Redacted.value(tokens.value.accessToken) !== sentToken) return "retry" as const
+        if (tokens.value.refreshToken !== undefined) {
+          const refreshed = yield* refresh(flow, tokens.value).pipe(
+            Effect.map(Option.some<TokenStore.Tokens>),
+            Effect.catchAll((error): Effect.Effect<Option.Option<TokenStore.Tokens>, OAuthError> =>
+              error.reason === "InvalidGrant" && !config.grant.interactive
+                ? Effect.succeed(Option.none())
+                : Effect.fail(error)
+            )
+          )
+          if (Option.isSome(refreshed)) return "retry" as const
+        }
+        yield* forget(flow)
+      }
+      yield* obtain(flow, firstScopes(flow))
+      return "retry" as const
+    })
+
+  const onInsufficientScope = (
+    flow: Flow,
+    challenge: HttpAuth.Challenge | undefined
+  ): Effect.Effect<HttpAuth.Decision, OAuthError | McpError.InsufficientScope> =>
+    Effect.gen(function*() {
+      const required = Scopes.parse(challenge?.params.scope)
+      const tokens = yield* stored(flow)
+      const granted = Scopes.parse(Option.getOrUndefined(tokens)?.scope)
+      const refuse = (why: string) =>
+        new McpError.InsufficientScope({
+          message: `the server needs more scopes; ${why}`,
+          ...(challenge?.params.scope === undefined ? {} : { scope: challenge.params.scope })
+        })
+      if (Option.isSome(tokens) && required.length > 0 && Scopes.covers(granted, required)) {
+        return yield* refuse("the token already has every scope asked for, a new authorization would not help")
+      }
+      const scopes = Scopes.union(granted.filter((s) => s !== "offline_access"), required, config.scopes)
+      const attemptKey = [...scopes].sort().join(" ")
+      const attempts = stepUps.get(attemptKey) ?? 0
+      if (attempts >= config.maxStepUps) {
+        return yield* refuse(`gave up after ${attempts} authorization attempts for these scopes`)
+      }
+      stepUps.set(attemptKey, attempts + 1)
+      yield* obtain(flow, scopes)
+      return "retry" as const
+    })
+
+  const onChallenge = (info: HttpAuth.ChallengeInfo) =>
+    Effect.gen(function*() {
+      if (serverUrl === undefined) serverUrl = info.url
+      const params = info.wwwAuthenticate?.params ?? {}
+      if (info.status === 403 && params.error !== "insufficient_scope") return "fail" as const
+      const flow = yield* discover(params.resource_metadata)
+      if (info.status === 403) return yield* onInsufficientScope(flow, info.wwwAuthenticate)
+      if (params.scope !== undefined) challengeScope = params.scope
+      return yield* onUnauthorized(flow)
+    }).pipe(Effect.catchTag("OAuthError", (error) => Effect.fail(toUnauthorized(error))))
+
+  const flow = discover(undefined)
+
+  const authorize = Effect.gen(function*() {
+    const f = yield* flow
+    const tokens = yield* current(f)
+    if (Option.isSome(tokens)) return tokens.value.accessToken
+    return (yield* obtain(f, firstScopes(f))).accessToken
+  })
+
+  const signOut = Effect.gen(function*() {
+    if (known === undefined) return
+    yield* forget(flowOf(known.discovered))
+  })
+
+  return { auth: { headers, onChallenge }, flow, authorize, signOut }
+}

@@ -1,0 +1,202 @@
+/**
+ * The token-endpoint requests of every flow, through `oauth4webapi`:
+ * authorization code (PKCE, `resource`, `state` and RFC 9207 `iss` checks),
+ * refresh, client credentials, token exchange and the JWT-bearer grant.
+ *
+ * @internal
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as oauth from "oauth4webapi"
+import { OAuthError } from "../OAuthError.js"
+import type * as TokenStore from "../TokenStore.js"
+import * as UrlPolicy from "../UrlPolicy.js"
+import * as Calls from "./calls.js"
+import type * as Http from "./http.js"
+import type * as Identity from "./identity.js"
+
+/** @internal */
+export const tokenExchangeGrant = "urn:ietf:params:oauth:grant-type:token-exchange"
+/** @internal */
+export const jwtBearerGrant = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+/** @internal */
+export const idJagTokenType = "urn:ietf:params:oauth:token-type:id-jag"
+/** @internal */
+export const idTokenType = "urn:ietf:params:oauth:token-type:id_token"
+
+/** @internal turns a token response into stored tokens; what the response omits is kept from `previous` */
+export const toTokens = (
+  response: oauth.TokenEndpointResponse,
+  requestedScope: string | undefined,
+  previous?: TokenStore.Tokens | undefined
+): Effect.Effect<TokenStore.Tokens> =>
+  Effect.map(Clock.currentTimeMillis, (now) => ({
+    accessToken: Redacted.make(response.access_token),
+    tokenType: response.token_type,
+    refreshToken: response.refresh_token === undefined
+      ? previous?.refreshToken
+      : Redacted.make(response.refresh_token),
+    expiresAt: typeof response.expires_in === "number" ? now + response.expires_in * 1000 : undefined,
+    scope: response.scope ?? requestedScope ?? previous?.scope
+  }))
+
+const endpoint = (
+  http: Http.Http,
+  as: oauth.AuthorizationServer,
+  name: "token_endpoint" | "authorization_endpoint",
+  what: string
+): Effect.Effect<URL, OAuthError> =>
+  as[name] === undefined
+    ? Effect.fail(new OAuthError({ reason: "Discovery", message: `the authorization server has no ${what}` }))
+    : UrlPolicy.check(as[name], http.policy, what)
+
+/** @internal PKCE is mandatory: refuse servers that do not advertise S256 */
+export const requireS256 = (as: oauth.AuthorizationServer): Effect.Effect<void, OAuthError> =>
+  as.code_challenge_methods_supported?.includes("S256") === true
+    ? Effect.void
+    : Effect.fail(
+      new OAuthError({
+        reason: "PkceUnsupported",
+        message: as.code_challenge_methods_supported === undefined
+          ? "the authorization server does not advertise PKCE (code_challenge_methods_supported is absent)"
+          : "the authorization server does not support the S256 code challenge method"
+      })
+    )
+
+/** @internal */
+export interface AuthorizationUrlInput {
+  readonly clientId: string
+  readonly redirectUri: string
+  readonly codeVerifier: string
+  readonly state: string
+  readonly resource: string
+  readonly scope: string | undefined
+}
+
+/** @internal the authorization URL, checked by the `UrlPolicy` */
+export const authorizationUrl = (
+  http: Http.Http,
+  as: oauth.AuthorizationServer,
+  input: AuthorizationUrlInput
+): Effect.Effect<URL, OAuthError> =>
+  Effect.gen(function*() {
+    yield* requireS256(as)
+    const url = new URL(yield* endpoint(http, as, "authorization_endpoint", "authorization endpoint"))
+    const challenge = yield* Effect.promise(() => oauth.calculatePKCECodeChallenge(input.codeVerifier))
+    url.searchParams.set("response_type", "code")
+    url.searchParams.set("client_id", input.clientId)
+    url.searchParams.set("redirect_uri", input.redirectUri)
+    url.searchParams.set("code_challenge", challenge)
+    url.searchParams.set("code_challenge_method", "S256")
+    url.searchParams.set("state", input.state)
+    url.searchParams.set("resource", input.resource)
+    if (input.scope !== undefined) url.searchParams.set("scope", input.scope)
+    // OpenID Connect only issues a refresh token for offline_access with an explicit consent prompt
+    if (input.scope?.split(" ").includes("offline_access") === true) url.searchParams.set("prompt", "consent")
+    return url
+  })
+
+/** @internal */
+export interface CodeExchangeInput {
+  readonly identity: Identity.Identity
+  readonly callback: URLSearchParams
+  readonly state: string
+  readonly redirectUri: string
+  readonly codeVerifier: Redacted.Redacted<string>
+  readonly resource: string
+}
+
+/** @internal checks the callback (`state`, RFC 9207 `iss`, `error`) and redeems the code */
+export const exchangeCode = (
+  http: Http.Http,
+  as: oauth.AuthorizationServer,
+  input: CodeExchangeInput
+): Effect.Effect<oauth.TokenEndpointResponse, OAuthError> =>
+  Effect.gen(function*() {
+    yield* endpoint(http, as, "token_endpoint", "token endpoint")
+    const validated = yield* Effect.try({
+      try: () => oauth.validateAuthResponse(as, input.identity.client, input.callback, input.state),
+      catch: Calls.toOAuthError("Authorization")
+    })
+    return yield* Calls.call(
+      http,
+      "Token",
+      (options) =>
+        oauth.authorizationCodeGrantRequest(
+          as,
+          input.identity.client,
+          input.identity.auth,
+          validated,
+          input.redirectUri,
+          Redacted.value(input.codeVerifier),
+          { ...options, additionalParameters: { resource: input.resource } }
+        ),
+      (response) => oauth.processAuthorizationCodeResponse(as, input.identity.client, response)
+    )
+  })
+
+/** @internal */
+export const refresh = (
+  http: Http.Http,
+  as: oauth.AuthorizationServer,
+  identity: Identity.Identity,
+  refreshToken: Redacted.Redacted<string>,
+  resource: string
+): Effect.Effect<oauth.TokenEndpointResponse, OAuthError> =>
+  Effect.zipRight(
+    endpoint(http, as, "token_endpoint", "token endpoint"),
+    Calls.call(
+      http,
+      "Token",
+      (options) =>
+        oauth.refreshTokenGrantRequest(as, identity.client, identity.auth, Redacted.value(refreshToken), {
+          ...options,
+          additionalParameters: { resource }
+        }),
+      (response) => oauth.processRefreshTokenResponse(as, identity.client, response)
+    )
+  )
+
+const scoped = (scope: string | undefined): Record<string, string> => scope === undefined ? {} : { scope }
+
+/** @internal */
+export const clientCredentials = (
+  http: Http.Http,
+  as: oauth.AuthorizationServer,
+  identity: Identity.Identity,
+  resource: string,
+  scope: string | undefined
+): Effect.Effect<oauth.TokenEndpointResponse, OAuthError> =>
+  Effect.zipRight(
+    endpoint(http, as, "token_endpoint", "token endpoint"),
+    Calls.call(
+      http,
+      "Token",
+      (options) =>
+        oauth.clientCredentialsGrantRequest(as, identity.client, identity.auth, { resource, ...scoped(scope) }, options),
+      (response) => oauth.processClientCredentialsResponse(as, identity.client, response)
+    )
+  )
+
+/** @internal any grant at a token endpoint (token exchange, JWT bearer) */
+export const generic = (
+  http: Http.Http,
+  as: oauth.AuthorizationServer,
+  identity: Identity.Identity,
+  grantType: string,
+  parameters: Record<string, string>
+): Effect.Effect<oauth.TokenEndpointResponse, OAuthError> =>
+  Effect.zipRight(
+    endpoint(http, as, "token_endpoint", "token endpoint"),
+    Calls.call(
+      http,
+      "Token",
+      (options) => oauth.genericTokenEndpointRequest(as, identity.client, identity.auth, grantType, parameters, options),
+      (response) =>
+        oauth.processGenericTokenEndpointResponse(as, identity.client, response, {
+          // a token exchange answers with token_type "N_A": the issued token is not an access token
+          recognizedTokenTypes: { n_a: () => undefined }
+        })
+    )
+  )

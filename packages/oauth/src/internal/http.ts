@@ -1,0 +1,131 @@
+/**
+ * All OAuth HTTP goes through `@effect/platform`'s `HttpClient` (so the same
+ * code runs in Node and browsers) and through the `UrlPolicy` first. Two
+ * faces: `getJson` for metadata documents (redirects followed by hand, each
+ * hop checked), and `fetch`, a `fetch`-shaped function handed to
+ * `oauth4webapi` as its `customFetch`.
+ *
+ * @internal
+ */
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
+import * as Stream from "effect/Stream"
+import { OAuthError } from "../OAuthError.js"
+import * as UrlPolicy from "../UrlPolicy.js"
+
+/** Largest response body read (metadata, token responses). */
+const maxBodyBytes = 1024 * 1024
+const maxRedirects = 3
+
+/** @internal */
+export interface Http {
+  readonly policy: UrlPolicy.UrlPolicy
+  /** GETs a JSON document; `None` when the server answers with a non-2xx status. */
+  readonly getJson: (url: URL, what: string) => Effect.Effect<Option.Option<unknown>, OAuthError>
+  /** Sends one request with redirects not followed; for `oauth4webapi`. */
+  readonly fetch: (url: string, init: FetchInit) => Promise<Response>
+  readonly client: HttpClient.HttpClient
+}
+
+/** @internal */
+export interface FetchInit {
+  readonly method?: string | undefined
+  readonly headers?: HeadersInit | undefined
+  readonly body?: unknown
+  readonly signal?: AbortSignal | null | undefined
+}
+
+const httpError = (what: string, url: URL) => (cause: unknown) =>
+  new OAuthError({
+    reason: "Http",
+    message: `${what} ${url.origin}${url.pathname} could not be fetched: ${
+      cause instanceof Error ? cause.message : String(cause)
+    }`
+  })
+
+const readBody = (
+  response: HttpClientResponse.HttpClientResponse,
+  what: string
+): Effect.Effect<Uint8Array, OAuthError> =>
+  response.stream.pipe(
+    Stream.mapError(() => new OAuthError({ reason: "Http", message: `${what}: the response body could not be read` })),
+    Stream.runFoldEffect(Chunk.empty<Uint8Array>(), (acc, bytes) => {
+      const size = Chunk.reduce(acc, bytes.length, (n, b) => n + b.length)
+      return size > maxBodyBytes
+        ? Effect.fail(new OAuthError({ reason: "Http", message: `${what}: the response is larger than ${maxBodyBytes} bytes` }))
+        : Effect.succeed(Chunk.append(acc, bytes))
+    }),
+    Effect.map((chunks) => {
+      const all = new Uint8Array(Chunk.reduce(chunks, 0, (n, b) => n + b.length))
+      let offset = 0
+      for (const part of chunks) {
+        all.set(part, offset)
+        offset += part.length
+      }
+      return all
+    })
+  )
+
+const nullBodyStatus = new Set([101, 103, 204, 205, 304])
+
+/** @internal */
+export const make = (policy: UrlPolicy.UrlPolicy): Effect.Effect<Http, never, HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const client = (yield* HttpClient.HttpClient).pipe(
+      HttpClient.transformResponse(Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }))
+    )
+    const runtime = yield* Effect.runtime<never>()
+
+    const getJson = (url: URL, what: string): Effect.Effect<Option.Option<unknown>, OAuthError> =>
+      Effect.gen(function*() {
+        let current = yield* UrlPolicy.check(url, policy, what)
+        for (let hop = 0; hop <= maxRedirects; hop++) {
+          const response = yield* client.execute(
+            HttpClientRequest.get(current, { headers: { accept: "application/json" } })
+          ).pipe(Effect.mapError(httpError(what, current)), Effect.scoped)
+          const location = response.headers["location"]
+          if (response.status >= 300 && response.status < 400 && location !== undefined) {
+            current = yield* UrlPolicy.check(new URL(location, current), policy, `${what} (redirect)`)
+            continue
+          }
+          if (response.status < 200 || response.status >= 300) return Option.none()
+          const body = yield* readBody(response, what)
+          try {
+            return Option.some(JSON.parse(new TextDecoder().decode(body)) as unknown)
+          } catch {
+            return yield* new OAuthError({ reason: "Discovery", message: `${what} is not JSON` })
+          }
+        }
+        return yield* new OAuthError({ reason: "Discovery", message: `${what}: too many redirects` })
+      })
+
+    const send = (url: string, init: FetchInit): Effect.Effect<Response, OAuthError> =>
+      Effect.gen(function*() {
+        const target = yield* UrlPolicy.check(url, policy, "OAuth endpoint")
+        const headers: Record<string, string> = {}
+        new Headers(init.headers).forEach((value, name) => (headers[name] = value))
+        let request = HttpClientRequest.make((init.method ?? "GET") as "GET")(target, { headers })
+        if (init.body instanceof URLSearchParams) {
+          request = HttpClientRequest.bodyText(request, init.body.toString(), "application/x-www-form-urlencoded")
+        } else if (typeof init.body === "string") {
+          request = HttpClientRequest.bodyText(request, init.body, headers["content-type"] ?? "application/json")
+        }
+        const response = yield* client.execute(request).pipe(Effect.mapError(httpError("OAuth endpoint", target)))
+        const body = yield* readBody(response, "OAuth endpoint")
+        return new Response(nullBodyStatus.has(response.status) ? null : (body as Uint8Array<ArrayBuffer>), {
+          status: response.status,
+          headers: response.headers as Record<string, string>
+        })
+      }).pipe(Effect.scoped)
+
+    const fetch = (url: string, init: FetchInit): Promise<Response> =>
+      Runtime.runPromise(runtime)(send(url, init), init.signal ? { signal: init.signal } : undefined)
+
+    return { policy, getJson, fetch, client }
+  })

@@ -1,0 +1,106 @@
+/**
+ * Grants without a person in the loop: client credentials (client secret or
+ * private-key JWT, RFC 7523) and cross-app access (enterprise-managed
+ * authorization: an ID token exchanged at the identity provider for an
+ * ID-JAG, RFC 8693, then redeemed with the JWT-bearer grant, RFC 7523).
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import type * as oauth from "oauth4webapi"
+import * as Discovery from "../Discovery.js"
+import { OAuthError } from "../OAuthError.js"
+import * as Scopes from "../Scopes.js"
+import type * as Engine from "./engine.js"
+import * as Grants from "./grants.js"
+import * as Identity from "./identity.js"
+
+const identity = (flow: Engine.Flow) => Identity.requireConfigured(flow.discovered.authorizationServer, flow.client)
+
+/** @internal */
+export const clientCredentials: Engine.Grant = {
+  interactive: false,
+  offlineAccess: false,
+  identity,
+  obtain: (flow, scopes) =>
+    Effect.gen(function*() {
+      const scope = Scopes.format(scopes)
+      const client = yield* identity(flow)
+      const response = yield* Grants.clientCredentials(
+        flow.http,
+        flow.discovered.authorizationServer,
+        client,
+        flow.key.resource,
+        scope
+      )
+      return yield* Grants.toTokens(response, scope)
+    })
+}
+
+/** @internal */
+export interface IdentityProvider {
+  readonly issuer?: string | undefined
+  readonly tokenEndpoint?: string | undefined
+  readonly clientId: string
+  readonly clientSecret?: Redacted.Redacted<string> | undefined
+}
+
+const identityProviderMetadata = (
+  flow: Engine.Flow,
+  idp: IdentityProvider
+): Effect.Effect<oauth.AuthorizationServer, OAuthError> => {
+  if (idp.tokenEndpoint !== undefined) {
+    return Effect.succeed({ issuer: idp.issuer ?? new URL(idp.tokenEndpoint).origin, token_endpoint: idp.tokenEndpoint })
+  }
+  if (idp.issuer !== undefined) return Discovery.metadataFor(flow.http, idp.issuer)
+  return Effect.fail(
+    new OAuthError({ reason: "Configuration", message: "the identity provider needs a token endpoint or an issuer" })
+  )
+}
+
+/** @internal */
+export const crossAppAccess = (
+  idp: IdentityProvider,
+  idToken: Effect.Effect<Redacted.Redacted<string>, OAuthError>
+): Engine.Grant => ({
+  interactive: false,
+  offlineAccess: false,
+  identity,
+  obtain: (flow, scopes) =>
+    Effect.gen(function*() {
+      const as = flow.discovered.authorizationServer
+      const scope = Scopes.format(scopes)
+      const scoped: Record<string, string> = scope === undefined ? {} : { scope }
+      const idpMetadata = yield* identityProviderMetadata(flow, idp)
+      const idpClient: Identity.Identity = {
+        client: { client_id: idp.clientId },
+        auth: yield* Identity.clientAuth(idpMetadata, idp.clientSecret === undefined ? "none" : "client_secret_post", {
+          secret: idp.clientSecret
+        }),
+        source: "preregistered"
+      }
+      const subject = yield* idToken
+      const exchanged = yield* Grants.generic(flow.http, idpMetadata, idpClient, Grants.tokenExchangeGrant, {
+        requested_token_type: Grants.idJagTokenType,
+        audience: as.issuer,
+        resource: flow.key.resource,
+        subject_token: Redacted.value(subject),
+        subject_token_type: Grants.idTokenType,
+        ...scoped
+      })
+      if (exchanged.issued_token_type !== Grants.idJagTokenType) {
+        return yield* new OAuthError({
+          reason: "Token",
+          message: `the identity provider issued ${String(exchanged.issued_token_type)}, not an ID-JAG`
+        })
+      }
+      const client = yield* identity(flow)
+      const response = yield* Grants.generic(flow.http, as, client, Grants.jwtBearerGrant, {
+        assertion: exchanged.access_token,
+        resource: flow.key.resource,
+        ...scoped
+      })
+      return yield* Grants.toTokens(response, scope)
+    })
+})

@@ -16,7 +16,7 @@ const { values: flags } = parseArgs({
   options: {
     calls: { type: "string", default: "2000" },
     "http-calls": { type: "string", default: "500" },
-    warmup: { type: "string", default: "200" },
+    warmup: { type: "string", default: "1000" },
     concurrency: { type: "string", default: "1000" },
     repeats: { type: "string", default: "3" },
     sessions: { type: "string", default: "100" },
@@ -96,6 +96,16 @@ const stdio = async (ours: Ours.Ours) => {
     ))
   } finally {
     await closeAll(contenders)
+  }
+  // the portable backend (any runtime with a CommandExecutor), against the SDK again
+  const portable: Array<Contender> = [
+    { name: "ours", subject: await ours.startStdio(stdioServer, "command") },
+    { name: "sdk", subject: await Sdk.startStdio(stdioServer) }
+  ]
+  try {
+    print(line("stdio latency (platform Command backend)", await latency(portable, options, log), 1, "lower"))
+  } finally {
+    await closeAll(portable)
   }
 }
 

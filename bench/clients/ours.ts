@@ -12,7 +12,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { McpClient, type McpTransport } from "@mcp-effect/core"
 import { HttpTransport } from "@mcp-effect/transport-http"
-import { StdioTransport } from "@mcp-effect/transport-stdio"
+import { NodeStdioTransport, StdioTransport } from "@mcp-effect/transport-stdio"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -27,7 +27,8 @@ export type HttpClientKind = "fetch" | "undici"
 type Platform = CommandExecutor.CommandExecutor | HttpClient.HttpClient
 
 export interface Ours {
-  readonly startStdio: (server: ServerCommand) => Promise<Subject>
+  /** `node`: `NodeStdioTransport` (the default on Node); `command`: `StdioTransport` on the platform's `CommandExecutor`. */
+  readonly startStdio: (server: ServerCommand, backend?: "node" | "command") => Promise<Subject>
   readonly startHttp: (url: string) => Promise<Subject>
   /** A connected, initialized HTTP session; resolves with its closer. */
   readonly openHttp: (url: string) => Promise<() => Promise<void>>
@@ -80,8 +81,10 @@ export const make = (httpClient: HttpClientKind): Ours => {
   const http = (url: string) => HttpTransport.layer({ url })
 
   return {
-    startStdio: (server) =>
-      subject(StdioTransport.layer({ command: server.command, args: server.args, env: serverEnv })),
+    startStdio: (server, backend = "node") => {
+      const options = { command: server.command, args: server.args, env: serverEnv }
+      return subject(backend === "node" ? NodeStdioTransport.layer(options) : StdioTransport.layer(options))
+    },
     startHttp: (url) => subject(http(url)),
     openHttp: async (url) => (await open(http(url))).close,
     dispose: () => runtime.dispose()

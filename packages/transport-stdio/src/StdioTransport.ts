@@ -10,7 +10,8 @@
  *
  * Process spawning comes from `@effect/platform`'s `CommandExecutor`; the
  * application supplies it (for example `NodeContext.layer` from
- * `@effect/platform-node`).
+ * `@effect/platform-node`). On Node, `NodeStdioTransport` offers the same
+ * transport over Node's own child process API, which costs less per message.
  *
  * @since 0.1.0
  */
@@ -24,6 +25,7 @@ import * as Layer from "effect/Layer"
 import type * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
+import { commandBackend } from "./internal/commandBackend.js"
 import * as environment from "./internal/environment.js"
 import * as internal from "./internal/stdioTransport.js"
 
@@ -142,7 +144,7 @@ export const make: (options: Options) => Effect.Effect<
   },
   never,
   CommandExecutor.CommandExecutor | Scope.Scope
-> = internal.make
+> = (options) => internal.make(options, commandBackend)
 
 /**
  * Provides `McpTransport` (one server process per connection) and
@@ -154,11 +156,18 @@ export const make: (options: Options) => Effect.Effect<
 export const layer = (
   options: Options
 ): Layer.Layer<McpTransport.McpTransport | StdioLogs, never, CommandExecutor.CommandExecutor> =>
-  Layer.scopedContext(
-    internal.make(options).pipe(
-      Effect.map(({ logs, transport }) => Context.make(McpTransport.McpTransport, transport).pipe(Context.add(StdioLogs, logs)))
-    )
-  )
+  Layer.scopedContext(Effect.map(make(options), toContext))
+
+/**
+ * The services a transport provides, as a `Context`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const toContext = (
+  { logs, transport }: { readonly transport: McpTransport.McpTransport["Type"]; readonly logs: Logs }
+): Context.Context<McpTransport.McpTransport | StdioLogs> =>
+  Context.make(McpTransport.McpTransport, transport).pipe(Context.add(StdioLogs, logs))
 
 /**
  * Like `layer`, with the options read from `Config`.

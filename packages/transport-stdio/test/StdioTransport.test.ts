@@ -13,163 +13,165 @@ import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import * as StdioTransport from "../src/StdioTransport.js"
-import { fixture, isAlive, nodeServer, reader, result } from "./utils.js"
+import { backends, fixture, isAlive, nodeServer, reader, result } from "./utils.js"
 
 const secretName = "MCP_EFFECT_TEST_SECRET"
 process.env[secretName] = "do-not-leak"
 process.env.MCP_EFFECT_TEST_INHERITED = "passed-through"
 
-/** Starts the transport and pulls its connections one by one. */
-const start = (options: StdioTransport.Options) =>
-  Effect.gen(function*() {
-    const { logs, transport } = yield* StdioTransport.make(options)
-    const pull = yield* Stream.toPull(transport.connections)
-    const next = Effect.map(pull, Chunk.unsafeHead)
-    return { logs, next }
-  }).pipe(Effect.provide(NodeContext.layer))
-
-describe("StdioTransport", () => {
-  it.scopedLive("answers requests over NDJSON", () =>
+for (const backend of backends) {
+  /** Starts the transport and pulls its connections one by one. */
+  const start = (options: StdioTransport.Options) =>
     Effect.gen(function*() {
-      const { next } = yield* start(nodeServer("echo-server.mjs"))
-      const connection = yield* next
-      assert.strictEqual(connection.description, `stdio:${process.execPath}`)
-      const rpc = yield* reader(connection)
-      assert.deepStrictEqual(result(yield* rpc.call(1, "tools/list")), { echo: "tools/list" })
-      yield* rpc.send(JsonRpc.notification("notifications/initialized"))
-      assert.deepStrictEqual(result(yield* rpc.call("two" as never, "ping")), { echo: "ping" })
-    }))
+      const { logs, transport } = yield* backend.make(options)
+      const pull = yield* Stream.toPull(transport.connections)
+      const next = Effect.map(pull, Chunk.unsafeHead)
+      return { logs, next }
+    }).pipe(Effect.provide(NodeContext.layer))
 
-  it.scopedLive("frames partial chunks, CRLF and UTF-8 split across chunks", () =>
-    Effect.gen(function*() {
-      const { next } = yield* start(nodeServer("echo-server.mjs"))
-      const rpc = yield* reader(yield* next)
-      const data = Buffer.from(
-        `{"jsonrpc":"2.0","method":"a","params":{"text":"héllo ✓ 🎉"}}\r\n\n` +
-          `{"jsonrpc":"2.0","method":"b","params":{}}\n`
-      )
-      const emoji = data.indexOf(Buffer.from("🎉"))
-      const cuts = [5, emoji + 2, data.indexOf("\r") + 1, data.length - 10, data.length]
-      const chunks = cuts.map((end, i) => data.subarray(i === 0 ? 0 : cuts[i - 1], end).toString("base64"))
-      yield* rpc.send(JsonRpc.request(1, "raw", { chunks }))
-      assert.deepStrictEqual(yield* rpc.next, Option.some(JsonRpc.notification("a", { text: "héllo ✓ 🎉" })))
-      assert.deepStrictEqual(yield* rpc.next, Option.some(JsonRpc.notification("b", {})))
-      assert.deepStrictEqual(yield* rpc.next, Option.some(JsonRpc.success(1, { written: 5 })))
-    }))
+  describe(`StdioTransport (${backend.name})`, () => {
+    it.scopedLive("answers requests over NDJSON", () =>
+      Effect.gen(function*() {
+        const { next } = yield* start(nodeServer("echo-server.mjs"))
+        const connection = yield* next
+        assert.strictEqual(connection.description, `stdio:${process.execPath}`)
+        const rpc = yield* reader(connection)
+        assert.deepStrictEqual(result(yield* rpc.call(1, "tools/list")), { echo: "tools/list" })
+        yield* rpc.send(JsonRpc.notification("notifications/initialized"))
+        assert.deepStrictEqual(result(yield* rpc.call("two" as never, "ping")), { echo: "ping" })
+      }))
 
-  it.scopedLive("turns garbage and oversized lines into Malformed values and keeps going", () =>
-    Effect.gen(function*() {
-      const { next } = yield* start({ ...nodeServer("noisy.mjs", "300000"), maxMessageBytes: 4096 })
-      const rpc = yield* reader(yield* next)
-      const reasons: Array<string> = []
-      for (let i = 0; i < 3; i++) {
-        const value = Option.getOrThrow(yield* rpc.next)
-        reasons.push(JsonRpc.isMalformed(value) ? value.error.reason : "message")
-      }
-      assert.deepStrictEqual(reasons, ["Json", "Json", "TooLarge"])
-      assert.deepStrictEqual(yield* rpc.next, Option.some(JsonRpc.notification("after")))
-      assert.deepStrictEqual(result(yield* rpc.call(7, "still-there")), { echo: "still-there" })
-    }))
+    it.scopedLive("frames partial chunks, CRLF and UTF-8 split across chunks", () =>
+      Effect.gen(function*() {
+        const { next } = yield* start(nodeServer("echo-server.mjs"))
+        const rpc = yield* reader(yield* next)
+        const data = Buffer.from(
+          `{"jsonrpc":"2.0","method":"a","params":{"text":"héllo ✓ 🎉"}}\r\n\n` +
+            `{"jsonrpc":"2.0","method":"b","params":{}}\n`
+        )
+        const emoji = data.indexOf(Buffer.from("🎉"))
+        const cuts = [5, emoji + 2, data.indexOf("\r") + 1, data.length - 10, data.length]
+        const chunks = cuts.map((end, i) => data.subarray(i === 0 ? 0 : cuts[i - 1], end).toString("base64"))
+        yield* rpc.send(JsonRpc.request(1, "raw", { chunks }))
+        assert.deepStrictEqual(yield* rpc.next, Option.some(JsonRpc.notification("a", { text: "héllo ✓ 🎉" })))
+        assert.deepStrictEqual(yield* rpc.next, Option.some(JsonRpc.notification("b", {})))
+        assert.deepStrictEqual(yield* rpc.next, Option.some(JsonRpc.success(1, { written: 5 })))
+      }))
 
-  it.scopedLive("passes only the whitelisted, inherited and configured environment", () =>
-    Effect.gen(function*() {
-      const { next } = yield* start({
-        ...nodeServer("echo-server.mjs"),
-        env: { CONFIGURED: "yes", HOME: "/configured/home" },
-        inheritEnv: ["MCP_EFFECT_TEST_INHERITED"]
-      })
-      const rpc = yield* reader(yield* next)
-      const env: Record<string, string> = result(yield* rpc.call(1, "env")).env
-      assert.isUndefined(env[secretName])
-      assert.strictEqual(env.CONFIGURED, "yes")
-      assert.strictEqual(env.HOME, "/configured/home")
-      assert.strictEqual(env.MCP_EFFECT_TEST_INHERITED, "passed-through")
-      assert.strictEqual(env.PATH, process.env.PATH)
-      const allowed = new Set([...StdioTransport.defaultInheritedEnv, "CONFIGURED", "MCP_EFFECT_TEST_INHERITED"])
-      assert.deepStrictEqual(Object.keys(env).filter((name) => !allowed.has(name)), [])
-    }))
+    it.scopedLive("turns garbage and oversized lines into Malformed values and keeps going", () =>
+      Effect.gen(function*() {
+        const { next } = yield* start({ ...nodeServer("noisy.mjs", "300000"), maxMessageBytes: 4096 })
+        const rpc = yield* reader(yield* next)
+        const reasons: Array<string> = []
+        for (let i = 0; i < 3; i++) {
+          const value = Option.getOrThrow(yield* rpc.next)
+          reasons.push(JsonRpc.isMalformed(value) ? value.error.reason : "message")
+        }
+        assert.deepStrictEqual(reasons, ["Json", "Json", "TooLarge"])
+        assert.deepStrictEqual(yield* rpc.next, Option.some(JsonRpc.notification("after")))
+        assert.deepStrictEqual(result(yield* rpc.call(7, "still-there")), { echo: "still-there" })
+      }))
 
-  it.scopedLive("publishes stderr lines across restarts, never as errors", () =>
-    Effect.gen(function*() {
-      const { logs, next } = yield* start({
-        ...nodeServer("echo-server.mjs"),
-        reconnect: { schedule: Schedule.spaced("10 millis") }
-      })
-      const lines = yield* logs.subscribe
-      const first = yield* reader(yield* next)
-      yield* first.call(1, "stderr", { text: "hello from stderr" })
-      assert.strictEqual(yield* Queue.take(lines), "hello from stderr")
-      yield* first.send(JsonRpc.request(2, "crash"))
-      assert.deepStrictEqual(yield* first.next, Option.none())
-      assert.strictEqual(yield* Queue.take(lines), "crashing on request")
-      const second = yield* reader(yield* next)
-      yield* second.call(1, "stderr", { text: "second process" })
-      assert.strictEqual(yield* Queue.take(lines), "second process")
-    }))
+    it.scopedLive("passes only the whitelisted, inherited and configured environment", () =>
+      Effect.gen(function*() {
+        const { next } = yield* start({
+          ...nodeServer("echo-server.mjs"),
+          env: { CONFIGURED: "yes", HOME: "/configured/home" },
+          inheritEnv: ["MCP_EFFECT_TEST_INHERITED"]
+        })
+        const rpc = yield* reader(yield* next)
+        const env: Record<string, string> = result(yield* rpc.call(1, "env")).env
+        assert.isUndefined(env[secretName])
+        assert.strictEqual(env.CONFIGURED, "yes")
+        assert.strictEqual(env.HOME, "/configured/home")
+        assert.strictEqual(env.MCP_EFFECT_TEST_INHERITED, "passed-through")
+        assert.strictEqual(env.PATH, process.env.PATH)
+        const allowed = new Set([...StdioTransport.defaultInheritedEnv, "CONFIGURED", "MCP_EFFECT_TEST_INHERITED"])
+        assert.deepStrictEqual(Object.keys(env).filter((name) => !allowed.has(name)), [])
+      }))
 
-  it.scopedLive("restarts a crashed server as a new process after the schedule's delay", () =>
-    Effect.gen(function*() {
-      const { next } = yield* start({
-        ...nodeServer("echo-server.mjs"),
-        reconnect: { schedule: Schedule.spaced("300 millis") }
-      })
-      const first = yield* reader(yield* next)
-      const firstPid: number = result(yield* first.call(1, "pid")).pid
-      yield* first.send(JsonRpc.request(2, "crash"))
-      assert.deepStrictEqual(yield* first.next, Option.none())
-      // the link is gone: a write fails with a typed error
-      const error = yield* Effect.flip(first.send(JsonRpc.request(3, "ping")))
-      assert.strictEqual(error._tag, "TransportError")
-      assert.strictEqual((error as McpError.TransportError).reason, "Write")
-      const crashedAt = Date.now()
-      const second = yield* reader(yield* next)
-      assert.isAtLeast(Date.now() - crashedAt, 290)
-      const secondPid: number = result(yield* second.call(1, "pid")).pid
-      assert.notStrictEqual(secondPid, firstPid)
-      assert.isFalse(isAlive(firstPid))
-    }))
+    it.scopedLive("publishes stderr lines across restarts, never as errors", () =>
+      Effect.gen(function*() {
+        const { logs, next } = yield* start({
+          ...nodeServer("echo-server.mjs"),
+          reconnect: { schedule: Schedule.spaced("10 millis") }
+        })
+        const lines = yield* logs.subscribe
+        const first = yield* reader(yield* next)
+        yield* first.call(1, "stderr", { text: "hello from stderr" })
+        assert.strictEqual(yield* Queue.take(lines), "hello from stderr")
+        yield* first.send(JsonRpc.request(2, "crash"))
+        assert.deepStrictEqual(yield* first.next, Option.none())
+        assert.strictEqual(yield* Queue.take(lines), "crashing on request")
+        const second = yield* reader(yield* next)
+        yield* second.call(1, "stderr", { text: "second process" })
+        assert.strictEqual(yield* Queue.take(lines), "second process")
+      }))
 
-  it.scopedLive("fails fast with a Connect error when the command does not exist", () =>
-    Effect.gen(function*() {
-      const { next } = yield* start({ command: "mcp-effect-no-such-command", env: { TOKEN: "secret-value" } })
-      const error = yield* Effect.flip(next)
-      assert.isTrue(Option.isSome(error))
-      const failure = Option.getOrThrow(error)
-      assert.instanceOf(failure, McpError.TransportError)
-      assert.strictEqual(failure.reason, "Connect")
-      assert.include(failure.message, "mcp-effect-no-such-command")
-      assert.include(failure.message, "command not found")
-      assert.notInclude(failure.message, "secret-value")
-    }))
+    it.scopedLive("restarts a crashed server as a new process after the schedule's delay", () =>
+      Effect.gen(function*() {
+        const { next } = yield* start({
+          ...nodeServer("echo-server.mjs"),
+          reconnect: { schedule: Schedule.spaced("300 millis") }
+        })
+        const first = yield* reader(yield* next)
+        const firstPid: number = result(yield* first.call(1, "pid")).pid
+        yield* first.send(JsonRpc.request(2, "crash"))
+        assert.deepStrictEqual(yield* first.next, Option.none())
+        // the link is gone: a write fails with a typed error
+        const error = yield* Effect.flip(first.send(JsonRpc.request(3, "ping")))
+        assert.strictEqual(error._tag, "TransportError")
+        assert.strictEqual((error as McpError.TransportError).reason, "Write")
+        const crashedAt = Date.now()
+        const second = yield* reader(yield* next)
+        assert.isAtLeast(Date.now() - crashedAt, 290)
+        const secondPid: number = result(yield* second.call(1, "pid")).pid
+        assert.notStrictEqual(secondPid, firstPid)
+        assert.isFalse(isAlive(firstPid))
+      }))
 
-  it.scopedLive("fails fast with a Connect error when the working directory does not exist", () =>
-    Effect.gen(function*() {
-      const { next } = yield* start({ ...nodeServer("echo-server.mjs"), cwd: fixture("no-such-directory") })
-      const failure = Option.getOrThrow(yield* Effect.flip(next))
-      assert.strictEqual(failure.reason, "Connect")
-      assert.include(failure.message, "no-such-directory")
-    }))
+    it.scopedLive("fails fast with a Connect error when the command does not exist", () =>
+      Effect.gen(function*() {
+        const { next } = yield* start({ command: "mcp-effect-no-such-command", env: { TOKEN: "secret-value" } })
+        const error = yield* Effect.flip(next)
+        assert.isTrue(Option.isSome(error))
+        const failure = Option.getOrThrow(error)
+        assert.instanceOf(failure, McpError.TransportError)
+        assert.strictEqual(failure.reason, "Connect")
+        assert.include(failure.message, "mcp-effect-no-such-command")
+        assert.include(failure.message, "command not found")
+        assert.notInclude(failure.message, "secret-value")
+      }))
 
-  it.scopedLive("layerConfig reads the options from Config and provides both services", () =>
-    Effect.gen(function*() {
-      const { connections } = yield* McpTransport.McpTransport
-      const { subscribe } = yield* StdioTransport.StdioLogs
-      const lines = yield* subscribe
-      const connection = Chunk.unsafeHead(yield* Effect.flatMap(Stream.toPull(connections), (pull) => pull))
-      assert.strictEqual(connection.description, `stdio:${process.execPath}`)
-      const rpc = yield* reader(connection)
-      yield* rpc.call(1, "stderr", { text: "configured" })
-      assert.strictEqual(yield* Queue.take(lines), "configured")
-    }).pipe(
-      Effect.provide(Layer.provide(
-        StdioTransport.layerConfig({
-          command: Config.string("SERVER_COMMAND"),
-          args: Config.array(Config.string(), "SERVER_ARGS")
-        }),
-        NodeContext.layer
-      )),
-      Effect.withConfigProvider(ConfigProvider.fromMap(
-        new Map([["SERVER_COMMAND", process.execPath], ["SERVER_ARGS", fixture("echo-server.mjs")]])
+    it.scopedLive("fails fast with a Connect error when the working directory does not exist", () =>
+      Effect.gen(function*() {
+        const { next } = yield* start({ ...nodeServer("echo-server.mjs"), cwd: fixture("no-such-directory") })
+        const failure = Option.getOrThrow(yield* Effect.flip(next))
+        assert.strictEqual(failure.reason, "Connect")
+        assert.include(failure.message, "no-such-directory")
+      }))
+
+    it.scopedLive("layerConfig reads the options from Config and provides both services", () =>
+      Effect.gen(function*() {
+        const { connections } = yield* McpTransport.McpTransport
+        const { subscribe } = yield* StdioTransport.StdioLogs
+        const lines = yield* subscribe
+        const connection = Chunk.unsafeHead(yield* Effect.flatMap(Stream.toPull(connections), (pull) => pull))
+        assert.strictEqual(connection.description, `stdio:${process.execPath}`)
+        const rpc = yield* reader(connection)
+        yield* rpc.call(1, "stderr", { text: "configured" })
+        assert.strictEqual(yield* Queue.take(lines), "configured")
+      }).pipe(
+        Effect.provide(Layer.provide(
+          backend.layerConfig({
+            command: Config.string("SERVER_COMMAND"),
+            args: Config.array(Config.string(), "SERVER_ARGS")
+          }),
+          NodeContext.layer
+        )),
+        Effect.withConfigProvider(ConfigProvider.fromMap(
+          new Map([["SERVER_COMMAND", process.execPath], ["SERVER_ARGS", fixture("echo-server.mjs")]])
+        ))
       ))
-    ))
-})
+  })
+}

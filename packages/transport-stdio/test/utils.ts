@@ -8,7 +8,8 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import type * as StdioTransport from "../src/StdioTransport.js"
+import * as NodeStdioTransport from "../src/NodeStdioTransport.js"
+import * as StdioTransport from "../src/StdioTransport.js"
 
 export const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url))
 
@@ -83,3 +84,9 @@ export const reader = (connection: McpTransport.Connection): Effect.Effect<Reade
   })
 
 export const result = (response: JsonRpc.Response): any => "result" in response ? response.result : response.error
+
+/** Both process backends run every transport test. */
+export const backends = [
+  { name: "platform Command", make: StdioTransport.make, layerConfig: StdioTransport.layerConfig },
+  { name: "Node child_process", make: NodeStdioTransport.make, layerConfig: NodeStdioTransport.layerConfig }
+] as const

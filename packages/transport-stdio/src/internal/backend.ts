@@ -1,0 +1,48 @@
+import type * as McpError from "@mcp-effect/core/McpError"
+import type * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
+
+/** A signal the shutdown ladder sends to a server's process group. */
+export type Signal = "SIGTERM" | "SIGKILL"
+
+/** What it takes to start the server. */
+export interface StartOptions {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly env: Readonly<Record<string, string>>
+  readonly cwd: string | undefined
+  /** Called at most once when writing to the server's stdin fails. */
+  readonly onWriteError: (reason: string) => void
+}
+
+/** A failed start, and whether trying again can help. */
+export interface StartFailure {
+  readonly error: McpError.TransportError
+  /** A missing or non-executable program, or a missing working directory, stays that way. */
+  readonly permanent: boolean
+}
+
+/**
+ * One started server process, as the transport needs it. The hot path
+ * (`write`, `readStdout`) is callback based: every message of every call
+ * passes here.
+ */
+export interface Process {
+  readonly pid: number
+  /** Queues bytes for the server's stdin; never blocks, never throws. */
+  readonly write: (bytes: Uint8Array) => void
+  /** Ends the server's stdin once everything written so far is flushed. */
+  readonly endInput: Effect.Effect<void>
+  /** Hands each stdout chunk to `onBytes` until the output ends; fails with a reason when it breaks. */
+  readonly readStdout: (onBytes: (bytes: Uint8Array) => void) => Effect.Effect<void, string>
+  readonly stderr: Stream.Stream<Uint8Array>
+  /** Completes when the process has exited, describing how ("with code 0", "on a signal"). */
+  readonly exited: Effect.Effect<string>
+  readonly isRunning: Effect.Effect<boolean>
+  /** Signals the process group (the process alone where groups are unknown) and waits for the exit, unbounded. */
+  readonly kill: (signal: Signal) => Effect.Effect<void>
+}
+
+/** Starts server processes; the process lives as long as the scope. */
+export type Backend<R> = (options: StartOptions) => Effect.Effect<Process, StartFailure, R | Scope.Scope>

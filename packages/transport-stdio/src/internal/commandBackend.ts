@@ -1,0 +1,75 @@
+import * as Command from "@effect/platform/Command"
+import * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type * as PlatformError from "@effect/platform/Error"
+import * as McpError from "@mcp-effect/core/McpError"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Queue from "effect/Queue"
+import * as Stream from "effect/Stream"
+import type { Backend, StartFailure, StartOptions } from "./backend.js"
+
+// written to the stdin queue to end the input stream (compared by identity)
+const endOfInput = new Uint8Array(0)
+
+const describeCause = (error: PlatformError.PlatformError): string =>
+  error.description ?? (error._tag === "SystemError" ? error.reason : "bad argument")
+
+const startError = (options: StartOptions, error: PlatformError.PlatformError): StartFailure => {
+  const prefix = `could not start "${options.command}"`
+  const fail = (message: string, permanent: boolean): StartFailure => ({
+    error: new McpError.TransportError({ reason: "Connect", phase: "spawn", message: `${prefix}: ${message}` }),
+    permanent
+  })
+  if (error._tag === "SystemError" && error.module === "FileSystem") {
+    return fail(`the working directory "${options.cwd}" is not accessible (${error.reason})`, true)
+  }
+  if (error._tag === "SystemError" && (error.reason === "NotFound" || error.reason === "PermissionDenied")) {
+    const what = error.reason === "NotFound" ? "command not found" : "permission denied"
+    return fail(`${what} (${describeCause(error)})`, true)
+  }
+  return fail(describeCause(error), false)
+}
+
+/**
+ * Starts servers with `@effect/platform`'s `CommandExecutor`, so any runtime
+ * with an executor (Node, Bun) works. Its streams cost more per message than
+ * Node's own child process API (see `NodeStdioTransport`).
+ *
+ * @internal
+ */
+export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options) =>
+  Effect.gen(function*() {
+    const executor = yield* CommandExecutor.CommandExecutor
+    let command = Command.make(options.command, ...options.args).pipe(
+      Command.env(options.env, { extendEnv: false })
+    )
+    if (options.cwd !== undefined) command = Command.workingDirectory(command, options.cwd)
+    const process = yield* Effect.mapError(executor.start(command), (error) => startError(options, error))
+
+    const stdin = yield* Queue.unbounded<Uint8Array>()
+    yield* Stream.fromQueue(stdin).pipe(
+      Stream.takeWhile((bytes) => bytes !== endOfInput),
+      Stream.run(process.stdin),
+      Effect.catchAll((error) => Effect.sync(() => options.onWriteError(describeCause(error)))),
+      Effect.forkScoped
+    )
+    return {
+      pid: process.pid,
+      write: (bytes) => stdin.unsafeOffer(bytes),
+      endInput: Effect.sync(() => stdin.unsafeOffer(endOfInput)),
+      readStdout: (onBytes) =>
+        process.stdout.pipe(
+          Stream.runForEachChunk((chunk) =>
+            Effect.sync(() => {
+              for (const bytes of chunk) onBytes(bytes)
+            })
+          ),
+          Effect.mapError(describeCause)
+        ),
+      stderr: Stream.orDie(process.stderr),
+      exited: Effect.map(Effect.exit(process.exitCode), (exit) =>
+        Exit.isSuccess(exit) ? `with code ${exit.value}` : "on a signal"),
+      isRunning: Effect.orElseSucceed(process.isRunning, () => false),
+      kill: (signal) => Effect.ignore(process.kill(signal))
+    }
+  })

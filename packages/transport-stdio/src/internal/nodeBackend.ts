@@ -1,0 +1,125 @@
+import * as McpError from "@mcp-effect/core/McpError"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
+import type { Backend, Signal, StartFailure, StartOptions } from "./backend.js"
+import { isWindows } from "./environment.js"
+
+const startError = (options: StartOptions, error: NodeJS.ErrnoException): StartFailure => {
+  const prefix = `could not start "${options.command}"`
+  const permanent = error.code === "ENOENT" || error.code === "EACCES"
+  const what = error.code === "ENOENT" ? "command not found" : error.code === "EACCES" ? "permission denied" : ""
+  return {
+    error: new McpError.TransportError({
+      reason: "Connect",
+      phase: "spawn",
+      message: `${prefix}: ${what ? `${what} (${error.code})` : error.message}`
+    }),
+    permanent
+  }
+}
+
+const missingCwd = (options: StartOptions): StartFailure | undefined => {
+  if (options.cwd === undefined) return undefined
+  try {
+    if (Fs.statSync(options.cwd).isDirectory()) return undefined
+  } catch {
+    // reported below
+  }
+  return {
+    error: new McpError.TransportError({
+      reason: "Connect",
+      phase: "spawn",
+      message: `could not start "${options.command}": the working directory "${options.cwd}" is not accessible`
+    }),
+    permanent: true
+  }
+}
+
+/**
+ * Starts servers with Node's `child_process` directly: writes go straight to
+ * the pipe and stdout chunks straight to the framer, with no stream stages
+ * in between. The process leads its own group (`detached`), so signals
+ * reach wrappers' children too.
+ *
+ * @internal
+ */
+export const nodeBackend: Backend<never> = (options) =>
+  Effect.gen(function*() {
+    const cwdFailure = missingCwd(options)
+    if (cwdFailure) return yield* Effect.fail(cwdFailure)
+    const exited = yield* Deferred.make<string>()
+    const child = yield* Effect.async<ChildProcess.ChildProcessWithoutNullStreams, StartFailure>((resume) => {
+      const child = ChildProcess.spawn(options.command, [...options.args], {
+        env: options.env,
+        cwd: options.cwd,
+        stdio: ["pipe", "pipe", "pipe"],
+        detached: !isWindows,
+        windowsHide: true
+      })
+      child.once("exit", (code, signal) =>
+        Deferred.unsafeDone(exited, Effect.succeed(code !== null ? `with code ${code}` : `on ${signal}`)))
+      child.once("error", (error) => resume(Effect.fail(startError(options, error))))
+      child.once("spawn", () => resume(Effect.succeed(child)))
+    })
+    // a safety net behind the transport's shutdown ladder, which normally runs first
+    yield* Effect.addFinalizer(() =>
+      Effect.flatMap(Deferred.isDone(exited), (done) => done ? Effect.void : Effect.sync(() => signalGroup("SIGKILL")))
+    )
+    let writeFailed = false
+    child.stdin.on("error", (error) => {
+      if (writeFailed) return
+      writeFailed = true
+      options.onWriteError(error.message)
+    })
+
+    const signalGroup = (signal: Signal) => {
+      try {
+        if (isWindows) child.kill(signal)
+        else process.kill(-child.pid!, signal)
+      } catch {
+        // the group is gone
+        child.kill(signal)
+      }
+    }
+    return {
+      pid: child.pid!,
+      write: (bytes) => {
+        if (!writeFailed && child.stdin.writable) child.stdin.write(bytes)
+      },
+      endInput: Effect.sync(() => child.stdin.end()),
+      readStdout: (onBytes) =>
+        Effect.async<void, string>((resume) => {
+          const onEnd = () => resume(Effect.void)
+          const onError = (error: Error) => resume(Effect.fail(error.message))
+          child.stdout.on("data", onBytes)
+          child.stdout.once("end", onEnd)
+          child.stdout.once("error", onError)
+          return Effect.sync(() => {
+            child.stdout.off("data", onBytes)
+            child.stdout.off("end", onEnd)
+            child.stdout.off("error", onError)
+          })
+        }),
+      stderr: Stream.asyncPush<Uint8Array>((emit) =>
+        Effect.acquireRelease(
+          Effect.sync(() => {
+            const onData = (bytes: Uint8Array) => emit.single(bytes)
+            const onEnd = () => emit.end()
+            child.stderr.on("data", onData)
+            child.stderr.once("end", onEnd)
+            return { onData, onEnd }
+          }),
+          ({ onData, onEnd }) =>
+            Effect.sync(() => {
+              child.stderr.off("data", onData)
+              child.stderr.off("end", onEnd)
+            })
+        ), { bufferSize: "unbounded" }),
+      exited: Deferred.await(exited),
+      isRunning: Effect.map(Deferred.isDone(exited), (done) => !done),
+      kill: (signal) => Effect.zipRight(Effect.sync(() => signalGroup(signal)), Deferred.await(exited))
+    }
+  })

@@ -251,6 +251,24 @@ export const resolve = (input: ResolveInput, redirectUri: string | undefined): E
     return yield* fromRegistration(as, registration)
   })
 
+/**
+ * Reads a registration response. Lenient where servers commonly are:
+ * `client_secret_expires_at` may be missing next to a `client_secret`.
+ */
+const readRegistration = async (response: Response): Promise<Record<string, unknown> & { client_id: string }> => {
+  const body: unknown = await response.json().catch(() => undefined)
+  const json = typeof body === "object" && body !== null ? body as Record<string, unknown> : {}
+  if (response.status !== 200 && response.status !== 201) {
+    const error = typeof json.error === "string" ? json.error : `HTTP ${response.status}`
+    const detail = typeof json.error_description === "string" ? `: ${json.error_description}` : ""
+    throw new OAuthError({ reason: "Registration", message: `registration refused: ${error}${detail}`, error, status: response.status })
+  }
+  if (typeof json.client_id !== "string" || json.client_id === "") {
+    throw new OAuthError({ reason: "Registration", message: "the registration response has no client_id" })
+  }
+  return json as Record<string, unknown> & { client_id: string }
+}
+
 const requestedMethod = (as: oauth.AuthorizationServer): AuthMethod | undefined => {
   const supported = as.token_endpoint_auth_methods_supported
   if (supported === undefined) return undefined
@@ -281,7 +299,7 @@ const register = (
       input.http,
       "Registration",
       (options) => oauth.dynamicClientRegistrationRequest(input.as, metadata, options),
-      oauth.processDynamicClientRegistrationResponse
+      readRegistration
     )
     const secret = typeof response.client_secret === "string" ? Redacted.make(response.client_secret) : undefined
     const expiresAt = typeof response.client_secret_expires_at === "number" && response.client_secret_expires_at > 0

@@ -5,11 +5,11 @@
  *   npm run demo -- -- npx -y some-mcp-server     # any stdio server
  *   npm run demo -- --url http://127.0.0.1:3001/mcp   # any Streamable HTTP server
  */
-import { NodeContext, NodeHttpClient } from "@effect/platform-node"
+import { NodeHttpClient } from "@effect/platform-node"
 import { Elicitation, McpClient, McpError, Roots, Sampling } from "@mcp-effect/core"
 import type { McpSchema } from "@mcp-effect/core"
 import { HttpTransport } from "@mcp-effect/transport-http"
-import { StdioTransport } from "@mcp-effect/transport-stdio"
+import { NodeStdioTransport } from "@mcp-effect/transport-stdio"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -32,7 +32,7 @@ const [cmd, ...args] = command.length > 0 ? command : [process.execPath, everyth
 
 const Transport = url !== undefined ?
   HttpTransport.layer({ url }).pipe(Layer.provide(NodeHttpClient.layerUndici)) :
-  StdioTransport.layer({ command: cmd, args }).pipe(Layer.provide(NodeContext.layer))
+  NodeStdioTransport.layer({ command: cmd, args })
 
 // ---- what this app answers when the server asks ---------------------------------------
 

@@ -1,12 +1,13 @@
-// server-everything over stdio.
+// server-everything over stdio, with both process backends.
 import { NodeContext } from "@effect/platform-node"
-import { StdioTransport } from "@mcp-effect/transport-stdio"
+import { NodeStdioTransport, StdioTransport } from "@mcp-effect/transport-stdio"
 import * as Layer from "effect/Layer"
 import { everythingEntry, everythingSuite } from "./everything.js"
 
+const server = { command: process.execPath, args: [everythingEntry, "stdio"] }
+
+everythingSuite("stdio (Node child_process): server-everything", NodeStdioTransport.layer(server))
 everythingSuite(
-  "stdio: server-everything",
-  StdioTransport.layer({ command: process.execPath, args: [everythingEntry, "stdio"] }).pipe(
-    Layer.provide(NodeContext.layer)
-  )
+  "stdio (platform Command): server-everything",
+  StdioTransport.layer(server).pipe(Layer.provide(NodeContext.layer))
 )

@@ -110,6 +110,12 @@ export interface Options {
   readonly maxTotalTimeout?: Timeout | undefined
   /** How long `initialize` may take. Default 30 s. */
   readonly initializeTimeout?: Duration.DurationInput | undefined
+  /**
+   * Sees every notification (except progress) before it is published to
+   * `notifications`; may return an effect to run first. Cheaper than a
+   * subscription for a reaction that must never miss one.
+   */
+  readonly onNotification?: ((notification: JsonRpc.Notification) => Effect.Effect<void> | undefined) | undefined
   /** Run after every successful initialization (also after a reconnect), e.g. to re-subscribe. */
   readonly onInitialized?: ((initialized: Initialized) => Effect.Effect<void>) | undefined
 }

@@ -147,17 +147,13 @@ export const make = (
       ...options,
       capabilities: capabilities as McpSchema.ClientCapabilities,
       handlers,
-      onInitialized
+      onInitialized,
+      // keep the live views fresh
+      onNotification: (notification) => {
+        const effect = refreshes[notification.method]
+        return effect === undefined ? undefined : Effect.asVoid(Effect.forkIn(refresh(effect), scope))
+      }
     })
-
-    // keep the live views fresh
-    yield* session.notifications.pipe(
-      Stream.runForEach((n) => {
-        const effect = refreshes[n.method]
-        return effect ? Effect.forkIn(refresh(effect), scope) : Effect.void
-      }),
-      Effect.forkIn(scope)
-    )
     if (Option.isSome(roots)) {
       yield* roots.value.changes.pipe(
         Stream.runForEach(() => Effect.ignore(session.notify("notifications/roots/list_changed"))),

@@ -295,8 +295,11 @@ export const make = (
           const fiber = requestId === undefined ? undefined : serverRequests.get(requestId)
           return fiber ? Fiber.interruptFork(fiber) : undefined
         }
-        default:
-          return Effect.asVoid(PubSub.publish(notifications, notification))
+        default: {
+          const publish = Effect.asVoid(PubSub.publish(notifications, notification))
+          const first = options.onNotification?.(notification)
+          return first === undefined ? publish : Effect.zipRight(first, publish)
+        }
       }
     }
 

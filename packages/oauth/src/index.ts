@@ -6,6 +6,11 @@ export * as Authorizer from "./Authorizer.js"
 /**
  * @since 0.1.0
  */
+export * as BrowserAuthorizer from "./BrowserAuthorizer.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as BrowserTokenStore from "./BrowserTokenStore.js"
 
 /**
@@ -32,6 +37,11 @@ export * as OAuthError from "./OAuthError.js"
  * @since 0.1.0
  */
 export * as Scopes from "./Scopes.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as ServerAuth from "./ServerAuth.js"
 
 /**
  * @since 0.1.0

@@ -25,6 +25,7 @@ interface Setup {
   readonly metadata?: Record<string, unknown>
   readonly callback?: (request: Authorizer.AuthorizationRequest) => Record<string, string>
   readonly token?: (seen: Seen, count: number) => Answer
+  readonly client?: OAuthClient.ClientOptions
 }
 
 const setup = (options: Setup = {}) =>
@@ -59,7 +60,7 @@ const setup = (options: Setup = {}) =>
       )
     })
     const context = yield* Layer.build(
-      OAuthClient.layerAuthorizationCode({ serverUrl: server, refreshSkew: "60 seconds" }).pipe(
+      OAuthClient.layerAuthorizationCode({ serverUrl: server, refreshSkew: "60 seconds", client: options.client }).pipe(
         Layer.provide(TokenStore.layerMemory),
         Layer.provide(Layer.succeed(Authorizer.Authorizer, authorizer)),
         Layer.provide(http.layer)
@@ -187,5 +188,35 @@ describe("authorization code flow (fake authorization server)", () => {
       expect(yield* hook.onChallenge({ ...challenge, status: 403, wwwAuthenticate: { scheme: "Bearer", params: {} } })).toBe(
         "fail"
       )
+    }))
+
+  const cimd = "https://app.example/client-metadata.json"
+  const identityCases: ReadonlyArray<[string, Setup, string, boolean]> = [
+    ["pre-registered beats everything", { client: { clientId: "pre", metadataDocumentUrl: cimd }, metadata: { client_id_metadata_document_supported: true } }, "pre", false],
+    ["Client ID Metadata Document when the server supports it", { client: { metadataDocumentUrl: cimd }, metadata: { client_id_metadata_document_supported: true } }, cimd, false],
+    ["dynamic registration when it does not", { client: { metadataDocumentUrl: cimd } }, "client-1", true],
+    ["dynamic registration without a document URL", { metadata: { client_id_metadata_document_supported: true } }, "client-1", true]
+  ]
+  for (const [name, options, clientId, registers] of identityCases) {
+    it.scoped(`client identity: ${name}`, () =>
+      Effect.gen(function*() {
+        const { hook, requests, http, tokenRequests } = yield* setup(options)
+        yield* hook.onChallenge(challenge)
+        expect(requests[0]!.url.searchParams.get("client_id")).toBe(clientId)
+        expect(tokenRequests()[0]!.get("client_id")).toBe(clientId)
+        expect(http.seen.some((s) => s.url.endsWith("/register"))).toBe(registers)
+      }))
+  }
+
+  it.scoped("a registration is stored per issuer and reused by the next authorization", () =>
+    Effect.gen(function*() {
+      const { hook, http, requests } = yield* setup({
+        token: (_, n) => ({ json: { access_token: `at-${n}`, token_type: "Bearer", expires_in: 30 } })
+      })
+      yield* hook.onChallenge(challenge)
+      yield* TestClock.adjust("31 seconds")
+      yield* hook.onChallenge(challenge)
+      expect(requests).toHaveLength(2)
+      expect(http.seen.filter((s) => s.url.endsWith("/register"))).toHaveLength(1)
     }))
 })

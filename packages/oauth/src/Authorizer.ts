@@ -17,10 +17,10 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
+import * as Http from "./internal/http.js"
 import { OAuthError } from "./OAuthError.js"
 import * as UrlPolicy from "./UrlPolicy.js"
 
@@ -159,13 +159,12 @@ export const layerFollowRedirect = (options: {
   Layer.effect(
     Authorizer,
     Effect.gen(function*() {
-      const client = yield* HttpClient.HttpClient
+      const client = Http.withoutRedirects(yield* HttpClient.HttpClient)
       const expected = new URL(options.redirectUri)
       const authorize = (request: AuthorizationRequest) =>
         Effect.gen(function*() {
           const url = yield* UrlPolicy.check(request.url, options.policy ?? UrlPolicy.strict, "authorization endpoint")
           const response = yield* client.execute(HttpClientRequest.get(url)).pipe(
-            Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }),
             Effect.scoped,
             Effect.mapError(() =>
               new OAuthError({ reason: "Interaction", message: `authorization request to ${url.origin} failed` })

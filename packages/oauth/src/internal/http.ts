@@ -11,7 +11,6 @@ import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
@@ -55,16 +54,17 @@ const readBody = (
 ): Effect.Effect<Uint8Array, OAuthError> =>
   response.stream.pipe(
     Stream.mapError(() => new OAuthError({ reason: "Http", message: `${what}: the response body could not be read` })),
-    Stream.runFoldEffect(Chunk.empty<Uint8Array>(), (acc, bytes) => {
-      const size = Chunk.reduce(acc, bytes.length, (n, b) => n + b.length)
-      return size > maxBodyBytes
+    Stream.runFoldEffect({ size: 0, parts: [] as Array<Uint8Array> }, (acc, bytes) => {
+      acc.parts.push(bytes)
+      acc.size += bytes.length
+      return acc.size > maxBodyBytes
         ? Effect.fail(new OAuthError({ reason: "Http", message: `${what}: the response is larger than ${maxBodyBytes} bytes` }))
-        : Effect.succeed(Chunk.append(acc, bytes))
+        : Effect.succeed(acc)
     }),
-    Effect.map((chunks) => {
-      const all = new Uint8Array(Chunk.reduce(chunks, 0, (n, b) => n + b.length))
+    Effect.map(({ parts, size }) => {
+      const all = new Uint8Array(size)
       let offset = 0
-      for (const part of chunks) {
+      for (const part of parts) {
         all.set(part, offset)
         offset += part.length
       }
@@ -72,34 +72,53 @@ const readBody = (
     })
   )
 
+/**
+ * @internal sends requests without following redirects (fetch's `redirect: "manual"`; other
+ * clients do not follow by default), keeping any `RequestInit` the app provided
+ */
+export const withoutRedirects = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
+  HttpClient.transformResponse(client, (effect) =>
+    Effect.flatMap(Effect.serviceOption(FetchHttpClient.RequestInit), (init) =>
+      Effect.provideService(effect, FetchHttpClient.RequestInit, {
+        ...Option.getOrElse(init, () => ({})),
+        redirect: "manual"
+      })))
+
 const nullBodyStatus = new Set([101, 103, 204, 205, 304])
 
 /** @internal */
 export const make = (policy: UrlPolicy.UrlPolicy): Effect.Effect<Http, never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
-    const client = (yield* HttpClient.HttpClient).pipe(
-      HttpClient.transformResponse(Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }))
-    )
+    const client = withoutRedirects(yield* HttpClient.HttpClient)
     const runtime = yield* Effect.runtime<never>()
 
     const getJson = (url: URL, what: string): Effect.Effect<Option.Option<unknown>, OAuthError> =>
       Effect.gen(function*() {
         let current = yield* UrlPolicy.check(url, policy, what)
         for (let hop = 0; hop <= maxRedirects; hop++) {
-          const response = yield* client.execute(
-            HttpClientRequest.get(current, { headers: { accept: "application/json" } })
-          ).pipe(Effect.mapError(httpError(what, current)), Effect.scoped)
-          const location = response.headers["location"]
-          if (response.status >= 300 && response.status < 400 && location !== undefined) {
-            current = yield* UrlPolicy.check(new URL(location, current), policy, `${what} (redirect)`)
-            continue
-          }
-          if (response.status < 200 || response.status >= 300) return Option.none()
-          const body = yield* readBody(response, what)
-          try {
-            return Option.some(JSON.parse(new TextDecoder().decode(body)) as unknown)
-          } catch {
-            return yield* new OAuthError({ reason: "Discovery", message: `${what} is not JSON` })
+          const target = current
+          const outcome = yield* Effect.scoped(Effect.gen(function*() {
+            const response = yield* client.execute(HttpClientRequest.get(target, { headers: { accept: "application/json" } }))
+              .pipe(Effect.mapError(httpError(what, target)))
+            const location = response.headers["location"]
+            if (response.status >= 300 && response.status < 400 && location !== undefined) {
+              return { _tag: "Redirect", location } as const
+            }
+            if (response.status < 200 || response.status >= 300) return { _tag: "Missing" } as const
+            return { _tag: "Body", body: yield* readBody(response, what) } as const
+          }))
+          switch (outcome._tag) {
+            case "Redirect":
+              current = yield* UrlPolicy.check(new URL(outcome.location, target), policy, `${what} (redirect)`)
+              continue
+            case "Missing":
+              return Option.none()
+            case "Body":
+              try {
+                return Option.some(JSON.parse(new TextDecoder().decode(outcome.body)) as unknown)
+              } catch {
+                return yield* new OAuthError({ reason: "Discovery", message: `${what} is not JSON` })
+              }
           }
         }
         return yield* new OAuthError({ reason: "Discovery", message: `${what}: too many redirects` })

@@ -58,14 +58,11 @@ const scenario = scenarioNamed(name)
 const url = parseUrl(process.argv.at(-1))
 const context = parseContext(process.env.MCP_CONFORMANCE_CONTEXT)
 
-const services = scenario.services?.(context) ?? Layer.empty
-const transport = HttpTransport.layer({ url }).pipe(
-  Layer.provide(NodeHttpClient.layerUndici),
-  Layer.provide(services)
-)
+// the app's services (handlers, the OAuth hook) share the app's HTTP client with the transport
+const services = Layer.provideMerge(scenario.services?.(context) ?? Layer.empty, NodeHttpClient.layerUndici)
 const client = McpClient.layer({ clientInfo: { name: "mcp-effect-conformance", version: "0.1.0" } }).pipe(
-  Layer.provide(transport),
-  Layer.provide(services)
+  Layer.provide(HttpTransport.layer({ url })),
+  Layer.provideMerge(services)
 )
 
 const exit = await Effect.runPromiseExit(

@@ -1,5 +1,6 @@
 // `npm run conformance [-- <scenario>...]`: runs the official MCP conformance
-// client scenarios against conformance/client.ts.
+// client scenarios against conformance/client.ts — by default the whole client
+// suite (what `conformance client --suite all` runs), one scenario at a time.
 //
 // The runner (@modelcontextprotocol/conformance) needs Node >= 22, while the
 // library targets Node 20; so Node 22 and the runner are installed from the
@@ -17,7 +18,6 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const toolchainSource = join(root, "conformance", "toolchain")
 const toolchain = join(root, ".node22")
 const resultsRoot = join(root, "conformance-results", "client")
-const defaultScenarios = ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"]
 
 const node22 = join(toolchain, "node_modules", "node", "bin", "node")
 const runnerPackage = join(toolchain, "node_modules", "@modelcontextprotocol", "conformance")
@@ -66,6 +66,21 @@ if (installed()) {
 
 // ---- run ------------------------------------------------------------------------------
 
+/** Every client scenario of the installed runner (`conformance list --client`): the `--suite all` set. */
+const allScenarios = () => {
+  const list = spawnSync(node22, [join(runnerPackage, "dist", "index.js"), "list", "--client"], {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1" }
+  })
+  const names = (list.stdout ?? "").split("\n").map((line) => /^\s+- (\S+)/.exec(line)?.[1]).filter(Boolean)
+  if (list.status !== 0 || names.length === 0) {
+    console.error(`conformance: could not list the client scenarios:\n${list.stdout ?? ""}${list.stderr ?? ""}`)
+    process.exit(1)
+  }
+  return names
+}
+
 // The runner splits --command on spaces and appends the server URL; paths are
 // relative to the repository root (the runner's working directory).
 const tsxCli = relative(root, join(root, "node_modules", "tsx", "dist", "cli.mjs"))
@@ -108,13 +123,20 @@ const runScenario = (scenario) => {
   return { ok, summary, details }
 }
 
-const scenarios = process.argv.length > 2 ? process.argv.slice(2) : defaultScenarios
-let allPassed = true
+// one after the other: sse-retry measures reconnection timing
+const scenarios = process.argv.length > 2 ? process.argv.slice(2) : allScenarios()
+const suiteStarted = Date.now()
+const failedScenarios = []
 for (const scenario of scenarios) {
   const { ok, summary, details } = runScenario(scenario)
   console.log(summary)
   for (const line of details) console.error(line)
-  allPassed &&= ok
+  if (!ok) failedScenarios.push(scenario)
 }
-console.log(allPassed ? `conformance: all ${scenarios.length} scenarios passed` : "conformance: FAILED")
-process.exit(allPassed ? 0 : 1)
+const total = `${((Date.now() - suiteStarted) / 1000).toFixed(1)} s`
+console.log(
+  failedScenarios.length === 0 ?
+    `conformance: all ${scenarios.length} scenarios passed (${total})` :
+    `conformance: FAILED ${failedScenarios.length} of ${scenarios.length} scenarios (${total}): ${failedScenarios.join(", ")}`
+)
+process.exit(failedScenarios.length === 0 ? 0 : 1)

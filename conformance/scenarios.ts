@@ -2,31 +2,32 @@
  * The client scenarios of the official MCP conformance suite, as a table:
  * scenario name → the services an app would supply for it and the program it
  * runs against the scenario's server. Everything goes through the public API
- * (`McpClient`, `Elicitation`, `HttpTransport`), the way an app would use it.
+ * (`McpClient`, `Elicitation`, `HttpTransport`, `@mcp-effect/oauth`), the way
+ * an app would use it.
  *
- * The auth scenarios (`auth/*`) add entries here whose `services` supply an
- * `HttpAuth` Layer built from the conformance context.
+ * The auth scenarios (`auth/*`) supply an OAuth Layer (see `auth.ts`) built
+ * from the conformance context; it provides the transport's `HttpAuth` hook.
  */
-import { Elicitation, McpClient } from "@mcp-effect/core"
-import type { McpError, McpSchema } from "@mcp-effect/core"
-import * as Data from "effect/Data"
+import { Elicitation, McpClient, McpError } from "@mcp-effect/core"
+import type { McpSchema } from "@mcp-effect/core"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
+import type { AuthServices, ConformanceContext } from "./auth.js"
+import * as Auth from "./auth.js"
+import { ScenarioFailed } from "./errors.js"
 
-/** A check of the client program itself failed (missing tool, tool error, unexpected answer). */
-export class ScenarioFailed extends Data.TaggedError("ScenarioFailed")<{ readonly message: string }> {}
-
-/** `MCP_CONFORMANCE_CONTEXT`, parsed: credentials and settings for the auth scenarios. */
-export type ConformanceContext = Readonly<Record<string, unknown>>
+export type { ConformanceContext } from "./auth.js"
+export { ScenarioFailed } from "./errors.js"
 
 export interface Scenario {
   /**
    * What the app supplies for this scenario, none by default: any of
    * `McpClient.HandlerServices` (handlers for server requests, picked up by
    * `McpClient`) and `HttpAuth` (the auth hook, picked up by `HttpTransport`).
-   * Both look these up as optional services, hence no requirement in the type.
+   * Both look these up as optional services, hence no output in the type;
+   * the OAuth Layers use the app's `HttpClient`.
    */
-  readonly services?: (context: ConformanceContext) => Layer.Layer<never>
+  readonly services?: (context: ConformanceContext) => Layer.Layer<never> | AuthServices
   /** Runs against the connected client; succeeds with a one-line description of what happened. */
   readonly program: Effect.Effect<string, McpError.McpClientError | ScenarioFailed, McpClient.McpClient>
 }
@@ -69,6 +70,35 @@ const acceptFormAsShown = Elicitation.layer((params) =>
   )
 )
 
+/** The tool every protected mock server of the auth scenarios offers: listed and called once authorized. */
+const protectedTool = callListedTool("test-tool", {})
+
+type ExpectedError = McpError.Unauthorized | McpError.InsufficientScope
+
+/**
+ * For scenarios where the right behaviour is to give up: succeeds when the
+ * program fails with the expected typed error, fails otherwise.
+ */
+const expectFailure = (
+  program: Effect.Effect<string, McpError.McpClientError | ScenarioFailed, McpClient.McpClient>,
+  expected: (error: unknown) => error is ExpectedError
+) =>
+  Effect.matchEffect(program, {
+    onSuccess: (result) =>
+      new ScenarioFailed({ message: `expected the client to give up, but it succeeded: ${result}` }),
+    onFailure: (error) =>
+      expected(error) ?
+        Effect.succeed(`gave up as expected: ${error._tag}: ${error.message}`) :
+        new ScenarioFailed({ message: `expected another error, got ${error._tag}: ${error.message}` })
+  })
+
+const isUnauthorized = (error: unknown): error is McpError.Unauthorized => error instanceof McpError.Unauthorized
+const isInsufficientScope = (error: unknown): error is McpError.InsufficientScope =>
+  error instanceof McpError.InsufficientScope
+
+/** An authorization-code scenario: the person authorizes, then the protected tool is listed and called. */
+const authorizationCode: Scenario = { services: Auth.authorizationCode, program: protectedTool }
+
 export const scenarios: Readonly<Record<string, Scenario>> = {
   initialize: {
     program: Effect.gen(function*() {
@@ -85,5 +115,39 @@ export const scenarios: Readonly<Record<string, Scenario>> = {
   },
   "sse-retry": {
     program: callListedTool("test_reconnection", {})
-  }
+  },
+  // discovery: PRM from WWW-Authenticate or the path-based / root well-known URL; RFC 8414 and OIDC metadata
+  "auth/metadata-default": authorizationCode,
+  "auth/metadata-var1": authorizationCode,
+  "auth/metadata-var2": authorizationCode,
+  "auth/metadata-var3": authorizationCode,
+  // client identity: Client ID Metadata Document, pre-registered, dynamic registration per auth method
+  "auth/basic-cimd": authorizationCode,
+  "auth/pre-registration": authorizationCode,
+  "auth/token-endpoint-auth-basic": authorizationCode,
+  "auth/token-endpoint-auth-post": authorizationCode,
+  "auth/token-endpoint-auth-none": authorizationCode,
+  // scope selection and step-up
+  "auth/scope-from-www-authenticate": authorizationCode,
+  "auth/scope-from-scopes-supported": authorizationCode,
+  "auth/scope-omitted-when-undefined": authorizationCode,
+  "auth/scope-step-up": authorizationCode,
+  "auth/scope-retry-limit": {
+    services: Auth.authorizationCode,
+    program: expectFailure(protectedTool, isInsufficientScope)
+  },
+  // 2025-03-26 servers: no protected-resource metadata, metadata or default endpoints at the server's root
+  "auth/2025-03-26-oauth-metadata-backcompat": authorizationCode,
+  "auth/2025-03-26-oauth-endpoint-fallback": authorizationCode,
+  // draft: resource validation, refresh tokens (SEP-2207)
+  "auth/resource-mismatch": {
+    services: Auth.authorizationCode,
+    program: expectFailure(protectedTool, isUnauthorized)
+  },
+  "auth/offline-access-scope": { services: Auth.authorizationCodeRegistered, program: protectedTool },
+  "auth/offline-access-not-supported": authorizationCode,
+  // extensions: machine clients and enterprise-managed authorization
+  "auth/client-credentials-jwt": { services: Auth.clientCredentials, program: protectedTool },
+  "auth/client-credentials-basic": { services: Auth.clientCredentials, program: protectedTool },
+  "auth/cross-app-access-complete-flow": { services: Auth.crossAppAccess, program: protectedTool }
 }

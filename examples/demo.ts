@@ -4,10 +4,17 @@
  *   npm run demo                                  # spawns server-everything over stdio
  *   npm run demo -- -- npx -y some-mcp-server     # any stdio server
  *   npm run demo -- --url http://127.0.0.1:3001/mcp   # any Streamable HTTP server
+ *
+ * Over HTTP the client is ready for OAuth: when the server answers 401, the
+ * authorization-code flow runs, with a loopback callback on 127.0.0.1 and the
+ * URL opened in a browser (and printed); tokens are kept encrypted in
+ * ~/.mcp-effect-demo.
  */
-import { NodeHttpClient } from "@effect/platform-node"
+import { NodeContext, NodeHttpClient } from "@effect/platform-node"
 import { Elicitation, McpClient, McpError, Roots, Sampling } from "@mcp-effect/core"
 import type { McpSchema } from "@mcp-effect/core"
+import { NodeTokenStore, OAuthClient, UrlPolicy } from "@mcp-effect/oauth"
+import * as NodeAuthorizer from "@mcp-effect/oauth/NodeAuthorizer"
 import { HttpTransport } from "@mcp-effect/transport-http"
 import { NodeStdioTransport } from "@mcp-effect/transport-stdio"
 import * as Console from "effect/Console"
@@ -17,7 +24,10 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Stream from "effect/Stream"
+import { spawn } from "node:child_process"
 import { createRequire } from "node:module"
+import { homedir } from "node:os"
+import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 
 // ---- command line -------------------------------------------------------------------
@@ -30,8 +40,30 @@ const command = dashes >= 0 ? argv.slice(dashes + 1) : []
 const everything = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/dist/index.js")
 const [cmd, ...args] = command.length > 0 ? command : [process.execPath, everything, "stdio"]
 
+/** Prints the authorization URL and tries to open it in the default browser. */
+const openInBrowser = (target: URL) =>
+  Effect.zipRight(
+    NodeAuthorizer.printUrl(target),
+    Effect.sync(() => {
+      const opener = process.platform === "darwin" ? "open" : process.platform === "win32" ? "explorer" : "xdg-open"
+      spawn(opener, [target.href], { stdio: "ignore", detached: true }).on("error", () => {}).unref()
+    })
+  )
+
+const isLoopback = (target: string) => ["127.0.0.1", "localhost", "[::1]"].includes(new URL(target).hostname)
+
+const OAuth = (target: string) =>
+  OAuthClient.layerAuthorizationCode({
+    urlPolicy: isLoopback(target) ? UrlPolicy.loopbackDevelopment : UrlPolicy.strict
+  }).pipe(
+    Layer.provide(NodeAuthorizer.layer({ open: openInBrowser })),
+    Layer.provide(NodeTokenStore.layer({ directory: join(homedir(), ".mcp-effect-demo") })),
+    Layer.provide(Layer.merge(NodeContext.layer, NodeHttpClient.layerUndici)),
+    Layer.orDie
+  )
+
 const Transport = url !== undefined ?
-  HttpTransport.layer({ url }).pipe(Layer.provide(NodeHttpClient.layerUndici)) :
+  HttpTransport.layer({ url }).pipe(Layer.provide(OAuth(url)), Layer.provide(NodeHttpClient.layerUndici)) :
   NodeStdioTransport.layer({ command: cmd, args })
 
 // ---- what this app answers when the server asks ---------------------------------------

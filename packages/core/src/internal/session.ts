@@ -39,6 +39,9 @@ export const replayableMethods: ReadonlySet<string> = new Set([
   "tasks/result"
 ])
 
+/** How long sending `notifications/cancelled` may take before it is given up. */
+const cancelNoticeMillis = 5_000
+
 /** Methods whose idle timeout resets on progress unless a request says otherwise. */
 const progressMethods: ReadonlySet<string> = new Set([
   "tools/call",
@@ -181,9 +184,11 @@ export const make = (
       Effect.suspend(() => {
         const live = entry.sentOn
         if (!live || !live.alive || entry.method === "initialize") return Effect.void
-        return Effect.ignore(
+        // best effort and bounded: an interrupt must never hang on a server that does not take the notice
+        // (it runs in a finalizer, so the send must be made interruptible for the bound to apply)
+        return Effect.interruptible(
           live.connection.send(JsonRpc.notification("notifications/cancelled", { requestId: entry.id, reason }))
-        )
+        ).pipe(Effect.timeoutOption(cancelNoticeMillis), Effect.ignore)
       })
 
     const call = (

@@ -127,7 +127,11 @@ export interface LayerOptions {
 }
 
 /**
- * Which grant an `oauth2` config uses.
+ * Which grant an `oauth2` config uses: its `grant` when set; otherwise a
+ * config with a client id and a secret or private key is a machine client
+ * (client credentials), anything else a person's (authorization code). A
+ * pre-registered confidential client that signs people in must therefore
+ * say `grant: "authorization_code"`.
  *
  * @since 0.1.0
  * @category transport

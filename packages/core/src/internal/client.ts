@@ -167,7 +167,8 @@ export const make = (
         if (cached) return cached
         const init = yield* session.initialized
         if (!init.capabilities.tools) return undefined
-        return (yield* Effect.orElseSucceed(listTools, () => [])).find((tool) => tool.name === name)
+        // a fetch of its own: a list already in flight (maybe stalled) must not hold up the call
+        return (yield* Effect.orElseSucceed(fetchTools, () => [])).find((tool) => tool.name === name)
       })
 
     const taskContext: tasks.TaskContext = {

@@ -2,7 +2,8 @@
  * The auth hook of the HTTP transport. A Layer providing `HttpAuth` (an
  * OAuth client, for example) supplies headers for every request and is told
  * about `401` / `403` challenges; after a challenge it answered with
- * `"retry"`, the transport sends the request once more with fresh headers.
+ * `"retry"`, the transport sends the request once more with fresh headers
+ * (each kind of challenge, `401` or `403`, at most once per request).
  *
  * The hook is optional: without it, static credentials from the transport
  * options are used and a challenge fails at once.

@@ -168,6 +168,32 @@ describe("HttpAuth hook", () => {
       expect(inits.map((r) => r.headers.authorization)).toEqual(["Bearer stale", "Bearer fresh"])
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
+  it.scopedLive("a 403 step-up after a 401 re-authorization is put to the hook too, once", () =>
+    Effect.gen(function*() {
+      const tokens = ["stale", "unscoped", "scoped"]
+      const seen: Array<number> = []
+      const layer = Layer.succeed(HttpAuth.HttpAuth, {
+        headers: () => Effect.sync(() => ({ authorization: `Bearer ${tokens[seen.length]}` })),
+        onChallenge: (info) => Effect.sync(() => (seen.push(info.status), "retry" as const))
+      })
+      const server = yield* resource(() =>
+        startFaultServer({
+          get405: true,
+          auth: {
+            header: "authorization",
+            value: "Bearer scoped",
+            challenge,
+            insufficient: { value: "Bearer unscoped", challenge: "Bearer error=\"insufficient_scope\", scope=\"a b\"" }
+          }
+        })
+      )
+      const next = yield* connections({ url: server.url }).pipe(Effect.provide(layer))
+      yield* (yield* peer(yield* next)).initialize
+      expect(seen).toEqual([401, 403])
+      const inits = server.requests.filter((r) => r.body?.method === "initialize")
+      expect(inits.map((r) => r.headers.authorization)).toEqual(["Bearer stale", "Bearer unscoped", "Bearer scoped"])
+    }).pipe(Effect.provide(FetchHttpClient.layer)))
+
   it.scopedLive("a second challenge after the retry fails with Unauthorized", () =>
     Effect.gen(function*() {
       const { layer, state } = hook(false)

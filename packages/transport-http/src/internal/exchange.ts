@@ -211,7 +211,9 @@ const challengeError = (
 /**
  * Sends one HTTP request with the static, hook and protocol headers; maps
  * transport failures to `TransportError`, handles `401` / `403` with the
- * auth hook (one retry), and leaves every other status to the caller.
+ * auth hook (one retry per kind of challenge, so a `401` answered by a new
+ * authorization can still be followed by a `403` step-up), and leaves every
+ * other status to the caller.
  *
  * @internal
  */
@@ -263,7 +265,7 @@ export const makeExecute = (
       : execute
   }
   const attempt = (
-    retried: boolean
+    retried: ReadonlyArray<number>
   ): Effect.Effect<HttpClientResponse.HttpClientResponse, ExchangeError> =>
     Effect.gen(function*() {
       const hookHeaders = Option.isSome(auth) ? yield* auth.value.headers(info) : {}
@@ -278,11 +280,11 @@ export const makeExecute = (
         wwwAuthenticate: challenges.find((c) => c.scheme.toLowerCase() === "bearer") ?? challenges[0],
         challenges
       }
-      if (!retried && Option.isSome(auth)) {
+      if (!retried.includes(response.status) && Option.isSome(auth)) {
         const decision = yield* auth.value.onChallenge(challenge)
-        if (decision === "retry") return yield* attempt(true)
+        if (decision === "retry") return yield* attempt([...retried, response.status])
       }
       return yield* Effect.fail(challengeError(config, challenge))
     })
-  return attempt(false)
+  return attempt([])
 }

@@ -18,7 +18,7 @@ const { values: flags } = parseArgs({
     "http-calls": { type: "string", default: "500" },
     warmup: { type: "string", default: "1000" },
     concurrency: { type: "string", default: "1000" },
-    repeats: { type: "string", default: "3" },
+    repeats: { type: "string", default: "5" },
     sessions: { type: "string", default: "100" },
     only: { type: "string" },
     "http-response": { type: "string", default: "sse" },

@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
@@ -64,6 +65,13 @@ export const make = (options?: McpTransport.ReconnectOptions): Effect.Effect<InM
       const connection: McpTransport.Connection = {
         description: "in-memory",
         incoming: Stream.fromQueue(toClient),
+        // the fast path: whatever is queued is handed over in one batch
+        push: (onMessages) =>
+          Queue.takeBetween(toClient, 1, Number.MAX_SAFE_INTEGER).pipe(
+            Effect.flatMap((batch) => Effect.sync(() => onMessages(Chunk.toReadonlyArray(batch)))),
+            Effect.forever,
+            Effect.catchAllCause(() => Effect.void) // the queue was shut down: the connection ended
+          ),
         send: (message) =>
           open ?
             Effect.asVoid(Queue.offer(toServer, message)) :

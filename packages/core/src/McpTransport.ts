@@ -43,6 +43,17 @@ export interface Connection {
    */
   readonly incoming: Stream.Stream<JsonRpc.Incoming, ConnectionError>
   /**
+   * Optional fast path for the same messages: runs until the link is gone
+   * (ending or failing as `incoming` would), calling `onMessages`
+   * synchronously, in order, as messages arrive. A session that uses it
+   * reads nothing from `incoming`; transports whose input arrives in
+   * callbacks (stdio) offer it to spare a stream hop per message.
+   */
+  readonly push?: ((onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void) => Effect.Effect<
+    void,
+    ConnectionError
+  >) | undefined
+  /**
    * Sends one message. Fails when the link is gone.
    */
   readonly send: (message: JsonRpc.Message) => Effect.Effect<void, ConnectionError>

@@ -8,6 +8,7 @@ import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
+import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -19,7 +20,7 @@ import * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import { McpTransport } from "../McpTransport.js"
 import { expiredKind, makeSweeper, type Timed } from "./timeouts.js"
-import type { Connection } from "../McpTransport.js"
+import type { Connection, ConnectionError } from "../McpTransport.js"
 
 /** @internal */
 export const replayableMethods: ReadonlySet<string> = new Set([
@@ -346,6 +347,46 @@ export const make = (
       return undefined
     }
 
+    /**
+     * Reads a connection until it ends. With a transport's `push`, responses
+     * settle in the transport's callback; what needs an effect (server
+     * requests, published notifications) goes, in order, to a worker, and
+     * while the worker is behind everything queues behind it to keep order.
+     */
+    const read = (live: Live): Effect.Effect<void, ConnectionError> => {
+      const push = live.connection.push
+      if (push === undefined) return Stream.runForEachChunk(live.connection.incoming, onChunk(live))
+      return Effect.gen(function*() {
+        const work = yield* Queue.unbounded<Effect.Effect<void>>()
+        let backlog = 0
+        const enqueue = (effect: Effect.Effect<void>) => {
+          backlog++
+          work.unsafeOffer(effect)
+        }
+        const worker = yield* Queue.take(work).pipe(
+          Effect.flatMap((effect) => Effect.ensuring(effect, Effect.sync(() => backlog--))),
+          Effect.forever,
+          Effect.fork
+        )
+        const exit = yield* Effect.exit(push((messages) => {
+          for (const incoming of messages) {
+            if (backlog > 0) {
+              enqueue(Effect.suspend(() => onIncoming(live, incoming) ?? Effect.void))
+            } else {
+              const effect = onIncoming(live, incoming)
+              if (effect !== undefined) enqueue(effect)
+            }
+          }
+        }))
+        // what arrived before the end is handled before the end is reported
+        const drained = yield* Deferred.make<void>()
+        enqueue(Deferred.succeed(drained, undefined))
+        yield* Deferred.await(drained)
+        yield* Fiber.interrupt(worker)
+        return yield* exit
+      })
+    }
+
     /** Settles responses as they come; runs the effects of a chunk in order after it. */
     const onChunk = (live: Live) => (chunk: Chunk.Chunk<JsonRpc.Incoming>): Effect.Effect<void> => {
       let effects: Array<Effect.Effect<void>> | undefined
@@ -452,10 +493,7 @@ export const make = (
       Effect.gen(function*() {
         const live: Live = { connection, generation: ++generation, alive: true }
         yield* SubscriptionRef.set(state, { _tag: "Connecting", generation: live.generation })
-        const reader = yield* connection.incoming.pipe(
-          Stream.runForEachChunk(onChunk(live)),
-          Effect.fork
-        )
+        const reader = yield* Effect.fork(read(live))
         const initResult = yield* initialize(live).pipe(
           Effect.tap(() => live.connection.send(JsonRpc.notification("notifications/initialized"))),
           Effect.raceFirst(

@@ -30,8 +30,8 @@ export interface StartFailure {
  */
 export interface Process {
   readonly pid: number
-  /** Queues bytes for the server's stdin; never blocks, never throws. */
-  readonly write: (bytes: Uint8Array) => void
+  /** Queues one NDJSON line (with its newline) for the server's stdin; never blocks, never throws. */
+  readonly write: (line: string) => void
   /** Ends the server's stdin once everything written so far is flushed. */
   readonly endInput: Effect.Effect<void>
   /** Hands each stdout chunk to `onBytes` until the output ends; fails with a reason when it breaks. */

@@ -8,6 +8,8 @@ import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import type { Backend, StartFailure, StartOptions } from "./backend.js"
 
+const encoder = new TextEncoder()
+
 // written to the stdin queue to end the input stream (compared by identity)
 const endOfInput = new Uint8Array(0)
 
@@ -55,7 +57,7 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
     )
     return {
       pid: process.pid,
-      write: (bytes) => stdin.unsafeOffer(bytes),
+      write: (line) => stdin.unsafeOffer(encoder.encode(line)),
       endInput: Effect.sync(() => stdin.unsafeOffer(endOfInput)),
       readStdout: (onBytes) =>
         process.stdout.pipe(

@@ -36,7 +36,5 @@ export const decodeStream = <E, R>(
 ): Stream.Stream<JsonRpc.Incoming, E, R> =>
   LineSplitter.splitStream(bytes, maxMessageBytes, (frame, out) => decodeFrame(frame, maxMessageBytes, out))
 
-const encoder = new TextEncoder()
-
 /** @internal */
-export const encode = (message: JsonRpc.Message): Uint8Array => encoder.encode(JsonRpc.encode(message) + "\n")
+export const encode = (message: JsonRpc.Message): string => JsonRpc.encode(message) + "\n"

@@ -86,8 +86,8 @@ export const nodeBackend: Backend<never> = (options) =>
     }
     return {
       pid: child.pid!,
-      write: (bytes) => {
-        if (!writeFailed && child.stdin.writable) child.stdin.write(bytes)
+      write: (line) => {
+        if (!writeFailed && child.stdin.writable) child.stdin.write(line)
       },
       endInput: Effect.sync(() => child.stdin.end()),
       readStdout: (onBytes) =>

@@ -139,45 +139,54 @@ export const make = <R>(
           ).pipe(Effect.annotateLogs("mcp.server", description))
         )
 
-        // stdout is framed and decoded as it arrives, straight into the stream's buffer
-        const incoming = Stream.asyncPush<JsonRpc.Incoming, McpError.TransportError>((emit) => {
-          const splitter = LineSplitter.make(maxMessageBytes)
-          const frames: Array<LineSplitter.Frame> = []
-          const flush = () => {
-            if (frames.length === 0) return
-            const out: Array<JsonRpc.Incoming> = []
-            for (const frame of frames) Ndjson.decodeFrame(frame, maxMessageBytes, out)
-            frames.length = 0
-            if (out.length === 1) emit.single(out[0])
-            else if (out.length > 1) emit.chunk(Chunk.unsafeFromArray(out))
-          }
-          return process.readStdout((bytes) => {
-            splitter.push(bytes, frames)
-            flush()
-          }).pipe(
-            Effect.matchEffect({
-              onSuccess: () =>
-                Effect.sync(() => {
-                  splitter.end(frames)
-                  flush()
-                  // before the end reaches the reader, so a send right after it fails
-                  close("the server closed its output")
-                  emit.end()
-                }),
-              onFailure: (reason) =>
-                Effect.sync(() => {
+        // stdout is framed and decoded as it arrives, and handed on in the same callback
+        const push = (onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void) =>
+          Effect.suspend(() => {
+            const splitter = LineSplitter.make(maxMessageBytes)
+            const frames: Array<LineSplitter.Frame> = []
+            const flush = () => {
+              if (frames.length === 0) return
+              const out: Array<JsonRpc.Incoming> = []
+              for (const frame of frames) Ndjson.decodeFrame(frame, maxMessageBytes, out)
+              frames.length = 0
+              if (out.length > 0) onMessages(out)
+            }
+            return process.readStdout((bytes) => {
+              splitter.push(bytes, frames)
+              flush()
+            }).pipe(
+              Effect.matchEffect({
+                onSuccess: () =>
+                  Effect.sync(() => {
+                    splitter.end(frames)
+                    flush()
+                    // before the end reaches the reader, so a send right after it fails
+                    close("the server closed its output")
+                  }),
+                onFailure: (reason) => {
                   close("the server's output broke")
-                  emit.fail(
+                  return Effect.fail(
                     new McpError.TransportError({
                       reason: "Read",
                       message: `${description}: cannot read the server's output (${reason})`
                     })
                   )
-                })
+                }
+              })
+            )
+          })
+
+        const incoming = Stream.asyncPush<JsonRpc.Incoming, McpError.TransportError>((emit) =>
+          push((messages) => {
+            if (messages.length === 1) emit.single(messages[0])
+            else emit.chunk(Chunk.unsafeFromArray(messages as Array<JsonRpc.Incoming>))
+          }).pipe(
+            Effect.matchEffect({
+              onSuccess: () => Effect.sync(() => emit.end()),
+              onFailure: (error) => Effect.sync(() => emit.fail(error))
             }),
             Effect.forkScoped
-          )
-        }, { bufferSize: "unbounded" })
+          ), { bufferSize: "unbounded" })
 
         const send = (message: JsonRpc.Message): Effect.Effect<void, McpError.TransportError> =>
           Effect.suspend(() => {
@@ -189,7 +198,7 @@ export const make = <R>(
         yield* Effect.logDebug(`stdio server process ${process.pid} started`).pipe(
           Effect.annotateLogs("mcp.server", description)
         )
-        return { incoming, send, description }
+        return { incoming, push, send, description }
       })
 
     // the backend's services, but not this layer's scope: each connection has its own

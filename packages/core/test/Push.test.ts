@@ -1,0 +1,66 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import * as JsonRpc from "../src/JsonRpc.js"
+import * as McpClient from "../src/McpClient.js"
+import * as McpTransport from "../src/McpTransport.js"
+import { clientInfo, textResult } from "./utils.js"
+
+/**
+ * A transport with only the push fast path: it answers each request in the
+ * send itself, a `tools/call` with a log notification and the response in
+ * one batch.
+ */
+const pushOnly = Layer.succeed(McpTransport.McpTransport, {
+  connections: Stream.concat(
+    Stream.suspend(() => {
+      let deliver: ((messages: ReadonlyArray<JsonRpc.Incoming>) => void) | undefined
+      const connection: McpTransport.Connection = {
+        description: "push-only",
+        incoming: Stream.die("the session must use push"),
+        push: (onMessages) =>
+          Effect.async<void>(() => {
+            deliver = onMessages
+          }),
+        send: (message) =>
+          Effect.sync(() => {
+            if (!JsonRpc.isRequest(message)) return
+            if (message.method === "initialize") {
+              deliver!([JsonRpc.success(message.id, {
+                protocolVersion: "2025-11-25",
+                capabilities: { tools: {}, logging: {} },
+                serverInfo: { name: "push", version: "1" }
+              })])
+            } else {
+              deliver!([
+                JsonRpc.notification("notifications/message", { level: "info", data: "before the result" }),
+                JsonRpc.success(message.id, textResult("done"))
+              ])
+            }
+          })
+      }
+      return Stream.make(connection)
+    }),
+    Stream.never
+  )
+})
+
+describe("the push fast path", () => {
+  it.effect("delivers a batch in order: a notification before the response it precedes", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      yield* client.initialized
+      const seen: Array<string> = []
+      const logs = yield* Effect.fork(
+        client.logMessages.pipe(Stream.take(1), Stream.runForEach((m) => Effect.sync(() => seen.push(String(m.data)))))
+      )
+      yield* Effect.yieldNow()
+      const result = yield* client.callTool({ name: "anything" })
+      seen.push("result")
+      yield* Fiber.join(logs)
+      expect(result).toEqual(textResult("done"))
+      expect(seen).toEqual(["before the result", "result"])
+    }).pipe(Effect.provide(McpClient.layer({ clientInfo, prefetch: false }).pipe(Layer.provide(pushOnly)))))
+})

@@ -28,8 +28,9 @@ export const expiredKind = (timed: Timed): "idle" | "total" =>
 /**
  * One fiber per session watches every request's deadline, instead of a timer
  * per request: a request costs a `Set` insert. The fiber sleeps on the
- * `Clock` until the earliest deadline (so `TestClock` drives it), and is
- * woken only when a new deadline comes before the one it sleeps towards.
+ * `Clock` until the earliest deadline (or, with none left, the latest one it
+ * was shown; so `TestClock` drives it), and is woken only when a new
+ * deadline comes before the time it sleeps towards.
  *
  * @internal
  */
@@ -41,6 +42,7 @@ export const makeSweeper = <T extends Timed>(
     const watched = new Set<T>()
     const wake = yield* Queue.sliding<void>(1)
     let sleepingUntil = Infinity
+    let latestDeadline = -Infinity
 
     const sweep = Effect.suspend(() => {
       const now = clock.unsafeCurrentTimeMillis()
@@ -54,6 +56,9 @@ export const makeSweeper = <T extends Timed>(
           next = deadline
         }
       }
+      // with nothing left to watch it still sleeps towards the latest deadline it was shown: requests
+      // that finish before the sweeper runs must not make every later request wake it again
+      if (next === Infinity && latestDeadline > now) next = latestDeadline
       sleepingUntil = next
       return next === Infinity ? Queue.take(wake) : Effect.raceFirst(Effect.sleep(next - now), Queue.take(wake))
     })
@@ -63,6 +68,7 @@ export const makeSweeper = <T extends Timed>(
       watch: (timed) => {
         watched.add(timed)
         const deadline = deadlineOf(timed)
+        if (deadline > latestDeadline) latestDeadline = deadline
         if (deadline < sleepingUntil) {
           sleepingUntil = deadline
           wake.unsafeOffer(undefined)

@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect"
-import type * as Either from "effect/Either"
+import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
-import type * as Schema from "effect/Schema"
+import * as Schema from "effect/Schema"
 import type * as ClientSession from "../ClientSession.js"
 import * as McpError from "../McpError.js"
 
@@ -14,8 +14,20 @@ const parseOptions = { onExcessProperty: "preserve" } as const
  * @internal
  */
 export const decoder = <A, I>(schema: Schema.Schema<A, I>, method?: string) => {
-  const decode = ParseResult.decodeUnknownEither(schema, parseOptions)
+  const decode = fastDecode(schema)
   return (u: unknown): Effect.Effect<A, McpError.DecodeError> => toEffect(decode(u), method ?? "message", method)
+}
+
+/**
+ * The wire schemas transform nothing but absent fields with defaults, so a
+ * value that already is a valid `A` is returned as it came, untouched (with
+ * every field it has, known or not), after a check that costs a fraction of
+ * a decode; anything else takes the full decode and its error report.
+ */
+const fastDecode = <A, I>(schema: Schema.Schema<A, I>) => {
+  const is = Schema.is(schema)
+  const decode = ParseResult.decodeUnknownEither(schema, parseOptions)
+  return (u: unknown): Either.Either<A, ParseResult.ParseIssue> => is(u) ? Either.right(u) : decode(u)
 }
 
 const toEffect = <A>(
@@ -39,7 +51,7 @@ const toEffect = <A>(
  * @internal
  */
 export const decodeResult = <A, I>(schema: Schema.Schema<A, I>) => {
-  const decode = ParseResult.decodeUnknownEither(schema, parseOptions)
+  const decode = fastDecode(schema)
   return (
     session: ClientSession.Service,
     method: string,

@@ -22,7 +22,7 @@ const { values: flags } = parseArgs({
     sessions: { type: "string", default: "100" },
     only: { type: "string" },
     "http-response": { type: "string", default: "sse" },
-    "http-client": { type: "string", default: "fetch" }
+    "http-client": { type: "string", default: "undici" }
   }
 })
 

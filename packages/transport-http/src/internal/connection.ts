@@ -1,6 +1,7 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { JsonRpc, McpError, type McpTransport } from "@mcp-effect/core"
+import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -55,6 +56,8 @@ const connect = (
     const mailbox = yield* Mailbox.make<JsonRpc.Incoming, McpTransport.ConnectionError>()
     const ended = yield* Deferred.make<void>()
     yield* Effect.addFinalizer(() => Deferred.succeed(ended, undefined))
+    // the session's push consumer, once it reads through the fast path
+    let pushTo: ((messages: ReadonlyArray<JsonRpc.Incoming>) => void) | undefined
     const state: State = {
       sessionId: undefined,
       protocolVersion: undefined,
@@ -77,6 +80,10 @@ const connect = (
               const version = (item.result as { readonly protocolVersion?: unknown }).protocolVersion
               if (typeof version === "string") state.protocolVersion = version
             }
+          }
+          if (pushTo !== undefined) {
+            pushTo(items)
+            return Effect.void
           }
           return Effect.asVoid(mailbox.offerAll(items))
         }),
@@ -131,6 +138,13 @@ const connect = (
 
     return {
       incoming: Mailbox.toStream(mailbox),
+      push: (onMessages) =>
+        Effect.gen(function*() {
+          const early = yield* mailbox.clear
+          if (early.length > 0) onMessages(Chunk.toReadonlyArray(early))
+          pushTo = onMessages
+          yield* mailbox.await
+        }),
       send,
       description: `http ${config.description}`
     }

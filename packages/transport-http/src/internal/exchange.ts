@@ -151,6 +151,19 @@ export const readLimited = (
   phase: string
 ): Effect.Effect<Option.Option<string>, McpError.TransportError> =>
   Effect.suspend(() => {
+    const failed = (e: Parameters<typeof describeFailure>[0]) =>
+      new McpError.TransportError({
+        reason: "Read",
+        phase,
+        message: `reading the body from ${config.description} failed: ${describeFailure(e)}`
+      })
+    // a body whose declared length fits is read in one go, which costs far less than a stream
+    const declared = Number(response.headers["content-length"])
+    if (response.headers["content-length"] !== undefined && Number.isFinite(declared) && declared <= max) {
+      return Effect.map(Effect.mapError(response.text, failed), (text) =>
+        // a server that sent more than it declared is held to the limit all the same
+        text.length > max && JsonRpc.byteLength(text) > max ? Option.none() : Option.some(text))
+    }
     const parts: Array<Uint8Array> = []
     let size = 0
     let tooLarge = false
@@ -165,13 +178,7 @@ export const readLimited = (
         return true
       }),
       Stream.runDrain,
-      Effect.mapError((e) =>
-        new McpError.TransportError({
-          reason: "Read",
-          phase,
-          message: `reading the body from ${config.description} failed: ${describeFailure(e)}`
-        })
-      ),
+      Effect.mapError(failed),
       Effect.map(() => {
         if (tooLarge) return Option.none()
         const all = new Uint8Array(size)

@@ -46,6 +46,11 @@ export * as Sampling from "./Sampling.js"
 /**
  * @since 0.1.0
  */
+export * as SingleFlight from "./SingleFlight.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as TaskPolling from "./TaskPolling.js"
 
 /**

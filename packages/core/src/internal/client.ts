@@ -12,9 +12,9 @@ import * as McpSchema from "../McpSchema.js"
 import type { McpTransport } from "../McpTransport.js"
 import * as Roots from "../Roots.js"
 import * as Sampling from "../Sampling.js"
+import * as SingleFlight from "../SingleFlight.js"
 import * as TaskPolling from "../TaskPolling.js"
 import { decodeResult, decoder, paginate } from "./decode.js"
-import { singleFlight } from "./singleFlight.js"
 import * as tasks from "./tasks.js"
 
 const decodeListTools = decodeResult(McpSchema.ListToolsResult)
@@ -111,9 +111,10 @@ export const make = (
       Effect.zipRight(paginate((cursor) => decodeListPrompts(session, "prompts/list", cursor), (r) => r.prompts)),
       Effect.tap((list) => SubscriptionRef.set(promptsRef, list))
     )
-    const listTools = singleFlight(fetchTools, scope)
-    const listResources = singleFlight(fetchResources, scope)
-    const listPrompts = singleFlight(fetchPrompts, scope)
+    const shared = SingleFlight.make(scope)
+    const listTools = shared("tools/list", fetchTools)
+    const listResources = shared("resources/list", fetchResources)
+    const listPrompts = shared("prompts/list", fetchPrompts)
 
     const refreshes: Record<string, Effect.Effect<unknown, McpError.McpClientError>> = {
       "notifications/tools/list_changed": fetchTools,

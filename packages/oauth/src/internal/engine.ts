@@ -8,7 +8,7 @@
  *
  * @internal
  */
-import { McpError } from "@mcp-effect/core"
+import { McpError, SingleFlight } from "@mcp-effect/core"
 import type { HttpAuth } from "@mcp-effect/transport-http"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -24,7 +24,6 @@ import type * as UrlPolicy from "../UrlPolicy.js"
 import * as Grants from "./grants.js"
 import type * as Http from "./http.js"
 import type * as Identity from "./identity.js"
-import * as SingleFlight from "./singleFlight.js"
 
 /** @internal everything a grant needs for one server */
 export interface Flow {

@@ -1,20 +1,27 @@
 /**
- * At most one run per key at a time: callers arriving while a run is in
- * flight wait for its result instead of starting their own. A run belongs
- * to the given scope, not to its first caller, so one caller giving up does
- * not cancel it for the others.
+ * At most one run per key at a time: callers that arrive while a run is in
+ * flight wait for its result instead of starting their own (a list fetched
+ * once for two callers, a rotating refresh token spent once for many). A run
+ * belongs to the given scope, not to its first caller, so one caller giving
+ * up does not cancel it for the others.
  *
- * @internal
+ * @since 0.1.0
  */
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
 import type * as Scope from "effect/Scope"
 
-/** @internal */
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type SingleFlight = <A, E>(key: string, run: Effect.Effect<A, E>) => Effect.Effect<A, E>
 
-/** @internal */
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (scope: Scope.Scope): SingleFlight => {
   const inFlight = new Map<string, Deferred.Deferred<any, any>>()
   return <A, E>(key: string, run: Effect.Effect<A, E>) =>

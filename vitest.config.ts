@@ -4,6 +4,8 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     projects: ["packages/*", "integration"],
+    // the JSON report lets .ci/run print a plain closing count
+    reporters: ["default", ["json", { outputFile: ".cache/vitest-report.json" }]],
     pool: "forks",
     poolOptions: { forks: { maxForks: 2, minForks: 1 } }
   }

@@ -134,6 +134,10 @@ for (const scenario of scenarios) {
   if (!ok) failedScenarios.push(scenario)
 }
 const total = `${((Date.now() - suiteStarted) / 1000).toFixed(1)} s`
+writeFileSync(
+  join(root, "conformance-results", "summary.json"),
+  JSON.stringify({ passed: scenarios.length - failedScenarios.length, failed: failedScenarios.length }) + "\n"
+)
 console.log(
   failedScenarios.length === 0 ?
     `conformance: all ${scenarios.length} scenarios passed (${total})` :

@@ -136,6 +136,15 @@ export const exchangeCode = (
     )
   })
 
+/** A request to the token endpoint, after checking that the server has one. */
+const tokenCall = (
+  http: Http.Http,
+  as: oauth.AuthorizationServer,
+  request: (options: Calls.RequestOptions) => Promise<Response>,
+  process: (response: Response) => Promise<oauth.TokenEndpointResponse>
+): Effect.Effect<oauth.TokenEndpointResponse, OAuthError> =>
+  Effect.zipRight(endpoint(http, as, "token_endpoint", "token endpoint"), Calls.call(http, "Token", request, process))
+
 /** @internal */
 export const refresh = (
   http: Http.Http,
@@ -144,18 +153,15 @@ export const refresh = (
   refreshToken: Redacted.Redacted<string>,
   resource: string
 ): Effect.Effect<oauth.TokenEndpointResponse, OAuthError> =>
-  Effect.zipRight(
-    endpoint(http, as, "token_endpoint", "token endpoint"),
-    Calls.call(
-      http,
-      "Token",
-      (options) =>
-        oauth.refreshTokenGrantRequest(as, identity.client, identity.auth, Redacted.value(refreshToken), {
-          ...options,
-          additionalParameters: { resource }
-        }),
-      (response) => oauth.processRefreshTokenResponse(as, identity.client, response)
-    )
+  tokenCall(
+    http,
+    as,
+    (options) =>
+      oauth.refreshTokenGrantRequest(as, identity.client, identity.auth, Redacted.value(refreshToken), {
+        ...options,
+        additionalParameters: { resource }
+      }),
+    (response) => oauth.processRefreshTokenResponse(as, identity.client, response)
   )
 
 const scoped = (scope: string | undefined): Record<string, string> => scope === undefined ? {} : { scope }
@@ -168,15 +174,12 @@ export const clientCredentials = (
   resource: string,
   scope: string | undefined
 ): Effect.Effect<oauth.TokenEndpointResponse, OAuthError> =>
-  Effect.zipRight(
-    endpoint(http, as, "token_endpoint", "token endpoint"),
-    Calls.call(
-      http,
-      "Token",
-      (options) =>
-        oauth.clientCredentialsGrantRequest(as, identity.client, identity.auth, { resource, ...scoped(scope) }, options),
-      (response) => oauth.processClientCredentialsResponse(as, identity.client, response)
-    )
+  tokenCall(
+    http,
+    as,
+    (options) =>
+      oauth.clientCredentialsGrantRequest(as, identity.client, identity.auth, { resource, ...scoped(scope) }, options),
+    (response) => oauth.processClientCredentialsResponse(as, identity.client, response)
   )
 
 /** @internal any grant at a token endpoint (token exchange, JWT bearer) */
@@ -187,16 +190,13 @@ export const generic = (
   grantType: string,
   parameters: Record<string, string>
 ): Effect.Effect<oauth.TokenEndpointResponse, OAuthError> =>
-  Effect.zipRight(
-    endpoint(http, as, "token_endpoint", "token endpoint"),
-    Calls.call(
-      http,
-      "Token",
-      (options) => oauth.genericTokenEndpointRequest(as, identity.client, identity.auth, grantType, parameters, options),
-      (response) =>
-        oauth.processGenericTokenEndpointResponse(as, identity.client, response, {
-          // a token exchange answers with token_type "N_A": the issued token is not an access token
-          recognizedTokenTypes: { n_a: () => undefined }
-        })
-    )
+  tokenCall(
+    http,
+    as,
+    (options) => oauth.genericTokenEndpointRequest(as, identity.client, identity.auth, grantType, parameters, options),
+    (response) =>
+      oauth.processGenericTokenEndpointResponse(as, identity.client, response, {
+        // a token exchange answers with token_type "N_A": the issued token is not an access token
+        recognizedTokenTypes: { n_a: () => undefined }
+      })
   )

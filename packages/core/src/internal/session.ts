@@ -101,7 +101,6 @@ export const make = (
     const initializeMillis = Duration.toMillis(Duration.decode(options.initializeTimeout ?? Duration.seconds(30)))
 
     const pending = new Map<JsonRpc.RequestId, Pending>()
-    const byProgressToken = new Map<JsonRpc.RequestId, Pending>()
     const serverRequests = new Map<JsonRpc.RequestId, Fiber.RuntimeFiber<void>>()
     let nextId = 1
     let generation = 0
@@ -125,7 +124,6 @@ export const make = (
 
     const forget = (entry: Pending) => {
       pending.delete(entry.id)
-      if (entry.progressToken !== undefined) byProgressToken.delete(entry.progressToken)
       timeouts.unwatch(entry)
     }
 
@@ -228,7 +226,6 @@ export const make = (
           lastActivity: now
         }
         pending.set(id, entry)
-        if (entry.progressToken !== undefined) byProgressToken.set(id, entry)
         if (entry.idleMillis !== undefined || entry.totalMillis !== undefined) timeouts.watch(entry)
 
         return Effect.zipRight(pinned ? sendEntry(entry, pinned) : dispatch(entry), awaitOutcome(entry)).pipe(
@@ -290,8 +287,9 @@ export const make = (
         case "notifications/progress": {
           const decoded = progressParams(notification.params)
           if (decoded._tag === "Left") return undefined
-          const entry = byProgressToken.get(decoded.right.progressToken)
-          if (!entry) return undefined
+          // a request's progress token is its id
+          const entry = pending.get(decoded.right.progressToken)
+          if (!entry || entry.progressToken === undefined) return undefined
           entry.onProgress?.(decoded.right)
           if (entry.resetOnProgress) entry.lastActivity = clock.unsafeCurrentTimeMillis()
           return undefined

@@ -78,6 +78,24 @@ const closeAll = async (contenders: ReadonlyArray<Contender>) => {
   for (const { subject } of contenders) await subject.close()
 }
 
+/** Prints the latency line (and the throughput line) of `contenders`, then closes them. */
+const compare = async (
+  transport: "stdio" | "http",
+  contenders: ReadonlyArray<Contender>,
+  how: { readonly calls: number; readonly throughput: boolean; readonly note?: string }
+) => {
+  try {
+    const note = how.note ?? ""
+    print(line(`${transport} latency${note}`, await latency(contenders, { ...options, calls: how.calls }, log), 1, "lower"))
+    if (how.throughput) {
+      const rounds = { concurrency: options.concurrency, rounds: options.repeats }
+      print(line(`${transport} throughput${note}`, await throughput(contenders, rounds, log), 0, "higher"))
+    }
+  } finally {
+    await closeAll(contenders)
+  }
+}
+
 const stdio = async (ours: Ours.Ours) => {
   log(`stdio: ${options.calls} sequential calls x${options.repeats} (median), ` +
     `${options.concurrency} concurrent x${options.repeats} (best), one server process per client`)
@@ -86,27 +104,13 @@ const stdio = async (ours: Ours.Ours) => {
     { name: "sdk", subject: await Sdk.startStdio(stdioServer) },
     { name: "raw", subject: await Raw.start(stdioServer) }
   ]
-  try {
-    print(line("stdio latency", await latency(contenders, options, log), 1, "lower"))
-    print(line(
-      "stdio throughput",
-      await throughput(contenders, { concurrency: options.concurrency, rounds: options.repeats }, log),
-      0,
-      "higher"
-    ))
-  } finally {
-    await closeAll(contenders)
-  }
+  await compare("stdio", contenders, { calls: options.calls, throughput: true })
   // the portable backend (any runtime with a CommandExecutor), against the SDK again
   const portable: Array<Contender> = [
     { name: "ours", subject: await ours.startStdio(stdioServer, "command") },
     { name: "sdk", subject: await Sdk.startStdio(stdioServer) }
   ]
-  try {
-    print(line("stdio latency (platform Command backend)", await latency(portable, options, log), 1, "lower"))
-  } finally {
-    await closeAll(portable)
-  }
+  await compare("stdio", portable, { calls: options.calls, throughput: false, note: " (platform Command backend)" })
 }
 
 const http = async (ours: Ours.Ours) => {
@@ -126,19 +130,7 @@ const http = async (ours: Ours.Ours) => {
       }
       return
     }
-    const contenders = [mine, sdk]
-    try {
-      const latencyOptions = { ...options, calls: options.httpCalls }
-      print(line("http latency", await latency(contenders, latencyOptions, log), 1, "lower"))
-      print(line(
-        "http throughput",
-        await throughput(contenders, { concurrency: options.concurrency, rounds: options.repeats }, log),
-        0,
-        "higher"
-      ))
-    } finally {
-      await closeAll(contenders)
-    }
+    await compare("http", [mine, sdk], { calls: options.httpCalls, throughput: true })
     log(`http: ${options.sessions} idle sessions per client`)
     const ourHeap = await idleHeap(options.sessions, () => ours.openHttp(server.url))
     const sdkHeap = await idleHeap(options.sessions, async () => {

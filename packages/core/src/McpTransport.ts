@@ -124,11 +124,3 @@ export const layer = (
   connect: Effect.Effect<Connection, McpError.TransportError, Scope.Scope>,
   options?: ReconnectOptions
 ): Layer.Layer<McpTransport> => Layer.succeed(McpTransport, { connections: fromConnect(connect, options) })
-
-/**
- * @since 0.1.0
- * @category constructors
- */
-export const make = (
-  connections: Stream.Stream<Connection, McpError.TransportError>
-): Effect.Effect<McpTransport["Type"]> => Effect.succeed({ connections })

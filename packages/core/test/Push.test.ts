@@ -2,10 +2,12 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "../src/JsonRpc.js"
 import * as McpClient from "../src/McpClient.js"
 import * as McpTransport from "../src/McpTransport.js"
+import * as TestServer from "../src/TestServer.js"
 import { clientInfo, textResult } from "./utils.js"
 
 /**
@@ -63,4 +65,29 @@ describe("the push fast path", () => {
       expect(result).toEqual(textResult("done"))
       expect(seen).toEqual(["before the result", "result"])
     }).pipe(Effect.provide(McpClient.layer({ clientInfo, prefetch: false }).pipe(Layer.provide(pushOnly)))))
+})
+
+describe("a transport without the push fast path", () => {
+  /** The TestServer's transport with `push` removed: the session must read `incoming`. */
+  const streamOnly = Layer.effect(
+    McpTransport.McpTransport,
+    Effect.map(McpTransport.McpTransport, (transport) => ({
+      connections: Stream.map(transport.connections, ({ push: _, ...connection }) => connection)
+    }))
+  ).pipe(Layer.provideMerge(TestServer.layer({
+    capabilities: { tools: {}, logging: {} },
+    handlers: { "tools/call": () => Effect.succeed(textResult("streamed")) }
+  })))
+
+  it.effect("is read through its incoming stream", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const server = yield* TestServer.TestServer
+      yield* client.initialized
+      const log = yield* Effect.fork(client.logMessages.pipe(Stream.runHead))
+      yield* Effect.yieldNow()
+      yield* server.notify("notifications/message", { level: "info", data: "hi" })
+      expect(yield* client.callTool({ name: "x" })).toEqual(textResult("streamed"))
+      expect(yield* Fiber.join(log)).toEqual(Option.some({ level: "info", data: "hi" }))
+    }).pipe(Effect.provide(McpClient.layer({ clientInfo, prefetch: false }).pipe(Layer.provideMerge(streamOnly)))))
 })

@@ -3,7 +3,6 @@
  * messages from the core codec.
  */
 import * as JsonRpc from "@mcp-effect/core/JsonRpc"
-import type * as Stream from "effect/Stream"
 import * as LineSplitter from "./lineSplitter.js"
 
 const isBlank = (line: string): boolean => {
@@ -28,13 +27,6 @@ export const decodeFrame = (
     for (const message of JsonRpc.decode(frame, maxMessageBytes)) out.push(message)
   }
 }
-
-/** @internal */
-export const decodeStream = <E, R>(
-  bytes: Stream.Stream<Uint8Array, E, R>,
-  maxMessageBytes: number
-): Stream.Stream<JsonRpc.Incoming, E, R> =>
-  LineSplitter.splitStream(bytes, maxMessageBytes, (frame, out) => decodeFrame(frame, maxMessageBytes, out))
 
 /** @internal */
 export const encode = (message: JsonRpc.Message): string => JsonRpc.encode(message) + "\n"

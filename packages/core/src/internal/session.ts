@@ -9,7 +9,6 @@ import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Queue from "effect/Queue"
-import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Subscribable from "effect/Subscribable"
@@ -20,6 +19,7 @@ import * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import { ConnectionObserver, McpTransport } from "../McpTransport.js"
 import type { Connection, ConnectionError, Retry } from "../McpTransport.js"
+import { checker } from "./decode.js"
 import { expiredKind, makeSweeper, type Timed } from "./timeouts.js"
 
 /** @internal */
@@ -82,11 +82,9 @@ interface Pending extends Timed {
 const toMillis = (t: ClientSession.Timeout | undefined): number | undefined =>
   t === undefined || t === "none" ? undefined : Duration.toMillis(Duration.decode(t))
 
-const decodeInitializeResult = Schema.decodeUnknownEither(McpSchema.InitializeResult, {
-  onExcessProperty: "preserve"
-})
+const decodeInitializeResult = checker(McpSchema.InitializeResult)
 
-const progressParams = Schema.decodeUnknownEither(McpSchema.ProgressNotificationParams)
+const progressParams = checker(McpSchema.ProgressNotificationParams)
 
 /** Runs a callback of the app on the inbound path, where nothing may throw: a throw is logged. */
 const guarded = <A>(what: string, f: () => A): A | Effect.Effect<void> => {
@@ -480,7 +478,7 @@ export const make = (
               new McpError.DecodeError({
                 reason: "Schema",
                 method: "initialize",
-                message: `invalid initialize result: ${decoded.left.message}`
+                message: `invalid initialize result: ${decoded.left}`
               })
             )
           }

@@ -70,6 +70,13 @@ export interface Service {
   readonly sendRaw: (message: JsonRpc.Incoming) => Effect.Effect<void>
   /** Ends the current connection, as if the server went away. */
   readonly dropConnection: Effect.Effect<void>
+  /**
+   * Fails the current connection, as a transport does on input it cannot use
+   * (an oversized frame).
+   *
+   * @since 0.2.0
+   */
+  readonly failConnection: (error: McpTransport.ConnectionError) => Effect.Effect<void>
 }
 
 /**
@@ -183,7 +190,8 @@ export const layer = (options: Options = {}): Layer.Layer<TestServer | McpTransp
           return yield* Deferred.await(deferred).pipe(Effect.ensuring(Effect.sync(() => waiting.delete(id))))
         }),
       sendRaw: (message) => onCurrent((end) => end.send(message)),
-      dropConnection: onCurrent((end) => end.close)
+      dropConnection: onCurrent((end) => end.close),
+      failConnection: (error) => onCurrent((end) => end.fail(error))
     }
     return Context.make(TestServer, service).pipe(Context.add(McpTransport.McpTransport, memory.transport))
   }))

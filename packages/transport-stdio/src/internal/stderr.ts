@@ -22,7 +22,7 @@ export const tailBytes = 4 * 1024
 
 /** @internal */
 export interface LogHub {
-  readonly publish: (line: string) => void
+  readonly publish: (line: string) => Effect.Effect<void>
   readonly subscribe: Effect.Effect<Queue.Dequeue<string>, never, Scope.Scope>
   readonly lines: Stream.Stream<string>
   /** Ends every subscription; later ones end at once. */
@@ -49,12 +49,14 @@ export const makeLogHub = (): LogHub => {
   const recent = (): Array<string> =>
     ring.length < replayLines ? ring.slice() : [...ring.slice(next), ...ring.slice(0, next)]
 
-  const publish = (line: string) => {
-    if (ring.length < replayLines) ring.push(line)
-    else ring[next] = line
-    next = (next + 1) % replayLines
-    for (const queue of subscribers) queue.unsafeOffer(line)
-  }
+  const publish = (line: string) =>
+    Effect.suspend(() => {
+      if (ring.length < replayLines) ring.push(line)
+      else ring[next] = line
+      next = (next + 1) % replayLines
+      // `offer` slides a full queue (`unsafeOffer` would refuse the new line instead)
+      return Effect.forEach(subscribers, (queue) => Queue.offer(queue, line), { discard: true })
+    })
 
   const subscribe = Effect.acquireRelease(
     Effect.flatMap(Queue.sliding<string>(subscriberCapacity), (queue) =>

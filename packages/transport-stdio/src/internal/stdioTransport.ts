@@ -136,15 +136,10 @@ export const make = <R>(
         const tail = Stderr.makeTail()
         const stderrEnded = yield* Deferred.make<void>()
         yield* LineSplitter.splitStream(process.stderr, maxStderrLineBytes, stderrLine).pipe(
-          Stream.runForEach((line) =>
-            Effect.zipRight(
-              Effect.sync(() => {
-                tail.add(line)
-                logHub.publish(line)
-              }),
-              Effect.logDebug(line)
-            )
-          ),
+          Stream.runForEach((line) => {
+            tail.add(line)
+            return Effect.zipRight(logHub.publish(line), Effect.logDebug(line))
+          }),
           Effect.ignore,
           Effect.zipRight(Deferred.succeed(stderrEnded, undefined)),
           Effect.annotateLogs({ "mcp.server": description, "mcp.stream": "stderr" }),

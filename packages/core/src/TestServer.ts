@@ -86,7 +86,7 @@ export const layer = (options: Options = {}): Layer.Layer<TestServer | McpTransp
   Layer.scopedContext(Effect.gen(function*() {
     const memory = yield* InMemoryTransport.make(options.reconnect)
     const received: Array<JsonRpc.Message> = []
-    const handlers = options.handlers ?? {}
+    const handlers = new Map(Object.entries(options.handlers ?? {}))
     let connectionCount = 0
     let current: InMemoryTransport.ServerEnd | undefined
     let nextId = 1
@@ -118,8 +118,8 @@ export const layer = (options: Options = {}): Layer.Layer<TestServer | McpTransp
             }))
           }
           if (request.method === "ping") return end.send(JsonRpc.success(request.id, {}))
-          const handler = handlers[request.method]
-          if (!handler) {
+          const handler = handlers.get(request.method)
+          if (handler === undefined) {
             return end.send(JsonRpc.failure(request.id, {
               code: McpError.ErrorCode.MethodNotFound,
               message: `method not found: ${request.method}`

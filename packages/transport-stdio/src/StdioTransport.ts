@@ -3,10 +3,14 @@
  * newline-delimited JSON-RPC over its stdin and stdout.
  *
  * Each connection is one process. When the process exits, the connection's
- * `incoming` stream ends and the next connection starts a new process after
- * the reconnect schedule's delay. Closing a connection runs the shutdown
- * ladder (close stdin, SIGTERM, SIGKILL, always on the whole process group).
- * The server's stderr is drained continuously and published as log lines.
+ * `incoming` stream fails with a `TransportError` (reason `"Closed"`) naming
+ * the exit code or signal and quoting the end of its stderr (its `cause` is
+ * a `StdioError.ServerExited`), and the next connection starts a new process
+ * after the reconnect schedule's delay. Closing a connection runs the
+ * shutdown ladder (close stdin, SIGTERM, SIGKILL, always on the whole
+ * process group and, on Linux, on descendants that left it). The server's
+ * stderr is drained continuously and published as log lines, in bounded
+ * buffers.
  *
  * Process spawning comes from `@effect/platform`'s `CommandExecutor`; the
  * application supplies it (for example `NodeContext.layer` from

@@ -21,9 +21,9 @@ import type * as Subscribable from "effect/Subscribable"
 import * as internal from "./internal/toolCallLog.js"
 
 /**
- * `AwaitingApproval` → `Denied`, or `Running` → `Completed` (a result, also
- * one with `isError: true`: the tool ran and reported a failure) / `Failed`
- * (an error, e.g. the server's result did not match the tool's
+ * `AwaitingApproval` → `Denied`, or (`AwaitingApproval` →) `Running` →
+ * `Completed` (a result) / `Failed` (a result with `isError: true`, kept in
+ * `result`; or an error, e.g. a result that does not match the tool's
  * `outputSchema`) / `Cancelled` (interrupted, or cancelled by the server) /
  * `TimedOut`.
  *

@@ -64,7 +64,7 @@ export interface Start {
   readonly server: string
   readonly tool: string
   readonly arguments?: { readonly [key: string]: unknown } | undefined
-  readonly status: "AwaitingApproval" | "Running"
+  readonly status: Status
 }
 
 /**

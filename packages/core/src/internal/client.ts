@@ -188,6 +188,7 @@ export const make = (
       trusted: options.trusted ?? false,
       session: () => session,
       findTool,
+      cachedTool: (name) => toolIndex.get(name),
       validator,
       call: (params, callOptions) => tasks.callTool(taskContext, params, callOptions),
       stream: (params, callOptions) => tasks.callToolStream(taskContext, params, callOptions)

@@ -104,7 +104,8 @@ export const make = (
             ...(start.arguments !== undefined ? { arguments: start.arguments } : {}),
             status: start.status,
             startedAt: now,
-            updatedAt: now
+            updatedAt: now,
+            ...(isFinal(start.status) ? { endedAt: now } : {})
           }
           const before = yield* SubscriptionRef.get(ref)
           const all = [...before, record]

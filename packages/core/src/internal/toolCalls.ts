@@ -28,6 +28,8 @@ export interface ToolCallContext {
   readonly trusted: boolean
   readonly session: () => ClientSession.Service
   readonly findTool: (name: string) => Effect.Effect<McpSchema.Tool | undefined, McpError.McpClientError>
+  /** The tool from the last list (no I/O): after a call, the list was fetched if the tool was unknown. */
+  readonly cachedTool: (name: string) => McpSchema.Tool | undefined
   readonly validator: JsonSchemaValidator.Service
   readonly call: (
     params: McpSchema.CallToolRequestParams,
@@ -82,7 +84,7 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
     const log = yield* Effect.serviceOption(ToolCallLog.ToolCallLog)
 
     const validated = (name: string) => (result: McpSchema.CallToolResult) =>
-      checkStructuredContent(ctx.validator, ctx.findTool, name, result)
+      checkStructuredContent(ctx.validator, ctx.cachedTool(name), result)
 
     if (Option.isNone(policy) && Option.isNone(log)) {
       return {
@@ -143,7 +145,7 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
         let id: string | undefined
         const record = (update: ToolCallLog.Update) =>
           Option.isSome(log) && id !== undefined ? log.value.update(id, update) : Effect.void
-        const begin = (status: "AwaitingApproval" | "Running") =>
+        const begin = (status: "AwaitingApproval" | "Running" | "Denied") =>
           Option.isNone(log) ? Effect.void : Effect.gen(function*() {
             if (id !== undefined) return yield* record({ status })
             id = yield* log.value.start({ server, tool: params.name, arguments: params.arguments, status })
@@ -153,8 +155,8 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
           Effect.onInterrupt(() => record({ status: "Cancelled" }))
         )
         if (denial !== undefined) {
-          yield* begin("AwaitingApproval")
-          yield* record({ status: "Denied", error: errorInfo(denial) })
+          yield* begin("Denied")
+          yield* record({ error: errorInfo(denial) })
           return yield* denial
         }
         yield* begin("Running")

@@ -17,29 +17,28 @@ export const validatorFromContext: Effect.Effect<JsonSchemaValidator.Service> = 
 /**
  * A result of a tool with an `outputSchema` must carry `structuredContent`
  * matching it (unless it reports a tool failure, `isError: true`); otherwise
- * the call fails with `DecodeError { reason: "OutputSchema" }`.
+ * the call fails with `DecodeError { reason: "OutputSchema" }`. The tool is
+ * the one from the client's list: a call of a tool the client did not know
+ * has just fetched the list.
  *
  * @internal
  */
 export const checkStructuredContent = (
   validator: JsonSchemaValidator.Service,
-  findTool: (name: string) => Effect.Effect<McpSchema.Tool | undefined, McpError.McpClientError>,
-  name: string,
+  tool: McpSchema.Tool | undefined,
   result: McpSchema.CallToolResult
-): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError> =>
-  result.isError === true ? Effect.succeed(result) : Effect.flatMap(findTool(name), (tool) => {
-    const schema = tool?.outputSchema
-    if (schema === undefined) return Effect.succeed(result)
-    const invalid = (message: string) =>
-      new McpError.DecodeError({ reason: "OutputSchema", method: "tools/call", message: `tool ${name}: ${message}` })
-    if (result.structuredContent === undefined) {
-      return Effect.fail(invalid("the tool declares an outputSchema, but the result has no structuredContent"))
-    }
-    return validator.validate(schema, result.structuredContent).pipe(
-      Effect.mapError((error) => invalid(`structuredContent does not match the outputSchema: ${error.message}`)),
-      Effect.as(result)
-    )
-  })
+): Effect.Effect<McpSchema.CallToolResult, McpError.DecodeError> => {
+  if (tool?.outputSchema === undefined || result.isError === true) return Effect.succeed(result)
+  const invalid = (message: string) =>
+    new McpError.DecodeError({ reason: "OutputSchema", method: "tools/call", message: `tool ${tool.name}: ${message}` })
+  if (result.structuredContent === undefined) {
+    return Effect.fail(invalid("the tool declares an outputSchema, but the result has no structuredContent"))
+  }
+  return validator.validate(tool.outputSchema, result.structuredContent).pipe(
+    Effect.mapError((error) => invalid(`structuredContent does not match the outputSchema: ${error.message}`)),
+    Effect.as(result)
+  )
+}
 
 /**
  * Checks an accepted form's content against the form's `requestedSchema`

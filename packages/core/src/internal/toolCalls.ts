@@ -13,6 +13,7 @@ import type * as McpClient from "../McpClient.js"
 import * as McpError from "../McpError.js"
 import type * as McpSchema from "../McpSchema.js"
 import * as ToolCallLog from "../ToolCallLog.js"
+import { resultStream } from "./tasks.js"
 import { checkStructuredContent } from "./validation.js"
 
 /**
@@ -221,18 +222,7 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
         )
       },
       callToolStream: (params, options) =>
-        Stream.asyncScoped<McpClient.CallToolEvent, McpError.McpClientError>((emit) =>
-          run(params, options, (event) => Effect.promise(() => emit.single(event))).pipe(
-            Effect.matchEffect({
-              onFailure: (error) => Effect.promise(() => emit.fail(error)),
-              onSuccess: (result) =>
-                Effect.promise(() => emit.single({ _tag: "Result", result })).pipe(
-                  Effect.zipRight(Effect.promise(() => emit.end()))
-                )
-            }),
-            Effect.forkScoped
-          )
-        )
+        resultStream((emit) => run(params, options, (event) => Effect.sync(() => emit(event))))
     }
   })
 

@@ -130,7 +130,7 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
         yield* onAsk
         if (Option.isNone(approver)) return denied("approval needed, and no Approver is provided")
         const decision = yield* approver.value.ask(request)
-        if (decision._tag === "ApproveAlways") yield* rules.remember(server, tool.name)
+        if (decision._tag === "ApproveAlways") yield* rules.remember(request)
         return ApprovalDecision.isApproved(decision) ? undefined : denied(
           decision._tag === "Deny" && decision.reason !== undefined ? decision.reason : "denied by the approver"
         )

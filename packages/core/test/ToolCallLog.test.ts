@@ -151,6 +151,23 @@ describe("ToolCallLog through a client", () => {
       }).pipe(Effect.provide(setup(release)))
     }).pipe(Effect.provide(KeyValueStore.layerMemory)))
 
+  it.effect("records a streamed call, whose events still arrive in order", () =>
+    Effect.gen(function*() {
+      const release = yield* Deferred.make<void>()
+      yield* Deferred.succeed(release, undefined)
+      yield* Effect.gen(function*() {
+        const client = yield* McpClient.McpClient
+        const events = yield* Stream.runCollect(client.callToolStream({ name: "slow" }))
+        expect([...events].map((e) => e._tag)).toEqual(["Progress", "Result"])
+        expect(yield* last).toMatchObject({
+          tool: "slow",
+          status: "Completed",
+          progress: { progress: 1, total: 2 },
+          result: textResult("slow done")
+        })
+      }).pipe(Effect.provide(setup(release)))
+    }).pipe(Effect.provide(KeyValueStore.layerMemory)))
+
   it.effect("records a call awaiting approval, then its denial", () =>
     Effect.gen(function*() {
       const release = yield* Deferred.make<void>()

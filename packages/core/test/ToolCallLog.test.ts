@@ -151,6 +151,20 @@ describe("ToolCallLog through a client", () => {
       }).pipe(Effect.provide(setup(release)))
     }).pipe(Effect.provide(KeyValueStore.layerMemory)))
 
+  it.effect("running the same call effect twice makes two records", () =>
+    Effect.gen(function*() {
+      const release = yield* Deferred.make<void>()
+      yield* Effect.gen(function*() {
+        const client = yield* McpClient.McpClient
+        const once = client.callTool({ name: "ok" })
+        yield* once
+        yield* once
+        const list = yield* records
+        expect(list.map((r) => r.status)).toEqual(["Completed", "Completed"])
+        expect(new Set(list.map((r) => r.id)).size).toBe(2)
+      }).pipe(Effect.provide(setup(release)))
+    }).pipe(Effect.provide(KeyValueStore.layerMemory)))
+
   it.effect("records a streamed call, whose events still arrive in order", () =>
     Effect.gen(function*() {
       const release = yield* Deferred.make<void>()

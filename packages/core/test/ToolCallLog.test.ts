@@ -203,6 +203,19 @@ describe("ToolCallLog through a client", () => {
       }).pipe(Effect.provide(setup(release, approval)))
     }).pipe(Effect.provide(KeyValueStore.layerMemory)))
 
+  it.effect("a call interrupted while awaiting approval is recorded as cancelled", () =>
+    Effect.gen(function*() {
+      const release = yield* Deferred.make<void>()
+      const approval = Layer.merge(ApprovalPolicy.layerMemory({ mode: "always-ask" }), Approver.layer(() => Effect.never))
+      yield* Effect.gen(function*() {
+        const fiber = yield* Effect.fork(call("ok"))
+        yield* eventually(Effect.map(records, (list) => list[0]?.status === "AwaitingApproval"))
+        yield* Fiber.interrupt(fiber)
+        expect(yield* last).toMatchObject({ status: "Cancelled" })
+        expect((yield* last).endedAt).toBeDefined()
+      }).pipe(Effect.provide(setup(release, approval)))
+    }).pipe(Effect.provide(KeyValueStore.layerMemory)))
+
   it.effect("the records stream follows a call to its end", () =>
     Effect.gen(function*() {
       const release = yield* Deferred.make<void>()

@@ -26,13 +26,15 @@ interface Setup {
   readonly callback?: (request: Authorizer.AuthorizationRequest) => Record<string, string>
   readonly token?: (seen: Seen, count: number) => Answer
   readonly client?: OAuthClient.ClientOptions
+  readonly resourceMetadata?: Record<string, unknown>
+  readonly registration?: Record<string, unknown>
 }
 
 const setup = (options: Setup = {}) =>
   Effect.gen(function*() {
     let tokens = 0
     const http = fakeHttp((r) => {
-      if (r.url === prmUrl) return { json: { resource: server, authorization_servers: [issuer] } }
+      if (r.url === prmUrl) return { json: { resource: server, authorization_servers: [issuer], ...options.resourceMetadata } }
       if (r.url === `${issuer}/.well-known/oauth-authorization-server`) {
         return {
           json: {
@@ -45,7 +47,7 @@ const setup = (options: Setup = {}) =>
           }
         }
       }
-      if (r.url === `${issuer}/register`) return { status: 201, json: { client_id: "client-1" } }
+      if (r.url === `${issuer}/register`) return { status: 201, json: { client_id: "client-1", ...options.registration } }
       if (r.url === `${issuer}/token`) {
         tokens++
         return options.token?.(r, tokens) ??
@@ -124,6 +126,29 @@ describe("authorization code flow (fake authorization server)", () => {
         expect(result._tag).toBe(ok ? "Right" : "Left")
         if (!ok) expect(result._tag === "Left" && result.left.message).toContain("Authorization")
         expect(tokenRequests()).toHaveLength(ok ? 1 : 0)
+      }))
+  }
+
+  // Each document from the network is decoded: a field of the wrong type is a typed OAuthError (the hook reports
+  // it as Unauthorized naming the field), never a defect and never silently taken.
+  const wrongTyped: ReadonlyArray<[string, Setup, string]> = [
+    ["protected-resource metadata", { resourceMetadata: { authorization_servers: issuer } }, "authorization_servers"],
+    ["protected-resource metadata", { resourceMetadata: { scopes_supported: [1, 2] } }, "scopes_supported.0"],
+    ["authorization-server metadata", { metadata: { code_challenge_methods_supported: "S256" } }, "code_challenge_methods_supported"],
+    ["authorization-server metadata", { metadata: { token_endpoint: 443 } }, "token_endpoint"],
+    ["registration response", { registration: { redirect_uris: "http://127.0.0.1:4000/cb" } }, "redirect_uris"],
+    ["registration response", { registration: { client_secret_expires_at: "never" } }, "client_secret_expires_at"],
+    ["token response", { token: () => ({ json: { access_token: "at", token_type: "Bearer", expires_in: "soon" } }) }, "expires_in"],
+    ["token response", { token: () => ({ json: { access_token: "at", token_type: "Bearer", refresh_token: 7 } }) }, "refresh_token"]
+  ]
+  for (const [kind, options, field] of wrongTyped) {
+    it.scoped(`${kind} with a wrong-typed ${field}: a typed error naming the field`, () =>
+      Effect.gen(function*() {
+        const { hook, headers } = yield* setup(options)
+        const error = yield* Effect.flip(hook.onChallenge(challenge))
+        expect(error).toBeInstanceOf(McpError.Unauthorized)
+        expect(error.message).toContain(field.split(".")[0])
+        expect(yield* headers).toEqual({})
       }))
   }
 

@@ -7,8 +7,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
 import * as oauth from "oauth4webapi"
-import { Authorizer, OAuthClient, TokenStore } from "../src/index.js"
-import { type Answer, fakeHttp, form, type Seen } from "./fixtures/fakeHttp.js"
+import { Authorizer, HostResolver, OAuthClient, OAuthError, TokenStore } from "../src/index.js"
+import { type Answer, fakeHttp, form, type Route, type Seen } from "./fixtures/fakeHttp.js"
 
 const server = "https://mcp.example.com/mcp"
 const issuer = "https://as.example.com"
@@ -28,12 +28,17 @@ interface Setup {
   readonly client?: OAuthClient.ClientOptions
   readonly resourceMetadata?: Record<string, unknown>
   readonly registration?: Record<string, unknown>
+  /** Answers before the normal routes (faults). */
+  readonly override?: Route
+  readonly layers?: Layer.Layer<HostResolver.HostResolver>
 }
 
 const setup = (options: Setup = {}) =>
   Effect.gen(function*() {
     let tokens = 0
     const http = fakeHttp((r) => {
+      const overridden = options.override?.(r)
+      if (overridden !== undefined) return overridden
       if (r.url === prmUrl) return { json: { resource: server, authorization_servers: [issuer], ...options.resourceMetadata } }
       if (r.url === `${issuer}/.well-known/oauth-authorization-server`) {
         return {
@@ -65,7 +70,8 @@ const setup = (options: Setup = {}) =>
       OAuthClient.layerAuthorizationCode({ serverUrl: server, refreshSkew: "60 seconds", client: options.client }).pipe(
         Layer.provide(TokenStore.layerMemory),
         Layer.provide(Layer.succeed(Authorizer.Authorizer, authorizer)),
-        Layer.provide(http.layer)
+        Layer.provide(http.layer),
+        Layer.provide(options.layers ?? Layer.empty)
       )
     )
     const hook = context.unsafeMap.get(HttpAuth.HttpAuth.key) as HttpAuth.Service
@@ -152,6 +158,59 @@ describe("authorization code flow (fake authorization server)", () => {
       }))
   }
 
+  // Transient failures of the authorization server are TransportErrors (retried by the reconnect schedule) with
+  // the OAuthError as cause; permanent ones stay Unauthorized.
+  const transientCause = (error: unknown) => {
+    expect(error).toBeInstanceOf(McpError.TransportError)
+    const cause = (error as McpError.TransportError).cause as OAuthError.OAuthError
+    expect(cause).toBeInstanceOf(OAuthError.OAuthError)
+    return cause
+  }
+
+  it.scoped("authorization-server metadata answered 503: a TransportError, and no guess at another location", () =>
+    Effect.gen(function*() {
+      const asMetadata = `${issuer}/.well-known/oauth-authorization-server`
+      const { hook, http } = yield* setup({ override: (r) => r.url === asMetadata ? { status: 503 } : undefined })
+      const cause = transientCause(yield* Effect.flip(hook.onChallenge(challenge)))
+      expect(cause).toMatchObject({ reason: "Http", status: 503 })
+      expect(http.urls()).toEqual([`GET ${prmUrl}`, `GET ${asMetadata}`])
+    }))
+
+  it.scoped("a host name that does not resolve: a TransportError", () =>
+    Effect.gen(function*() {
+      const { hook } = yield* setup({
+        layers: Layer.succeed(HostResolver.HostResolver, {
+          lookup: (host) => Effect.fail(new OAuthError.OAuthError({ reason: "Http", message: `${host}: ENOTFOUND` }))
+        })
+      })
+      expect(transientCause(yield* Effect.flip(hook.onChallenge(challenge))).message).toContain("ENOTFOUND")
+    }))
+
+  const refreshAnswers: ReadonlyArray<[string, Answer, "TransportError" | "Unauthorized"]> = [
+    ["503 with a body that is no OAuth error", { status: 503, json: "down for maintenance" }, "TransportError"],
+    ["503 temporarily_unavailable", { status: 503, json: { error: "temporarily_unavailable" } }, "TransportError"],
+    ["500 server_error", { status: 500, json: { error: "server_error" } }, "TransportError"],
+    ["429", { status: 429, json: { error: "slow_down" } }, "TransportError"],
+    ["401 invalid_client", { status: 401, json: { error: "invalid_client" } }, "Unauthorized"],
+    ["400 invalid_request", { status: 400, json: { error: "invalid_request" } }, "Unauthorized"]
+  ]
+  for (const [name, answer, tag] of refreshAnswers) {
+    it.scoped(`a refresh answered ${name}: ${tag}`, () =>
+      Effect.gen(function*() {
+        const { hook, headers } = yield* setup({
+          token: (r, n) =>
+            form(r).get("grant_type") === "refresh_token"
+              ? answer
+              : { json: { access_token: `at-${n}`, refresh_token: "rt", token_type: "Bearer", expires_in: 120 } }
+        })
+        yield* hook.onChallenge(challenge)
+        yield* TestClock.adjust("121 seconds") // expired: the token cannot be sent without a refresh
+        const error = yield* Effect.flip(headers)
+        expect(error._tag).toBe(tag)
+        if (tag === "TransportError") expect(transientCause(error)).toMatchObject({ reason: "Token", status: answer.status })
+      }))
+  }
+
   it.scoped("a callback with another state, or an error, is refused", () =>
     Effect.gen(function*() {
       const wrongState = yield* setup({ callback: () => ({ code: "c", state: "forged", iss: issuer }) })
@@ -188,7 +247,8 @@ describe("authorization code flow (fake authorization server)", () => {
       yield* hook.onChallenge(challenge)
       yield* TestClock.adjust("100 seconds")
       const error = yield* Effect.flip(headers)
-      expect(error.reauthorize).toBe(true)
+      expect(error).toBeInstanceOf(McpError.Unauthorized)
+      expect(error._tag === "Unauthorized" && error.reauthorize).toBe(true)
       expect(error.message).toContain("invalid_grant")
       expect(yield* headers).toEqual({}) // the next request starts over with a challenge
     }))

@@ -17,7 +17,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Discovery from "../Discovery.js"
-import { OAuthError, toUnauthorized } from "../OAuthError.js"
+import { OAuthError, toMcpError } from "../OAuthError.js"
 import * as Scopes from "../Scopes.js"
 import type * as TokenStore from "../TokenStore.js"
 import type * as UrlPolicy from "../UrlPolicy.js"
@@ -205,7 +205,7 @@ export const make = (
       const token = Option.getOrUndefined(tokens)
       yield* FiberRef.set(sent, token === undefined ? undefined : Redacted.value(token.accessToken))
       return token === undefined ? {} : { authorization: `Bearer ${Redacted.value(token.accessToken)}` }
-    }).pipe(Effect.mapError(toUnauthorized))
+    }).pipe(Effect.mapError(toMcpError))
 
   const onUnauthorized = (flow: Flow): Effect.Effect<HttpAuth.Decision, OAuthError> =>
     Effect.gen(function*() {
@@ -267,7 +267,7 @@ export const make = (
       if (info.status === 403) return yield* onInsufficientScope(flow, info.wwwAuthenticate)
       if (params.scope !== undefined) challengeScope = params.scope
       return yield* onUnauthorized(flow)
-    }).pipe(Effect.catchTag("OAuthError", (error) => Effect.fail(toUnauthorized(error))))
+    }).pipe(Effect.catchTag("OAuthError", (error) => Effect.fail(toMcpError(error))))
 
   const flow = discover(undefined)
 

@@ -113,6 +113,8 @@ export const make = (policy: UrlPolicy.UrlPolicy): Effect.Effect<Http, never, Ht
             if (response.status >= 300 && response.status < 400 && location !== undefined) {
               return { _tag: "Redirect", location } as const
             }
+            // the server is there but failing: not "no metadata here", which would send discovery elsewhere
+            if (response.status >= 500 || response.status === 429) return { _tag: "Unavailable", status: response.status } as const
             if (response.status < 200 || response.status >= 300) return { _tag: "Missing" } as const
             return { _tag: "Body", body: yield* readBody(response, what) } as const
           }))
@@ -120,6 +122,12 @@ export const make = (policy: UrlPolicy.UrlPolicy): Effect.Effect<Http, never, Ht
             case "Redirect":
               current = yield* guard(new URL(outcome.location, target), `${what} (redirect)`)
               continue
+            case "Unavailable":
+              return yield* new OAuthError({
+                reason: "Http",
+                message: `${what} ${target.origin}${target.pathname} answered HTTP ${outcome.status}`,
+                status: outcome.status
+              })
             case "Missing":
               return Option.none()
             case "Body":

@@ -44,10 +44,12 @@ describe("OAuth under authorization-server faults (end to end)", () => {
     Effect.gen(function*() {
       const logs = collectLogs()
       const { auth, open } = yield* setup(Schedule.recurs(5))
-      auth.failNext(2) // the first two discoveries of authorization-server metadata
+      // the first request's discovery (its failure only means: no stored token, go without), then two discoveries
+      // after a challenge, each failing its connection attempt
+      auth.failNext(3)
       const client = yield* open.pipe(Effect.provide(logs.layer))
       expect(text(yield* client.mcp.callTool({ name: "read" }))).toBe("read ok")
-      expect(auth.outages()).toBe(2)
+      expect(auth.outages()).toBe(3)
       expect(auth.authorizations).toHaveLength(1)
       expect(logs.lines).toEqual([
         expect.stringMatching(/^WARN .*initialize failed.*OAuth Http: .* answered HTTP 503/),

@@ -1,7 +1,8 @@
 /**
  * The OAuth client behind the transport's auth hook, common to every grant:
- * discovery before the first request (stored tokens go out at once) and on a challenge, tokens from the `TokenStore` keyed by
- * (resource, issuer), proactive refresh before expiry, silent refresh on
+ * discovery before the first request (stored tokens go out at once) and on
+ * a challenge, tokens from the `TokenStore` keyed by (resource, issuer),
+ * proactive refresh before expiry, silent refresh on
  * `401`, step-up on `403 insufficient_scope`, and single flight for
  * discovery, refresh and new grants so parallel requests never spend a
  * rotating refresh token twice or start two authorizations.

@@ -11,21 +11,20 @@ import type * as Scope from "effect/Scope"
 import type * as HttpAuth from "../HttpAuth.js"
 import type { Options } from "../HttpTransport.js"
 import type { Ctx, State } from "./context.js"
+import { type Config, resolveConfig } from "./config.js"
 import {
-  type Config,
   discard,
   type ExchangeError,
   type Execute,
   httpError,
   makeExecute,
-  readLimited,
-  resolveConfig
+  readLimited
 } from "./exchange.js"
 import * as Legacy from "./legacy.js"
 import { followPostStream, isEventStream, runGetStream } from "./streams.js"
 
 /** @internal */
-export { defaultSseReconnect } from "./exchange.js"
+export { defaultSseReconnect } from "./config.js"
 
 const acceptBoth = "application/json, text/event-stream"
 
@@ -35,16 +34,15 @@ export const makeConnect = (
   auth: Option.Option<HttpAuth.Service>
 ): Effect.Effect<
   Effect.Effect<McpTransport.Connection, McpError.TransportError, Scope.Scope>,
-  never,
+  McpError.TransportError,
   HttpClient.HttpClient
 > =>
-  Effect.map(HttpClient.HttpClient, (client) => {
-    const config = resolveConfig(options)
+  Effect.flatMap(Effect.suspend(() => resolveConfig(options)), (config) => Effect.map(HttpClient.HttpClient, (client) => {
     const execute = makeExecute(config, client, auth)
     // learned once per transport: later connections go straight to HTTP+SSE
     const shared = { legacy: false }
     return connect(config, execute, shared)
-  })
+  }))
 
 const connect = (
   config: Config,

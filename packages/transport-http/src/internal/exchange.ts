@@ -3,91 +3,12 @@ import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { JsonRpc, McpError } from "@mcp-effect/core"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Encoding from "effect/Encoding"
 import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
-import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import type * as HttpAuth from "../HttpAuth.js"
-import type { Options } from "../HttpTransport.js"
+import { type Config, describeUrl } from "./config.js"
 import * as WwwAuthenticate from "./wwwAuthenticate.js"
-
-/** @internal */
-export type AnySchedule = Schedule.Schedule<unknown, unknown>
-
-/** @internal */
-export const defaultSseReconnect: AnySchedule = Schedule.exponential("500 millis", 2).pipe(
-  Schedule.jittered,
-  Schedule.modifyDelay((d) => Duration.min(d, Duration.seconds(30))),
-  Schedule.intersect(Schedule.recurs(10))
-)
-
-/** @internal */
-export interface Config {
-  readonly url: URL
-  /** origin and path only: the query string may hold secrets */
-  readonly description: string
-  readonly staticHeaders: Readonly<Record<string, string>>
-  readonly secretNames: ReadonlyArray<string>
-  readonly maxMessageBytes: number
-  readonly connectMillis: number
-  readonly idleMillis: number | undefined
-  readonly totalMillis: number | undefined
-  readonly healthyAfterMillis: number
-  readonly sseReconnect: AnySchedule
-  readonly fallbackToSse: boolean
-}
-
-/** @internal */
-export const describeUrl = (url: URL): string => `${url.origin}${url.pathname}`
-
-/** @internal */
-export const resolveConfig = (options: Options): Config => {
-  const url = new URL(options.url)
-  const staticHeaders: Record<string, string> = {}
-  const secretNames: Array<string> = ["authorization"]
-  for (const [name, value] of Object.entries(options.headers ?? {})) {
-    const key = name.toLowerCase()
-    if (Redacted.isRedacted(value)) {
-      secretNames.push(key)
-      staticHeaders[key] = Redacted.value(value)
-    } else {
-      staticHeaders[key] = value
-    }
-  }
-  const auth = options.auth
-  if (auth !== undefined) {
-    switch (auth._tag) {
-      case "Bearer":
-        staticHeaders.authorization = `Bearer ${Redacted.value(auth.token)}`
-        break
-      case "Basic":
-        staticHeaders.authorization = `Basic ${
-          Encoding.encodeBase64(`${auth.username}:${Redacted.value(auth.password)}`)
-        }`
-        break
-      case "ApiKey":
-        secretNames.push(auth.header.toLowerCase())
-        staticHeaders[auth.header.toLowerCase()] = Redacted.value(auth.key)
-        break
-    }
-  }
-  return {
-    url,
-    description: describeUrl(url),
-    staticHeaders,
-    secretNames,
-    maxMessageBytes: options.maxMessageBytes ?? JsonRpc.defaultMaxMessageBytes,
-    connectMillis: options.timeouts?.connectMillis ?? 30_000,
-    idleMillis: options.timeouts?.idleMillis,
-    totalMillis: options.timeouts?.totalMillis,
-    healthyAfterMillis: options.reconnect?.healthyAfterMillis ?? 10_000,
-    sseReconnect: options.sseReconnect ?? defaultSseReconnect,
-    fallbackToSse: options.fallbackToSse ?? true
-  }
-}
 
 /** @internal */
 export interface Exchange {

@@ -42,7 +42,7 @@ describe("HttpTransport options", () => {
         const fromLayer = yield* Effect.exit(
           Effect.scoped(Layer.build(HttpTransport.layer(options as HttpTransport.Options)))
         )
-        for (const exit of [fromMake, fromLayer]) {
+        for (const exit of [fromMake, fromLayer] as ReadonlyArray<Exit.Exit<unknown, unknown>>) {
           expect(Exit.isFailure(exit)).toBe(true)
           const error = Exit.isFailure(exit) && exit.cause._tag === "Fail" ? exit.cause.error : undefined
           expect(error).toBeInstanceOf(McpError.TransportError)

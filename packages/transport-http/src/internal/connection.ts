@@ -1,11 +1,9 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { JsonRpc, McpError, type McpTransport } from "@mcp-effect/core"
-import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type * as HttpAuth from "../HttpAuth.js"
@@ -20,6 +18,7 @@ import {
   makeExecute,
   readLimited
 } from "./exchange.js"
+import * as Inbound from "./inbound.js"
 import * as Legacy from "./legacy.js"
 import { followPostStream, isEventStream, runGetStream } from "./streams.js"
 
@@ -51,11 +50,9 @@ const connect = (
 ): Effect.Effect<McpTransport.Connection, McpError.TransportError, Scope.Scope> =>
   Effect.gen(function*() {
     const scope = yield* Effect.scope
-    const mailbox = yield* Mailbox.make<JsonRpc.Incoming, McpTransport.ConnectionError>()
+    const inbound = Inbound.make(config.inboundCapacity)
     const ended = yield* Deferred.make<void>()
     yield* Effect.addFinalizer(() => Deferred.succeed(ended, undefined))
-    // the session's push consumer, once it reads through the fast path
-    let pushTo: ((messages: ReadonlyArray<JsonRpc.Incoming>) => void) | undefined
     const state: State = {
       sessionId: undefined,
       protocolVersion: undefined,
@@ -79,16 +76,12 @@ const connect = (
               if (typeof version === "string") state.protocolVersion = version
             }
           }
-          if (pushTo !== undefined) {
-            pushTo(items)
-            return Effect.void
-          }
-          return Effect.asVoid(mailbox.offerAll(items))
+          return inbound.offer(items)
         }),
       fail: (error) =>
         Effect.suspend(() => {
           if (state.failure === undefined) state.failure = error
-          return Effect.zipRight(mailbox.fail(error), Deferred.succeed(ended, undefined))
+          return Effect.zipRight(inbound.fail(error), Deferred.succeed(ended, undefined))
         }),
       expire: (what) =>
         Effect.suspend(() => {
@@ -135,14 +128,8 @@ const connect = (
       })
 
     return {
-      incoming: Mailbox.toStream(mailbox),
-      push: (onMessages) =>
-        Effect.gen(function*() {
-          const early = yield* mailbox.clear
-          if (early.length > 0) onMessages(Chunk.toReadonlyArray(early))
-          pushTo = onMessages
-          yield* mailbox.await
-        }),
+      incoming: inbound.stream,
+      push: inbound.push,
       send,
       description: `http ${config.description}`
     }

@@ -190,10 +190,24 @@ const postStreamable = (
       onTimeout: () => totalTimeout(config, total)
     }))
     const status = response.status
+    const requestId = isRequest ? (message as JsonRpc.Request).id : undefined
     if (status >= 200 && status < 300) {
+      if (requestId !== undefined && !isEventStream(response) && !isJson(response) && status !== 202 && status !== 204) {
+        // a request must be answered with JSON, an SSE stream or 202: an HTML page is no answer
+        yield* discard(config, response)
+        return yield* Effect.fail(
+          new McpError.TransportError({
+            reason: "Http",
+            phase: "post",
+            status,
+            message: `POST of ${describeMessage(message)} to ${config.description} answered HTTP ${status} with ` +
+              `content type ${JSON.stringify(response.headers["content-type"] ?? "")}, not JSON or an SSE stream`
+          })
+        )
+      }
       const sessionId = response.headers["mcp-session-id"]
       if (initialize && sessionId !== undefined && sessionId !== "") state.sessionId = sessionId
-      const pending = new Set<JsonRpc.RequestId>(isRequest ? [(message as JsonRpc.Request).id] : [])
+      const pending = new Set<JsonRpc.RequestId>(requestId !== undefined ? [requestId] : [])
       const body = readBody(ctx, response, pending)
       const remaining = total === undefined ? undefined : total - ((yield* Clock.currentTimeMillis) - startedAt)
       yield* ctx.fork(
@@ -208,8 +222,16 @@ const postStreamable = (
       }
       return
     }
+    if (status === 404 && hadSession) {
+      yield* discard(config, response)
+      return yield* Effect.flip(ctx.expire(`a POST of ${describeMessage(message)}`))
+    }
+    // a JSON-RPC error for this request is its answer: no fallback, no retry
+    const answer = requestId !== undefined && status !== 429 && status !== 503 && isJson(response) ?
+      yield* errorAnswer(config, response, requestId) :
+      undefined
+    if (answer !== undefined) return yield* ctx.deliver([answer])
     yield* discard(config, response)
-    if (status === 404 && hadSession) return yield* Effect.flip(ctx.expire(`a POST of ${describeMessage(message)}`))
     if (initialize && config.fallbackToSse && (status === 400 || status === 404 || status === 405)) {
       const endpoint = yield* Legacy.open(ctx).pipe(
         Effect.mapError((error) =>
@@ -227,6 +249,34 @@ const postStreamable = (
     }
     return yield* Effect.fail(httpError(config, "post", status, `POST of ${describeMessage(message)} to`))
   })
+
+const isJson = (response: HttpClientResponse.HttpClientResponse): boolean =>
+  (response.headers["content-type"] ?? "").toLowerCase().includes("json")
+
+/**
+ * Reads a (small) error body; when it is a JSON-RPC error response for
+ * `id` (or with a `null` id, as servers answer when they could not read
+ * the id), returns it addressed to `id`.
+ */
+const errorAnswer = (
+  config: Config,
+  response: HttpClientResponse.HttpClientResponse,
+  id: JsonRpc.RequestId
+): Effect.Effect<JsonRpc.Failure | undefined> =>
+  readLimited(config, response, errorBodyBytes, "post").pipe(
+    Effect.map((body) => {
+      if (Option.isNone(body)) return undefined
+      const messages = JsonRpc.decode(body.value, errorBodyBytes)
+      if (messages.length !== 1) return undefined
+      const message = messages[0]!
+      if (JsonRpc.isMalformed(message) || !JsonRpc.isFailure(message)) return undefined
+      if (message.id !== id && message.id !== null) return undefined
+      return { ...message, id }
+    }),
+    Effect.orElseSucceed(() => undefined)
+  )
+
+const errorBodyBytes = 64 * 1024
 
 const describeMessage = (message: JsonRpc.Message): string =>
   "method" in message ? message.method : "a response"
@@ -247,8 +297,7 @@ const readBody = (
   const { config } = ctx
   if (isEventStream(response)) return followPostStream(ctx, response, pending)
   const id = pending.size === 1 ? [...pending][0] : undefined
-  const contentType = (response.headers["content-type"] ?? "").toLowerCase()
-  if (!contentType.includes("json")) {
+  if (!isJson(response)) {
     // 202 for a request: the answer will come on the GET stream
     return discard(config, response)
   }

@@ -71,11 +71,20 @@ export const consume = (
       case "Retry":
         progress.retryMillis = item.millis
         return Effect.succeed(true)
-      case "TooLarge":
-        return deliver([JsonRpc.malformed(
-          "TooLarge",
-          `an SSE event from ${config.description} exceeds the limit of ${config.maxMessageBytes} bytes`
-        )])
+      case "TooLarge": {
+        const message = `an SSE event from ${config.description} exceeds the limit of ${config.maxMessageBytes} bytes`
+        // on a stream answering one request, the event is that answer
+        if (pending !== undefined && pending.size === 1) return deliver([JsonRpc.malformed("TooLarge", message)])
+        // elsewhere it may have been any answer: the stream can no longer be trusted, so the connection ends
+        // and every request still waiting on it gets its outcome now, not at its timeout
+        return Effect.as(
+          Effect.zipRight(
+            ctx.deliver([JsonRpc.malformed("TooLarge", message)]),
+            ctx.fail(new McpError.TransportError({ reason: "Read", phase, message: `${message}; the connection is closed` }))
+          ),
+          false
+        )
+      }
       case "Event": {
         if (item.id !== undefined) progress.lastEventId = item.id
         progress.events++

@@ -1,6 +1,5 @@
 import * as Headers from "@effect/platform/Headers"
 import type * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { JsonRpc, McpError } from "@mcp-effect/core"
 import * as Effect from "effect/Effect"
@@ -8,6 +7,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type * as HttpAuth from "../HttpAuth.js"
 import { type Config, describeUrl } from "./config.js"
+import * as Redirect from "./redirect.js"
 import * as WwwAuthenticate from "./wwwAuthenticate.js"
 
 /** @internal */
@@ -168,18 +168,25 @@ export const makeExecute = (
       headers[name.toLowerCase()] = value
       secretNames.push(name.toLowerCase())
     }
-    let request = HttpClientRequest.make(exchange.method)(url, { headers })
-    if (exchange.body !== undefined) request = HttpClientRequest.bodyText(request, exchange.body, "application/json")
-    const execute = client.execute(request).pipe(
-      Effect.mapError((e) =>
+    const execute = Redirect.follow(
+      {
+        client,
+        method: exchange.method,
+        url,
+        headers,
+        body: exchange.body,
+        origin: config.url.origin,
+        maxRedirects: config.maxRedirects,
+        discard: (response) => discard(config, response)
+      },
+      (hop, e) =>
         new McpError.TransportError({
           reason: "Connect",
           phase: exchange.phase,
-          message: `${exchange.method} ${describeUrl(url)} failed: ${describeFailure(e)}`
-        })
-      ),
-      Effect.locallyWith(Headers.currentRedactedNames, (names) => [...names, ...secretNames])
-    )
+          message: `${exchange.method} ${describeUrl(hop)} failed: ${describeFailure(e)}`
+        }),
+      exchange.phase
+    ).pipe(Effect.locallyWith(Headers.currentRedactedNames, (names) => [...names, ...secretNames]))
     return exchange.connectTimeout
       ? Effect.timeoutFail(execute, {
         duration: config.connectMillis,

@@ -20,6 +20,7 @@ import {
 } from "./exchange.js"
 import * as Inbound from "./inbound.js"
 import * as Legacy from "./legacy.js"
+import * as RetryAfter from "./retryAfter.js"
 import { followPostStream, isEventStream, runGetStream } from "./streams.js"
 
 /** @internal */
@@ -39,16 +40,19 @@ export const makeConnect = (
   Effect.flatMap(Effect.suspend(() => resolveConfig(options)), (config) => Effect.map(HttpClient.HttpClient, (client) => {
     const execute = makeExecute(config, client, auth)
     // learned once per transport: later connections go straight to HTTP+SSE
-    const shared = { legacy: false }
+    const shared: Shared = { legacy: false, notBefore: 0 }
     return connect(config, execute, shared)
   }))
 
 const connect = (
   config: Config,
   execute: Execute,
-  shared: { legacy: boolean }
+  shared: Shared
 ): Effect.Effect<McpTransport.Connection, McpError.TransportError, Scope.Scope> =>
   Effect.gen(function*() {
+    // a server that asked for a pause (Retry-After) gets it, on top of the reconnect schedule's delay
+    const pause = shared.notBefore - (yield* Clock.currentTimeMillis)
+    if (pause > 0) yield* Effect.sleep(pause)
     const scope = yield* Effect.scope
     const inbound = Inbound.make(config.inboundCapacity)
     const ended = yield* Deferred.make<void>()
@@ -168,7 +172,7 @@ const postStreamable = (
   ctx: Ctx,
   message: JsonRpc.Message,
   initialize: boolean,
-  shared: { legacy: boolean }
+  shared: Shared
 ): Effect.Effect<void, McpTransport.ConnectionError> =>
   Effect.gen(function*() {
     const { config, state } = ctx
@@ -176,15 +180,35 @@ const postStreamable = (
     const hadSession = state.sessionId !== undefined
     const startedAt = yield* Clock.currentTimeMillis
     const total = config.totalMillis
-    const post = ctx.execute({
-      method: "POST",
-      body: JsonRpc.encode(message),
-      rpcMethod: "method" in message ? message.method : undefined,
-      accept: acceptBoth,
-      headers: ctx.sessionHeaders(),
-      phase: "post",
-      connectTimeout: !isRequest
-    })
+    const body = JsonRpc.encode(message)
+    const postOnce = Effect.suspend(() =>
+      ctx.execute({
+        method: "POST",
+        body,
+        rpcMethod: "method" in message ? message.method : undefined,
+        accept: acceptBoth,
+        headers: ctx.sessionHeaders(),
+        phase: "post",
+        connectTimeout: !isRequest
+      })
+    )
+    // 429 / 503 with Retry-After: the server did not take the message, so it is sent again after the pause
+    // (initialize is not: its connection ends, and the next one waits for the pause)
+    const postWithRetry = (
+      retries: number
+    ): Effect.Effect<HttpClientResponse.HttpClientResponse, ExchangeError> =>
+      Effect.flatMap(postOnce, (response) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const delay = RetryAfter.delayOf(config, response, now)
+          if (delay === undefined) return Effect.succeed(response)
+          shared.notBefore = Math.max(shared.notBefore, now + delay)
+          if (initialize || retries >= maxRetryAfterRetries) return Effect.succeed(response)
+          return discard(config, response).pipe(
+            Effect.zipRight(Effect.sleep(delay)),
+            Effect.zipRight(postWithRetry(retries + 1))
+          )
+        }))
+    const post = postWithRetry(0)
     const response = yield* (total === undefined ? post : Effect.timeoutFail(post, {
       duration: total,
       onTimeout: () => totalTimeout(config, total)
@@ -244,11 +268,24 @@ const postStreamable = (
         )
       )
       state.legacyEndpoint = endpoint
-      shared.legacy = true
+        shared.legacy = true
       return yield* Legacy.post(ctx, endpoint, message)
     }
     return yield* Effect.fail(httpError(config, "post", status, `POST of ${describeMessage(message)} to`))
   })
+
+/** How often one message is sent again after a `Retry-After` pause. */
+const maxRetryAfterRetries = 3
+
+/**
+ * What every connection of one transport shares: whether the server speaks
+ * HTTP+SSE, and the time before which a new connection must not start
+ * (a `Retry-After` of the last answer).
+ */
+interface Shared {
+  legacy: boolean
+  notBefore: number
+}
 
 const isJson = (response: HttpClientResponse.HttpClientResponse): boolean =>
   (response.headers["content-type"] ?? "").toLowerCase().includes("json")

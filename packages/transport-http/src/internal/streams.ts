@@ -8,6 +8,7 @@ import * as Stream from "effect/Stream"
 import * as Backoff from "./backoff.js"
 import type { Ctx } from "./context.js"
 import { describeFailure, discard, httpError } from "./exchange.js"
+import * as RetryAfter from "./retryAfter.js"
 import * as Sse from "./sse.js"
 
 /**
@@ -171,6 +172,7 @@ const reopen = (
   Effect.gen(function*() {
     const { config } = ctx
     let reason = firstReason
+    let asked: number | undefined
     while (true) {
       const delay = yield* backoff.next
       if (Option.isNone(delay)) {
@@ -183,7 +185,8 @@ const reopen = (
         )
         return Option.none()
       }
-      yield* Effect.sleep(progress.retryMillis ?? delay.value)
+      yield* Effect.sleep(asked ?? progress.retryMillis ?? delay.value)
+      asked = undefined
       const hadSession = ctx.state.sessionId !== undefined
       const result = yield* Effect.either(ctx.execute({
         method: "GET",
@@ -211,6 +214,7 @@ const reopen = (
         yield* ctx.fail(httpError(config, "resume", 405, "GET (resume)"))
         return Option.none()
       }
+      asked = RetryAfter.delayOf(config, response, yield* Clock.currentTimeMillis)
       reason = `HTTP ${response.status}`
     }
   })
@@ -233,6 +237,7 @@ export const runGetStream = (ctx: Ctx): Effect.Effect<void> =>
     const progress = makeProgress()
     const backoff = Backoff.make(config.sseReconnect)
     let lastError: McpError.TransportError | undefined
+    let asked: number | undefined
     let first = true
     while (ctx.state.failure === undefined) {
       if (!first) {
@@ -252,7 +257,8 @@ export const runGetStream = (ctx: Ctx): Effect.Effect<void> =>
             config.description
           )
         }
-        yield* Effect.sleep(progress.retryMillis ?? delay.value)
+        yield* Effect.sleep(asked ?? progress.retryMillis ?? delay.value)
+        asked = undefined
       }
       first = false
       const hadSession = ctx.state.sessionId !== undefined
@@ -281,6 +287,7 @@ export const runGetStream = (ctx: Ctx): Effect.Effect<void> =>
         if (status >= 200 && status < 300) {
           return yield* Effect.logDebug("mcp http: the GET stream is not an event stream", config.description)
         }
+        asked = RetryAfter.delayOf(config, response, yield* Clock.currentTimeMillis)
         lastError = httpError(config, "get-stream", status, "GET")
         continue
       }

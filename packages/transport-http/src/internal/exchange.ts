@@ -29,12 +29,26 @@ export type ExchangeError = McpError.TransportError | McpError.Unauthorized | Mc
 /** @internal */
 export type Execute = (exchange: Exchange) => Effect.Effect<HttpClientResponse.HttpClientResponse, ExchangeError>
 
+/** Plain words for the socket errors people meet most. */
+const errorCodes: Record<string, string> = {
+  ECONNREFUSED: "connection refused",
+  ECONNRESET: "connection reset",
+  ENOTFOUND: "host not found",
+  EAI_AGAIN: "host name lookup failed",
+  ETIMEDOUT: "connection timed out",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+  CERT_HAS_EXPIRED: "TLS certificate expired",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "self-signed TLS certificate",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "TLS certificate not trusted"
+}
+
 const causeText = (u: unknown): string => {
   const parts: Array<string> = []
   let current: unknown = u
   for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
     const e = current as { readonly message?: unknown; readonly code?: unknown; readonly cause?: unknown }
-    if (typeof e.code === "string") parts.push(e.code)
+    if (typeof e.code === "string") parts.push(errorCodes[e.code] === undefined ? e.code : `${errorCodes[e.code]} (${e.code})`)
     else if (typeof e.message === "string" && e.message !== "") parts.push(e.message)
     current = e.cause
   }

@@ -29,6 +29,16 @@ const leaks = (headers: http.IncomingHttpHeaders): Array<string> => {
   )
 }
 
+/** A session on one fault server, and another origin to redirect to. */
+const initializedWithOther = Effect.gen(function*() {
+  const server = yield* resource(() => startFaultServer({ get405: true }))
+  const other = yield* resource(() => startFaultServer({ get405: true }))
+  const next = yield* connections({ url: server.url, ...secretOptions })
+  const client = yield* peer(yield* next)
+  yield* client.initialize
+  return { client, next, other, server }
+})
+
 const clients = [
   ["fetch", FetchHttpClient.layer],
   ["undici", NodeHttpClient.layerUndici]
@@ -55,11 +65,7 @@ describe("HttpTransport: redirects", () => {
 
   it.scopedLive("a 307 on a POST to another origin keeps the body, drops credentials and the session id", () =>
     Effect.gen(function*() {
-      const server = yield* resource(() => startFaultServer({ get405: true }))
-      const other = yield* resource(() => startFaultServer({ get405: true }))
-      const next = yield* connections({ url: server.url, ...secretOptions })
-      const client = yield* peer(yield* next)
-      yield* client.initialize
+      const { client, other, server } = yield* initializedWithOther
       server.faults.redirect = { count: 1, method: "POST", status: 307, location: other.url }
       const error = yield* Effect.flip(client.request("tools/list"))
       expect(error).toMatchObject({ _tag: "TransportError", status: 400 }) // the other server knows no session
@@ -84,11 +90,7 @@ describe("HttpTransport: redirects", () => {
 
   it.scopedLive("the DELETE on close follows a redirect without the session id to another origin", () =>
     Effect.gen(function*() {
-      const server = yield* resource(() => startFaultServer({ get405: true }))
-      const other = yield* resource(() => startFaultServer({ get405: true }))
-      const next = yield* connections({ url: server.url, ...secretOptions })
-      const client = yield* peer(yield* next)
-      yield* client.initialize
+      const { next, other, server } = yield* initializedWithOther
       server.faults.redirect = { count: 1, method: "DELETE", status: 307, location: other.url }
       yield* Effect.fork(next) // pulling the next connection closes the first
       yield* waitFor("the redirected DELETE", () => other.requests.some((r) => r.method === "DELETE"))

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as JsonRpc from "../src/JsonRpc.js"
@@ -9,7 +10,7 @@ import * as McpClient from "../src/McpClient.js"
 import * as McpError from "../src/McpError.js"
 import * as McpTransport from "../src/McpTransport.js"
 import * as TestServer from "../src/TestServer.js"
-import { clientInfo, eventually, receivedWith, textResult } from "./utils.js"
+import { clientInfo, clientLayer, eventually, receivedWith, textResult } from "./utils.js"
 
 /**
  * A transport whose send of `tools/call` blocks the way an HTTP POST waits
@@ -77,4 +78,30 @@ describe("a request whose send is still blocked", () => {
       yield* eventually(Effect.sync(() => answered.interrupted.length === 1))
       expect(yield* receivedWith("notifications/cancelled")).toEqual([])
     }).pipe(Effect.provide(answered.layer)))
+
+  it.effect("a request waiting for a connection times out on time", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const test = yield* TestServer.TestServer
+      yield* client.initialized
+      yield* test.dropConnection
+      yield* eventually(Effect.map(client.state.get, (s) => s._tag === "Reconnecting"))
+      const fiber = yield* Effect.fork(client.session.request("ping", undefined, { timeout: "2 seconds" }))
+      yield* TestClock.adjust("2 seconds")
+      const error = yield* Effect.flip(Fiber.join(fiber))
+      expect(error).toEqual(new McpError.RequestTimeout({ method: "ping", kind: "idle", millis: 2000 }))
+    }).pipe(Effect.provide(clientLayer({ reconnect: { schedule: Schedule.spaced("1 minute") } }))))
+
+  it.effect("interrupting calls at any point leaves no pending entry behind", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      yield* client.initialized
+      for (let yields = 0; yields < 30; yields++) {
+        const fiber = yield* Effect.fork(client.session.request("tools/call", { name: "x" }))
+        for (let i = 0; i < yields; i++) yield* Effect.yieldNow()
+        yield* Fiber.interrupt(fiber)
+      }
+      yield* eventually(Effect.map(client.session.stats, (s) => s.pending === 0))
+    }).pipe(Effect.provide(clientLayer({ handlers: { "tools/call": () => Effect.never } }))))
 })
+

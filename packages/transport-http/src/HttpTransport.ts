@@ -83,6 +83,16 @@ export interface Options {
   readonly sseReconnect?: Schedule.Schedule<unknown, unknown> | undefined
   /** Fall back to the 2024-11-05 HTTP+SSE transport when initialize gets 400/404/405. Default `true`. */
   readonly fallbackToSse?: boolean | undefined
+  /**
+   * Send W3C `traceparent` and B3 `b3` headers of the request's span (the
+   * `@effect/platform` `HttpClient` default). Default `false`: in a browser
+   * every extra header must be in the server's CORS allow-list, and a
+   * careful MCP server allows only the headers MCP needs. Turn it on for
+   * servers that accept them.
+   *
+   * @since 0.2.0
+   */
+  readonly tracePropagation?: boolean | undefined
 }
 
 /**
@@ -104,8 +114,8 @@ export const make = (
   options: Options
 ): Effect.Effect<McpTransport.McpTransport["Type"], never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
-    const connect = yield* internal.makeConnect(options, yield* Effect.serviceOption(HttpAuth.HttpAuth))
-    return { connections: McpTransport.fromConnect(connect, options.reconnect) }
+    const connections = yield* internal.makeConnections(options, yield* Effect.serviceOption(HttpAuth.HttpAuth))
+    return { connections }
   })
 
 /**

@@ -1,5 +1,5 @@
 import * as Headers from "@effect/platform/Headers"
-import type * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { JsonRpc, McpError } from "@mcp-effect/core"
@@ -12,6 +12,7 @@ import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import type * as HttpAuth from "../HttpAuth.js"
 import type { Options } from "../HttpTransport.js"
+import * as Blocked from "./blocked.js"
 import * as WwwAuthenticate from "./wwwAuthenticate.js"
 
 /** @internal */
@@ -38,6 +39,7 @@ export interface Config {
   readonly healthyAfterMillis: number
   readonly sseReconnect: AnySchedule
   readonly fallbackToSse: boolean
+  readonly tracePropagation: boolean
 }
 
 /** @internal */
@@ -85,7 +87,8 @@ export const resolveConfig = (options: Options): Config => {
     totalMillis: options.timeouts?.totalMillis,
     healthyAfterMillis: options.reconnect?.healthyAfterMillis ?? 10_000,
     sseReconnect: options.sseReconnect ?? defaultSseReconnect,
-    fallbackToSse: options.fallbackToSse ?? true
+    fallbackToSse: options.fallbackToSse ?? true,
+    tracePropagation: options.tracePropagation ?? false
   }
 }
 
@@ -230,6 +233,7 @@ export const makeExecute = (
   auth: Option.Option<HttpAuth.Service>
 ): Execute =>
 (exchange) => {
+  const http = HttpClient.withTracerPropagation(client, config.tracePropagation)
   const url = exchange.url ?? config.url
   const info: HttpAuth.RequestInfo = {
     url: url.toString(),
@@ -249,13 +253,21 @@ export const makeExecute = (
     }
     let request = HttpClientRequest.make(exchange.method)(url, { headers })
     if (exchange.body !== undefined) request = HttpClientRequest.bodyText(request, exchange.body, "application/json")
-    const execute = client.execute(request).pipe(
+    const execute = http.execute(request).pipe(
       Effect.mapError((e) =>
-        new McpError.TransportError({
-          reason: "Connect",
-          phase: exchange.phase,
-          message: `${exchange.method} ${describeUrl(url)} failed: ${describeFailure(e)}`
-        })
+        Blocked.isBrowserFetchFailure(e)
+          ? Blocked.blockedError({
+            method: exchange.method,
+            target: describeUrl(url),
+            phase: exchange.phase,
+            headers: [...Object.keys(request.headers), ...(exchange.body === undefined ? [] : ["content-type"])],
+            tracePropagation: config.tracePropagation
+          })
+          : new McpError.TransportError({
+            reason: "Connect",
+            phase: exchange.phase,
+            message: `${exchange.method} ${describeUrl(url)} failed: ${describeFailure(e)}`
+          })
       ),
       Effect.locallyWith(Headers.currentRedactedNames, (names) => [...names, ...secretNames])
     )

@@ -82,6 +82,14 @@ export interface Options {
   readonly refreshSkew?: Duration.DurationInput | undefined
   /** Step-up authorizations per scope set before giving up. Default 3. */
   readonly maxStepUps?: number | undefined
+  /**
+   * Send `traceparent` / `b3` headers on OAuth requests (metadata, registration,
+   * token). Default `false`: in a browser each extra header must be allowed by
+   * the server's CORS.
+   *
+   * @since 0.2.0
+   */
+  readonly tracePropagation?: boolean | undefined
 }
 
 /**
@@ -149,7 +157,7 @@ export class OAuthClient extends Context.Tag("@mcp-effect/oauth/OAuthClient")<OA
 const build = (options: Options, grant: Engine.Grant) =>
   Effect.gen(function*() {
     const policy = options.urlPolicy ?? UrlPolicy.strict
-    const http = yield* Http.make(policy)
+    const http = yield* Http.make(policy, { tracePropagation: options.tracePropagation })
     const store = yield* TokenStore
     const engine = Engine.make(
       {

@@ -32,6 +32,7 @@ import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 import { Authorizer } from "./Authorizer.js"
 import * as AuthorizerModule from "./Authorizer.js"
+import * as AddressBar from "./internal/addressBar.js"
 import * as AuthorizationCode from "./internal/authorizationCode.js"
 import * as Engine from "./internal/engine.js"
 import * as Http from "./internal/http.js"
@@ -142,6 +143,9 @@ export interface Service {
   /**
    * Finishes an authorization-code flow whose callback arrived in a new page
    * load (full-page redirect): give it the callback URL or its parameters.
+   * In a browser whose address bar shows this callback, `code`, `state`,
+   * `iss` (and `error*`) are then removed from it with
+   * `history.replaceState`, whether the exchange succeeded or not.
    */
   readonly completeAuthorization: (callback: string | URL | URLSearchParams) => Effect.Effect<void, OAuthError>
   /** Forgets this server's tokens. */
@@ -176,9 +180,13 @@ const build = (options: Options, grant: Engine.Grant) =>
     )
     const service: Service = {
       authorize: engine.authorize,
-      completeAuthorization: (callback) =>
-        Effect.flatMap(engine.flow, (flow) =>
-          AuthorizationCode.complete(flow, AuthorizerModule.callbackParameters(callback))),
+      completeAuthorization: (callback) => {
+        const params = AuthorizerModule.callbackParameters(callback)
+        return Effect.flatMap(engine.flow, (flow) => AuthorizationCode.complete(flow, params)).pipe(
+          // the code is single-use either way: it does not stay in the address bar or history
+          Effect.ensuring(AddressBar.clearCallback(params))
+        )
+      },
       signOut: engine.signOut
     }
     return Context.make(HttpAuth.HttpAuth, engine.auth).pipe(Context.add(OAuthClient, service))

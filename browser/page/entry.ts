@@ -44,8 +44,14 @@ const run = <A, E>(effect: Effect.Effect<A, E>): Promise<Outcome<A>> =>
 
 const clientInfo = { name: "browser-suite", version: "1.0.0" }
 
+const oauthOptions = {
+  client: { clientId: "browser-app" },
+  urlPolicy: UrlPolicy.loopbackDevelopment,
+  scopes: ["mcp:read"]
+} satisfies OAuthClient.AuthorizationCodeOptions
+
 const oauthLayer = (store: string, mode: "popup" | "redirect") =>
-  OAuthClient.layerAuthorizationCode({ urlPolicy: UrlPolicy.loopbackDevelopment, scopes: ["mcp:read"] }).pipe(
+  OAuthClient.layerAuthorizationCode({ ...oauthOptions }).pipe(
     Layer.provide(BrowserAuthorizer.layer({ redirectUri: `${location.origin}/${mode}`, mode })),
     Layer.provide(BrowserTokenStore.layer({ name: store })),
     Layer.provide(FetchHttpClient.layer),
@@ -165,7 +171,7 @@ const storeWithoutIndexedDb = (name: string, resource: string, issuer: string) =
 const authorize = (store: string, serverUrl: string, mode: "popup" | "redirect") =>
   run(Effect.scoped(Effect.gen(function*() {
     const context = yield* Layer.build(
-      OAuthClient.layerAuthorizationCode({ serverUrl, urlPolicy: UrlPolicy.loopbackDevelopment, scopes: ["mcp:read"] }).pipe(
+      OAuthClient.layerAuthorizationCode({ ...oauthOptions, serverUrl }).pipe(
         Layer.provide(BrowserAuthorizer.layer({ redirectUri: `${location.origin}/${mode}`, mode })),
         Layer.provide(BrowserTokenStore.layer({ name: store })),
         Layer.provide(FetchHttpClient.layer)
@@ -180,7 +186,7 @@ const authorize = (store: string, serverUrl: string, mode: "popup" | "redirect")
 const completeRedirect = (store: string, serverUrl: string) =>
   run(Effect.scoped(Effect.gen(function*() {
     const context = yield* Layer.build(
-      OAuthClient.layerAuthorizationCode({ serverUrl, urlPolicy: UrlPolicy.loopbackDevelopment, scopes: ["mcp:read"] }).pipe(
+      OAuthClient.layerAuthorizationCode({ ...oauthOptions, serverUrl }).pipe(
         Layer.provide(BrowserAuthorizer.layer({ redirectUri: `${location.origin}/redirect`, mode: "redirect" })),
         Layer.provide(BrowserTokenStore.layer({ name: store })),
         Layer.provide(FetchHttpClient.layer)
@@ -225,8 +231,15 @@ const harness = {
 
 export type Harness = typeof harness
 
+const query = new URLSearchParams(location.search)
 if (location.pathname === "/popup") {
   Effect.runSync(BrowserAuthorizer.completeCallback())
 } else {
   ;(globalThis as { harness?: Harness }).harness = harness
+  // an app that starts authorizing on load, without a user gesture
+  if (query.get("autorun") === "authorize") {
+    void authorize(query.get("store")!, query.get("server")!, "popup").then((outcome) =>
+      console.log(`autorun ${JSON.stringify(outcome)}`)
+    )
+  }
 }

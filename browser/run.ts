@@ -7,7 +7,7 @@
  * refused preflight). Ends with `browser: N passed, M failed`; exits 1 on
  * any failure. Everything binds 127.0.0.1 and is stopped at the end.
  */
-import { mkdtemp, rm } from "node:fs/promises"
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { chromium, type BrowserContext, type Page } from "playwright-core"
@@ -293,12 +293,18 @@ const main = async () => {
       `${size.ownGzipKb.toFixed(1)} KB gzip own code (effect external)`
   )
   console.log(`(${((Date.now() - startedAt) / 1000).toFixed(1)} s)`)
-  console.log(`browser: ${results.length - failed} passed, ${failed} failed`)
+  await report(results.length - failed, failed)
+}
+
+/** The closing line, and the same counts for `.ci/run`'s total. */
+const report = async (passed: number, failed: number) => {
+  await mkdir(".cache", { recursive: true })
+  await writeFile(".cache/browser-report.json", JSON.stringify({ passed, failed }))
+  console.log(`browser: ${passed} passed, ${failed} failed`)
   process.exitCode = failed === 0 ? 0 : 1
 }
 
-main().catch((error) => {
+main().catch(async (error) => {
   console.error(error)
-  console.log("browser: 0 passed, 1 failed")
-  process.exitCode = 1
+  await report(0, 1)
 })

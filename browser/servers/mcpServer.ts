@@ -75,13 +75,14 @@ const makeServer = (aborted: Array<string>) => {
     { description: "reports progress every 50 ms until cancelled (at most 10 s)", inputSchema: { tag: z.string() } },
     async ({ tag }, extra) => {
       const token = extra._meta?.progressToken
+      // recorded the moment the SDK aborts the call, before the page can look
+      extra.signal.addEventListener("abort", () => aborted.push(tag), { once: true })
       for (let step = 1; step <= 200 && !extra.signal.aborted; step++) {
         if (token !== undefined) {
           await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: step } })
         }
         await new Promise((resolve) => setTimeout(resolve, 50))
       }
-      if (extra.signal.aborted) aborted.push(tag)
       return { content: [{ type: "text", text: `slow ${tag} done` }] }
     }
   )

@@ -45,7 +45,8 @@ export const makeConnections = (
 ): Effect.Effect<Stream.Stream<McpTransport.Connection, McpError.TransportError>, never, HttpClient.HttpClient> =>
   Effect.map(HttpClient.HttpClient, (client) => {
     const config = resolveConfig(options)
-    const execute = makeExecute(config, client, auth)
+    // trace headers only when asked for: in a browser each one needs the server's CORS permission
+    const execute = makeExecute(config, HttpClient.withTracerPropagation(client, config.tracePropagation), auth)
     // learned once per transport: later connections go straight to HTTP+SSE
     const shared = { legacy: false }
     return Stream.unwrap(Effect.map(Deferred.make<never, McpError.TransportError>(), (blocked) => {

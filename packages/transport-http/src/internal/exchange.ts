@@ -1,5 +1,5 @@
 import * as Headers from "@effect/platform/Headers"
-import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { JsonRpc, McpError } from "@mcp-effect/core"
@@ -233,7 +233,6 @@ export const makeExecute = (
   auth: Option.Option<HttpAuth.Service>
 ): Execute =>
 (exchange) => {
-  const http = HttpClient.withTracerPropagation(client, config.tracePropagation)
   const url = exchange.url ?? config.url
   const info: HttpAuth.RequestInfo = {
     url: url.toString(),
@@ -253,7 +252,7 @@ export const makeExecute = (
     }
     let request = HttpClientRequest.make(exchange.method)(url, { headers })
     if (exchange.body !== undefined) request = HttpClientRequest.bodyText(request, exchange.body, "application/json")
-    const execute = http.execute(request).pipe(
+    const execute = client.execute(request).pipe(
       Effect.mapError((e) =>
         Blocked.isBrowserFetchFailure(e)
           ? Blocked.blockedError({

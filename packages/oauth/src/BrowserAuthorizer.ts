@@ -9,7 +9,8 @@
  * - `redirect`: the whole page goes to the authorization server. The PKCE
  *   verifier and state wait in the `TokenStore` (use a persistent one, e.g.
  *   `BrowserTokenStore`); on the callback page the app calls
- *   `OAuthClient.completeAuthorization(location.href)`.
+ *   `OAuthClient.completeAuthorization(location.href)`, which then removes
+ *   `code`, `state` and `iss` from the address bar (`history.replaceState`).
  *
  * The callback page never renders anything from the URL as HTML: it writes
  * fixed text with `textContent` and removes the query from the address bar.

@@ -10,6 +10,9 @@
  * non-extractable key, so it lives in memory: after a reload the old records
  * cannot be decrypted and read as absent (the user authorizes again).
  *
+ * Record keys are `<kind>:<SHA-256 hex of the record name>`, never the
+ * server or issuer URL in plain text (a server URL can carry a key).
+ *
  * Nothing is touched at import time (safe for server-side rendering): the
  * globals are read when the Layer is built. WebCrypto needs a secure context
  * (https or localhost).

@@ -36,6 +36,7 @@ import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 import { Authorizer } from "./Authorizer.js"
 import * as AuthorizerModule from "./Authorizer.js"
+import * as AddressBar from "./internal/addressBar.js"
 import * as AuthorizationCode from "./internal/authorizationCode.js"
 import * as Engine from "./internal/engine.js"
 import * as Http from "./internal/http.js"
@@ -86,6 +87,14 @@ export interface Options {
   readonly refreshSkew?: Duration.DurationInput | undefined
   /** Step-up authorizations per scope set before giving up. Default 3. */
   readonly maxStepUps?: number | undefined
+  /**
+   * Send `traceparent` / `b3` headers on OAuth requests (metadata, registration,
+   * token). Default `false`: in a browser each extra header must be allowed by
+   * the server's CORS.
+   *
+   * @since 0.2.0
+   */
+  readonly tracePropagation?: boolean | undefined
 }
 
 /**
@@ -138,6 +147,9 @@ export interface Service {
   /**
    * Finishes an authorization-code flow whose callback arrived in a new page
    * load (full-page redirect): give it the callback URL or its parameters.
+   * In a browser whose address bar shows this callback, `code`, `state`,
+   * `iss` (and `error*`) are then removed from it with
+   * `history.replaceState`, whether the exchange succeeded or not.
    */
   readonly completeAuthorization: (callback: string | URL | URLSearchParams) => Effect.Effect<void, OAuthError>
   /** Forgets this server's tokens. */
@@ -153,7 +165,7 @@ export class OAuthClient extends Context.Tag("@mcp-effect/oauth/OAuthClient")<OA
 const build = (options: Options, grant: Engine.Grant) =>
   Effect.gen(function*() {
     const policy = options.urlPolicy ?? UrlPolicy.strict
-    const http = yield* Http.make(policy)
+    const http = yield* Http.make(policy, { tracePropagation: options.tracePropagation })
     const store = yield* TokenStore
     const engine = Engine.make(
       {
@@ -172,9 +184,13 @@ const build = (options: Options, grant: Engine.Grant) =>
     )
     const service: Service = {
       authorize: engine.authorize,
-      completeAuthorization: (callback) =>
-        Effect.flatMap(engine.flow, (flow) =>
-          AuthorizationCode.complete(flow, AuthorizerModule.callbackParameters(callback))),
+      completeAuthorization: (callback) => {
+        const params = AuthorizerModule.callbackParameters(callback)
+        return Effect.flatMap(engine.flow, (flow) => AuthorizationCode.complete(flow, params)).pipe(
+          // the code is single-use either way: it does not stay in the address bar or history
+          Effect.ensuring(AddressBar.clearCallback(params))
+        )
+      },
       signOut: engine.signOut
     }
     return Context.make(HttpAuth.HttpAuth, engine.auth).pipe(Context.add(OAuthClient, service))

@@ -2,7 +2,9 @@
 // The browser authorizer and its callback page, in happy-dom.
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { BrowserAuthorizer } from "../src/index.js"
+import * as Layer from "effect/Layer"
+import { BrowserAuthorizer, OAuthClient, TokenStore } from "../src/index.js"
+import { fakeHttp } from "./fixtures/fakeHttp.js"
 
 const setUrl = (url: string) => (window as unknown as { happyDOM: { setURL: (url: string) => void } }).happyDOM.setURL(url)
 
@@ -74,4 +76,46 @@ describe("BrowserAuthorizer popup", () => {
       expect(error.reason).toBe("Interaction")
       expect(error.message).toContain("popup was blocked")
     }))
+})
+
+describe("full-page redirect: completeAuthorization", () => {
+  const serverUrl = "https://mcp.example.com/mcp"
+  const http = fakeHttp((r) => {
+    if (r.url === "https://mcp.example.com/.well-known/oauth-protected-resource/mcp") {
+      return { json: { resource: serverUrl, authorization_servers: ["https://auth.example.com"] } }
+    }
+    if (r.url === "https://auth.example.com/.well-known/oauth-authorization-server") {
+      return {
+        json: {
+          issuer: "https://auth.example.com",
+          authorization_endpoint: "https://auth.example.com/authorize",
+          token_endpoint: "https://auth.example.com/token",
+          code_challenge_methods_supported: ["S256"]
+        }
+      }
+    }
+  })
+  const client = OAuthClient.layerAuthorizationCode({ serverUrl, client: { clientId: "app" } }).pipe(
+    Layer.provide(BrowserAuthorizer.layer({ redirectUri: "https://app.example/cb", mode: "redirect" })),
+    Layer.provide(TokenStore.layerMemory),
+    Layer.provide(http.layer)
+  )
+
+  it.effect("removes code, state and iss from the address bar, keeping the rest", () =>
+    Effect.gen(function*() {
+      setUrl("https://app.example/cb?tab=2&code=c0de&state=s7&iss=https%3A%2F%2Fauth.example.com#top")
+      const oauth = yield* OAuthClient.OAuthClient
+      // no pending authorization for this state: the exchange fails, the address bar is cleared all the same
+      const error = yield* Effect.flip(oauth.completeAuthorization(window.location.href))
+      expect(error.message).toMatch(/no pending authorization/)
+      expect(window.location.href).toBe("https://app.example/cb?tab=2#top")
+    }).pipe(Effect.provide(client)))
+
+  it.effect("leaves an address bar that shows another callback alone", () =>
+    Effect.gen(function*() {
+      setUrl("https://app.example/cb?code=other&state=other-state")
+      const oauth = yield* OAuthClient.OAuthClient
+      yield* Effect.flip(oauth.completeAuthorization("?code=c0de&state=s7"))
+      expect(window.location.search).toBe("?code=other&state=other-state")
+    }).pipe(Effect.provide(client)))
 })

@@ -112,6 +112,16 @@ export interface Options {
    * @since 0.2.0
    */
   readonly maxRetryAfter?: Duration.DurationInput | undefined
+  /**
+   * Send W3C `traceparent` and B3 `b3` headers of the request's span (the
+   * `@effect/platform` `HttpClient` default). Default `false`: in a browser
+   * every extra header must be in the server's CORS allow-list, and a
+   * careful MCP server allows only the headers MCP needs. Turn it on for
+   * servers that accept them.
+   *
+   * @since 0.2.0
+   */
+  readonly tracePropagation?: boolean | undefined
 }
 
 /**
@@ -136,8 +146,8 @@ export const make = (
   options: Options
 ): Effect.Effect<McpTransport.McpTransport["Type"], McpError.TransportError, HttpClient.HttpClient> =>
   Effect.gen(function*() {
-    const connect = yield* internal.makeConnect(options, yield* Effect.serviceOption(HttpAuth.HttpAuth))
-    return { connections: McpTransport.fromConnect(connect, options.reconnect) }
+    const connections = yield* internal.makeConnections(options, yield* Effect.serviceOption(HttpAuth.HttpAuth))
+    return { connections }
   })
 
 /**

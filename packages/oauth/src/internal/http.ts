@@ -41,12 +41,39 @@ export interface FetchInit {
   readonly signal?: AbortSignal | null | undefined
 }
 
+/**
+ * A browser's `fetch` rejects a request refused by CORS (or lost to the
+ * network) with a bare `TypeError` ("Failed to fetch" in Chromium,
+ * "NetworkError ..." in Firefox, "Load failed" in Safari).
+ */
+const blockedByBrowser = (cause: unknown): boolean => {
+  const inner = (cause as { readonly cause?: unknown } | undefined)?.cause
+  return inner instanceof TypeError && /^(Failed to fetch|NetworkError|Load failed)/.test(inner.message)
+}
+
 const httpError = (what: string, url: URL) => (cause: unknown) =>
   new OAuthError({
     reason: "Http",
     message: `${what} ${url.origin}${url.pathname} could not be fetched: ${
-      cause instanceof Error ? cause.message : String(cause)
+      blockedByBrowser(cause)
+        ? "request blocked (CORS or network): the server must be reachable and allow this origin"
+        : cause instanceof Error
+        ? cause.message
+        : String(cause)
     }`
+  })
+
+/**
+ * With `redirect: "manual"` a browser answers a redirect with an opaque
+ * response: status 0, no `Location`. Its target cannot be checked against the
+ * policy, so it is an error, never a missing document.
+ */
+const opaqueRedirect = (what: string, url: URL) =>
+  new OAuthError({
+    reason: "Discovery",
+    message: `${what} ${url.origin}${url.pathname} answered with a redirect the browser hides from scripts ` +
+      `(an opaque redirect): where it leads cannot be checked, so it is not followed. ` +
+      `Serve the document at this URL without a redirect`
   })
 
 const readBody = (
@@ -88,9 +115,16 @@ export const withoutRedirects = (client: HttpClient.HttpClient): HttpClient.Http
 const nullBodyStatus = new Set([101, 103, 204, 205, 304])
 
 /** @internal */
-export const make = (policy: UrlPolicy.UrlPolicy): Effect.Effect<Http, never, HttpClient.HttpClient> =>
+export const make = (
+  policy: UrlPolicy.UrlPolicy,
+  options?: { readonly tracePropagation?: boolean | undefined }
+): Effect.Effect<Http, never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
-    const client = withoutRedirects(yield* HttpClient.HttpClient)
+    // trace headers only when asked for: in a browser each one needs the server's CORS permission
+    const client = HttpClient.withTracerPropagation(
+      withoutRedirects(yield* HttpClient.HttpClient),
+      options?.tracePropagation ?? false
+    )
     const runtime = yield* Effect.runtime<never>()
     const resolver = yield* Effect.serviceOption(HostResolver)
     /** The literal check, then the addresses the host name resolves to (with a `HostResolver` where the Layer was built). */
@@ -109,6 +143,7 @@ export const make = (policy: UrlPolicy.UrlPolicy): Effect.Effect<Http, never, Ht
           const outcome = yield* Effect.scoped(Effect.gen(function*() {
             const response = yield* client.execute(HttpClientRequest.get(target, { headers: { accept: "application/json" } }))
               .pipe(Effect.mapError(httpError(what, target)))
+            if (response.status === 0) return yield* opaqueRedirect(what, target)
             const location = response.headers["location"]
             if (response.status >= 300 && response.status < 400 && location !== undefined) {
               return { _tag: "Redirect", location } as const
@@ -153,6 +188,7 @@ export const make = (policy: UrlPolicy.UrlPolicy): Effect.Effect<Http, never, Ht
           request = HttpClientRequest.bodyText(request, init.body, headers["content-type"] ?? "application/json")
         }
         const response = yield* client.execute(request).pipe(Effect.mapError(httpError("OAuth endpoint", target)))
+        if (response.status === 0) return yield* opaqueRedirect("OAuth endpoint", target)
         const body = yield* readBody(response, "OAuth endpoint")
         return new Response(nullBodyStatus.has(response.status) ? null : (body as Uint8Array<ArrayBuffer>), {
           status: response.status,

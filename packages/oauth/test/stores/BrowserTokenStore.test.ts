@@ -28,6 +28,12 @@ const dump = (name: string, objectStore: "records" | "keys") =>
     (db) => Effect.sync(() => db.close())
   )
 
+const withDb = <A, E>(name: string, use: (db: IDBDatabase) => Effect.Effect<A, E>) =>
+  Effect.acquireUseRelease(idb("open", () => indexedDB.open(name)), use, (db) => Effect.sync(() => db.close()))
+
+const recordKeys = (name: string) =>
+  withDb(name, (db) => idb("getAllKeys", () => db.transaction("records").objectStore("records").getAllKeys()))
+
 const writeAll = (store: TokenStore.Service) =>
   Effect.all([store.setTokens(key, tokens), store.setClient(key.issuer, client), store.setPending(pending(0))])
 
@@ -60,6 +66,36 @@ describe("BrowserTokenStore with IndexedDB", () => {
         for (const s of [...secrets, key.resource]) expect(record).not.toContain(s)
       }
       expect(localStorage.length).toBe(0)
+    }))
+
+  it.effect("record keys are SHA-256 hashes: no server or issuer URL in them", () =>
+    Effect.gen(function*() {
+      const name = freshName()
+      yield* withStore({ name }, writeAll)
+      const keys = (yield* recordKeys(name)).map(String)
+      expect(keys).toHaveLength(3)
+      for (const k of keys) {
+        expect(k).toMatch(/^(tokens|client|pending):[0-9a-f]{64}$/)
+        expect(k).not.toContain(new URL(key.issuer).host)
+      }
+    }))
+
+  it.effect("a record an earlier version kept under its plain name is read, then moved under the hash", () =>
+    Effect.gen(function*() {
+      const name = freshName()
+      yield* withStore({ name }, (store) => store.setTokens(key, tokens))
+      const [hashedKey] = yield* recordKeys(name)
+      const plainKey = `tokens:${JSON.stringify([key.resource, key.issuer])}`
+      const [value] = yield* dump(name, "records")
+      yield* withDb(name, (db) =>
+        Effect.zipRight(
+          idb("delete", () => db.transaction("records", "readwrite").objectStore("records").delete(hashedKey!)),
+          idb("put", () => db.transaction("records", "readwrite").objectStore("records").put(value, plainKey))
+        ))
+      expect(yield* recordKeys(name)).toEqual([plainKey])
+      const read = yield* withStore({ name }, (store) => store.getTokens(key))
+      expect(exposeTokens(Option.getOrThrow(read))).toEqual(exposeTokens(tokens))
+      expect(yield* recordKeys(name)).toEqual([hashedKey])
     }))
 
   it.effect("persists a non-extractable AES-GCM CryptoKey", () =>
@@ -150,7 +186,7 @@ describe("BrowserTokenStore with localStorage only", () => {
       const entries = localStorageEntries(name)
       expect(entries).toHaveLength(3)
       for (const [storageKey, value] of entries) {
-        expect(storageKey).toMatch(new RegExp(`^${name}:(tokens|client|pending):`))
+        expect(storageKey).toMatch(new RegExp(`^${name}:(tokens|client|pending):[0-9a-f]{64}$`))
         for (const s of secrets) expect(value).not.toContain(s)
       }
     }))

@@ -43,6 +43,7 @@ export interface Config {
   readonly inboundCapacity: number
   readonly maxRedirects: number
   readonly maxRetryAfterMillis: number
+  readonly tracePropagation: boolean
 }
 
 /** @internal */
@@ -182,6 +183,7 @@ export const resolveConfig = (options: Options): Either.Either<Config, McpError.
     fallbackToSse: options.fallbackToSse ?? true,
     inboundCapacity: inboundCapacity as number,
     maxRedirects: maxRedirects as number,
-    maxRetryAfterMillis: maxRetryAfterMillis as number
+    maxRetryAfterMillis: maxRetryAfterMillis as number,
+    tracePropagation: options.tracePropagation ?? false
   })
 }

@@ -1,13 +1,15 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { JsonRpc, McpError, type McpTransport } from "@mcp-effect/core"
+import { JsonRpc, McpError, McpTransport } from "@mcp-effect/core"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import type * as HttpAuth from "../HttpAuth.js"
 import type { Options } from "../HttpTransport.js"
+import * as Blocked from "./blocked.js"
 import type { Ctx, State } from "./context.js"
 import { type Config, resolveConfig } from "./config.js"
 import {
@@ -28,21 +30,38 @@ export { defaultSseReconnect } from "./config.js"
 
 const acceptBoth = "application/json, text/event-stream"
 
-/** @internal */
-export const makeConnect = (
+/**
+ * The transport's connections. A request the browser blocks (CORS or
+ * network) before any request of this stream was ever answered ends the
+ * stream with that error at once: retrying cannot help a CORS refusal, and
+ * the app learns why now rather than after the reconnect schedule.
+ *
+ * @internal
+ */
+export const makeConnections = (
   options: Options,
   auth: Option.Option<HttpAuth.Service>
-): Effect.Effect<
-  Effect.Effect<McpTransport.Connection, McpError.TransportError, Scope.Scope>,
-  McpError.TransportError,
-  HttpClient.HttpClient
-> =>
-  Effect.flatMap(Effect.suspend(() => resolveConfig(options)), (config) => Effect.map(HttpClient.HttpClient, (client) => {
-    const execute = makeExecute(config, client, auth)
-    // learned once per transport: later connections go straight to HTTP+SSE
-    const shared: Shared = { legacy: false, notBefore: 0 }
-    return connect(config, execute, shared)
-  }))
+): Effect.Effect<Stream.Stream<McpTransport.Connection, McpError.TransportError>, McpError.TransportError, HttpClient.HttpClient> =>
+  Effect.flatMap(Effect.suspend(() => resolveConfig(options)), (config) =>
+    Effect.map(HttpClient.HttpClient, (client) => {
+      // trace headers only when asked for: in a browser each one needs the server's CORS permission
+      const execute = makeExecute(config, HttpClient.withTracerPropagation(client, config.tracePropagation), auth)
+      // learned once per transport: later connections go straight to HTTP+SSE
+      const shared: Shared = { legacy: false, notBefore: 0 }
+      return Stream.unwrap(Effect.map(Deferred.make<never, McpError.TransportError>(), (blocked) => {
+        let answered = false
+        const watched: Execute = (exchange) =>
+          execute(exchange).pipe(
+            Effect.tap(() => Effect.sync(() => answered = true)),
+            Effect.tapError((error) =>
+              !answered && Blocked.isBlocked(error) ? Deferred.fail(blocked, error as McpError.TransportError) : Effect.void
+            )
+          )
+        return McpTransport.fromConnect(connect(config, watched, shared), options.reconnect).pipe(
+          Stream.interruptWhenDeferred(blocked)
+        )
+      }))
+    }))
 
 const connect = (
   config: Config,

@@ -7,6 +7,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type * as HttpAuth from "../HttpAuth.js"
 import { type Config, describeUrl } from "./config.js"
+import * as Blocked from "./blocked.js"
 import * as Redirect from "./redirect.js"
 import * as WwwAuthenticate from "./wwwAuthenticate.js"
 
@@ -194,11 +195,19 @@ export const makeExecute = (
         discard: (response) => discard(config, response)
       },
       (hop, e) =>
-        new McpError.TransportError({
-          reason: "Connect",
-          phase: exchange.phase,
-          message: `${exchange.method} ${describeUrl(hop)} failed: ${describeFailure(e)}`
-        }),
+        Blocked.isBrowserFetchFailure(e) ?
+          Blocked.blockedError({
+            method: exchange.method,
+            target: describeUrl(hop),
+            phase: exchange.phase,
+            headers: [...Object.keys(headers), ...(exchange.body === undefined ? [] : ["content-type"])],
+            tracePropagation: config.tracePropagation
+          }) :
+          new McpError.TransportError({
+            reason: "Connect",
+            phase: exchange.phase,
+            message: `${exchange.method} ${describeUrl(hop)} failed: ${describeFailure(e)}`
+          }),
       exchange.phase
     ).pipe(Effect.locallyWith(Headers.currentRedactedNames, (names) => [...names, ...secretNames]))
     return exchange.connectTimeout

@@ -4,6 +4,7 @@ import type * as Scope from "effect/Scope"
 import type * as BrowserTokenStore from "../../BrowserTokenStore.js"
 import type * as TokenStore from "../../TokenStore.js"
 import { StoreFailure, toTokenStoreError } from "./failure.js"
+import * as HashedNames from "./hashedNames.js"
 import * as IndexedDb from "./indexedDb.js"
 import * as LocalStorage from "./localStorage.js"
 import * as RecordStore from "./recordStore.js"
@@ -24,7 +25,7 @@ const withIndexedDb = (factory: IDBFactory, name: string, options: BrowserTokenS
   Effect.gen(function*() {
     const db = yield* IndexedDb.open(factory, name)
     const { key, keyId } = yield* IndexedDb.loadOrCreateKey(db)
-    return RecordStore.make(IndexedDb.backend(db), Sealer.aesGcm(key, keyId, "absent"), options)
+    return RecordStore.make(HashedNames.hashed(IndexedDb.backend(db)), Sealer.aesGcm(key, keyId, "absent"), options)
   })
 
 /**
@@ -38,7 +39,7 @@ const withLocalStorage = (name: string, options: BrowserTokenStore.Options | und
       Effect.logWarning(`${reason}: OAuth records go to localStorage and become unreadable after a reload`).pipe(
         Effect.zipRight(Sealer.generateKey),
         Effect.map(({ key, keyId }) =>
-          RecordStore.make(LocalStorage.backend(storage, name), Sealer.aesGcm(key, keyId, "absent"), options)
+          RecordStore.make(HashedNames.hashed(LocalStorage.backend(storage, name)), Sealer.aesGcm(key, keyId, "absent"), options)
         )
       )
   })

@@ -6,8 +6,8 @@
  * up does not cancel it for the others; when the scope closes under a run,
  * its waiters are interrupted with it instead of waiting forever.
  *
- * Internal to the mcp-effect packages (the OAuth package imports it as
- * `@mcp-effect/core/internal/singleFlight`).
+ * Not exported: the OAuth package keeps its own copy for token refreshes,
+ * since a package's `internal/` modules are not part of what it publishes.
  *
  * @internal
  */

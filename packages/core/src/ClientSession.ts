@@ -158,7 +158,7 @@ export interface Options {
  * @category models
  */
 export interface Stats {
-  /** Notifications dropped because a buffer was full, since the session started. */
+  /** Notifications (and stray malformed input) dropped because a buffer was full, since the session started. */
   readonly droppedNotifications: number
   /** Inbound work waiting for the worker now (at most `inboundCapacity` notifications). */
   readonly backlog: number

@@ -58,12 +58,13 @@ export const applyDefaults = (
   requestedSchema: McpSchema.ElicitRequestFormParams["requestedSchema"],
   content: Content | undefined
 ): Content => {
-  const filled: Record<string, Content[string]> = { ...content }
+  // property names come from the server: own keys only, on an object with no prototype to hit
+  const filled: Record<string, Content[string]> = Object.assign(Object.create(null), content)
   const properties = (requestedSchema as { properties?: Record<string, { default?: unknown }> }).properties ?? {}
   for (const [name, property] of Object.entries(properties)) {
     if (filled[name] === undefined && isValue(property.default)) filled[name] = property.default
   }
-  return filled
+  return { ...filled }
 }
 
 /**

@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
+import * as Elicitation from "../src/Elicitation.js"
 import * as JsonRpc from "../src/JsonRpc.js"
 import * as McpClient from "../src/McpClient.js"
 import * as McpError from "../src/McpError.js"
@@ -48,6 +49,15 @@ describe("method names from the wire are looked up as own keys only", () => {
       expect(yield* test.connections).toBe(1)
       expect((yield* client.state.get)._tag).toBe("Ready")
     }).pipe(Effect.provide(clientLayer({ capabilities: { tools: { listChanged: true } } }, { prefetch: false }))))
+
+  it("form defaults fill properties named after Object.prototype members", () => {
+    const requestedSchema = JSON.parse(
+      `{"type":"object","properties":{"toString":{"type":"string","default":"a"},"__proto__":{"type":"string","default":"b"},"constructor":{"type":"string"}}}`
+    )
+    const filled = Elicitation.applyDefaults(requestedSchema, { constructor: "c" })
+    expect(Object.entries(filled)).toEqual([["constructor", "c"], ["toString", "a"], ["__proto__", "b"]])
+    expect(Object.getPrototypeOf(filled)).toBe(Object.prototype)
+  })
 
   it.effect("the test server answers a request named after an Object.prototype member with -32601", () =>
     Effect.gen(function*() {

@@ -64,10 +64,9 @@ describe("OAuth under authorization-server faults (end to end)", () => {
       yield* Effect.promise(() => auth.close())
       const client = yield* open.pipe(Effect.provide(logs.layer))
       const error = yield* Effect.flip(client.mcp.callTool({ name: "read" }))
-      // the session gives up when the first connection's budget is spent, naming the last failure
+      // the session gives up when the first-connect budget is spent (no connection ever worked), naming the last failure
       expect(error).toBeInstanceOf(McpError.TransportError)
       expect(error.message).toContain("OAuth Http: authorization-server metadata")
-      // one warning per attempt the first connection's budget allows
       expect(logs.lines.length).toBeGreaterThan(0)
       for (const line of logs.lines) expect(line).toMatch(/^WARN .*initialize failed.*could not be fetched/)
     }))

@@ -270,11 +270,10 @@ const postStreamable = (
       return yield* Effect.flip(ctx.expire(`a POST of ${describeMessage(message)}`))
     }
     // a JSON-RPC error for this request is its answer: no fallback, no retry
-    const answer = requestId !== undefined && status !== 429 && status !== 503 && isJson(response) ?
-      yield* errorAnswer(config, response, requestId) :
-      undefined
+    const mayAnswer = requestId !== undefined && status !== 429 && status !== 503 && isJson(response)
+    const answer = mayAnswer ? yield* errorAnswer(config, response, requestId) : undefined
     if (answer !== undefined) return yield* ctx.deliver([answer])
-    yield* discard(config, response)
+    if (!mayAnswer) yield* discard(config, response) // else errorAnswer read the body already
     if (initialize && config.fallbackToSse && (status === 400 || status === 404 || status === 405)) {
       const endpoint = yield* Legacy.open(ctx).pipe(
         Effect.mapError((error) =>
@@ -287,7 +286,7 @@ const postStreamable = (
         )
       )
       state.legacyEndpoint = endpoint
-        shared.legacy = true
+      shared.legacy = true
       return yield* Legacy.post(ctx, endpoint, message)
     }
     return yield* Effect.fail(httpError(config, "post", status, `POST of ${describeMessage(message)} to`))

@@ -1,4 +1,11 @@
 /**
  * @since 0.1.0
  */
-export {}
+
+/**
+ * MCP tools and tool results in the shapes LLM provider APIs take: OpenAI
+ * (chat completions and Responses), Anthropic Messages and Gemini.
+ *
+ * @since 0.2.0
+ */
+export * as ToolFormat from "./ToolFormat.js"

@@ -1,0 +1,151 @@
+/**
+ * MCP tool results as each provider's tool-result message.
+ *
+ * @since 0.2.0
+ */
+import type { McpSchema } from "@mcp-effect/core"
+import { errorPrefix, note, type Part, parts, text } from "./content.js"
+
+// --- OpenAI chat completions -------------------------------------------------
+
+/** @internal */
+export interface OpenAiChatToolMessage {
+  readonly role: "tool"
+  readonly tool_call_id: string
+  readonly content: string
+}
+
+/** @internal */
+export const openAiChatContent = (result: McpSchema.CallToolResult): string =>
+  (result.isError === true ? errorPrefix : "") + text(parts(result))
+
+/** @internal */
+export const openAiChatResult = (toolCallId: string, result: McpSchema.CallToolResult): OpenAiChatToolMessage => ({
+  role: "tool",
+  tool_call_id: toolCallId,
+  content: openAiChatContent(result)
+})
+
+// --- OpenAI Responses --------------------------------------------------------
+
+/** @internal */
+export type OpenAiResponsesOutputPart =
+  | { readonly type: "input_text"; readonly text: string }
+  | { readonly type: "input_image"; readonly image_url: string }
+
+/** @internal */
+export type OpenAiResponsesOutput = string | ReadonlyArray<OpenAiResponsesOutputPart>
+
+/** @internal */
+export interface OpenAiResponsesToolOutput {
+  readonly type: "function_call_output"
+  readonly call_id: string
+  readonly output: OpenAiResponsesOutput
+}
+
+const isImage = (part: Part): part is Extract<Part, { _tag: "Media" }> => part._tag === "Media" && part.kind === "image"
+
+/** @internal */
+export const openAiResponsesOutput = (result: McpSchema.CallToolResult): OpenAiResponsesOutput => {
+  const all = parts(result)
+  const prefix = result.isError === true ? errorPrefix : ""
+  if (!all.some(isImage)) return prefix + text(all)
+  const out: Array<OpenAiResponsesOutputPart> = all.map((part) =>
+    isImage(part)
+      ? { type: "input_image", image_url: `data:${part.mimeType};base64,${part.data}` }
+      : { type: "input_text", text: part._tag === "Text" ? part.text : note(part) }
+  )
+  return prefix === "" ? out : [{ type: "input_text", text: prefix.trim() }, ...out]
+}
+
+/** @internal */
+export const openAiResponsesResult = (callId: string, result: McpSchema.CallToolResult): OpenAiResponsesToolOutput => ({
+  type: "function_call_output",
+  call_id: callId,
+  output: openAiResponsesOutput(result)
+})
+
+// --- Anthropic ---------------------------------------------------------------
+
+/** @internal */
+export type AnthropicContentBlock =
+  | { readonly type: "text"; readonly text: string }
+  | {
+    readonly type: "image"
+    readonly source: { readonly type: "base64"; readonly media_type: string; readonly data: string }
+  }
+
+/** @internal */
+export interface AnthropicToolResult {
+  readonly type: "tool_result"
+  readonly tool_use_id: string
+  readonly content: ReadonlyArray<AnthropicContentBlock>
+  readonly is_error?: true
+}
+
+const anthropicImageTypes = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"])
+
+/** @internal */
+export const anthropicContent = (result: McpSchema.CallToolResult): ReadonlyArray<AnthropicContentBlock> =>
+  parts(result).map((part): AnthropicContentBlock =>
+    part._tag === "Text"
+      ? { type: "text", text: part.text }
+      : part.kind === "image" && anthropicImageTypes.has(part.mimeType)
+      ? { type: "image", source: { type: "base64", media_type: part.mimeType, data: part.data } }
+      : { type: "text", text: note(part) }
+  )
+
+/** @internal */
+export const anthropicResult = (toolUseId: string, result: McpSchema.CallToolResult): AnthropicToolResult => ({
+  type: "tool_result",
+  tool_use_id: toolUseId,
+  content: anthropicContent(result),
+  ...(result.isError === true ? { is_error: true } : {})
+})
+
+// --- Gemini ------------------------------------------------------------------
+
+/** @internal */
+export type GeminiResponse =
+  | { readonly output: unknown }
+  | { readonly error: string }
+
+/** @internal */
+export type GeminiPart =
+  | {
+    readonly functionResponse: { readonly name: string; readonly id?: string; readonly response: GeminiResponse }
+  }
+  | { readonly inlineData: { readonly mimeType: string; readonly data: string } }
+
+/**
+ * `{ output }` for a result (the structured content when there is some, the
+ * text otherwise), `{ error }` for a failed call.
+ *
+ * @internal
+ */
+export const geminiResponse = (result: McpSchema.CallToolResult): GeminiResponse => {
+  if (result.isError === true) return { error: text(parts(result)) }
+  if (result.structuredContent !== undefined) return { output: result.structuredContent }
+  return { output: text(parts(result)) }
+}
+
+/** @internal */
+export const geminiResult = (
+  name: string,
+  result: McpSchema.CallToolResult,
+  options?: { readonly id?: string | undefined }
+): ReadonlyArray<GeminiPart> => {
+  const media = parts(result).flatMap((part) =>
+    part._tag === "Media" && part.kind !== "file" ? [{ inlineData: { mimeType: part.mimeType, data: part.data } }] : []
+  )
+  return [
+    {
+      functionResponse: {
+        name,
+        ...(options?.id === undefined ? {} : { id: options.id }),
+        response: geminiResponse(result)
+      }
+    },
+    ...media
+  ]
+}

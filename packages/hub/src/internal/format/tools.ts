@@ -1,0 +1,97 @@
+/**
+ * MCP tool definitions as each provider's tool declaration.
+ *
+ * @since 0.2.0
+ */
+import type { McpSchema } from "@mcp-effect/core"
+import * as Gemini from "./gemini.js"
+import type { JsonRecord } from "./json.js"
+import { sanitizeName } from "./names.js"
+import { strictSchema } from "./openAiStrict.js"
+
+/** A tool, optionally with the provider-safe name a registry gave it. @internal */
+export type Input = McpSchema.Tool | { readonly name: string; readonly tool: McpSchema.Tool }
+
+/** @internal */
+export interface OpenAiOptions {
+  readonly strict?: boolean | undefined
+}
+
+const split = (input: Input): { readonly name: string; readonly tool: McpSchema.Tool } =>
+  "inputSchema" in input ? { name: sanitizeName(input.name), tool: input } : { name: sanitizeName(input.name), tool: input.tool }
+
+const descriptionOf = (tool: McpSchema.Tool): { readonly description?: string } => {
+  const description = tool.description ?? tool.title ?? tool.annotations?.title
+  return description === undefined ? {} : { description }
+}
+
+const parametersFor = (tool: McpSchema.Tool, options: OpenAiOptions | undefined) => {
+  const strict = options?.strict === false ? undefined : strictSchema(tool.inputSchema)
+  return strict === undefined
+    ? { parameters: tool.inputSchema as JsonRecord, strict: false }
+    : { parameters: strict, strict: true }
+}
+
+/** @internal */
+export interface OpenAiChatTool {
+  readonly type: "function"
+  readonly function: {
+    readonly name: string
+    readonly description?: string
+    readonly parameters: JsonRecord
+    readonly strict?: true
+  }
+}
+
+/** @internal */
+export const openAiChat = (input: Input, options?: OpenAiOptions): OpenAiChatTool => {
+  const { name, tool } = split(input)
+  const { parameters, strict } = parametersFor(tool, options)
+  return {
+    type: "function",
+    function: { name, ...descriptionOf(tool), parameters, ...(strict ? { strict: true } : {}) }
+  }
+}
+
+/** @internal */
+export interface OpenAiResponsesTool {
+  readonly type: "function"
+  readonly name: string
+  readonly description?: string
+  readonly parameters: JsonRecord
+  readonly strict: boolean
+}
+
+/** @internal */
+export const openAiResponses = (input: Input, options?: OpenAiOptions): OpenAiResponsesTool => {
+  const { name, tool } = split(input)
+  const { parameters, strict } = parametersFor(tool, options)
+  return { type: "function", name, ...descriptionOf(tool), parameters, strict }
+}
+
+/** @internal */
+export interface AnthropicTool {
+  readonly name: string
+  readonly description?: string
+  readonly input_schema: JsonRecord
+}
+
+/** @internal */
+export const anthropic = (input: Input): AnthropicTool => {
+  const { name, tool } = split(input)
+  return { name, ...descriptionOf(tool), input_schema: tool.inputSchema as JsonRecord }
+}
+
+/** @internal */
+export interface GeminiFunctionDeclaration {
+  readonly name: string
+  readonly description?: string
+  readonly parameters?: Gemini.GeminiSchema
+}
+
+/** @internal */
+export const gemini = (input: Input): GeminiFunctionDeclaration => {
+  const { name, tool } = split(input)
+  const parameters = Gemini.parameters(tool.inputSchema)
+  return { name, ...descriptionOf(tool), ...(parameters === undefined ? {} : { parameters }) }
+}

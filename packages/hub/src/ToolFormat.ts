@@ -283,8 +283,8 @@ export const geminiParameters: (schema: unknown) => GeminiSchema | undefined = G
  * The chat completions `tool` message for a result. Chat tool messages carry
  * text only: images, audio and binary resources become short notes
  * (`[image: image/png, 68 bytes, not shown]`), embedded text resources and
- * resource links are written out, `structuredContent` is added as JSON when
- * the result has no text, and a failed call starts with `Tool error: `.
+ * resource links are written out, `structuredContent` is sent as JSON when
+ * `content` is empty, and a failed call starts with `Tool error: `.
  *
  * @since 0.2.0
  * @category results
@@ -342,9 +342,9 @@ export const anthropicContent: (result: McpSchema.CallToolResult) => ReadonlyArr
 /**
  * The parts answering a Gemini function call: a `functionResponse` (named
  * like the call, with its `id` when given) whose `response` is
- * `{ output: structuredContent }`, `{ output: text }` or, for a failed call,
- * `{ error: text }`; then the result's images and audio as `inlineData`
- * parts.
+ * `{ output: structuredContent }` (when the result has no media),
+ * `{ output: text }` or, for a failed call, `{ error: text }`; then the
+ * result's images and audio as `inlineData` parts.
  *
  * @since 0.2.0
  * @category results

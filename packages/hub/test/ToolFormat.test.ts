@@ -367,7 +367,7 @@ describe("ToolFormat results", () => {
       .toEqual([{ functionResponse: { name: "read", response: { error: "boom" } } }])
   })
 
-  it("structuredContent: the object for Gemini, JSON text where the result has no text", () => {
+  it("structuredContent: the object for Gemini, JSON text where content is empty", () => {
     const structured: McpSchema.CallToolResult = { content: [], structuredContent: { temperature: 22 } }
     expect(ToolFormat.geminiResponse(structured)).toEqual({ output: { temperature: 22 } })
     expect(ToolFormat.openAiChatContent(structured)).toBe("{\"temperature\":22}")
@@ -378,5 +378,11 @@ describe("ToolFormat results", () => {
     }
     expect(ToolFormat.openAiChatContent(mirrored)).toBe("22 degrees")
     expect(ToolFormat.resultPayload("gemini", mirrored)).toEqual({ output: { temperature: 22 } })
+    const media: McpSchema.CallToolResult = {
+      content: [{ type: "image", data: "AAAA", mimeType: "image/png" }],
+      structuredContent: { content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] }
+    }
+    expect(ToolFormat.openAiChatContent(media)).toBe("[image: image/png, 3 bytes, not shown]")
+    expect(ToolFormat.geminiResponse(media)).toEqual({ output: "[image: image/png, 3 bytes, not shown]" })
   })
 })

@@ -58,15 +58,16 @@ const fromBlock = (block: McpSchema.ContentBlock): Part => {
 }
 
 /**
- * The parts of a result. `structuredContent` becomes a JSON text part when
- * the result carries no text of its own (servers are asked to mirror it in a
- * text block; when they do, it is not repeated).
+ * The parts of a result. `content` is what a model is shown;
+ * `structuredContent` becomes a JSON text part only when `content` is empty
+ * (servers are asked to mirror it in `content`, and some mirror large media
+ * there too, which must not be sent twice).
  *
  * @internal
  */
 export const parts = (result: McpSchema.CallToolResult): ReadonlyArray<Part> => {
   const out = result.content.map(fromBlock)
-  if (result.structuredContent !== undefined && !result.content.some((block) => block.type === "text")) {
+  if (result.structuredContent !== undefined && result.content.length === 0) {
     out.push({ _tag: "Text", text: JSON.stringify(result.structuredContent) })
   }
   return out
@@ -78,3 +79,9 @@ export const text = (parts: ReadonlyArray<Part>): string =>
 
 /** Marks the text of a failed call for providers without an error flag. @internal */
 export const errorPrefix = "Tool error: "
+
+/** Whether a result's content holds media (images, audio, binary resources). @internal */
+export const hasMedia = (result: McpSchema.CallToolResult): boolean =>
+  result.content.some((block) =>
+    block.type === "image" || block.type === "audio" || (block.type === "resource" && "blob" in block.resource)
+  )

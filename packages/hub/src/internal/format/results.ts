@@ -4,7 +4,7 @@
  * @since 0.2.0
  */
 import type { McpSchema } from "@mcp-effect/core"
-import { errorPrefix, note, type Part, parts, text } from "./content.js"
+import { errorPrefix, hasMedia, note, type Part, parts, text } from "./content.js"
 
 // --- OpenAI chat completions -------------------------------------------------
 
@@ -118,14 +118,14 @@ export type GeminiPart =
   | { readonly inlineData: { readonly mimeType: string; readonly data: string } }
 
 /**
- * `{ output }` for a result (the structured content when there is some, the
- * text otherwise), `{ error }` for a failed call.
+ * `{ output }` for a result (its structured content when it has some and no
+ * media, its text otherwise), `{ error }` for a failed call.
  *
  * @internal
  */
 export const geminiResponse = (result: McpSchema.CallToolResult): GeminiResponse => {
   if (result.isError === true) return { error: text(parts(result)) }
-  if (result.structuredContent !== undefined) return { output: result.structuredContent }
+  if (result.structuredContent !== undefined && !hasMedia(result)) return { output: result.structuredContent }
   return { output: text(parts(result)) }
 }
 

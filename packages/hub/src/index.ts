@@ -9,3 +9,11 @@
  * @since 0.2.0
  */
 export * as ToolFormat from "./ToolFormat.js"
+
+/**
+ * MCP tools as an `@effect/ai` (0.37) `Toolkit` whose handlers call through
+ * a source's `callTool` (`ServerRegistry`, or one client with `fromClient`).
+ *
+ * @since 0.2.0
+ */
+export * as McpToolkit from "./McpToolkit.js"

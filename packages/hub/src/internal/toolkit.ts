@@ -11,6 +11,7 @@ import type * as Layer from "effect/Layer"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { sanitizeName } from "./format/names.js"
+import { describe } from "./format/tools.js"
 import * as ToolFormat from "../ToolFormat.js"
 
 /** @internal */
@@ -70,11 +71,10 @@ export type McpTool = Tool.Tool<string, {
 export type McpToolkit = Toolkit.Toolkit<Record<string, McpTool>>
 
 const toTool = (entry: SourceTool, result: Result, options: Options | undefined): McpTool => {
-  const description = entry.tool.description ?? entry.tool.title ?? entry.tool.annotations?.title
   const jsonSchema = options?.parameters?.(entry) ?? entry.tool.inputSchema
   const annotations = entry.tool.annotations
   let tool: McpTool = Tool.make(sanitizeName(entry.name), {
-    description,
+    description: describe(entry.tool),
     success: result,
     failure: result,
     failureMode: "return"

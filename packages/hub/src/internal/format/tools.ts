@@ -20,8 +20,12 @@ export interface OpenAiOptions {
 const split = (input: Input): { readonly name: string; readonly tool: McpSchema.Tool } =>
   "inputSchema" in input ? { name: sanitizeName(input.name), tool: input } : { name: sanitizeName(input.name), tool: input.tool }
 
+/** What a model is told a tool does: its description, else its title. @internal */
+export const describe = (tool: McpSchema.Tool): string | undefined =>
+  tool.description ?? tool.title ?? tool.annotations?.title
+
 const descriptionOf = (tool: McpSchema.Tool): { readonly description?: string } => {
-  const description = tool.description ?? tool.title ?? tool.annotations?.title
+  const description = describe(tool)
   return description === undefined ? {} : { description }
 }
 

@@ -200,7 +200,8 @@ export const isSafeName: (name: string) => boolean = names.isSafeName
 /**
  * A tool for the chat completions API. `strict: true` and the strict form of
  * the schema are given only when {@link openAiStrictSchema} allows it;
- * otherwise `parameters` is the tool's `inputSchema` unchanged.
+ * otherwise `parameters` is the tool's `inputSchema`, unchanged unless its
+ * root needs fixing (see {@link anthropicTool}).
  *
  * @since 0.2.0
  * @category tools
@@ -218,8 +219,13 @@ export const openAiResponsesTool: (input: Input, options?: OpenAiOptions) => Ope
   tools.openAiResponses
 
 /**
- * A tool for the Anthropic Messages API (`input_schema` is the tool's
- * `inputSchema` unchanged).
+ * A tool for the Anthropic Messages API. `input_schema` is the tool's
+ * `inputSchema`, unchanged unless its root needs fixing: both Anthropic and
+ * OpenAI reject a top-level `anyOf` / `oneOf` / `allOf`, and OpenAI an object
+ * root without `properties`. Such a root is flattened into one object (the
+ * branches' properties together; required what `allOf` branches require and
+ * what every `anyOf` / `oneOf` branch requires) and given `properties: {}`
+ * when it has none.
  *
  * @since 0.2.0
  * @category tools

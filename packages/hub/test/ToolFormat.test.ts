@@ -302,6 +302,71 @@ describe("ToolFormat tools", () => {
   })
 })
 
+describe("ToolFormat schema roots (OpenAI, Anthropic)", () => {
+  const named = (inputSchema: McpSchema.Tool["inputSchema"]) => ({ name: "t", tool: { name: "t", inputSchema } })
+
+  it("keeps a root that fits as the same object", () => {
+    const inputSchema = { type: "object" as const, properties: { a: { type: "string" } }, $schema: "x" }
+    expect(ToolFormat.anthropicTool(named(inputSchema)).input_schema).toBe(inputSchema)
+    expect(ToolFormat.openAiChatTool(named(inputSchema)).function.parameters).toBe(inputSchema)
+  })
+
+  it("gives properties to an object root without them", () => {
+    expect(ToolFormat.openAiChatTool(named({ type: "object" })).function.parameters)
+      .toEqual({ type: "object", properties: {} })
+    // an object without declared properties may hold anything: not strict
+    expect(ToolFormat.openAiResponsesTool(named({ type: "object" })))
+      .toMatchObject({ parameters: { type: "object", properties: {} }, strict: false })
+  })
+
+  it("always gives an object root with properties and no top-level union, for arbitrary schemas", () => {
+    fc.assert(
+      fc.property(arbitrarySchema, (schema) => {
+        const inputSchema = { ...(typeof schema === "object" && !Array.isArray(schema) ? schema : {}), type: "object" as const }
+        const roots = [
+          ToolFormat.anthropicTool(named(inputSchema)).input_schema,
+          ToolFormat.openAiChatTool(named(inputSchema)).function.parameters,
+          ToolFormat.openAiResponsesTool(named(inputSchema)).parameters
+        ]
+        for (const root of roots) {
+          expect(root.type).toBe("object")
+          expect(typeof root.properties === "object" && root.properties !== null && !Array.isArray(root.properties))
+            .toBe(true)
+          expect([root.anyOf, root.oneOf, root.allOf]).toEqual([undefined, undefined, undefined])
+        }
+      }),
+      { numRuns: 1000 }
+    )
+  })
+
+  it("flattens a root union into one object", () => {
+    const inputSchema = {
+      type: "object" as const,
+      description: "either",
+      $defs: { byPath: { type: "object", properties: { path: { type: "string" } }, required: ["path", "mode"] } },
+      anyOf: [
+        { $ref: "#/$defs/byPath" },
+        { properties: { id: { type: "number" }, mode: { type: "string" } }, required: ["id", "mode"] }
+      ],
+      allOf: [{ properties: { dryRun: { type: "boolean" } }, required: ["dryRun"] }]
+    }
+    const flat = {
+      type: "object",
+      description: "either",
+      $defs: inputSchema.$defs,
+      properties: {
+        dryRun: { type: "boolean" },
+        path: { type: "string" },
+        id: { type: "number" },
+        mode: { type: "string" }
+      },
+      required: ["dryRun", "mode"]
+    }
+    expect(ToolFormat.anthropicTool(named(inputSchema)).input_schema).toEqual(flat)
+    expect(ToolFormat.openAiResponsesTool(named(inputSchema))).toMatchObject({ parameters: flat, strict: false })
+  })
+})
+
 describe("ToolFormat results", () => {
   const png = "iVBORw0KGgo="
   const result: McpSchema.CallToolResult = {

@@ -8,6 +8,7 @@ import * as Gemini from "./gemini.js"
 import type { JsonRecord } from "./json.js"
 import { sanitizeName } from "./names.js"
 import { strictSchema } from "./openAiStrict.js"
+import { rootObject } from "./rootObject.js"
 
 /** A tool, optionally with the provider-safe name a registry gave it. @internal */
 export type Input = McpSchema.Tool | { readonly name: string; readonly tool: McpSchema.Tool }
@@ -32,7 +33,7 @@ const descriptionOf = (tool: McpSchema.Tool): { readonly description?: string } 
 const parametersFor = (tool: McpSchema.Tool, options: OpenAiOptions | undefined) => {
   const strict = options?.strict === false ? undefined : strictSchema(tool.inputSchema)
   return strict === undefined
-    ? { parameters: tool.inputSchema as JsonRecord, strict: false }
+    ? { parameters: rootObject(tool.inputSchema), strict: false }
     : { parameters: strict, strict: true }
 }
 
@@ -83,7 +84,7 @@ export interface AnthropicTool {
 /** @internal */
 export const anthropic = (input: Input): AnthropicTool => {
   const { name, tool } = split(input)
-  return { name, ...descriptionOf(tool), input_schema: tool.inputSchema as JsonRecord }
+  return { name, ...descriptionOf(tool), input_schema: rootObject(tool.inputSchema) }
 }
 
 /** @internal */

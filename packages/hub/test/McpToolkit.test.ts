@@ -160,7 +160,7 @@ layer(ClientLive)("McpToolkit over a client", (it) => {
       )
       expect(response.toolResults[0]).toMatchObject({ name: "fs_delete", isFailure: true })
       expect(response.toolResults[0].encodedResult)
-        .toBe("Tool error: The tool call failed: tool call fs.delete was not approved: the user said no")
+        .toBe("Tool error: tool call fs.delete was not approved: the user said no")
       expect((yield* toolCalls).length).toBe(before)
     }))
 })

@@ -98,7 +98,7 @@ const failedCall = (error: unknown): McpSchema.CallToolResult => {
   const message = Predicate.hasProperty(error, "message") && typeof error.message === "string"
     ? error.message
     : String(error)
-  return { content: [{ type: "text", text: `The tool call failed: ${message}` }], isError: true }
+  return { content: [{ type: "text", text: message }], isError: true }
 }
 
 /** @internal */

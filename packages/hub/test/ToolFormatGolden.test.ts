@@ -47,7 +47,12 @@ const call = (name: string, args: Record<string, unknown> = {}) =>
 layer(everything, { timeout: 60_000, excludeTestServices: true })("golden: server-everything", (it) => {
   it.effect("tools and results for each provider", () =>
     Effect.gen(function*() {
-      const tools = yield* toolsWith(["get-roots-list", "trigger-sampling-request", "simulate-research-query"])
+      const tools = yield* toolsWith([
+        "get-roots-list",
+        "trigger-sampling-request",
+        "trigger-elicitation-request",
+        "simulate-research-query"
+      ])
       expect(tools.length).toBeGreaterThanOrEqual(16)
       yield* formatTools("everything", tools)
       const results = yield* Effect.all([

@@ -16,9 +16,10 @@
  */
 import type * as Tool from "@effect/ai/Tool"
 import type * as Toolkit from "@effect/ai/Toolkit"
-import type { McpClient, McpError } from "@mcp-effect/core"
+import type { McpClient, McpError, McpSchema } from "@mcp-effect/core"
 import type * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
+import type * as Schema from "effect/Schema"
 import * as internal from "./internal/toolkit.js"
 import type * as ToolFormat from "./ToolFormat.js"
 
@@ -29,7 +30,11 @@ import type * as ToolFormat from "./ToolFormat.js"
  * @since 0.2.0
  * @category models
  */
-export interface SourceTool extends internal.SourceTool {}
+export interface SourceTool {
+  readonly name: string
+  readonly server?: string | undefined
+  readonly tool: McpSchema.Tool
+}
 
 /**
  * Where tools come from and where calls go: `tools` is read when a toolkit
@@ -39,7 +44,10 @@ export interface SourceTool extends internal.SourceTool {}
  * @since 0.2.0
  * @category models
  */
-export interface Source<E> extends internal.Source<E> {}
+export interface Source<E> {
+  readonly tools: { readonly get: Effect.Effect<ReadonlyArray<SourceTool>> }
+  callTool(name: string, args: McpSchema.JsonObject): Effect.Effect<McpSchema.CallToolResult, E>
+}
 
 /**
  * @since 0.2.0
@@ -68,7 +76,7 @@ export interface Options {
  * @since 0.2.0
  * @category models
  */
-export type Parameters = internal.Parameters
+export type Parameters = Schema.TypeLiteral<{}, readonly [Schema.Record$<typeof Schema.String, typeof Schema.Unknown>]>
 
 /**
  * The result schema: an MCP `CallToolResult` whose encoded form is the
@@ -77,7 +85,7 @@ export type Parameters = internal.Parameters
  * @since 0.2.0
  * @category models
  */
-export type Result = internal.Result
+export type Result = Schema.Schema<McpSchema.CallToolResult, unknown>
 
 /**
  * One MCP tool as an `@effect/ai` tool.
@@ -85,13 +93,18 @@ export type Result = internal.Result
  * @since 0.2.0
  * @category models
  */
-export type McpTool = internal.McpTool
+export type McpTool = Tool.Tool<string, {
+  readonly parameters: Parameters
+  readonly success: Result
+  readonly failure: Result
+  readonly failureMode: "return"
+}>
 
 /**
  * @since 0.2.0
  * @category models
  */
-export type McpToolkit = internal.McpToolkit
+export type McpToolkit = Toolkit.Toolkit<Record<string, McpTool>>
 
 /**
  * The toolkit for a list of tools (no handlers yet). Names are made

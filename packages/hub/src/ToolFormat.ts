@@ -12,7 +12,6 @@
  */
 import type { McpSchema } from "@mcp-effect/core"
 import * as Gemini from "./internal/format/gemini.js"
-import type { JsonRecord } from "./internal/format/json.js"
 import * as names from "./internal/format/names.js"
 import * as strict from "./internal/format/openAiStrict.js"
 import * as results from "./internal/format/results.js"
@@ -29,7 +28,7 @@ import * as tools from "./internal/format/tools.js"
  * @since 0.2.0
  * @category models
  */
-export type Input = tools.Input
+export type Input = McpSchema.Tool | { readonly name: string; readonly tool: McpSchema.Tool }
 
 /**
  * A JSON object (a JSON Schema, an argument map).
@@ -37,7 +36,7 @@ export type Input = tools.Input
  * @since 0.2.0
  * @category models
  */
-export type JsonObject = JsonRecord
+export type JsonObject = { readonly [key: string]: unknown }
 
 /**
  * @since 0.2.0
@@ -58,7 +57,15 @@ export interface OpenAiOptions {
  * @since 0.2.0
  * @category models
  */
-export type OpenAiChatTool = tools.OpenAiChatTool
+export interface OpenAiChatTool {
+  readonly type: "function"
+  readonly function: {
+    readonly name: string
+    readonly description?: string
+    readonly parameters: JsonObject
+    readonly strict?: true
+  }
+}
 
 /**
  * A function tool of the Responses API (`strict` is always given, since the
@@ -67,7 +74,13 @@ export type OpenAiChatTool = tools.OpenAiChatTool
  * @since 0.2.0
  * @category models
  */
-export type OpenAiResponsesTool = tools.OpenAiResponsesTool
+export interface OpenAiResponsesTool {
+  readonly type: "function"
+  readonly name: string
+  readonly description?: string
+  readonly parameters: JsonObject
+  readonly strict: boolean
+}
 
 /**
  * An entry of the Messages API `tools` array.
@@ -75,7 +88,11 @@ export type OpenAiResponsesTool = tools.OpenAiResponsesTool
  * @since 0.2.0
  * @category models
  */
-export type AnthropicTool = tools.AnthropicTool
+export interface AnthropicTool {
+  readonly name: string
+  readonly description?: string
+  readonly input_schema: JsonObject
+}
 
 /**
  * An entry of Gemini's `functionDeclarations`; `parameters` is absent for a
@@ -84,7 +101,11 @@ export type AnthropicTool = tools.AnthropicTool
  * @since 0.2.0
  * @category models
  */
-export type GeminiFunctionDeclaration = tools.GeminiFunctionDeclaration
+export interface GeminiFunctionDeclaration {
+  readonly name: string
+  readonly description?: string
+  readonly parameters?: GeminiSchema
+}
 
 /**
  * A schema in Gemini's OpenAPI 3.0 subset.
@@ -92,13 +113,33 @@ export type GeminiFunctionDeclaration = tools.GeminiFunctionDeclaration
  * @since 0.2.0
  * @category models
  */
-export type GeminiSchema = Gemini.GeminiSchema
+export interface GeminiSchema {
+  readonly type?: GeminiType
+  readonly format?: string
+  readonly title?: string
+  readonly description?: string
+  readonly nullable?: boolean
+  readonly enum?: ReadonlyArray<string>
+  readonly items?: GeminiSchema
+  readonly minItems?: number
+  readonly maxItems?: number
+  readonly properties?: { readonly [name: string]: GeminiSchema }
+  readonly required?: ReadonlyArray<string>
+  readonly minProperties?: number
+  readonly maxProperties?: number
+  readonly minLength?: number
+  readonly maxLength?: number
+  readonly pattern?: string
+  readonly minimum?: number
+  readonly maximum?: number
+  readonly anyOf?: ReadonlyArray<GeminiSchema>
+}
 
 /**
  * @since 0.2.0
  * @category models
  */
-export type GeminiType = Gemini.GeminiType
+export type GeminiType = "STRING" | "NUMBER" | "INTEGER" | "BOOLEAN" | "ARRAY" | "OBJECT"
 
 /**
  * The chat completions message answering a tool call.
@@ -106,13 +147,19 @@ export type GeminiType = Gemini.GeminiType
  * @since 0.2.0
  * @category models
  */
-export type OpenAiChatToolMessage = results.OpenAiChatToolMessage
+export interface OpenAiChatToolMessage {
+  readonly role: "tool"
+  readonly tool_call_id: string
+  readonly content: string
+}
 
 /**
  * @since 0.2.0
  * @category models
  */
-export type OpenAiResponsesOutputPart = results.OpenAiResponsesOutputPart
+export type OpenAiResponsesOutputPart =
+  | { readonly type: "input_text"; readonly text: string }
+  | { readonly type: "input_image"; readonly image_url: string }
 
 /**
  * The `output` of a Responses `function_call_output`: text, or parts when
@@ -121,7 +168,7 @@ export type OpenAiResponsesOutputPart = results.OpenAiResponsesOutputPart
  * @since 0.2.0
  * @category models
  */
-export type OpenAiResponsesOutput = results.OpenAiResponsesOutput
+export type OpenAiResponsesOutput = string | ReadonlyArray<OpenAiResponsesOutputPart>
 
 /**
  * A Responses input item answering a function call.
@@ -129,13 +176,22 @@ export type OpenAiResponsesOutput = results.OpenAiResponsesOutput
  * @since 0.2.0
  * @category models
  */
-export type OpenAiResponsesToolOutput = results.OpenAiResponsesToolOutput
+export interface OpenAiResponsesToolOutput {
+  readonly type: "function_call_output"
+  readonly call_id: string
+  readonly output: OpenAiResponsesOutput
+}
 
 /**
  * @since 0.2.0
  * @category models
  */
-export type AnthropicContentBlock = results.AnthropicContentBlock
+export type AnthropicContentBlock =
+  | { readonly type: "text"; readonly text: string }
+  | {
+    readonly type: "image"
+    readonly source: { readonly type: "base64"; readonly media_type: string; readonly data: string }
+  }
 
 /**
  * The `tool_result` block of a user message answering a `tool_use`.
@@ -143,7 +199,12 @@ export type AnthropicContentBlock = results.AnthropicContentBlock
  * @since 0.2.0
  * @category models
  */
-export type AnthropicToolResult = results.AnthropicToolResult
+export interface AnthropicToolResult {
+  readonly type: "tool_result"
+  readonly tool_use_id: string
+  readonly content: ReadonlyArray<AnthropicContentBlock>
+  readonly is_error?: true
+}
 
 /**
  * The `response` object of a Gemini `functionResponse`.
@@ -151,7 +212,9 @@ export type AnthropicToolResult = results.AnthropicToolResult
  * @since 0.2.0
  * @category models
  */
-export type GeminiResponse = results.GeminiResponse
+export type GeminiResponse =
+  | { readonly output: unknown }
+  | { readonly error: string }
 
 /**
  * A part of the Gemini content answering a function call.
@@ -159,7 +222,11 @@ export type GeminiResponse = results.GeminiResponse
  * @since 0.2.0
  * @category models
  */
-export type GeminiPart = results.GeminiPart
+export type GeminiPart =
+  | {
+    readonly functionResponse: { readonly name: string; readonly id?: string; readonly response: GeminiResponse }
+  }
+  | { readonly inlineData: { readonly mimeType: string; readonly data: string } }
 
 /**
  * The provider shapes this module produces.

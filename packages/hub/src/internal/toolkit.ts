@@ -12,39 +12,15 @@ import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { sanitizeName } from "./format/names.js"
 import { describe } from "./format/tools.js"
+import type { McpTool, McpToolkit, Options, Parameters, Result, Source, SourceTool } from "../McpToolkit.js"
 import * as ToolFormat from "../ToolFormat.js"
 
-/** @internal */
-export interface SourceTool {
-  readonly name: string
-  readonly server?: string | undefined
-  readonly tool: McpSchema.Tool
-}
-
-/** @internal */
-export interface Source<E> {
-  readonly tools: { readonly get: Effect.Effect<ReadonlyArray<SourceTool>> }
-  callTool(name: string, args: McpSchema.JsonObject): Effect.Effect<McpSchema.CallToolResult, E>
-}
-
-/** @internal */
-export interface Options {
-  readonly output?: ToolFormat.Provider | undefined
-  readonly parameters?: ((tool: SourceTool) => ToolFormat.JsonObject) | undefined
-}
-
-const Parameters = Schema.Struct({}, Schema.Record({ key: Schema.String, value: Schema.Unknown }))
-
-/** @internal */
-export type Parameters = typeof Parameters
+const parameters: Parameters = Schema.Struct({}, Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 
 const CallToolResultFromSelf = Schema.declare(
   (u: unknown): u is McpSchema.CallToolResult => Predicate.isRecord(u) && Array.isArray(u.content),
   { identifier: "CallToolResult" }
 )
-
-/** @internal */
-export type Result = Schema.Schema<McpSchema.CallToolResult, unknown>
 
 /**
  * A result as its model-facing payload; decoding a payload back gives a
@@ -59,17 +35,6 @@ const resultSchema = (output: ToolFormat.Provider): Result =>
     encode: (result) => ToolFormat.resultPayload(output, result)
   })
 
-/** @internal */
-export type McpTool = Tool.Tool<string, {
-  readonly parameters: Parameters
-  readonly success: Result
-  readonly failure: Result
-  readonly failureMode: "return"
-}>
-
-/** @internal */
-export type McpToolkit = Toolkit.Toolkit<Record<string, McpTool>>
-
 const toTool = (entry: SourceTool, result: Result, options: Options | undefined): McpTool => {
   const jsonSchema = options?.parameters?.(entry) ?? entry.tool.inputSchema
   const annotations = entry.tool.annotations
@@ -78,7 +43,7 @@ const toTool = (entry: SourceTool, result: Result, options: Options | undefined)
     success: result,
     failure: result,
     failureMode: "return"
-  }).setParameters(Parameters.annotations({ jsonSchema })) as McpTool
+  }).setParameters(parameters.annotations({ jsonSchema })) as McpTool
   const title = entry.tool.title ?? annotations?.title
   if (title !== undefined) tool = tool.annotate(Tool.Title, title)
   if (annotations?.readOnlyHint !== undefined) tool = tool.annotate(Tool.Readonly, annotations.readOnlyHint)

@@ -8,7 +8,8 @@
  *
  * @internal
  */
-import { McpError, SingleFlight } from "@mcp-effect/core"
+import { McpError } from "@mcp-effect/core"
+import * as SingleFlight from "./singleFlight.js"
 import type { HttpAuth } from "@mcp-effect/transport-http"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"

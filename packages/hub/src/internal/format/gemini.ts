@@ -30,33 +30,8 @@
  *
  * @since 0.2.0
  */
+import type { GeminiSchema, GeminiType } from "../../ToolFormat.js"
 import { isCount, isFiniteNumber, isRecord, type JsonRecord, own, resolvePointer, stringArray } from "./json.js"
-
-/** @internal */
-export type GeminiType = "STRING" | "NUMBER" | "INTEGER" | "BOOLEAN" | "ARRAY" | "OBJECT"
-
-/** @internal */
-export interface GeminiSchema {
-  readonly type?: GeminiType
-  readonly format?: string
-  readonly title?: string
-  readonly description?: string
-  readonly nullable?: boolean
-  readonly enum?: ReadonlyArray<string>
-  readonly items?: GeminiSchema
-  readonly minItems?: number
-  readonly maxItems?: number
-  readonly properties?: { readonly [name: string]: GeminiSchema }
-  readonly required?: ReadonlyArray<string>
-  readonly minProperties?: number
-  readonly maxProperties?: number
-  readonly minLength?: number
-  readonly maxLength?: number
-  readonly pattern?: string
-  readonly minimum?: number
-  readonly maximum?: number
-  readonly anyOf?: ReadonlyArray<GeminiSchema>
-}
 
 type Mutable = { -readonly [K in keyof GeminiSchema]: GeminiSchema[K] }
 

@@ -4,16 +4,19 @@
  * @since 0.2.0
  */
 import type { McpSchema } from "@mcp-effect/core"
+import type {
+  AnthropicContentBlock,
+  AnthropicToolResult,
+  GeminiPart,
+  GeminiResponse,
+  OpenAiChatToolMessage,
+  OpenAiResponsesOutput,
+  OpenAiResponsesOutputPart,
+  OpenAiResponsesToolOutput
+} from "../../ToolFormat.js"
 import { errorPrefix, hasMedia, note, type Part, parts, text } from "./content.js"
 
 // --- OpenAI chat completions -------------------------------------------------
-
-/** @internal */
-export interface OpenAiChatToolMessage {
-  readonly role: "tool"
-  readonly tool_call_id: string
-  readonly content: string
-}
 
 /** @internal */
 export const openAiChatContent = (result: McpSchema.CallToolResult): string =>
@@ -27,21 +30,6 @@ export const openAiChatResult = (toolCallId: string, result: McpSchema.CallToolR
 })
 
 // --- OpenAI Responses --------------------------------------------------------
-
-/** @internal */
-export type OpenAiResponsesOutputPart =
-  | { readonly type: "input_text"; readonly text: string }
-  | { readonly type: "input_image"; readonly image_url: string }
-
-/** @internal */
-export type OpenAiResponsesOutput = string | ReadonlyArray<OpenAiResponsesOutputPart>
-
-/** @internal */
-export interface OpenAiResponsesToolOutput {
-  readonly type: "function_call_output"
-  readonly call_id: string
-  readonly output: OpenAiResponsesOutput
-}
 
 const isImage = (part: Part): part is Extract<Part, { _tag: "Media" }> => part._tag === "Media" && part.kind === "image"
 
@@ -67,22 +55,6 @@ export const openAiResponsesResult = (callId: string, result: McpSchema.CallTool
 
 // --- Anthropic ---------------------------------------------------------------
 
-/** @internal */
-export type AnthropicContentBlock =
-  | { readonly type: "text"; readonly text: string }
-  | {
-    readonly type: "image"
-    readonly source: { readonly type: "base64"; readonly media_type: string; readonly data: string }
-  }
-
-/** @internal */
-export interface AnthropicToolResult {
-  readonly type: "tool_result"
-  readonly tool_use_id: string
-  readonly content: ReadonlyArray<AnthropicContentBlock>
-  readonly is_error?: true
-}
-
 const anthropicImageTypes = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"])
 
 /** @internal */
@@ -104,18 +76,6 @@ export const anthropicResult = (toolUseId: string, result: McpSchema.CallToolRes
 })
 
 // --- Gemini ------------------------------------------------------------------
-
-/** @internal */
-export type GeminiResponse =
-  | { readonly output: unknown }
-  | { readonly error: string }
-
-/** @internal */
-export type GeminiPart =
-  | {
-    readonly functionResponse: { readonly name: string; readonly id?: string; readonly response: GeminiResponse }
-  }
-  | { readonly inlineData: { readonly mimeType: string; readonly data: string } }
 
 /**
  * `{ output }` for a result (its structured content when it has some and no

@@ -5,18 +5,17 @@
  */
 import type { McpSchema } from "@mcp-effect/core"
 import * as Gemini from "./gemini.js"
-import type { JsonRecord } from "./json.js"
 import { sanitizeName } from "./names.js"
 import { strictSchema } from "./openAiStrict.js"
 import { rootObject } from "./rootObject.js"
-
-/** A tool, optionally with the provider-safe name a registry gave it. @internal */
-export type Input = McpSchema.Tool | { readonly name: string; readonly tool: McpSchema.Tool }
-
-/** @internal */
-export interface OpenAiOptions {
-  readonly strict?: boolean | undefined
-}
+import type {
+  AnthropicTool,
+  GeminiFunctionDeclaration,
+  Input,
+  OpenAiChatTool,
+  OpenAiOptions,
+  OpenAiResponsesTool
+} from "../../ToolFormat.js"
 
 const split = (input: Input): { readonly name: string; readonly tool: McpSchema.Tool } =>
   "inputSchema" in input ? { name: sanitizeName(input.name), tool: input } : { name: sanitizeName(input.name), tool: input.tool }
@@ -38,17 +37,6 @@ const parametersFor = (tool: McpSchema.Tool, options: OpenAiOptions | undefined)
 }
 
 /** @internal */
-export interface OpenAiChatTool {
-  readonly type: "function"
-  readonly function: {
-    readonly name: string
-    readonly description?: string
-    readonly parameters: JsonRecord
-    readonly strict?: true
-  }
-}
-
-/** @internal */
 export const openAiChat = (input: Input, options?: OpenAiOptions): OpenAiChatTool => {
   const { name, tool } = split(input)
   const { parameters, strict } = parametersFor(tool, options)
@@ -59,15 +47,6 @@ export const openAiChat = (input: Input, options?: OpenAiOptions): OpenAiChatToo
 }
 
 /** @internal */
-export interface OpenAiResponsesTool {
-  readonly type: "function"
-  readonly name: string
-  readonly description?: string
-  readonly parameters: JsonRecord
-  readonly strict: boolean
-}
-
-/** @internal */
 export const openAiResponses = (input: Input, options?: OpenAiOptions): OpenAiResponsesTool => {
   const { name, tool } = split(input)
   const { parameters, strict } = parametersFor(tool, options)
@@ -75,23 +54,9 @@ export const openAiResponses = (input: Input, options?: OpenAiOptions): OpenAiRe
 }
 
 /** @internal */
-export interface AnthropicTool {
-  readonly name: string
-  readonly description?: string
-  readonly input_schema: JsonRecord
-}
-
-/** @internal */
 export const anthropic = (input: Input): AnthropicTool => {
   const { name, tool } = split(input)
   return { name, ...descriptionOf(tool), input_schema: rootObject(tool.inputSchema) }
-}
-
-/** @internal */
-export interface GeminiFunctionDeclaration {
-  readonly name: string
-  readonly description?: string
-  readonly parameters?: Gemini.GeminiSchema
 }
 
 /** @internal */

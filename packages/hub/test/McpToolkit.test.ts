@@ -3,7 +3,15 @@ import * as Prompt from "@effect/ai/Prompt"
 import type * as Response from "@effect/ai/Response"
 import * as Tool from "@effect/ai/Tool"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { McpClient, McpError, type McpSchema, TestServer } from "@mcp-effect/core"
+import {
+  ApprovalDecision,
+  ApprovalPolicy,
+  Approver,
+  McpClient,
+  type McpSchema,
+  TestServer,
+  ToolCallLog
+} from "@mcp-effect/core"
 import { McpToolkit, ToolFormat } from "@mcp-effect/hub"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -138,30 +146,45 @@ layer(ClientLive)("McpToolkit over a client", (it) => {
       expect(response.toolResults[0]).toMatchObject({ name: "fs_delete", isFailure: true })
       expect(response.toolResults[0].encodedResult).toEqual({ error: "no such file {\"path\":\"/b\"}" })
     }))
+})
 
-  it.effect("a failed call (a denial) becomes a failure result, and nothing reaches the server", () =>
+// the approval policy and the call log in the client's context: calls the model makes go through both
+const GuardedClient = McpClient.layer({ clientInfo: { name: "toolkit-test", version: "1.0.0" }, server: "files" }).pipe(
+  Layer.provideMerge(server),
+  Layer.provideMerge(Layer.mergeAll(
+    ApprovalPolicy.layerMemory({ mode: "always-ask" }),
+    Approver.layer((request) =>
+      Effect.succeed(
+        request.tool.name === "fs.delete" ? ApprovalDecision.deny("the user said no") : ApprovalDecision.approveOnce
+      )
+    ),
+    ToolCallLog.layerMemory()
+  ))
+)
+
+layer(GuardedClient)("McpToolkit through the approval policy and the call log", (it) => {
+  it.effect("a denied call is a failure for the model, never reaches the server, and is logged", () =>
     Effect.gen(function*() {
       const client = yield* McpClient.McpClient
       yield* client.listTools
-      const before = (yield* toolCalls).length
-      const base = McpToolkit.fromClient(client)
-      const denying: McpToolkit.Source<McpError.McpClientError> = {
-        tools: base.tools,
-        callTool: (name, args) =>
-          name === "fs.delete"
-            ? Effect.fail(new McpError.ApprovalDenied({ toolName: name, reason: "the user said no" }))
-            : base.callTool(name, args)
-      }
       const requests: Array<LanguageModel.ProviderOptions> = []
-      const model = scriptedModel([() => callOf("call_3", "fs_delete", { path: "/etc" })], requests)
-      const { layer: handlers, toolkit } = yield* McpToolkit.make(denying)
-      const response = yield* LanguageModel.generateText({ prompt: "delete /etc", toolkit }).pipe(
-        Effect.provide(Layer.merge(model, handlers))
-      )
-      expect(response.toolResults[0]).toMatchObject({ name: "fs_delete", isFailure: true })
-      expect(response.toolResults[0].encodedResult)
-        .toBe("Tool error: tool call fs.delete was not approved: the user said no")
-      expect((yield* toolCalls).length).toBe(before)
+      const model = scriptedModel([() => [
+        { type: "tool-call", id: "call_1", name: "fs_read", params: { path: "/a" } },
+        { type: "tool-call", id: "call_2", name: "fs_delete", params: { path: "/etc" } },
+        finish
+      ]], requests)
+      const response = yield* LanguageModel.generateText({
+        prompt: "read /a, then delete /etc",
+        toolkit: McpToolkit.withHandler(McpToolkit.fromClient(client, "files"))
+      }).pipe(Effect.provide(model))
+
+      const [read, denied] = response.toolResults
+      expect(read).toMatchObject({ name: "fs_read", isFailure: false })
+      expect(denied).toMatchObject({ name: "fs_delete", isFailure: true })
+      expect(denied.encodedResult).toBe("Tool error: tool call fs.delete was not approved: the user said no")
+      expect((yield* toolCalls).map((params) => params?.name)).toEqual(["fs.read"])
+      const log = yield* Effect.flatMap(ToolCallLog.ToolCallLog, (l) => l.records.get)
+      expect(log.map((r) => [r.tool, r.status]).sort()).toEqual([["fs.delete", "Denied"], ["fs.read", "Completed"]])
     }))
 })
 

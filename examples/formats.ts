@@ -75,9 +75,7 @@ const main = Effect.gen(function*() {
   yield* Console.log(JSON.stringify(yield* answerCall, null, 2))
 })
 
-if (process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].split("/").pop()!)) {
-  Effect.runPromise(main.pipe(Effect.provide(ClientLive))).catch((error) => {
-    console.error(error)
-    process.exit(1)
-  })
-}
+Effect.runPromise(main.pipe(Effect.provide(ClientLive))).catch((error) => {
+  console.error(error)
+  process.exit(1)
+})

@@ -129,7 +129,6 @@ export interface GeminiSchema {
   readonly maxProperties?: number
   readonly minLength?: number
   readonly maxLength?: number
-  readonly pattern?: string
   readonly minimum?: number
   readonly maximum?: number
   readonly anyOf?: ReadonlyArray<GeminiSchema>

@@ -15,7 +15,6 @@ const only: Record<string, ReadonlyArray<string>> = {
   enum: ["STRING"],
   minLength: ["STRING"],
   maxLength: ["STRING"],
-  pattern: ["STRING"],
   minimum: ["NUMBER", "INTEGER"],
   maximum: ["NUMBER", "INTEGER"],
   items: ["ARRAY"],
@@ -50,7 +49,7 @@ const problems = (node: unknown, path = "$"): Array<string> => {
     if (n[key] !== undefined && !allowed.includes(type)) out.push(`${path}: ${key} on ${type}`)
   }
   if (n.format !== undefined && !(formats[type] ?? []).includes(n.format as string)) out.push(`${path}: format`)
-  for (const key of ["title", "description", "pattern"]) {
+  for (const key of ["title", "description"]) {
     if (n[key] !== undefined && typeof n[key] !== "string") out.push(`${path}.${key}: not a string`)
   }
   if (n.nullable !== undefined && typeof n.nullable !== "boolean") out.push(`${path}.nullable`)
@@ -189,6 +188,8 @@ describe("ToolFormat.geminiSchema", () => {
       required: ["kind"]
     })
     expect(ToolFormat.geminiSchema({ enum: ["x", "y", null] })).toEqual({ type: "STRING", enum: ["x", "y"], nullable: true })
+    expect(ToolFormat.geminiSchema({ type: "string", pattern: "^(?!x)", minLength: 1 }))
+      .toEqual({ type: "STRING", minLength: 1, description: "pattern: ^(?!x)" })
     expect(ToolFormat.geminiSchema({ type: "integer", enum: [1, 2], description: "level" }))
       .toEqual({ type: "INTEGER", description: "level (one of: 1, 2)" })
     expect(ToolFormat.geminiSchema({

@@ -11,7 +11,7 @@
  * - `properties` / `required` / `minProperties` / `maxProperties` only on
  *   `OBJECT`, with `required` naming declared properties; `items` always on
  *   `ARRAY` and only there; `minItems` / `maxItems`, `minLength` /
- *   `maxLength` / `pattern`, `minimum` / `maximum` only where they belong;
+ *   `maxLength`, `minimum` / `maximum` only where they belong;
  * - `nullable`, `description` and `title` anywhere.
  *
  * How JSON Schema maps onto it:
@@ -22,7 +22,8 @@
  *   into `nullable`, collapse to one node when one branch is left, merge when
  *   every branch is an object (required: what all branches require) and stay
  *   an `anyOf` otherwise; `type` arrays are handled the same way;
- * - enum values that are not strings are moved into the description;
+ * - enum values that are not strings, and `pattern`s (Gemini's regex
+ *   dialect may reject one), are moved into the description;
  * - a schema that allows anything becomes `STRING` (a model may always pass
  *   a string there); arrays without `items` get string items;
  * - every other keyword (`not`, `if`, `patternProperties`, `default`,
@@ -138,7 +139,8 @@ const typed = (node: JsonRecord, type: JsonType, nullable: boolean, context: Con
       }
       if (isCount(own(node, "minLength"))) out.minLength = own(node, "minLength") as number
       if (isCount(own(node, "maxLength"))) out.maxLength = own(node, "maxLength") as number
-      if (typeof own(node, "pattern") === "string") out.pattern = own(node, "pattern") as string
+      // Gemini's regex dialect may reject a pattern: the model reads it in the description instead
+      if (typeof own(node, "pattern") === "string") withNote(out, `pattern: ${own(node, "pattern") as string}`)
       break
     }
     case "number":

@@ -162,6 +162,8 @@ export interface Stats {
   readonly droppedNotifications: number
   /** Inbound work waiting for the worker now (at most `inboundCapacity` notifications). */
   readonly backlog: number
+  /** Notifications kept now for the slowest subscriber (at most `notificationCapacity`). */
+  readonly retainedNotifications: number
   /** Requests waiting for their outcome now. */
   readonly pending: number
 }

@@ -682,7 +682,12 @@ export const make = (
       subscribeNotifications,
       malformed: Stream.suspend(() => closedWith ? Stream.empty : Stream.fromPubSub(malformed)),
       closed: Deferred.await(closed),
-      stats: Effect.sync(() => ({ droppedNotifications: dropped, backlog, pending: pending.size }))
+      stats: Effect.sync(() => ({
+        droppedNotifications: dropped,
+        backlog,
+        retainedNotifications: Option.getOrElse(notifications.unsafeSize(), () => 0),
+        pending: pending.size
+      }))
     }
     return service
   })

@@ -1,4 +1,19 @@
 /**
  * @since 0.1.0
  */
-export {}
+
+/**
+ * MCP tools and tool results in the shapes LLM provider APIs take: OpenAI
+ * (chat completions and Responses), Anthropic Messages and Gemini.
+ *
+ * @since 0.2.0
+ */
+export * as ToolFormat from "./ToolFormat.js"
+
+/**
+ * MCP tools as an `@effect/ai` (0.37) `Toolkit` whose handlers call through
+ * a source's `callTool` (`ServerRegistry`, or one client with `fromClient`).
+ *
+ * @since 0.2.0
+ */
+export * as McpToolkit from "./McpToolkit.js"

@@ -1,0 +1,67 @@
+/**
+ * MCP tool definitions as each provider's tool declaration.
+ *
+ * @since 0.2.0
+ */
+import type { McpSchema } from "@mcp-effect/core"
+import * as Gemini from "./gemini.js"
+import { sanitizeName } from "./names.js"
+import { strictSchema } from "./openAiStrict.js"
+import { rootObject } from "./rootObject.js"
+import type {
+  AnthropicTool,
+  GeminiFunctionDeclaration,
+  Input,
+  OpenAiChatTool,
+  OpenAiOptions,
+  OpenAiResponsesTool
+} from "../../ToolFormat.js"
+
+const split = (input: Input): { readonly name: string; readonly tool: McpSchema.Tool } =>
+  "inputSchema" in input ? { name: sanitizeName(input.name), tool: input } : { name: sanitizeName(input.name), tool: input.tool }
+
+/** What a model is told a tool does: its description, else its title. @internal */
+export const describe = (tool: McpSchema.Tool): string | undefined =>
+  tool.description ?? tool.title ?? tool.annotations?.title
+
+const descriptionOf = (tool: McpSchema.Tool): { readonly description?: string } => {
+  const description = describe(tool)
+  return description === undefined ? {} : { description }
+}
+
+const parametersFor = (tool: McpSchema.Tool, options: OpenAiOptions | undefined) => {
+  const strict = options?.strict === false ? undefined : strictSchema(tool.inputSchema)
+  return strict === undefined
+    ? { parameters: rootObject(tool.inputSchema), strict: false }
+    : { parameters: strict, strict: true }
+}
+
+/** @internal */
+export const openAiChat = (input: Input, options?: OpenAiOptions): OpenAiChatTool => {
+  const { name, tool } = split(input)
+  const { parameters, strict } = parametersFor(tool, options)
+  return {
+    type: "function",
+    function: { name, ...descriptionOf(tool), parameters, ...(strict ? { strict: true } : {}) }
+  }
+}
+
+/** @internal */
+export const openAiResponses = (input: Input, options?: OpenAiOptions): OpenAiResponsesTool => {
+  const { name, tool } = split(input)
+  const { parameters, strict } = parametersFor(tool, options)
+  return { type: "function", name, ...descriptionOf(tool), parameters, strict }
+}
+
+/** @internal */
+export const anthropic = (input: Input): AnthropicTool => {
+  const { name, tool } = split(input)
+  return { name, ...descriptionOf(tool), input_schema: rootObject(tool.inputSchema) }
+}
+
+/** @internal */
+export const gemini = (input: Input): GeminiFunctionDeclaration => {
+  const { name, tool } = split(input)
+  const parameters = Gemini.parameters(tool.inputSchema)
+  return { name, ...descriptionOf(tool), ...(parameters === undefined ? {} : { parameters }) }
+}

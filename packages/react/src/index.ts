@@ -1,0 +1,29 @@
+/**
+ * @since 0.2.0
+ */
+export * as Client from "./Client.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as Live from "./Live.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as RuntimeProvider from "./RuntimeProvider.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as ToolCall from "./ToolCall.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as Elicitations from "./Elicitations.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as Tasks from "./Tasks.js"

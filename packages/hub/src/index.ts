@@ -1,4 +1,4 @@
 /**
- * @since 0.1.0
+ * @since 0.2.0
  */
-export {}
+export * as ServerConfig from "./ServerConfig.js"

@@ -19,6 +19,11 @@ export * as BrowserTokenStore from "./BrowserTokenStore.js"
 export * as Discovery from "./Discovery.js"
 
 /**
+ * @since 0.2.0
+ */
+export * as KeyValueTokenStore from "./KeyValueTokenStore.js"
+
+/**
  * @since 0.1.0
  */
 export * as NodeTokenStore from "./NodeTokenStore.js"

@@ -12,9 +12,12 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type * as Subscribable from "effect/Subscribable"
+import type * as ApprovalPolicy from "./ApprovalPolicy.js"
+import type * as Approver from "./Approver.js"
 import type * as ClientSession from "./ClientSession.js"
 import type * as Elicitation from "./Elicitation.js"
 import * as internal from "./internal/client.js"
+import type * as JsonSchemaValidator from "./JsonSchemaValidator.js"
 import type * as JsonRpc from "./JsonRpc.js"
 import type * as McpError from "./McpError.js"
 import type * as McpSchema from "./McpSchema.js"
@@ -22,6 +25,7 @@ import type * as McpTransport from "./McpTransport.js"
 import type * as Roots from "./Roots.js"
 import type * as Sampling from "./Sampling.js"
 import type * as TaskPolling from "./TaskPolling.js"
+import type * as ToolCallLog from "./ToolCallLog.js"
 
 /**
  * @since 0.1.0
@@ -29,9 +33,16 @@ import type * as TaskPolling from "./TaskPolling.js"
  */
 export interface Options extends Omit<ClientSession.Options, "handlers" | "capabilities" | "onInitialized"> {
   /**
+   * The server's name in this app (a registry key, shown to people asked to
+   * approve a call, recorded in the `ToolCallLog`). Default: the name the
+   * server gives in `initialize`.
+   */
+  readonly server?: string | undefined
+  /**
    * Whether this server is trusted: only then do tool annotations
    * (`idempotentHint`, `readOnlyHint`) allow a `tools/call` to be replayed
-   * after a reconnect. Default `false`.
+   * after a reconnect, and only then does an `ApprovalPolicy` in
+   * `trusted-only` mode run its calls without asking. Default `false`.
    */
   readonly trusted?: boolean | undefined
   /**
@@ -140,7 +151,11 @@ export class McpClient extends Context.Tag("@mcp-effect/core/McpClient")<McpClie
 /**
  * Starts a client under the scope. Optional services in the context decide
  * the advertised capabilities: `Sampling`, `Elicitation`, `Roots`, and
- * `TaskPolling` (how tasks are polled).
+ * `TaskPolling` (how tasks are polled). Tool calls go through the
+ * `ApprovalPolicy` (asking the `Approver`) and are recorded in the
+ * `ToolCallLog` when those are in the context; `structuredContent` and
+ * elicitation answers are checked by the `JsonSchemaValidator` in the context
+ * (`JsonSchemaValidator.cfworker` when there is none).
  *
  * @since 0.1.0
  * @category constructors
@@ -160,4 +175,12 @@ export const layer = (options: Options): Layer.Layer<McpClient, never, McpTransp
  * @since 0.1.0
  * @category type-level
  */
-export type HandlerServices = Sampling.Sampling | Elicitation.Elicitation | Roots.Roots | TaskPolling.TaskPolling
+export type HandlerServices =
+  | Sampling.Sampling
+  | Elicitation.Elicitation
+  | Roots.Roots
+  | TaskPolling.TaskPolling
+  | ApprovalPolicy.ApprovalPolicy
+  | Approver.Approver
+  | ToolCallLog.ToolCallLog
+  | JsonSchemaValidator.JsonSchemaValidator

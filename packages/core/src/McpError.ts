@@ -250,8 +250,9 @@ export class UnsupportedCapability extends Schema.TaggedError<UnsupportedCapabil
 
 /**
  * Bytes that are not a valid MCP message: bad JSON, a bad JSON-RPC envelope,
- * a message over the size limit, or a result that does not match its
- * method's schema.
+ * a message over the size limit, a result that does not match its
+ * method's schema, or (`OutputSchema`) a tool result whose `structuredContent`
+ * is missing or does not match the tool's `outputSchema`.
  *
  * @since 0.1.0
  * @category errors
@@ -259,7 +260,7 @@ export class UnsupportedCapability extends Schema.TaggedError<UnsupportedCapabil
 export class DecodeError extends Schema.TaggedError<DecodeError>("@mcp-effect/core/DecodeError")(
   "DecodeError",
   {
-    reason: Schema.Literal("Json", "Envelope", "TooLarge", "Schema"),
+    reason: Schema.Literal("Json", "Envelope", "TooLarge", "Schema", "OutputSchema"),
     message: Schema.String,
     method: Schema.optional(Schema.String)
   }

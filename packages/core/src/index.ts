@@ -62,3 +62,33 @@ export * as InMemoryTransport from "./InMemoryTransport.js"
  * @since 0.1.0
  */
 export * as TestServer from "./TestServer.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as ApprovalDecision from "./ApprovalDecision.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as ApprovalPolicy from "./ApprovalPolicy.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as ApprovalRequest from "./ApprovalRequest.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as Approver from "./Approver.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as JsonSchemaValidator from "./JsonSchemaValidator.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as ToolCallLog from "./ToolCallLog.js"

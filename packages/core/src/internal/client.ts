@@ -16,6 +16,8 @@ import * as SingleFlight from "../SingleFlight.js"
 import * as TaskPolling from "../TaskPolling.js"
 import { decodeResult, decoder, paginate } from "./decode.js"
 import * as tasks from "./tasks.js"
+import * as ToolCalls from "./toolCalls.js"
+import { checkElicitResult, validatorFromContext } from "./validation.js"
 
 const decodeListTools = decodeResult(McpSchema.ListToolsResult)
 const decodeListResources = decodeResult(McpSchema.ListResourcesResult)
@@ -44,6 +46,7 @@ export const make = (
     const roots = yield* Effect.serviceOption(Roots.Roots)
     const polling = Option.getOrElse(yield* Effect.serviceOption(TaskPolling.TaskPolling), () => TaskPolling.defaults)
     const scope = yield* Effect.scope
+    const validator = yield* validatorFromContext
 
     const handlers: Record<string, ClientSession.ServerRequestHandler> = {}
     const capabilities: Record<string, unknown> = {}
@@ -66,7 +69,7 @@ export const make = (
             (p) => service.modes.includes(p.mode === "url" ? "url" : "form"),
             (p) => invalidParams("elicitation/create", `this client does not support ${p.mode} elicitation`)
           ),
-          Effect.flatMap(service.elicit)
+          Effect.flatMap((p) => Effect.flatMap(service.elicit(p), (result) => checkElicitResult(validator, p, result)))
         )
     }
     if (Option.isSome(roots)) {
@@ -180,6 +183,17 @@ export const make = (
       trusted: options.trusted ?? false
     }
 
+    const toolCalls = yield* ToolCalls.make({
+      server: options.server,
+      trusted: options.trusted ?? false,
+      session: () => session,
+      findTool,
+      cachedTool: (name) => toolIndex.get(name),
+      validator,
+      call: (params, callOptions) => tasks.callTool(taskContext, params, callOptions),
+      stream: (params, callOptions) => tasks.callToolStream(taskContext, params, callOptions)
+    })
+
     const notificationsOf = <A>(
       method: string,
       decode: (u: unknown) => Effect.Effect<A, unknown>
@@ -199,8 +213,8 @@ export const make = (
       state: session.state,
       ping: Effect.asVoid(session.request("ping")),
       listTools,
-      callTool: (params, callOptions) => tasks.callTool(taskContext, params, callOptions),
-      callToolStream: (params, callOptions) => tasks.callToolStream(taskContext, params, callOptions),
+      callTool: toolCalls.callTool,
+      callToolStream: toolCalls.callToolStream,
       listResources,
       listResourceTemplates: requireCapability("resources", "resources/templates/list").pipe(
         Effect.zipRight(

@@ -188,11 +188,24 @@ export const callToolStream = (
   params: McpSchema.CallToolRequestParams,
   options?: Omit<McpClient.CallToolOptions, "onProgress">
 ): Stream.Stream<McpClient.CallToolEvent, McpError.McpClientError> =>
-  Stream.asyncScoped<McpClient.CallToolEvent, McpError.McpClientError>((emit) =>
+  resultStream((emit) =>
     runCall(ctx, params, options, {
-      progress: (progress) => void emit.single({ _tag: "Progress", progress }),
-      status: (task) => void emit.single({ _tag: "TaskStatus", task })
-    }).pipe(
+      progress: (progress) => emit({ _tag: "Progress", progress }),
+      status: (task) => emit({ _tag: "TaskStatus", task })
+    })
+  )
+
+/**
+ * The events of a call as a stream: what `run` emits while it runs, then its
+ * result as the last event (or its error).
+ *
+ * @internal
+ */
+export const resultStream = (
+  run: (emit: (event: McpClient.CallToolEvent) => void) => Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError>
+): Stream.Stream<McpClient.CallToolEvent, McpError.McpClientError> =>
+  Stream.asyncScoped<McpClient.CallToolEvent, McpError.McpClientError>((emit) =>
+    run((event) => void emit.single(event)).pipe(
       Effect.matchEffect({
         onFailure: (error) => Effect.promise(() => emit.fail(error)),
         onSuccess: (result) =>

@@ -1,0 +1,133 @@
+/**
+ * When a tool call may run without asking, when it must be asked about, and
+ * when it is refused. With this service in the context of `McpClient.make`
+ * / `McpClient.layer`, every `callTool` and `callToolStream` is checked
+ * before anything is sent; a refusal fails with `McpError.ApprovalDenied` and
+ * the server never receives the call.
+ *
+ * | rule, first that applies | `auto` | `trusted-only` | `always-ask` |
+ * |---|---|---|---|
+ * | tool on the server's `deny` list | denied | denied | denied |
+ * | tool on the server's `allow` list | runs | runs | runs |
+ * | tool approved "always" before (stored) | runs | runs | runs |
+ * | server trusted | runs | runs | asks |
+ * | otherwise | runs | asks | asks |
+ *
+ * Tool annotations never decide: they only become the request's warnings.
+ *
+ * @since 0.2.0
+ */
+import * as KeyValueStore from "@effect/platform/KeyValueStore"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Schema from "effect/Schema"
+import type * as ApprovalRequest from "./ApprovalRequest.js"
+import * as internal from "./internal/approvalPolicy.js"
+
+/**
+ * `auto`: no confirmation; `always-ask`: every call is asked about (unless
+ * the tool is allowed or was approved "always"); `trusted-only`: calls to
+ * trusted servers and allowed tools run, the others are asked about.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Mode = "auto" | "always-ask" | "trusted-only"
+
+/**
+ * Tool names allowed to run without asking, or refused outright.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ToolRules {
+  readonly allow?: ReadonlyArray<string> | undefined
+  readonly deny?: ReadonlyArray<string> | undefined
+}
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface Options {
+  readonly mode: Mode
+  /** Servers trusted by name (as well as clients made with `trusted: true`). */
+  readonly trustedServers?: ReadonlyArray<string> | undefined
+  /** Allow / deny lists by server name; the key `"*"` applies to every server. */
+  readonly tools?: { readonly [server: string]: ToolRules } | undefined
+  /** Key prefix of the remembered "approve always" decisions. Default `"mcp-effect/approvals/"`. */
+  readonly prefix?: string | undefined
+}
+
+/**
+ * What the policy says about a call before anyone is asked.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Verdict =
+  | { readonly _tag: "Allow"; readonly reason: "Auto" | "AllowList" | "Remembered" | "TrustedServer" }
+  | { readonly _tag: "Deny"; readonly reason: string }
+  | { readonly _tag: "Ask" }
+
+/**
+ * A remembered "approve always" decision, as stored.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const Remembered: Schema.Schema<internal.Remembered, internal.RememberedEncoded> = internal.Remembered
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type Remembered = internal.Remembered
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface Service {
+  readonly options: Options
+  /** Whether the policy trusts this server by name. */
+  readonly trusts: (server: string) => boolean
+  readonly evaluate: (request: ApprovalRequest.ApprovalRequest) => Effect.Effect<Verdict>
+  /** Stores an "approve always" decision for a tool of a server. */
+  readonly remember: (server: string, tool: string) => Effect.Effect<void>
+  /** Forgets an "approve always" decision: the tool is asked about again. */
+  readonly forget: (server: string, tool: string) => Effect.Effect<void>
+}
+
+/**
+ * @since 0.2.0
+ * @category tags
+ */
+export class ApprovalPolicy extends Context.Tag("@mcp-effect/core/ApprovalPolicy")<ApprovalPolicy, Service>() {}
+
+/**
+ * A policy whose "approve always" decisions are kept in the `KeyValueStore`
+ * (schema-encoded). A store that fails is logged and treated as holding no
+ * decision: the call is asked about again, never run unasked.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make: (options: Options) => Effect.Effect<Service, never, KeyValueStore.KeyValueStore> = internal.make
+
+/**
+ * @since 0.2.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<ApprovalPolicy, never, KeyValueStore.KeyValueStore> =>
+  Layer.effect(ApprovalPolicy, make(options))
+
+/**
+ * A policy that remembers "approve always" decisions in memory only.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerMemory = (options: Options): Layer.Layer<ApprovalPolicy> =>
+  Layer.provide(layer(options), KeyValueStore.layerMemory)

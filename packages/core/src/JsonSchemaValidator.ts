@@ -1,0 +1,168 @@
+/**
+ * Validates values against JSON Schemas: `structuredContent` against a
+ * tool's `outputSchema`, and accepted elicitation answers against the
+ * form's `requestedSchema` before they are sent. The client uses this service
+ * when it is in the context and `JsonSchemaValidator.cfworker` otherwise;
+ * provide `JsonSchemaValidator.layerCompiler(...)` to plug in another library.
+ *
+ * @since 0.2.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as internal from "./internal/jsonSchemaValidator.js"
+
+/**
+ * A JSON Schema (an object, or `true` / `false`), kept as the server sent it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type JsonSchema = { readonly [key: string]: unknown } | boolean
+
+/**
+ * One reason a value does not match: where in the value (a JSON pointer,
+ * `""` for the root), which keyword failed, and a readable message.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const Issue = Schema.Struct({
+  instanceLocation: Schema.String,
+  keywordLocation: Schema.String,
+  message: Schema.String
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type Issue = typeof Issue.Type
+
+/**
+ * A value did not match its schema (`Mismatch`), or the schema itself could
+ * not be compiled or used (`InvalidSchema`, e.g. an unresolvable `$ref`).
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class ValidationError extends Schema.TaggedError<ValidationError>(
+  "@mcp-effect/core/JsonSchemaValidator/ValidationError"
+)("ValidationError", {
+  reason: Schema.Literal("Mismatch", "InvalidSchema"),
+  issues: Schema.Array(Issue)
+}) {
+  override get message(): string {
+    return internal.formatIssues(this.reason, this.issues)
+  }
+}
+
+/**
+ * Turns a schema into a check that lists the issues of a value (empty when
+ * it matches). May throw for a schema it cannot compile; the service turns
+ * that into `ValidationError { reason: "InvalidSchema" }`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Compiler = (schema: JsonSchema) => (value: unknown) => ReadonlyArray<Issue>
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface Service {
+  /** Succeeds when `value` matches `schema`. Compiled checks are cached per schema object. */
+  readonly validate: (schema: JsonSchema, value: unknown) => Effect.Effect<void, ValidationError>
+}
+
+/**
+ * @since 0.2.0
+ * @category tags
+ */
+export class JsonSchemaValidator
+  extends Context.Tag("@mcp-effect/core/JsonSchemaValidator")<JsonSchemaValidator, Service>()
+{}
+
+/**
+ * A validator over a compiler, caching the compiled check of each schema
+ * object (a `WeakMap`: schemas of tools that are gone are released).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make = (compile: Compiler): Service => {
+  type Compiled = ((value: unknown) => ReadonlyArray<Issue>) | ValidationError
+  // boolean schemas cannot be WeakMap keys; two entries cover them
+  const objects = new WeakMap<object, Compiled>()
+  const booleans = new Map<boolean, Compiled>()
+  const compiled = (schema: JsonSchema): Compiled => {
+    const hit = typeof schema === "boolean" ? booleans.get(schema) : objects.get(schema)
+    if (hit !== undefined) return hit
+    let entry: Compiled
+    try {
+      entry = compile(schema)
+    } catch (cause) {
+      entry = invalidSchema(cause)
+    }
+    if (typeof schema === "boolean") booleans.set(schema, entry)
+    else objects.set(schema, entry)
+    return entry
+  }
+  return {
+    validate: (schema, value) =>
+      Effect.suspend(() => {
+        const check = compiled(schema)
+        if (typeof check !== "function") return Effect.fail(check)
+        let issues: ReadonlyArray<Issue>
+        try {
+          issues = check(value)
+        } catch (cause) {
+          return Effect.fail(invalidSchema(cause))
+        }
+        return issues.length === 0 ? Effect.void : Effect.fail(new ValidationError({ reason: "Mismatch", issues }))
+      })
+  }
+}
+
+const invalidSchema = (cause: unknown) =>
+  new ValidationError({
+    reason: "InvalidSchema",
+    issues: [{ instanceLocation: "", keywordLocation: "", message: cause instanceof Error ? cause.message : String(cause) }]
+  })
+
+/**
+ * The compiler on `@cfworker/json-schema` (drafts 4, 7, 2019-09 and 2020-12,
+ * chosen by `$schema`, 2020-12 when absent as MCP specifies). It runs in
+ * Node, browsers and workers, and never modifies the schema it is given.
+ *
+ * @since 0.2.0
+ * @category compilers
+ */
+export const cfworkerCompiler: Compiler = internal.cfworkerCompiler
+
+/**
+ * The default validator, on `cfworkerCompiler`.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const cfworker: Service = make(cfworkerCompiler)
+
+/**
+ * The default validator as a Layer.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layer: Layer.Layer<JsonSchemaValidator> = Layer.succeed(JsonSchemaValidator, cfworker)
+
+/**
+ * A validator on another JSON Schema library.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerCompiler = (compile: Compiler): Layer.Layer<JsonSchemaValidator> =>
+  Layer.succeed(JsonSchemaValidator, make(compile))

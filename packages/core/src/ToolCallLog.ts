@@ -1,0 +1,143 @@
+/**
+ * A history of tool calls. With this service in the context of
+ * `McpClient.make` / `McpClient.layer`, every `callTool` and `callToolStream`
+ * becomes a record that follows the call (awaiting approval, denied,
+ * running with its task and last progress, then its outcome). Records are
+ * kept in a `KeyValueStore` (schema-encoded) up to a retention limit, and
+ * offered as a `Subscribable` for UIs.
+ *
+ * Errors are stored as their tag and message only; arguments and results are
+ * stored as given, so keep secrets out of tool arguments or use a store that
+ * encrypts.
+ *
+ * @since 0.2.0
+ */
+import * as KeyValueStore from "@effect/platform/KeyValueStore"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Schema from "effect/Schema"
+import type * as Subscribable from "effect/Subscribable"
+import * as internal from "./internal/toolCallLog.js"
+
+/**
+ * `AwaitingApproval` → `Denied`, or (`AwaitingApproval` →) `Running` →
+ * `Completed` (a result) / `Failed` (a result with `isError: true`, kept in
+ * `result`; or an error, e.g. a result that does not match the tool's
+ * `outputSchema`) / `Cancelled` (interrupted, or cancelled by the server) /
+ * `TimedOut`.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const Status = internal.Status
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type Status = typeof Status.Type
+
+/**
+ * The record of one call: server, tool, arguments, status, the task's id
+ * and status for task-augmented calls, the last progress, timestamps from
+ * the `Clock`, and the result or the error (its `_tag` and `message` only).
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const ToolCallRecord = internal.ToolCallRecord
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface ToolCallRecord extends Schema.Schema.Type<typeof internal.ToolCallRecord> {}
+
+/**
+ * What a record starts with.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Start {
+  readonly server: string
+  readonly tool: string
+  readonly arguments?: { readonly [key: string]: unknown } | undefined
+  readonly status: Status
+}
+
+/**
+ * A change to a record; `updatedAt` (and `endedAt` for a final status) are
+ * set from the `Clock`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Update = Partial<Pick<ToolCallRecord, "status" | "taskId" | "taskStatus" | "progress" | "result" | "error">>
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface Service {
+  /** The retained records, oldest first. */
+  readonly records: Subscribable.Subscribable<ReadonlyArray<ToolCallRecord>>
+  /** Starts a record and returns its id. */
+  readonly start: (start: Start) => Effect.Effect<string>
+  /** Changes a record; unknown (evicted) ids are ignored. */
+  readonly update: (id: string, update: Update) => Effect.Effect<void>
+  /** Removes every record. */
+  readonly clear: Effect.Effect<void>
+}
+
+/**
+ * @since 0.2.0
+ * @category tags
+ */
+export class ToolCallLog extends Context.Tag("@mcp-effect/core/ToolCallLog")<ToolCallLog, Service>() {}
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface Options {
+  /** How many records are kept; the oldest go first. Default 1000. */
+  readonly retention?: number | undefined
+  /** Key prefix in the store. Default `"mcp-effect/tool-calls/"`. */
+  readonly prefix?: string | undefined
+}
+
+/**
+ * Loads the retained records from the store, then keeps it up to date. A
+ * store that fails is logged, and the history in memory stays right; a
+ * stored record that no longer decodes is skipped.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make: (options?: Options) => Effect.Effect<Service, never, KeyValueStore.KeyValueStore> = internal.make
+
+/**
+ * @since 0.2.0
+ * @category layers
+ */
+export const layer = (options?: Options): Layer.Layer<ToolCallLog, never, KeyValueStore.KeyValueStore> =>
+  Layer.effect(ToolCallLog, make(options))
+
+/**
+ * A log kept in memory (for tests, or apps that need no history across runs).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerMemory = (options?: Options): Layer.Layer<ToolCallLog> =>
+  Layer.provide(layer(options), KeyValueStore.layerMemory)
+
+/**
+ * Whether a status is final.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const isFinal = (status: Status): boolean => status !== "AwaitingApproval" && status !== "Running"

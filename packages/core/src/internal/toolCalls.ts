@@ -1,0 +1,228 @@
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import type * as ClientSession from "../ClientSession.js"
+import * as ApprovalDecision from "../ApprovalDecision.js"
+import * as ApprovalPolicy from "../ApprovalPolicy.js"
+import * as ApprovalRequest from "../ApprovalRequest.js"
+import * as Approver from "../Approver.js"
+import type * as JsonSchemaValidator from "../JsonSchemaValidator.js"
+import type * as McpClient from "../McpClient.js"
+import * as McpError from "../McpError.js"
+import type * as McpSchema from "../McpSchema.js"
+import * as ToolCallLog from "../ToolCallLog.js"
+import { resultStream } from "./tasks.js"
+import { checkStructuredContent } from "./validation.js"
+
+/**
+ * What the client hands to the tool-call path: how to reach the server, and
+ * the calls underneath (which know nothing of approval, history or output
+ * validation).
+ *
+ * @internal
+ */
+export interface ToolCallContext {
+  /** `McpClient.Options.server`; the server's own name when absent. */
+  readonly server: string | undefined
+  readonly trusted: boolean
+  readonly session: () => ClientSession.Service
+  readonly findTool: (name: string) => Effect.Effect<McpSchema.Tool | undefined, McpError.McpClientError>
+  /** The tool from the last list (no I/O): after a call, the list was fetched if the tool was unknown. */
+  readonly cachedTool: (name: string) => McpSchema.Tool | undefined
+  readonly validator: JsonSchemaValidator.Service
+  readonly call: (
+    params: McpSchema.CallToolRequestParams,
+    options?: McpClient.CallToolOptions
+  ) => Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError>
+  readonly stream: (
+    params: McpSchema.CallToolRequestParams,
+    options?: Omit<McpClient.CallToolOptions, "onProgress">
+  ) => Stream.Stream<McpClient.CallToolEvent, McpError.McpClientError>
+}
+
+/** @internal */
+export interface ToolCalls {
+  readonly callTool: McpClient.Service["callTool"]
+  readonly callToolStream: McpClient.Service["callToolStream"]
+}
+
+type Emit = (event: McpClient.CallToolEvent) => Effect.Effect<void>
+
+const errorInfo = (error: McpError.McpClientError) => ({ _tag: error._tag, message: error.message })
+
+const statusOf = (error: McpError.McpClientError): ToolCallLog.Status =>
+  error._tag === "RequestTimeout" ?
+    "TimedOut" :
+    error._tag === "RequestCancelled" ?
+    "Cancelled" :
+    error._tag === "ApprovalDenied" ?
+    "Denied" :
+    "Failed"
+
+const outcomeOf = (cause: Cause.Cause<McpError.McpClientError>): ToolCallLog.Update =>
+  Option.match(Cause.failureOption(cause), {
+    onSome: (error) => ({ status: statusOf(error), error: errorInfo(error) }),
+    onNone: () =>
+      Cause.isInterruptedOnly(cause) ?
+        { status: "Cancelled" } :
+        { status: "Failed", error: { _tag: "Defect", message: Cause.pretty(cause) } }
+  })
+
+const unlisted = (name: string): McpSchema.Tool => ({ name, inputSchema: { type: "object" } })
+
+/**
+ * Puts the approval policy, the call log and output validation in front of
+ * the client's tool calls, reading the optional services from the context.
+ *
+ * @internal
+ */
+export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
+  Effect.gen(function*() {
+    const policy = yield* Effect.serviceOption(ApprovalPolicy.ApprovalPolicy)
+    const approver = yield* Effect.serviceOption(Approver.Approver)
+    const log = yield* Effect.serviceOption(ToolCallLog.ToolCallLog)
+
+    const validated = (name: string) => (result: McpSchema.CallToolResult) =>
+      checkStructuredContent(ctx.validator, ctx.cachedTool(name), result)
+
+    if (Option.isNone(policy) && Option.isNone(log)) {
+      return {
+        callTool: (params, options) => Effect.flatMap(ctx.call(params, options), validated(params.name)),
+        callToolStream: (params, options) =>
+          Stream.mapEffect(
+            ctx.stream(params, options),
+            (event): Effect.Effect<McpClient.CallToolEvent, McpError.McpClientError> =>
+              event._tag === "Result" ?
+                Effect.map(validated(params.name)(event.result), (result) => ({ _tag: "Result", result })) :
+                Effect.succeed(event)
+          )
+      }
+    }
+
+    const serverName = Effect.suspend(() =>
+      ctx.server !== undefined ?
+        Effect.succeed(ctx.server) :
+        Effect.map(ctx.session().initialized, (init) => init.serverInfo.name)
+    )
+
+    /** Asks the policy (and the approver); `undefined` means approved. */
+    const authorize = (
+      server: string,
+      params: McpSchema.CallToolRequestParams,
+      onAsk: Effect.Effect<void>
+    ): Effect.Effect<McpError.ApprovalDenied | undefined, McpError.McpClientError> =>
+      Effect.gen(function*() {
+        if (Option.isNone(policy)) return undefined
+        const rules = policy.value
+        const tool = (yield* ctx.findTool(params.name)) ?? unlisted(params.name)
+        const request = ApprovalRequest.make({
+          server,
+          trusted: ctx.trusted || rules.trusts(server),
+          tool,
+          arguments: params.arguments
+        })
+        const verdict = yield* rules.evaluate(request)
+        if (verdict._tag === "Allow") return undefined
+        const denied = (reason: string) => new McpError.ApprovalDenied({ toolName: params.name, reason })
+        if (verdict._tag === "Deny") return denied(verdict.reason)
+        yield* onAsk
+        if (Option.isNone(approver)) return denied("approval needed, and no Approver is provided")
+        const decision = yield* approver.value.ask(request)
+        if (decision._tag === "ApproveAlways") yield* rules.remember(server, tool.name)
+        return ApprovalDecision.isApproved(decision) ? undefined : denied(
+          decision._tag === "Deny" && decision.reason !== undefined ? decision.reason : "denied by the approver"
+        )
+      })
+
+    const run = (
+      params: McpSchema.CallToolRequestParams,
+      options: Omit<McpClient.CallToolOptions, "onProgress"> | undefined,
+      emit: Emit | undefined
+    ): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError> =>
+      Effect.gen(function*() {
+        const server = yield* serverName
+        let id: string | undefined
+        const record = (update: ToolCallLog.Update) =>
+          Option.isSome(log) && id !== undefined ? log.value.update(id, update) : Effect.void
+        const begin = (status: "AwaitingApproval" | "Running" | "Denied") =>
+          Option.isNone(log) ? Effect.void : Effect.gen(function*() {
+            if (id !== undefined) return yield* record({ status })
+            id = yield* log.value.start({ server, tool: params.name, arguments: params.arguments, status })
+          })
+
+        const denial = yield* authorize(server, params, begin("AwaitingApproval")).pipe(
+          Effect.onInterrupt(() => record({ status: "Cancelled" }))
+        )
+        if (denial !== undefined) {
+          yield* begin("Denied")
+          yield* record({ error: errorInfo(denial) })
+          return yield* denial
+        }
+        yield* begin("Running")
+
+        const execute = Option.isNone(log) && emit === undefined ?
+          ctx.call(params, options) :
+          Effect.suspend(() => {
+            let result: McpSchema.CallToolResult | undefined
+            return ctx.stream(params, options).pipe(
+              Stream.runForEach((event) => {
+                switch (event._tag) {
+                  case "Progress": {
+                    const { message, progress, total } = event.progress
+                    return Effect.zipRight(
+                      record({
+                        progress: {
+                          progress,
+                          ...(total !== undefined ? { total } : {}),
+                          ...(message !== undefined ? { message } : {})
+                        }
+                      }),
+                      emit?.(event) ?? Effect.void
+                    )
+                  }
+                  case "TaskStatus":
+                    return Effect.zipRight(
+                      record({ taskId: event.task.taskId, taskStatus: event.task.status }),
+                      emit?.(event) ?? Effect.void
+                    )
+                  case "Result":
+                    return Effect.sync(() => {
+                      result = event.result
+                    })
+                }
+              }),
+              Effect.flatMap(() =>
+                result === undefined ?
+                  Effect.dieMessage("tools/call: the call's stream ended without a result") :
+                  Effect.succeed(result)
+              )
+            )
+          })
+
+        return yield* execute.pipe(
+          Effect.flatMap(validated(params.name)),
+          Effect.onExit((exit) =>
+            Exit.match(exit, {
+              onSuccess: (result) => record({ status: result.isError === true ? "Failed" : "Completed", result }),
+              onFailure: (cause) => record(outcomeOf(cause))
+            })
+          )
+        )
+      })
+
+    return {
+      callTool: (params, options) => {
+        const onProgress = options?.onProgress
+        return run(
+          params,
+          options,
+          onProgress === undefined ? undefined : (event) => event._tag === "Progress" ? onProgress(event.progress) : Effect.void
+        )
+      },
+      callToolStream: (params, options) =>
+        resultStream((emit) => run(params, options, (event) => Effect.sync(() => emit(event))))
+    }
+  })
+

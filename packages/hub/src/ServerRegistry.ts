@@ -106,7 +106,7 @@ export interface Options {
   /** Default `{ name: "mcp-effect-hub", version: "0.2.0" }`. */
   readonly clientInfo?: McpSchema.Implementation | undefined
   /** Options for every client (a server's `timeout` replaces `requestTimeout`). */
-  readonly client?: Omit<McpClient.Options, "clientInfo" | "trusted"> | undefined
+  readonly client?: Omit<McpClient.Options, "clientInfo" | "trusted" | "server"> | undefined
   /** How each server's transport reconnects. Default: the transport's own schedule. */
   readonly reconnect?: McpTransport.ReconnectOptions | undefined
   /** `"onCollision"` (default) or `"always"` (every tool is `<server>__<tool>`). */

@@ -78,7 +78,7 @@ describe("ServerRegistry", () => {
         sessionId: undefined
       })
       expect(statuses.get("everything")!.serverInfo?.name).toMatch(/everything/)
-      expect(statuses.get("web")).toMatchObject({ _tag: "Connected", transport: "http", trusted: true, toolCount: 2 })
+      expect(statuses.get("web")).toMatchObject({ _tag: "Connected", transport: "http", trusted: true, toolCount: 3 })
       expect(statuses.get("web")!.sessionId).toMatch(/^[0-9a-f-]{36}$/)
       expect(statuses.get("off")).toMatchObject({ _tag: "Disabled", toolCount: 0, lastError: undefined })
       expect(statuses.get("broken")).toMatchObject({ _tag: "Failed", transport: "stdio" })

@@ -131,6 +131,7 @@ const make_ = (
         const client = yield* McpClient.make({
           ...options.client,
           clientInfo,
+          server: config.name,
           trusted: config.trusted,
           ...(resolved.timeout === undefined ? {} : { requestTimeout: resolved.timeout })
         }).pipe(Effect.provide(built.context), Scope.extend(scope))

@@ -1,6 +1,6 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as McpTransport from "@mcp-effect/core/McpTransport"
-import { Authorizer, OAuthError, ServerAuth, TokenStore } from "@mcp-effect/oauth"
+import { Authorizer, OAuthError, ServerAuth, TokenStore, UrlPolicy } from "@mcp-effect/oauth"
 import { HttpTransport } from "@mcp-effect/transport-http"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -19,6 +19,8 @@ export type StdioBuilder = (
   transport: Stdio,
   options: TransportFactory.MakeOptions
 ) => Effect.Effect<TransportFactory.Built, TransportUnavailable, Scope.Scope>
+
+const isLoopback = (url: URL) => ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname)
 
 /** Asked for when an `oauth2` server needs a person to sign in and the app gave no `Authorizer`. */
 const noAuthorizer = Authorizer.make("http://127.0.0.1/unused", () =>
@@ -69,7 +71,11 @@ export const make = (
           ...(options.reconnect === undefined ? {} : { reconnect: options.reconnect }),
           fallbackToSse: true
         }).pipe(
-          Layer.provide(ServerAuth.layer(config.auth, { serverUrl: transport.url })),
+          Layer.provide(ServerAuth.layer(config.auth, {
+            serverUrl: transport.url,
+            // a server on this machine may use an authorization server on this machine, over http
+            urlPolicy: isLoopback(transport.url) ? UrlPolicy.loopbackDevelopment : UrlPolicy.strict
+          })),
           Layer.provide(Layer.succeedContext(oauthContext)),
           Layer.provide(watched)
         )

@@ -147,6 +147,13 @@ describe("ServerRegistry", () => {
         (s) => s.get("web2")?._tag === "Connected" && s.get("off")?._tag === "Connected" && s.get("off")!.toolCount > 0
       )
       expect(after.get("everything")?._tag).toBe("Disabled")
+      // reconnect: a new client for that server only
+      const web2Client = yield* registry.client("web2")
+      const offClient = yield* registry.client("off")
+      yield* registry.reconnect("web2")
+      yield* statusesWhere(registry, (s) => s.get("web2")?._tag === "Connected" && s.get("web2")!.toolCount > 0)
+      expect(yield* registry.client("web2")).not.toBe(web2Client)
+      expect(yield* registry.client("off")).toBe(offClient)
       expect((yield* Effect.flip(registry.add(ServerConfig.fromEntry("off", { command: "x" }).pipe(Either.getOrThrow))))
         .reason).toBe("DuplicateServer")
     }), { timeout: 60_000 })

@@ -186,10 +186,11 @@ const make_ = (
 
     const save = Effect.suspend(() => persistence === undefined ? Effect.void : persistence.save({ ...overlay }))
 
-    const changeConfig = (name: string, change: (config: ServerConfig.ServerConfig) => ServerConfig.ServerConfig) =>
+    /** Restarts a server, with its config changed (and stored) first when `change` is given. */
+    const restart = (name: string, change?: (config: ServerConfig.ServerConfig) => ServerConfig.ServerConfig) =>
       changeLock.withPermits(1)(Effect.gen(function*() {
         const entry = yield* entryOf(name)
-        if (entry.config !== undefined) {
+        if (entry.config !== undefined && change !== undefined) {
           entry.config = change(entry.config)
           overlay[name] = entry.config
           yield* save
@@ -263,9 +264,9 @@ const make_ = (
           yield* stop(entry)
           yield* publish
         })),
-      enable: (name) => changeConfig(name, (config) => ({ ...config, disabled: false })),
-      disable: (name) => changeConfig(name, (config) => ({ ...config, disabled: true })),
-      reconnect: (name) => changeConfig(name, (config) => config),
+      enable: (name) => restart(name, (config) => ({ ...config, disabled: false })),
+      disable: (name) => restart(name, (config) => ({ ...config, disabled: true })),
+      reconnect: (name) => restart(name),
       client: (name) =>
         Effect.flatMap(entryOf(name), (entry) =>
           entry.client === undefined || entry.status._tag === "Failed" || entry.status._tag === "NeedsAuth"

@@ -13,6 +13,7 @@ import * as BrowserTransportFactory from "../src/BrowserTransportFactory.js"
 import * as NodeTransportFactory from "../src/NodeTransportFactory.js"
 import * as ServerConfig from "../src/ServerConfig.js"
 import * as ServerRegistry from "../src/ServerRegistry.js"
+import { startSdkServer } from "../../transport-http/test/fixtures/sdkServer.js"
 import { httpFixture } from "./fixtures/httpServer.js"
 
 const everything = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/dist/index.js")
@@ -202,5 +203,18 @@ describe("ServerRegistry", () => {
       expect(statuses.get("everything")!.lastError?._tag).toBe("TransportUnavailable")
       expect(statuses.get("everything")!.lastError?.message).toMatch(/server "everything": no stdio transport here/)
       expect(text(yield* registry.callTool("echo", { message: "b" }))).toBe("http echo: b")
+    }), { timeout: 60_000 })
+
+  it.scopedLive("an sse entry reaches a 2024-11-05 HTTP+SSE server", () =>
+    Effect.gen(function*() {
+      const legacy = yield* Effect.acquireRelease(Effect.promise(() => startSdkServer("legacy")), (server) =>
+        Effect.promise(() => server.close()))
+      const registry = yield* build({
+        servers: [Either.getOrThrow(ServerConfig.fromEntry("old", { type: "sse", url: legacy.url }))]
+      })
+      const statuses = yield* statusesWhere(registry, (s) => (s.get("old")?.toolCount ?? 0) > 0)
+      expect(statuses.get("old")).toMatchObject({ _tag: "Connected", transport: "sse" })
+      expect(text(yield* registry.callTool("echo", { text: "legacy" }))).toBe("legacy")
+      expect(legacy.requests.some((r) => r.method === "GET" && r.path === "/mcp")).toBe(true)
     }), { timeout: 60_000 })
 })

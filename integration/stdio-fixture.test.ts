@@ -8,6 +8,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import { existsSync, mkdtempSync, readFileSync } from "node:fs"
@@ -168,6 +169,11 @@ for (const backend of backends) {
 
     it.scopedLive("garbage on stdout is reported, and the session survives", () => {
       const rec = recorder()
+      // the session warns about each malformed line: captured and asserted, not printed
+      const warnings: Array<unknown> = []
+      const capture = Logger.replace(Logger.defaultLogger, Logger.make(({ logLevel, message }) => {
+        if (logLevel._tag === "Warning") warnings.push(message)
+      }))
       return Effect.gen(function*() {
         const client = yield* McpClient.McpClient
         yield* client.initialized
@@ -180,7 +186,11 @@ for (const backend of backends) {
         const reasons = Chunk.toReadonlyArray(yield* Fiber.join(malformed)).map((e) => e.reason)
         expect(reasons).toEqual(["Json", "Envelope"])
         expect((yield* client.initialized).generation).toBe(1)
-      }).pipe(Effect.provide(clientOver(rec.file)))
+        expect(warnings.map((message) => (message as Array<string>)[0])).toEqual([
+          "mcp: ignored malformed input",
+          "mcp: ignored malformed input"
+        ])
+      }).pipe(Effect.provide(clientOver(rec.file).pipe(Layer.provide(capture))))
     })
   })
 }

@@ -78,7 +78,7 @@ export const make = (httpClient: HttpClientKind): Ours => {
     }
   }
 
-  const http = (url: string) => HttpTransport.layer({ url })
+  const http = (url: string) => Layer.orDie(HttpTransport.layer({ url }))
 
   return {
     startStdio: (server, backend = "node") => {

@@ -9,7 +9,7 @@
  * |---|---|---|---|
  * | tool on the server's `deny` list | denied | denied | denied |
  * | tool on the server's `allow` list | runs | runs | runs |
- * | tool approved "always" before (stored) | runs | runs | runs |
+ * | tool approved "always" before, definition unchanged (stored) | runs | runs | runs |
  * | server trusted | runs | runs | asks |
  * | otherwise | runs | asks | asks |
  *
@@ -72,7 +72,9 @@ export type Verdict =
   | { readonly _tag: "Ask" }
 
 /**
- * A remembered "approve always" decision, as stored.
+ * A remembered "approve always" decision, as stored: `definition` is the
+ * approved tool's title, description, schemas and annotations as canonical
+ * JSON.
  *
  * @since 0.2.0
  * @category schemas
@@ -94,8 +96,13 @@ export interface Service {
   /** Whether the policy trusts this server by name. */
   readonly trusts: (server: string) => boolean
   readonly evaluate: (request: ApprovalRequest.ApprovalRequest) => Effect.Effect<Verdict>
-  /** Stores an "approve always" decision for a tool of a server. */
-  readonly remember: (server: string, tool: string) => Effect.Effect<void>
+  /**
+   * Stores an "approve always" decision for the request's tool on its
+   * server, with the tool's definition: if the server later changes the
+   * tool's title, description, schemas or annotations, it is asked about
+   * again.
+   */
+  readonly remember: (request: ApprovalRequest.ApprovalRequest) => Effect.Effect<void>
   /** Forgets an "approve always" decision: the tool is asked about again. */
   readonly forget: (server: string, tool: string) => Effect.Effect<void>
 }

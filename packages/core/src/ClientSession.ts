@@ -43,7 +43,22 @@ export interface Initialized {
 export type ConnectionState =
   | { readonly _tag: "Connecting"; readonly generation: number }
   | { readonly _tag: "Ready"; readonly initialized: Initialized }
-  | { readonly _tag: "Reconnecting"; readonly generation: number; readonly reason: string }
+  | {
+    readonly _tag: "Reconnecting"
+    /** The generation the next connection will have. */
+    readonly generation: number
+    /** Why the last connection or attempt failed. */
+    readonly reason: string
+    /** The last failure as a typed error, when there was one. */
+    readonly lastFailure: McpError.McpClientError | undefined
+    /**
+     * The attempt the transport waits for (1 for the first retry); `0` until
+     * the transport has scheduled one.
+     */
+    readonly attempt: number
+    /** How long the transport waits before that attempt, once scheduled. */
+    readonly nextDelay: Duration.Duration | undefined
+  }
   | { readonly _tag: "Closed"; readonly error: McpError.McpClientError | undefined }
 
 /**
@@ -118,6 +133,39 @@ export interface Options {
   readonly onNotification?: ((notification: JsonRpc.Notification) => Effect.Effect<void> | undefined) | undefined
   /** Run after every successful initialization (also after a reconnect), e.g. to re-subscribe. */
   readonly onInitialized?: ((initialized: Initialized) => Effect.Effect<void>) | undefined
+  /**
+   * How many notifications each subscriber of `notifications` may fall
+   * behind; past it the oldest is dropped (and counted in `stats`). Default 1024.
+   *
+   * @since 0.2.0
+   */
+  readonly notificationCapacity?: number | undefined
+  /**
+   * How much inbound work (notifications, server requests, in arrival order)
+   * may wait for the session's worker when a transport pushes faster than it
+   * runs. Past it, notifications are dropped (and counted in `stats`);
+   * responses and server requests are never dropped. Default 4096.
+   *
+   * @since 0.2.0
+   */
+  readonly inboundCapacity?: number | undefined
+}
+
+/**
+ * Counters of the session's inbound buffers.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Stats {
+  /** Notifications dropped because a buffer was full, since the session started. */
+  readonly droppedNotifications: number
+  /** Inbound work waiting for the worker now (at most `inboundCapacity` notifications). */
+  readonly backlog: number
+  /** Notifications kept now for the slowest subscriber (at most `notificationCapacity`). */
+  readonly retainedNotifications: number
+  /** Requests waiting for their outcome now. */
+  readonly pending: number
 }
 
 /**
@@ -138,11 +186,36 @@ export interface Service {
   ) => Effect.Effect<void, McpError.McpClientError>
   /** Waits until the session is initialized and returns what was agreed. */
   readonly initialized: Effect.Effect<Initialized, McpError.McpClientError>
+  /** The connection state; its `changes` end after `Closed`. */
   readonly state: Subscribable.Subscribable<ConnectionState>
-  /** Every notification from the server, except progress (which goes to its request). */
+  /**
+   * Every notification from the server, except progress (which goes to its
+   * request). A subscriber that falls `notificationCapacity` behind loses the
+   * oldest. Ends when the session closes.
+   */
   readonly notifications: Stream.Stream<JsonRpc.Notification>
-  /** Input that was not a valid message and named no pending request. */
+  /**
+   * The same notifications, subscribed when the effect returns: nothing sent
+   * after that is missed, however late the stream is run. The subscription
+   * lasts as long as the scope.
+   *
+   * @since 0.2.0
+   */
+  readonly subscribeNotifications: Effect.Effect<Stream.Stream<JsonRpc.Notification>, never, Scope.Scope>
+  /** Input that was not a valid message and named no pending request. Ends when the session closes. */
   readonly malformed: Stream.Stream<McpError.DecodeError>
+  /**
+   * Waits until the session is closed and returns why.
+   *
+   * @since 0.2.0
+   */
+  readonly closed: Effect.Effect<McpError.McpClientError>
+  /**
+   * Counters of the inbound buffers.
+   *
+   * @since 0.2.0
+   */
+  readonly stats: Effect.Effect<Stats>
 }
 
 /**

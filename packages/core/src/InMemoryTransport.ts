@@ -27,6 +27,14 @@ export interface ServerEnd {
   readonly send: (message: JsonRpc.Incoming) => Effect.Effect<void>
   /** Ends the connection, as if the server went away. */
   readonly close: Effect.Effect<void>
+  /**
+   * Fails the connection, as a transport does when its input is no longer
+   * usable (an oversized frame, a broken stream): the client's side fails
+   * with `error` (input not yet taken by the client is lost with it).
+   *
+   * @since 0.2.0
+   */
+  readonly fail: (error: McpTransport.ConnectionError) => Effect.Effect<void>
   readonly isOpen: Effect.Effect<boolean>
 }
 
@@ -51,26 +59,34 @@ export const make = (options?: McpTransport.ReconnectOptions): Effect.Effect<InM
       const toServer = yield* Queue.unbounded<JsonRpc.Message>()
       const toClient = yield* Queue.unbounded<JsonRpc.Incoming>()
       let open = true
+      let failure: McpTransport.ConnectionError | undefined
       const close = Effect.suspend(() => {
         open = false
         return Effect.zipRight(Queue.shutdown(toServer), Queue.shutdown(toClient))
       })
+      // the end of the client's side: a clean end, or the failure it was given
+      const ended = Effect.suspend(() => failure === undefined ? Effect.void : Effect.fail(failure))
       yield* Effect.addFinalizer(() => close)
       yield* Queue.offer(accepted, {
         incoming: Stream.fromQueue(toServer),
         send: (message) => Effect.asVoid(Queue.offer(toClient, message)),
         close,
+        fail: (error) =>
+          Effect.suspend(() => {
+            failure ??= error
+            return close
+          }),
         isOpen: Effect.sync(() => open)
       })
       const connection: McpTransport.Connection = {
         description: "in-memory",
-        incoming: Stream.fromQueue(toClient),
+        incoming: Stream.concat(Stream.fromQueue(toClient), Stream.fromEffect(ended).pipe(Stream.drain)),
         // the fast path: whatever is queued is handed over in one batch
         push: (onMessages) =>
           Queue.takeBetween(toClient, 1, Number.MAX_SAFE_INTEGER).pipe(
             Effect.flatMap((batch) => Effect.sync(() => onMessages(Chunk.toReadonlyArray(batch)))),
             Effect.forever,
-            Effect.catchAllCause(() => Effect.void) // the queue was shut down: the connection ended
+            Effect.catchAllCause(() => ended) // the queue was shut down: the connection ended
           ),
         send: (message) =>
           open ?

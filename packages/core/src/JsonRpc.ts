@@ -181,8 +181,14 @@ const isObject = (u: unknown): u is Record<string, unknown> =>
 
 const isId = (u: unknown): u is RequestId => typeof u === "string" || (typeof u === "number" && Number.isInteger(u))
 
+/** A short account of a value for an error message; total (a value too deep to serialise is named by its type). */
 const describe = (u: unknown): string => {
-  const text = JSON.stringify(u) ?? String(u)
+  let text: string
+  try {
+    text = JSON.stringify(u) ?? String(u)
+  } catch {
+    text = Array.isArray(u) ? "an array too deeply nested to show" : `a value of type ${typeof u} too deeply nested to show`
+  }
   return text.length > 120 ? `${text.slice(0, 117)}...` : text
 }
 
@@ -245,7 +251,7 @@ export const decode = (text: string, maxBytes: number = defaultMaxMessageBytes):
   try {
     json = JSON.parse(text)
   } catch (e) {
-    return [malformed("Json", `invalid JSON (${(e as Error).message}): ${describe(text)}`)]
+    return [malformed("Json", `invalid JSON (${e instanceof Error ? e.message : String(e)}): ${describe(text)}`)]
   }
   if (Array.isArray(json)) {
     return json.length === 0 ? [malformed("Envelope", "empty batch")] : json.map(fromJson)

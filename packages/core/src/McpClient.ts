@@ -109,8 +109,18 @@ export interface Service {
   /** Subscribes to updates of a resource; kept across reconnects. */
   readonly subscribe: (uri: string) => Effect.Effect<void, McpError.McpClientError>
   readonly unsubscribe: (uri: string) => Effect.Effect<void, McpError.McpClientError>
-  /** `notifications/resources/updated` from the server. */
+  /** `notifications/resources/updated` from the server. Ends when the session closes. */
   readonly resourceUpdates: Stream.Stream<McpSchema.ResourceUpdatedNotificationParams>
+  /**
+   * `resourceUpdates`, subscribed when the effect returns (for as long as the scope lasts).
+   *
+   * @since 0.2.0
+   */
+  readonly subscribeResourceUpdates: Effect.Effect<
+    Stream.Stream<McpSchema.ResourceUpdatedNotificationParams>,
+    never,
+    Scope.Scope
+  >
 
   readonly listPrompts: Effect.Effect<ReadonlyArray<McpSchema.Prompt>, McpError.McpClientError>
   readonly getPrompt: (
@@ -123,12 +133,32 @@ export interface Service {
 
   /** Sets the server's log level; kept across reconnects. */
   readonly setLoggingLevel: (level: McpSchema.LoggingLevel) => Effect.Effect<void, McpError.McpClientError>
-  /** `notifications/message` from the server. */
+  /** `notifications/message` from the server. Ends when the session closes. */
   readonly logMessages: Stream.Stream<McpSchema.LoggingMessageNotificationParams>
-  /** Every notification from the server (except progress). */
+  /**
+   * `logMessages`, subscribed when the effect returns (for as long as the scope lasts).
+   *
+   * @since 0.2.0
+   */
+  readonly subscribeLogMessages: Effect.Effect<
+    Stream.Stream<McpSchema.LoggingMessageNotificationParams>,
+    never,
+    Scope.Scope
+  >
+  /** Every notification from the server (except progress). Ends when the session closes. */
   readonly notifications: Stream.Stream<JsonRpc.Notification>
+  /**
+   * `notifications`, subscribed when the effect returns (for as long as the scope lasts).
+   *
+   * @since 0.2.0
+   */
+  readonly subscribeNotifications: Effect.Effect<Stream.Stream<JsonRpc.Notification>, never, Scope.Scope>
 
-  /** Live views, refreshed on `list_changed` and after each reconnect. */
+  /**
+   * Live views, refreshed on `list_changed` (at most one refresh in flight
+   * and one queued, however many notifications arrive) and after each
+   * reconnect. Their `changes` end when the session closes.
+   */
   readonly tools: Subscribable.Subscribable<ReadonlyArray<McpSchema.Tool>>
   readonly resources: Subscribable.Subscribable<ReadonlyArray<McpSchema.Resource>>
   readonly prompts: Subscribable.Subscribable<ReadonlyArray<McpSchema.Prompt>>

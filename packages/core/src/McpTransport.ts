@@ -10,6 +10,7 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
@@ -91,7 +92,53 @@ export interface ReconnectOptions {
    * A connection that stayed up this long resets the schedule. Default 10 s.
    */
   readonly healthyAfterMillis?: number | undefined
+  /**
+   * The budget before any connection has worked (the session has not yet
+   * initialized one): a server that cannot start or a URL that refuses
+   * connections is reported quickly, with the last failure as the cause,
+   * instead of after the whole `schedule`. Default: 100 ms, 200 ms, 400 ms
+   * (4 attempts in 0.7 s).
+   *
+   * @since 0.2.0
+   */
+  readonly firstConnect?: internal.AnySchedule | undefined
 }
+
+/**
+ * A retry the transport is about to make.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Retry {
+  /** Counts the attempts since the last healthy connection (1 for the first retry). */
+  readonly attempt: number
+  /** How long the transport waits before the attempt. */
+  readonly delay: Duration.Duration
+  /** Why the last connect failed, when it was the connect that failed (not a connection that died). */
+  readonly lastFailure: McpError.TransportError | undefined
+}
+
+/**
+ * The explicit hand-off between a connection stream and its consumer. The
+ * session provides it while it reads `connections`; `fromConnect` (and any
+ * transport that builds its own stream) reads it to learn whether a
+ * connection was ever established, and reports each retry before waiting
+ * for it. Without one, `fromConnect` counts a successful connect as
+ * established.
+ *
+ * @since 0.2.0
+ * @category tags
+ */
+export class ConnectionObserver extends Context.Tag("@mcp-effect/core/McpTransport/ConnectionObserver")<
+  ConnectionObserver,
+  {
+    /** Whether the consumer has initialized a connection of this stream. */
+    readonly established: Effect.Effect<boolean>
+    /** Called before the transport waits for its next attempt. */
+    readonly retrying: (retry: Retry) => Effect.Effect<void>
+  }
+>() {}
 
 /**
  * The default reconnect schedule: exponential from 100 ms (factor 2),
@@ -105,8 +152,10 @@ export const defaultReconnectSchedule: internal.AnySchedule = internal.defaultSc
 /**
  * Builds the connection stream from a scoped `connect`. The first connect
  * happens at once; every later one (after a failed connect or after the
- * previous connection ended) waits for the next delay of the schedule. A
- * connection that lived for `healthyAfterMillis` resets the schedule.
+ * previous connection ended) waits for the next delay of the schedule: of
+ * `firstConnect` until a connection has been established (see
+ * `ConnectionObserver`), of `schedule` after. A connection that lived for
+ * `healthyAfterMillis` resets the schedule.
  *
  * @since 0.1.0
  * @category constructors

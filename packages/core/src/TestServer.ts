@@ -70,6 +70,13 @@ export interface Service {
   readonly sendRaw: (message: JsonRpc.Incoming) => Effect.Effect<void>
   /** Ends the current connection, as if the server went away. */
   readonly dropConnection: Effect.Effect<void>
+  /**
+   * Fails the current connection, as a transport does on input it cannot use
+   * (an oversized frame).
+   *
+   * @since 0.2.0
+   */
+  readonly failConnection: (error: McpTransport.ConnectionError) => Effect.Effect<void>
 }
 
 /**
@@ -86,7 +93,7 @@ export const layer = (options: Options = {}): Layer.Layer<TestServer | McpTransp
   Layer.scopedContext(Effect.gen(function*() {
     const memory = yield* InMemoryTransport.make(options.reconnect)
     const received: Array<JsonRpc.Message> = []
-    const handlers = options.handlers ?? {}
+    const handlers = new Map(Object.entries(options.handlers ?? {}))
     let connectionCount = 0
     let current: InMemoryTransport.ServerEnd | undefined
     let nextId = 1
@@ -118,8 +125,8 @@ export const layer = (options: Options = {}): Layer.Layer<TestServer | McpTransp
             }))
           }
           if (request.method === "ping") return end.send(JsonRpc.success(request.id, {}))
-          const handler = handlers[request.method]
-          if (!handler) {
+          const handler = handlers.get(request.method)
+          if (handler === undefined) {
             return end.send(JsonRpc.failure(request.id, {
               code: McpError.ErrorCode.MethodNotFound,
               message: `method not found: ${request.method}`
@@ -183,7 +190,8 @@ export const layer = (options: Options = {}): Layer.Layer<TestServer | McpTransp
           return yield* Deferred.await(deferred).pipe(Effect.ensuring(Effect.sync(() => waiting.delete(id))))
         }),
       sendRaw: (message) => onCurrent((end) => end.send(message)),
-      dropConnection: onCurrent((end) => end.close)
+      dropConnection: onCurrent((end) => end.close),
+      failConnection: (error) => onCurrent((end) => end.fail(error))
     }
     return Context.make(TestServer, service).pipe(Context.add(McpTransport.McpTransport, memory.transport))
   }))

@@ -46,11 +46,6 @@ export * as Sampling from "./Sampling.js"
 /**
  * @since 0.1.0
  */
-export * as SingleFlight from "./SingleFlight.js"
-
-/**
- * @since 0.1.0
- */
 export * as TaskPolling from "./TaskPolling.js"
 
 /**

@@ -84,4 +84,28 @@ describe("JsonRpc.decode", () => {
       })
     )
   })
+
+  describe("input nested too deeply to describe", () => {
+    const levels = 5000
+    const nested = (open: string, close: string, inner = "") => open.repeat(levels) + inner + close.repeat(levels)
+
+    it("a deep batch is a DecodeError per member, not a RangeError", () => {
+      const text = nested("[", "]")
+      expect(text.length).toBeGreaterThan(9_000)
+      const [item] = JsonRpc.decode(text)
+      expect(JsonRpc.isMalformed(item) && item.error).toMatchObject({ _tag: "DecodeError", reason: "Envelope" })
+    })
+
+    it("a deep invalid message is a DecodeError that still names its request", () => {
+      const text = `{"jsonrpc":"1.0","id":7,"result":${nested('{"a":', "}", "1")}}`
+      const [item] = JsonRpc.decode(text)
+      expect(item).toMatchObject({ _tag: "Malformed", id: 7, error: { _tag: "DecodeError", reason: "Envelope" } })
+    })
+
+    it("a deep valid message decodes", () => {
+      const [item] = JsonRpc.decode(`{"jsonrpc":"2.0","id":1,"result":${nested('{"a":', "}", "1")}}`)
+      expect(JsonRpc.isMalformed(item)).toBe(false)
+    })
+  })
 })
+

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Schedule from "effect/Schedule"
@@ -24,12 +25,22 @@ const flakyConnect = (failures: number, attempts: Array<number>) =>
     return connection
   })
 
+/** An observer whose consumer has (or has not yet) established a connection, recording the retries. */
+const observer = (isEstablished: () => boolean, retries: Array<McpTransport.Retry> = []) =>
+  Stream.provideService(McpTransport.ConnectionObserver, {
+    established: Effect.sync(isEstablished),
+    retrying: (retry) => Effect.sync(() => retries.push(retry))
+  })
+
+const established = observer(() => true)
+
 describe("McpTransport.fromConnect", () => {
   it.effect("backs off between failed connects following the schedule", () =>
     Effect.gen(function*() {
       const attempts: Array<number> = []
       const schedule = Schedule.exponential("100 millis", 2).pipe(Schedule.intersect(Schedule.recurs(5)))
       const fiber = yield* McpTransport.fromConnect(flakyConnect(3, attempts), { schedule }).pipe(
+        established,
         Stream.take(1),
         Stream.runCollect,
         Effect.fork
@@ -44,6 +55,7 @@ describe("McpTransport.fromConnect", () => {
       const attempts: Array<number> = []
       const schedule = Schedule.spaced("1 second").pipe(Schedule.intersect(Schedule.recurs(2)))
       const fiber = yield* McpTransport.fromConnect(flakyConnect(10, attempts), { schedule }).pipe(
+        established,
         Stream.runDrain,
         Effect.fork
       )
@@ -57,7 +69,11 @@ describe("McpTransport.fromConnect", () => {
   it.effect("the default schedule is jittered, capped and bounded", () =>
     Effect.gen(function*() {
       const attempts: Array<number> = []
-      const fiber = yield* McpTransport.fromConnect(flakyConnect(100, attempts)).pipe(Stream.runDrain, Effect.fork)
+      const fiber = yield* McpTransport.fromConnect(flakyConnect(100, attempts)).pipe(
+        established,
+        Stream.runDrain,
+        Effect.fork
+      )
       yield* TestClock.adjust("5 minutes")
       expect((yield* Effect.flip(Fiber.join(fiber))).reason).toBe("Exhausted")
       expect(attempts).toHaveLength(9)
@@ -115,5 +131,73 @@ describe("McpTransport.fromConnect", () => {
       yield* Fiber.join(fiber)
       yield* eventually(Effect.sync(() => events.length === 4))
       expect(events).toEqual(["open 1", "close 1", "open 2", "close 2"])
+    }))
+
+  it.effect("before any connection worked, a short budget applies and the error carries the cause", () =>
+    Effect.gen(function*() {
+      const attempts: Array<number> = []
+      const fiber = yield* McpTransport.fromConnect(flakyConnect(100, attempts)).pipe(Stream.runDrain, Effect.fork)
+      yield* TestClock.adjust("700 millis")
+      const error = yield* Effect.flip(Fiber.join(fiber))
+      expect(attempts).toEqual([0, 100, 300, 700])
+      expect(error.reason).toBe("Exhausted")
+      expect(error.message).toContain("no connection has worked yet")
+      expect(error.message).toContain("refused #4")
+      expect(error.cause).toMatchObject({ _tag: "TransportError", reason: "Connect", message: "refused #4" })
+    }))
+
+  it.effect("the first-connect budget is an option", () =>
+    Effect.gen(function*() {
+      const attempts: Array<number> = []
+      const firstConnect = Schedule.spaced("1 second").pipe(Schedule.intersect(Schedule.recurs(1)))
+      const fiber = yield* McpTransport.fromConnect(flakyConnect(100, attempts), { firstConnect }).pipe(
+        Stream.runDrain,
+        Effect.fork
+      )
+      yield* TestClock.adjust("1 second")
+      expect((yield* Effect.flip(Fiber.join(fiber))).reason).toBe("Exhausted")
+      expect(attempts).toEqual([0, 1000])
+    }))
+
+  it.effect("connections the consumer never established stay on the first budget; then the full schedule", () =>
+    Effect.gen(function*() {
+      const attempts: Array<number> = []
+      const connect = Effect.gen(function*() {
+        attempts.push(yield* TestClock.currentTimeMillis)
+        return connection
+      })
+      let pulled = 0
+      const fiber = yield* McpTransport.fromConnect(connect, { schedule: Schedule.spaced("5 seconds") }).pipe(
+        // the consumer establishes its third connection
+        observer(() => pulled >= 3),
+        Stream.tap(() => Effect.sync(() => pulled++)),
+        Stream.take(5),
+        Stream.runDrain,
+        Effect.fork
+      )
+      yield* TestClock.adjust("1 minute")
+      yield* Fiber.join(fiber)
+      expect(attempts).toEqual([0, 100, 300, 5300, 10_300])
+    }))
+
+  it.effect("reports each retry to the observer before waiting for it", () =>
+    Effect.gen(function*() {
+      const attempts: Array<number> = []
+      const retries: Array<McpTransport.Retry> = []
+      const fiber = yield* McpTransport.fromConnect(flakyConnect(2, attempts)).pipe(
+        observer(() => false, retries),
+        Stream.take(1),
+        Stream.runDrain,
+        Effect.fork
+      )
+      yield* TestClock.adjust("100 millis")
+      // the second retry is announced while the transport waits for it
+      expect(retries.map((r) => [r.attempt, Duration.toMillis(r.delay), r.lastFailure?.message])).toEqual([
+        [1, 100, "refused #1"],
+        [2, 200, "refused #2"]
+      ])
+      yield* TestClock.adjust("200 millis")
+      yield* Fiber.join(fiber)
+      expect(attempts).toEqual([0, 100, 300])
     }))
 })

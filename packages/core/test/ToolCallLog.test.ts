@@ -151,6 +151,37 @@ describe("ToolCallLog through a client", () => {
       }).pipe(Effect.provide(setup(release)))
     }).pipe(Effect.provide(KeyValueStore.layerMemory)))
 
+  it.effect("running the same call effect twice makes two records", () =>
+    Effect.gen(function*() {
+      const release = yield* Deferred.make<void>()
+      yield* Effect.gen(function*() {
+        const client = yield* McpClient.McpClient
+        const once = client.callTool({ name: "ok" })
+        yield* once
+        yield* once
+        const list = yield* records
+        expect(list.map((r) => r.status)).toEqual(["Completed", "Completed"])
+        expect(new Set(list.map((r) => r.id)).size).toBe(2)
+      }).pipe(Effect.provide(setup(release)))
+    }).pipe(Effect.provide(KeyValueStore.layerMemory)))
+
+  it.effect("records a streamed call, whose events still arrive in order", () =>
+    Effect.gen(function*() {
+      const release = yield* Deferred.make<void>()
+      yield* Deferred.succeed(release, undefined)
+      yield* Effect.gen(function*() {
+        const client = yield* McpClient.McpClient
+        const events = yield* Stream.runCollect(client.callToolStream({ name: "slow" }))
+        expect([...events].map((e) => e._tag)).toEqual(["Progress", "Result"])
+        expect(yield* last).toMatchObject({
+          tool: "slow",
+          status: "Completed",
+          progress: { progress: 1, total: 2 },
+          result: textResult("slow done")
+        })
+      }).pipe(Effect.provide(setup(release)))
+    }).pipe(Effect.provide(KeyValueStore.layerMemory)))
+
   it.effect("records a call awaiting approval, then its denial", () =>
     Effect.gen(function*() {
       const release = yield* Deferred.make<void>()
@@ -169,6 +200,19 @@ describe("ToolCallLog through a client", () => {
           status: "Denied",
           error: { _tag: "ApprovalDenied", message: "tool call ok was not approved: no writes today" }
         })
+      }).pipe(Effect.provide(setup(release, approval)))
+    }).pipe(Effect.provide(KeyValueStore.layerMemory)))
+
+  it.effect("a call interrupted while awaiting approval is recorded as cancelled", () =>
+    Effect.gen(function*() {
+      const release = yield* Deferred.make<void>()
+      const approval = Layer.merge(ApprovalPolicy.layerMemory({ mode: "always-ask" }), Approver.layer(() => Effect.never))
+      yield* Effect.gen(function*() {
+        const fiber = yield* Effect.fork(call("ok"))
+        yield* eventually(Effect.map(records, (list) => list[0]?.status === "AwaitingApproval"))
+        yield* Fiber.interrupt(fiber)
+        expect(yield* last).toMatchObject({ status: "Cancelled" })
+        expect((yield* last).endedAt).toBeDefined()
       }).pipe(Effect.provide(setup(release, approval)))
     }).pipe(Effect.provide(KeyValueStore.layerMemory)))
 

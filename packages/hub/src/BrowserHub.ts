@@ -16,6 +16,7 @@
  * @since 0.2.0
  */
 import type * as PlatformError from "@effect/platform/Error"
+import type * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
@@ -24,6 +25,7 @@ import * as IndexedDbKeyValueStore from "./IndexedDbKeyValueStore.js"
 import * as internal from "./internal/hub.js"
 import * as ServerConfig from "./ServerConfig.js"
 import type * as ServerRegistry from "./ServerRegistry.js"
+import type { ApprovalPolicy, ToolCallLog } from "@mcp-effect/core"
 
 /**
  * @since 0.2.0
@@ -41,7 +43,11 @@ export interface Options<E = never> extends internal.Options<E> {
  * @since 0.2.0
  * @category models
  */
-export type Services = internal.Services
+export type Services =
+  | ServerRegistry.ServerRegistry
+  | ApprovalPolicy.ApprovalPolicy
+  | ToolCallLog.ToolCallLog
+  | KeyValueStore.KeyValueStore
 
 const servers = (config: unknown): Effect.Effect<ServerConfig.Parsed, ServerConfig.ConfigFileError> => {
   if (config === undefined) return Effect.succeed({ servers: [], errors: [] })

@@ -25,6 +25,7 @@ import * as internal from "./internal/hub.js"
 import * as NodeTransportFactory from "./NodeTransportFactory.js"
 import * as ServerConfig from "./ServerConfig.js"
 import type * as ServerRegistry from "./ServerRegistry.js"
+import type { ApprovalPolicy, ToolCallLog } from "@mcp-effect/core"
 
 /**
  * @since 0.2.0
@@ -45,7 +46,11 @@ export interface Options<E = never> extends internal.Options<E> {
  * @since 0.2.0
  * @category models
  */
-export type Services = internal.Services
+export type Services =
+  | ServerRegistry.ServerRegistry
+  | ApprovalPolicy.ApprovalPolicy
+  | ToolCallLog.ToolCallLog
+  | KeyValueStore.KeyValueStore
 
 /**
  * The servers an option names, read when the Layer is built.

@@ -25,6 +25,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as oauth from "oauth4webapi"
 import * as Http from "./internal/http.js"
+import * as Wire from "./internal/wire.js"
 import { OAuthError } from "./OAuthError.js"
 import type * as UrlPolicy from "./UrlPolicy.js"
 
@@ -153,16 +154,13 @@ export const authorizationServerMetadataUrls = (issuer: string | URL): ReadonlyA
   ]
 }
 
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
 const sameIssuer = (a: string, b: string): boolean => trimSlash(a) === trimSlash(b)
 
 const readResourceMetadata = (json: unknown, url: URL): Effect.Effect<ProtectedResourceMetadata, OAuthError> =>
-  isObject(json) && typeof json.resource === "string"
-    ? Effect.succeed(json as ProtectedResourceMetadata)
-    : Effect.fail(
-      new OAuthError({ reason: "Discovery", message: `protected-resource metadata at ${url.href} has no "resource"` })
-    )
+  Wire.decode(Wire.ProtectedResourceMetadata, "Discovery", `protected-resource metadata at ${url.href}`)(json)
+
+const readServerMetadata = (json: unknown, url: URL): Effect.Effect<AuthorizationServerMetadata, OAuthError> =>
+  Wire.decode(Wire.AuthorizationServerMetadata, "Discovery", `authorization-server metadata at ${url.href}`)(json)
 
 /** Fetches protected-resource metadata from the first URL that serves it. */
 const fetchResourceMetadata = (
@@ -191,17 +189,14 @@ const fetchAuthorizationServerMetadata = (
     for (const url of authorizationServerMetadataUrls(issuer)) {
       const json = yield* http.getJson(url, "authorization-server metadata")
       if (Option.isNone(json)) continue
-      const doc = json.value
-      if (!isObject(doc) || typeof doc.issuer !== "string") {
-        return yield* new OAuthError({ reason: "Discovery", message: `${url.href} has no "issuer"` })
-      }
+      const doc = yield* readServerMetadata(json.value, url)
       if (options.checkIssuer && !sameIssuer(doc.issuer, issuer)) {
         return yield* new OAuthError({
           reason: "Discovery",
           message: `${url.href} names issuer ${doc.issuer}, expected ${issuer}`
         })
       }
-      return Option.some(doc as unknown as AuthorizationServerMetadata)
+      return Option.some(doc)
     }
     return Option.none()
   })
@@ -252,7 +247,7 @@ export const discoverWith = (http: Http.Http, options: DiscoverOptions): Effect.
         }`
       })
     }
-    const servers = (resourceMetadata.authorization_servers ?? []).filter((s): s is string => typeof s === "string")
+    const servers = resourceMetadata.authorization_servers ?? []
     const chosen = options.authorizationServer === undefined
       ? servers[0]
       : servers.find((s) => sameIssuer(s, options.authorizationServer!))

@@ -4,9 +4,11 @@
  * URL is handed to an app-supplied `open` function (print it, or open the
  * browser); the default prints it to stderr.
  *
- * The server listens only while one authorization is in progress, answers
- * the callback with a fixed page (nothing from the URL is echoed), and
- * closes itself afterwards. Node only: import it as
+ * The server listens only while one authorization is in progress, takes
+ * only the callback carrying that authorization's `state` (any other
+ * request, a wrong or missing `state`, a favicon, another path, gets a `400`
+ * page and the flow goes on waiting), answers with a fixed page (nothing
+ * from the URL is echoed), and closes itself afterwards. Node only: import it as
  * `@mcp-effect/oauth/NodeAuthorizer` (it is not in the package's barrel, which
  * stays browser-safe).
  *
@@ -78,7 +80,9 @@ export const make = (options: Options = {}): Authorizer.Service => {
   const timeout = options.timeout ?? Duration.minutes(5)
   const session = Effect.gen(function*() {
     const callback = yield* Deferred.make<URLSearchParams>()
-    let answered = false
+    /** The `state` of the authorization in progress: only a callback carrying it is taken. */
+    let pending: string | undefined
+    let completed = false
     const server = http.createServer((req, res) => {
       const url = new URL(req.url ?? "/", "http://127.0.0.1")
       const respond = (status: number, title: string) => {
@@ -90,17 +94,22 @@ export const make = (options: Options = {}): Authorizer.Service => {
         })
         res.end(page(title))
       }
-      if (req.method !== "GET" || url.pathname !== path) return respond(404, "Not found")
-      if (!url.searchParams.has("state") && !url.searchParams.has("error")) return respond(400, "Not an authorization response")
-      if (answered) return respond(409, "This authorization was already completed")
-      answered = true
+      if (req.method !== "GET" || url.pathname !== path) return respond(400, "Not an authorization response")
+      const state = url.searchParams.get("state")
+      if (state === null || state !== pending) {
+        return respond(400, completed ? "This authorization was already completed" : "Not the authorization response this app is waiting for")
+      }
+      pending = undefined
+      completed = true
       Deferred.unsafeDone(callback, Effect.succeed(url.searchParams))
       respond(200, url.searchParams.has("error") ? "Authorization failed. You can close this window." : "Authorization complete. You can close this window.")
     })
     const port = yield* Effect.acquireRelease(listen(server, options.port ?? 0), () => close(server))
     const redirectUri = `http://127.0.0.1:${port}${path}`
     const authorize = (request: Authorizer.AuthorizationRequest) =>
-      Effect.zipRight(open(request.url), Deferred.await(callback)).pipe(
+      Effect.sync(() => (pending = request.state)).pipe(
+        Effect.zipRight(open(request.url)),
+        Effect.zipRight(Deferred.await(callback)),
         Effect.timeoutFail({
           duration: timeout,
           onTimeout: () =>

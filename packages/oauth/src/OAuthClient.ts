@@ -13,9 +13,13 @@
  *   from the enterprise identity provider, exchanged for an ID-JAG and
  *   redeemed at the MCP server's authorization server.
  *
- * On the first `401` the hook discovers the authorization server, obtains
- * tokens (or finds them in the `TokenStore`, keyed by server and issuer) and
- * asks the transport to retry. Tokens are refreshed before they expire and
+ * Before the first request the hook discovers the authorization server
+ * through the well-known locations, so a token stored by an earlier run
+ * (keyed by server and issuer in the `TokenStore`) goes out with it and the
+ * server sees no `401`. On a `401` it discovers from the challenge, obtains
+ * tokens and asks the transport to retry. An authorization server that is
+ * down (unreachable, DNS, `5xx`, `429`) is a retryable
+ * `McpError.TransportError` with the `OAuthError` as `cause`. Tokens are refreshed before they expire and
  * silently after a `401`; a refused refresh token ends in
  * `McpError.Unauthorized` with `reauthorize: true`. A `403
  * insufficient_scope` triggers a step-up with the union of the scopes, at

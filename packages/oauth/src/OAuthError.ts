@@ -4,8 +4,11 @@
  * contains a token, a secret or an authorization code.
  *
  * The `HttpAuth` hook turns it into `McpError.Unauthorized` (with
- * `reauthorize: true` when the user must authorize again); the flows'
- * own entry points (`OAuthClient`, the authorizers) fail with it directly.
+ * `reauthorize: true` when the user must authorize again), or, when the
+ * authorization server could not be reached or answered `5xx` / `429`
+ * (`isTransient`), into a retryable `McpError.TransportError` carrying it
+ * as `cause`; the flows' own entry points (`OAuthClient`, the authorizers)
+ * fail with it directly.
  *
  * @since 0.1.0
  */
@@ -25,7 +28,7 @@ import * as Schema from "effect/Schema"
  * - `Token`: any other failure of the token endpoint
  * - `Interaction`: the interactive step failed or timed out
  * - `Configuration`: the options cannot work (a missing key, an unknown algorithm)
- * - `Http`: a request could not be made
+ * - `Http`: a request could not be made (connection refused, DNS, an unreadable answer), or the server answered `5xx` / `429`
  * - `Store`: the `TokenStore` failed
  *
  * @since 0.1.0
@@ -78,3 +81,43 @@ export const toUnauthorized = (error: OAuthError): McpError.Unauthorized =>
     message: `OAuth ${error.reason}: ${error.message}`,
     reauthorize: error.reason === "InvalidGrant"
   })
+
+/**
+ * Whether the failure may go away by itself: the authorization server
+ * could not be reached (connection refused, DNS, a broken answer) or
+ * answered `5xx` / `429`. A refused grant, a refused client or any other
+ * `4xx` with an OAuth error body is permanent.
+ *
+ * @since 0.2.0
+ * @category predicates
+ */
+export const isTransient = (error: OAuthError): boolean =>
+  error.reason !== "InvalidGrant" &&
+  (error.reason === "Http" || (error.status !== undefined && (error.status >= 500 || error.status === 429)))
+
+/**
+ * A transient failure as the transport reports it: a `TransportError`
+ * (phase `auth`) the reconnect schedule retries, with the `OAuthError` as
+ * `cause`.
+ *
+ * @since 0.2.0
+ * @category conversions
+ */
+export const toTransportError = (error: OAuthError): McpError.TransportError =>
+  new McpError.TransportError({
+    reason: "Connect",
+    phase: "auth",
+    message: `OAuth ${error.reason}: ${error.message}`,
+    ...(error.status === undefined ? {} : { status: error.status }),
+    cause: error
+  })
+
+/**
+ * What the transport's auth hook reports for an OAuth failure:
+ * `toTransportError` when it is transient, `toUnauthorized` otherwise.
+ *
+ * @since 0.2.0
+ * @category conversions
+ */
+export const toMcpError = (error: OAuthError): McpError.TransportError | McpError.Unauthorized =>
+  isTransient(error) ? toTransportError(error) : toUnauthorized(error)

@@ -7,12 +7,18 @@
  * link-local, unspecified or reserved address (literal IPv4 and IPv6,
  * including IPv4-mapped forms), no `localhost`, no single-label or
  * local-only names (`.local`, `.internal`, `.home.arpa`, ...), no
- * credentials in the URL. Hosts are classified without DNS, so the check is
- * the same in Node and in browsers.
+ * credentials in the URL. Literal addresses are classified by the IANA
+ * special-purpose registries (IPv4 and IPv6, through `ipaddr.js`): anything
+ * special-purpose that is not loopback, private or link-local is refused as
+ * reserved. `check` works without DNS, the same in Node and in browsers;
+ * with a `HostResolver` in the context (Node: `NodeHostResolver.layer`) the
+ * flows also check every address a host name resolves to (`checkAddresses`).
  *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { HostResolver } from "./HostResolver.js"
 import * as Address from "./internal/address.js"
 import { OAuthError } from "./OAuthError.js"
 
@@ -34,6 +40,13 @@ export interface UrlPolicy {
   readonly allowedHosts?: ReadonlyArray<string> | undefined
   /** Hosts always refused (same patterns as `allowedHosts`). */
   readonly blockedHosts?: ReadonlyArray<string> | undefined
+  /**
+   * Check the addresses a host name resolves to, when a `HostResolver` is
+   * provided (Node: `NodeHostResolver.layer`). Default `true`.
+   *
+   * @since 0.2.0
+   */
+  readonly resolveHostNames?: boolean | undefined
 }
 
 /**
@@ -72,25 +85,70 @@ export const violation = (url: URL, policy: UrlPolicy): string | undefined => {
   if (policy.allowedHosts !== undefined && !policy.allowedHosts.some((p) => matches(host, p))) {
     return `host ${host} is not in the allowed hosts`
   }
-  const kind = Address.classifyHost(host)
+  return verdict(Address.classifyHost(host), `host ${host}`, url.protocol, policy)
+}
+
+const verdict = (kind: Address.HostClass, subject: string, protocol: string, policy: UrlPolicy): string | undefined => {
   switch (kind) {
     case "unspecified":
     case "reserved":
-      return `host ${host} is a ${kind} address`
+      return `${subject} is a ${kind} address`
     case "loopback":
       if (!(policy.allowLoopback === true || policy.allowHttpLoopback === true)) {
-        return `host ${host} is a loopback address`
+        return `${subject} is a loopback address`
       }
-      if (url.protocol === "http:" && policy.allowHttpLoopback !== true) return "only https is allowed"
+      if (protocol === "http:" && policy.allowHttpLoopback !== true) return "only https is allowed"
       return undefined
     case "private":
     case "link-local":
-      if (policy.allowPrivateNetworks !== true) return `host ${host} is a ${kind} address`
-      return url.protocol === "https:" ? undefined : "only https is allowed"
+      if (policy.allowPrivateNetworks !== true) return `${subject} is a ${kind} address`
+      return protocol === "https:" ? undefined : "only https is allowed"
     case "public":
-      return url.protocol === "https:" ? undefined : "only https is allowed"
+      return protocol === "https:" ? undefined : "only https is allowed"
   }
 }
+
+/**
+ * Why the addresses a URL's host name resolved to are refused, or
+ * `undefined` when every one passes (the URL itself is expected to have
+ * passed `violation`). An answer that is not an IP address is refused.
+ *
+ * @since 0.2.0
+ * @category checks
+ */
+export const addressViolation = (url: URL, addresses: ReadonlyArray<string>, policy: UrlPolicy): string | undefined => {
+  if (addresses.length === 0) return `host ${url.hostname} resolves to no address`
+  for (const address of addresses) {
+    const reason = verdict(
+      Address.classifyAddress(address) ?? "reserved",
+      `host ${url.hostname} (resolved to ${address})`,
+      url.protocol,
+      policy
+    )
+    if (reason !== undefined) return reason
+  }
+  return undefined
+}
+
+/**
+ * Checks a URL that passed `check` against the addresses its host name
+ * resolves to, when a `HostResolver` is provided and `resolveHostNames` is
+ * not `false`; IP literals need no lookup. A name that does not resolve
+ * fails with reason `Http`.
+ *
+ * @since 0.2.0
+ * @category checks
+ */
+export const checkAddresses = (url: URL, policy: UrlPolicy, what: string): Effect.Effect<URL, OAuthError> =>
+  Effect.gen(function*() {
+    const resolver = yield* Effect.serviceOption(HostResolver)
+    if (Option.isNone(resolver) || policy.resolveHostNames === false || Address.isIpLiteral(url.hostname)) return url
+    const addresses = yield* resolver.value.lookup(url.hostname.replace(/\.$/, ""))
+    const reason = addressViolation(url, addresses, policy)
+    return reason === undefined
+      ? url
+      : yield* new OAuthError({ reason: "UnsafeUrl", message: `${what} ${url.origin} refused: ${reason}` })
+  })
 
 /**
  * Parses `url` and checks it against the policy. `what` names the URL in

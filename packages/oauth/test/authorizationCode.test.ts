@@ -56,6 +56,24 @@ describe("authorization code with oidc-provider", () => {
       expect(mcp.tokens.at(-1)).toBe(`Bearer ${Redacted.value(Option.getOrThrow(tokens).accessToken)}`)
     }))
 
+  it.scopedLive("the first request of a new process carries the stored token: the server sees no 401", () =>
+    Effect.gen(function*() {
+      const { auth, mcp, client, store } = yield* setup()
+      yield* client.mcp.callTool({ name: "read" }) // the first process authorizes
+      expect(mcp.statuses.filter((s) => s === 401)).toHaveLength(1)
+      const seen = mcp.statuses.length
+      // a second process: a new OAuth layer and transport over the same store
+      const oauth = OAuthClient.layerAuthorizationCode({ urlPolicy: UrlPolicy.loopbackDevelopment }).pipe(
+        Layer.provide(Layer.succeed(TokenStore.TokenStore, store)),
+        Layer.provide(browserFor(auth))
+      )
+      const again = yield* connect(mcp.url, oauth)
+      expect(text(yield* again.mcp.callTool({ name: "read" }))).toBe("read ok")
+      expect(mcp.statuses.slice(seen)).not.toContain(401)
+      expect(mcp.tokens.slice(seen).every((t) => t?.startsWith("Bearer ") === true)).toBe(true)
+      expect(auth.authorizations).toHaveLength(1)
+    }))
+
   it.scopedLive("an access token due for expiry is refreshed before the request", () =>
     Effect.gen(function*() {
       const { auth, client, key, store, tokens, mcp } = yield* setup()

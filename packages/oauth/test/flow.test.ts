@@ -7,8 +7,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
 import * as oauth from "oauth4webapi"
-import { Authorizer, OAuthClient, TokenStore } from "../src/index.js"
-import { type Answer, fakeHttp, form, type Seen } from "./fixtures/fakeHttp.js"
+import { Authorizer, HostResolver, OAuthClient, OAuthError, TokenStore } from "../src/index.js"
+import { type Answer, fakeHttp, form, type Route, type Seen } from "./fixtures/fakeHttp.js"
 
 const server = "https://mcp.example.com/mcp"
 const issuer = "https://as.example.com"
@@ -26,13 +26,20 @@ interface Setup {
   readonly callback?: (request: Authorizer.AuthorizationRequest) => Record<string, string>
   readonly token?: (seen: Seen, count: number) => Answer
   readonly client?: OAuthClient.ClientOptions
+  readonly resourceMetadata?: Record<string, unknown>
+  readonly registration?: Record<string, unknown>
+  /** Answers before the normal routes (faults). */
+  readonly override?: Route
+  readonly layers?: Layer.Layer<HostResolver.HostResolver>
 }
 
 const setup = (options: Setup = {}) =>
   Effect.gen(function*() {
     let tokens = 0
     const http = fakeHttp((r) => {
-      if (r.url === prmUrl) return { json: { resource: server, authorization_servers: [issuer] } }
+      const overridden = options.override?.(r)
+      if (overridden !== undefined) return overridden
+      if (r.url === prmUrl) return { json: { resource: server, authorization_servers: [issuer], ...options.resourceMetadata } }
       if (r.url === `${issuer}/.well-known/oauth-authorization-server`) {
         return {
           json: {
@@ -45,7 +52,7 @@ const setup = (options: Setup = {}) =>
           }
         }
       }
-      if (r.url === `${issuer}/register`) return { status: 201, json: { client_id: "client-1" } }
+      if (r.url === `${issuer}/register`) return { status: 201, json: { client_id: "client-1", ...options.registration } }
       if (r.url === `${issuer}/token`) {
         tokens++
         return options.token?.(r, tokens) ??
@@ -63,7 +70,8 @@ const setup = (options: Setup = {}) =>
       OAuthClient.layerAuthorizationCode({ serverUrl: server, refreshSkew: "60 seconds", client: options.client }).pipe(
         Layer.provide(TokenStore.layerMemory),
         Layer.provide(Layer.succeed(Authorizer.Authorizer, authorizer)),
-        Layer.provide(http.layer)
+        Layer.provide(http.layer),
+        Layer.provide(options.layers ?? Layer.empty)
       )
     )
     const hook = context.unsafeMap.get(HttpAuth.HttpAuth.key) as HttpAuth.Service
@@ -127,6 +135,82 @@ describe("authorization code flow (fake authorization server)", () => {
       }))
   }
 
+  // Each document from the network is decoded: a field of the wrong type is a typed OAuthError (the hook reports
+  // it as Unauthorized naming the field), never a defect and never silently taken.
+  const wrongTyped: ReadonlyArray<[string, Setup, string]> = [
+    ["protected-resource metadata", { resourceMetadata: { authorization_servers: issuer } }, "authorization_servers"],
+    ["protected-resource metadata", { resourceMetadata: { scopes_supported: [1, 2] } }, "scopes_supported.0"],
+    ["authorization-server metadata", { metadata: { code_challenge_methods_supported: "S256" } }, "code_challenge_methods_supported"],
+    ["authorization-server metadata", { metadata: { token_endpoint: 443 } }, "token_endpoint"],
+    ["registration response", { registration: { redirect_uris: "http://127.0.0.1:4000/cb" } }, "redirect_uris"],
+    ["registration response", { registration: { client_secret_expires_at: "never" } }, "client_secret_expires_at"],
+    ["token response", { token: () => ({ json: { access_token: "at", token_type: "Bearer", expires_in: "soon" } }) }, "expires_in"],
+    ["token response", { token: () => ({ json: { access_token: "at", token_type: "Bearer", refresh_token: 7 } }) }, "refresh_token"]
+  ]
+  for (const [kind, options, field] of wrongTyped) {
+    it.scoped(`${kind} with a wrong-typed ${field}: a typed error naming the field`, () =>
+      Effect.gen(function*() {
+        const { hook, headers } = yield* setup(options)
+        const error = yield* Effect.flip(hook.onChallenge(challenge))
+        expect(error).toBeInstanceOf(McpError.Unauthorized)
+        expect(error.message).toContain(field.split(".")[0])
+        expect(yield* headers).toEqual({})
+      }))
+  }
+
+  // Transient failures of the authorization server are TransportErrors (retried by the reconnect schedule) with
+  // the OAuthError as cause; permanent ones stay Unauthorized.
+  const transientCause = (error: unknown) => {
+    expect(error).toBeInstanceOf(McpError.TransportError)
+    const cause = (error as McpError.TransportError).cause as OAuthError.OAuthError
+    expect(cause).toBeInstanceOf(OAuthError.OAuthError)
+    return cause
+  }
+
+  it.scoped("authorization-server metadata answered 503: a TransportError, and no guess at another location", () =>
+    Effect.gen(function*() {
+      const asMetadata = `${issuer}/.well-known/oauth-authorization-server`
+      const { hook, http } = yield* setup({ override: (r) => r.url === asMetadata ? { status: 503 } : undefined })
+      const cause = transientCause(yield* Effect.flip(hook.onChallenge(challenge)))
+      expect(cause).toMatchObject({ reason: "Http", status: 503 })
+      expect(http.urls()).toEqual([`GET ${prmUrl}`, `GET ${asMetadata}`])
+    }))
+
+  it.scoped("a host name that does not resolve: a TransportError", () =>
+    Effect.gen(function*() {
+      const { hook } = yield* setup({
+        layers: Layer.succeed(HostResolver.HostResolver, {
+          lookup: (host) => Effect.fail(new OAuthError.OAuthError({ reason: "Http", message: `${host}: ENOTFOUND` }))
+        })
+      })
+      expect(transientCause(yield* Effect.flip(hook.onChallenge(challenge))).message).toContain("ENOTFOUND")
+    }))
+
+  const refreshAnswers: ReadonlyArray<[string, Answer, "TransportError" | "Unauthorized"]> = [
+    ["503 with a body that is no OAuth error", { status: 503, json: "down for maintenance" }, "TransportError"],
+    ["503 temporarily_unavailable", { status: 503, json: { error: "temporarily_unavailable" } }, "TransportError"],
+    ["500 server_error", { status: 500, json: { error: "server_error" } }, "TransportError"],
+    ["429", { status: 429, json: { error: "slow_down" } }, "TransportError"],
+    ["401 invalid_client", { status: 401, json: { error: "invalid_client" } }, "Unauthorized"],
+    ["400 invalid_request", { status: 400, json: { error: "invalid_request" } }, "Unauthorized"]
+  ]
+  for (const [name, answer, tag] of refreshAnswers) {
+    it.scoped(`a refresh answered ${name}: ${tag}`, () =>
+      Effect.gen(function*() {
+        const { hook, headers } = yield* setup({
+          token: (r, n) =>
+            form(r).get("grant_type") === "refresh_token"
+              ? answer
+              : { json: { access_token: `at-${n}`, refresh_token: "rt", token_type: "Bearer", expires_in: 120 } }
+        })
+        yield* hook.onChallenge(challenge)
+        yield* TestClock.adjust("121 seconds") // expired: the token cannot be sent without a refresh
+        const error = yield* Effect.flip(headers)
+        expect(error._tag).toBe(tag)
+        if (tag === "TransportError") expect(transientCause(error)).toMatchObject({ reason: "Token", status: answer.status })
+      }))
+  }
+
   it.scoped("a callback with another state, or an error, is refused", () =>
     Effect.gen(function*() {
       const wrongState = yield* setup({ callback: () => ({ code: "c", state: "forged", iss: issuer }) })
@@ -163,7 +247,8 @@ describe("authorization code flow (fake authorization server)", () => {
       yield* hook.onChallenge(challenge)
       yield* TestClock.adjust("100 seconds")
       const error = yield* Effect.flip(headers)
-      expect(error.reauthorize).toBe(true)
+      expect(error).toBeInstanceOf(McpError.Unauthorized)
+      expect(error._tag === "Unauthorized" && error.reauthorize).toBe(true)
       expect(error.message).toContain("invalid_grant")
       expect(yield* headers).toEqual({}) // the next request starts over with a challenge
     }))

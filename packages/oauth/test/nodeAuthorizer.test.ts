@@ -26,14 +26,38 @@ describe("NodeAuthorizer callback server", () => {
       expect(session.redirectUri).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/)
       const waiting = yield* Effect.fork(session.authorize(request(session.redirectUri)))
       const evil = encodeURIComponent("<img src=x onerror=alert(1)>")
-      expect((yield* get(`${session.redirectUri.replace("/callback", "/other")}?state=s1`)).status).toBe(404)
       const first = yield* get(`${session.redirectUri}?code=${evil}&state=s1`)
       expect(first.status).toBe(200)
       expect(first.body).not.toContain("<img")
       expect(first.body).not.toContain("onerror")
       const params = yield* Fiber.join(waiting)
       expect(params.get("code")).toBe("<img src=x onerror=alert(1)>")
-      expect((yield* get(`${session.redirectUri}?code=again&state=s1`)).status).toBe(409)
+      const again = yield* get(`${session.redirectUri}?code=again&state=s1`)
+      expect(again).toEqual({ status: 400, body: expect.stringContaining("already completed") })
+    }))
+
+  it.scoped("takes only the pending state: anything else is a 400 page and the flow goes on waiting", () =>
+    Effect.gen(function*() {
+      const session = yield* NodeAuthorizer.make({ open: () => Effect.void }).session
+      const waiting = yield* Effect.fork(session.authorize(request(session.redirectUri)))
+      const origin = new URL(session.redirectUri).origin
+      const strays = [
+        `${session.redirectUri}?code=forged&state=other`, // a callback of another authorization
+        `${session.redirectUri}?code=forged`, // no state
+        `${session.redirectUri}?error=access_denied`, // an error response without state
+        `${session.redirectUri}?state=`,
+        `${origin}/favicon.ico`,
+        `${origin}/callback/../other?state=s1`,
+        `${origin}/random?state=s1`
+      ]
+      for (const url of strays) {
+        const answer = yield* get(url)
+        expect(answer.status, url).toBe(400)
+        expect(answer.body, url).not.toContain("forged")
+      }
+      expect(Option.isNone(yield* Fiber.poll(waiting))).toBe(true)
+      expect((yield* get(`${session.redirectUri}?code=real&state=s1`)).status).toBe(200)
+      expect((yield* Fiber.join(waiting)).get("code")).toBe("real")
     }))
 
   it.scoped("gives up after the timeout with an Interaction error", () =>

@@ -73,12 +73,18 @@ export type Decision = "retry" | "fail"
  * @category models
  */
 export interface Service {
-  /** Headers for one request (for example `Authorization`). Values are treated as secrets. */
-  readonly headers: (request: RequestInfo) => Effect.Effect<Record<string, string>, McpError.Unauthorized>
-  /** Told about a `401` / `403`; decides whether the request is sent once more. */
+  /**
+   * Headers for one request (for example `Authorization`). Values are treated as secrets.
+   * A `TransportError` (say, the authorization server is down) is retried like any failed connection;
+   * `Unauthorized` is final.
+   */
+  readonly headers: (
+    request: RequestInfo
+  ) => Effect.Effect<Record<string, string>, McpError.Unauthorized | McpError.TransportError>
+  /** Told about a `401` / `403`; decides whether the request is sent once more. Errors as for `headers`. */
   readonly onChallenge: (
     challenge: ChallengeInfo
-  ) => Effect.Effect<Decision, McpError.Unauthorized | McpError.InsufficientScope>
+  ) => Effect.Effect<Decision, McpError.Unauthorized | McpError.InsufficientScope | McpError.TransportError>
 }
 
 /**

@@ -15,7 +15,8 @@
  * @since 0.1.0
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
-import { McpTransport } from "@mcp-effect/core"
+import { type McpError, McpTransport } from "@mcp-effect/core"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
@@ -81,8 +82,36 @@ export interface Options {
    * capped at 30 s, 10 consecutive attempts.
    */
   readonly sseReconnect?: Schedule.Schedule<unknown, unknown> | undefined
-  /** Fall back to the 2024-11-05 HTTP+SSE transport when initialize gets 400/404/405. Default `true`. */
+  /**
+   * Fall back to the 2024-11-05 HTTP+SSE transport when initialize gets
+   * 400/404/405 without a JSON-RPC error body. Default `true`.
+   */
   readonly fallbackToSse?: boolean | undefined
+  /**
+   * Capacity of a connection's inbound buffer (messages read from HTTP
+   * bodies and SSE streams that the session has not taken yet). When it is
+   * full, reading pauses (backpressure on the server) until the session
+   * takes messages; nothing is dropped. Default 1024.
+   *
+   * @since 0.2.0
+   */
+  readonly inboundCapacity?: number | undefined
+  /**
+   * Most redirects (`301`/`302`/`303`/`307`/`308`) followed for one request.
+   * Credentials, cookies, auth-hook headers and `MCP-Session-Id` are never
+   * sent to another origin. Default 5.
+   *
+   * @since 0.2.0
+   */
+  readonly maxRedirects?: number | undefined
+  /**
+   * Upper bound on a server's `Retry-After` (on `429` / `503`). Set it to
+   * the cap of your `reconnect` schedule. Default 10 s (the cap of the
+   * default reconnect schedule).
+   *
+   * @since 0.2.0
+   */
+  readonly maxRetryAfter?: Duration.DurationInput | undefined
 }
 
 /**
@@ -95,14 +124,17 @@ export const defaultSseReconnect: Schedule.Schedule<unknown, unknown> = internal
 
 /**
  * Builds the transport service. Picks up an `HttpAuth` hook from the context
- * when one is provided.
+ * when one is provided. An invalid option (a URL that is not absolute
+ * `http:` / `https:`, a header name or value that cannot be sent, a negative
+ * timeout, ...) fails with `TransportError` (`phase: "options"`), never
+ * with a defect.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = (
   options: Options
-): Effect.Effect<McpTransport.McpTransport["Type"], never, HttpClient.HttpClient> =>
+): Effect.Effect<McpTransport.McpTransport["Type"], McpError.TransportError, HttpClient.HttpClient> =>
   Effect.gen(function*() {
     const connect = yield* internal.makeConnect(options, yield* Effect.serviceOption(HttpAuth.HttpAuth))
     return { connections: McpTransport.fromConnect(connect, options.reconnect) }
@@ -112,5 +144,7 @@ export const make = (
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<McpTransport.McpTransport, never, HttpClient.HttpClient> =>
+export const layer = (
+  options: Options
+): Layer.Layer<McpTransport.McpTransport, McpError.TransportError, HttpClient.HttpClient> =>
   Layer.effect(McpTransport.McpTransport, make(options))

@@ -244,6 +244,24 @@ describe("HttpTransport against the fault server", () => {
       }).pipe(Effect.provide(FetchHttpClient.layer)))
   }
 
+  it.scopedLive("an oversized event on the GET stream ends the connection: a waiting request fails at once", () =>
+    Effect.gen(function*() {
+      const server = yield* resource(() => startFaultServer())
+      const next = yield* connections({ url: server.url, maxMessageBytes: 64 * 1024 })
+      const client = yield* peer(yield* next)
+      yield* client.initialize
+      yield* waitFor("the GET stream", () => server.push("notifications/one") === 1)
+      server.faults.stallMethod = "tools/list" // its answer would have come on the GET stream
+      const call = yield* Effect.fork(Effect.flip(client.request("tools/list")))
+      yield* waitFor("the stalled POST", () => server.requests.some((r) => r.body?.method === "tools/list"))
+      server.pushRaw(`event: message\ndata: ${"x".repeat(100 * 1024)}\n\n`)
+      const error = yield* Fiber.join(call)
+      expect(error).toBeInstanceOf(McpError.TransportError)
+      expect(error).toMatchObject({ reason: "Read", phase: "get-stream" })
+      expect(failureOf(yield* Deferred.await(client.ended))).toBe(error)
+      expect(client.received.some((m) => JsonRpc.isMalformed(m) && m.error.reason === "TooLarge")).toBe(true)
+    }).pipe(Effect.provide(FetchHttpClient.layer)))
+
   it.scopedLive("DELETE answered 405 is fine; DELETE carries the session id", () =>
     Effect.gen(function*() {
       const server = yield* resource(() => startFaultServer({ get405: true, deleteStatus: 405 }))

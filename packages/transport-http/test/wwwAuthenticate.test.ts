@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as fc from "fast-check"
 import { HttpAuth } from "../src/index.js"
 
 const parse = HttpAuth.parseWwwAuthenticate
@@ -43,5 +44,23 @@ describe("parseWwwAuthenticate", () => {
   it("stops at garbage without looping", () => {
     expect(parse("Bearer realm=\"unterminated")).toEqual([{ scheme: "Bearer", params: { realm: "unterminated" } }])
     expect(parse("\"quoted\" Bearer")).toEqual([])
+  })
+})
+
+describe("parseWwwAuthenticate under fuzz (fast-check, seeded)", () => {
+  it("never throws; parameters are own data, whatever their names", () => {
+    const piece = fc.constantFrom("Bearer", "Basic", " ", ",", "=", "\"", "\\", "realm", "__proto__", "constructor", "a", "==", "\t")
+    fc.assert(
+      fc.property(fc.array(fc.oneof(piece, fc.string({ maxLength: 3 })), { maxLength: 30 }), (parts) => {
+        for (const challenge of HttpAuth.parseWwwAuthenticate(parts.join(""))) {
+          expect(Object.getPrototypeOf(challenge.params)).toBe(Object.prototype)
+          for (const value of Object.values(challenge.params)) expect(typeof value).toBe("string")
+        }
+      }),
+      { seed: 5, numRuns: 1000 }
+    )
+    const polluted = HttpAuth.parseWwwAuthenticate("Bearer __proto__=\"x\", constructor=y")[0]!
+    expect(polluted.params).toEqual({ ["__proto__"]: "x", constructor: "y" })
+    expect(HttpAuth.parseWwwAuthenticate(undefined as unknown as string)).toEqual([])
   })
 })

@@ -3,10 +3,14 @@
  * newline-delimited JSON-RPC over its stdin and stdout.
  *
  * Each connection is one process. When the process exits, the connection's
- * `incoming` stream ends and the next connection starts a new process after
- * the reconnect schedule's delay. Closing a connection runs the shutdown
- * ladder (close stdin, SIGTERM, SIGKILL, always on the whole process group).
- * The server's stderr is drained continuously and published as log lines.
+ * `incoming` stream fails with a `TransportError` (reason `"Closed"`) naming
+ * the exit code or signal and quoting the end of its stderr (its `cause` is
+ * a `StdioError.ServerExited`), and the next connection starts a new process
+ * after the reconnect schedule's delay. Closing a connection runs the
+ * shutdown ladder (close stdin, SIGTERM, SIGKILL, always on the whole
+ * process group and, on Linux, on descendants that left it). The server's
+ * stderr is drained continuously and published as log lines, in bounded
+ * buffers.
  *
  * Process spawning comes from `@effect/platform`'s `CommandExecutor`; the
  * application supplies it (for example `NodeContext.layer` from
@@ -71,10 +75,31 @@ export interface Options {
   readonly cwd?: string | undefined
   /**
    * The longest line accepted on stdout, in bytes. A longer line is
-   * discarded while it arrives and reported as one `Malformed` value with
-   * reason `"TooLarge"`. Default `JsonRpc.defaultMaxMessageBytes` (16 MiB).
+   * refused while it arrives (memory stays bounded) and ends the connection
+   * at once with `TransportError` reason `"Read"`: after it, the server's
+   * output can no longer be trusted. Default
+   * `JsonRpc.defaultMaxMessageBytes` (16 MiB).
    */
   readonly maxMessageBytes?: number | undefined
+  /**
+   * How many decoded messages may wait for a reader of
+   * `Connection.incoming` (plus those of one stdout chunk). At capacity,
+   * stdout is no longer read until the reader catches up, so the server
+   * blocks on a full pipe. The session reads through `Connection.push`,
+   * which has no queue. Default 256.
+   *
+   * @since 0.2.0
+   */
+  readonly incomingCapacity?: number | undefined
+  /**
+   * How many bytes may wait to be written to the server's stdin. Past it, a
+   * send returns only once the server has read enough (it has written its
+   * message already), so a server that stops reading slows its senders down
+   * instead of growing a buffer. Default 65536.
+   *
+   * @since 0.2.0
+   */
+  readonly stdinHighWaterBytes?: number | undefined
   /** When and how often a crashed server is started again. */
   readonly reconnect?: McpTransport.ReconnectOptions | undefined
   readonly shutdown?: ShutdownOptions | undefined
@@ -82,7 +107,9 @@ export interface Options {
 
 /**
  * The server's stderr, line by line, across restarts. Lines are also logged
- * at debug level. They are never treated as errors.
+ * at debug level. They are never treated as errors. What is kept is bounded
+ * whatever the readers do: 1024 unread lines per subscriber (the oldest
+ * are dropped), the last 64 lines for replay, each line at most 64 KiB.
  *
  * @since 0.1.0
  * @category models
@@ -91,7 +118,8 @@ export interface Logs {
   /**
    * Every stderr line from the moment the stream is run (plus up to the
    * last 64 lines from before, so startup messages are not lost). A slow
-   * reader loses the oldest lines rather than slowing the server down.
+   * reader loses the oldest lines rather than slowing the server down. It
+   * ends when the transport's scope closes.
    */
   readonly lines: Stream.Stream<string>
   /**

@@ -14,11 +14,19 @@ const frames = (maxLineBytes: number, chunks: ReadonlyArray<Uint8Array>): Array<
   return out
 }
 
-/** Messages as plain data: a malformed value becomes its reason. */
+/** Messages as plain data: a malformed value becomes its reason, an overflow `{ overflow: true }`. */
 const decodeAll = (maxBytes: number, chunks: ReadonlyArray<Uint8Array>): Array<unknown> => {
-  const out: Array<JsonRpc.Incoming> = []
-  for (const frame of frames(maxBytes, chunks)) Ndjson.decodeFrame(frame, maxBytes, out)
-  return out.map((value) => JsonRpc.isMalformed(value) ? { malformed: value.error.reason } : value)
+  const out: Array<unknown> = []
+  for (const frame of frames(maxBytes, chunks)) {
+    if (frame === LineSplitter.Overflow) {
+      out.push({ overflow: true })
+      continue
+    }
+    const messages: Array<JsonRpc.Incoming> = []
+    Ndjson.decodeFrame(frame, maxBytes, messages)
+    for (const value of messages) out.push(JsonRpc.isMalformed(value) ? { malformed: value.error.reason } : value)
+  }
+  return out
 }
 
 const cut = (data: Uint8Array, at: ReadonlyArray<number>): Array<Uint8Array> => {
@@ -85,7 +93,7 @@ describe("LineSplitter", () => {
     assert.deepStrictEqual(decodeAll(80, [data]), [
       { jsonrpc: "2.0", id: 1, result: {} },
       { malformed: "Json" },
-      { malformed: "TooLarge" },
+      { overflow: true },
       { jsonrpc: "2.0", method: "after" }
     ])
   })
@@ -106,7 +114,7 @@ describe("LineSplitter", () => {
     )
     const expected = decodeAll(maxBytes, [data])
     assert.strictEqual(expected.length, 8)
-    assert.deepStrictEqual(expected[3], { malformed: "TooLarge" })
+    assert.deepStrictEqual(expected[3], { overflow: true })
     FastCheck.assert(
       FastCheck.property(
         FastCheck.array(FastCheck.integer({ min: 0, max: data.length }), { maxLength: 60 }),

@@ -12,6 +12,7 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
+import * as StdioError from "../src/StdioError.js"
 import * as StdioTransport from "../src/StdioTransport.js"
 import { backends, fixture, isAlive, nodeServer, reader, result } from "./utils.js"
 
@@ -58,18 +59,81 @@ for (const backend of backends) {
         assert.deepStrictEqual(yield* rpc.next, Option.some(JsonRpc.success(1, { written: 5 })))
       }))
 
-    it.scopedLive("turns garbage and oversized lines into Malformed values and keeps going", () =>
+    it.scopedLive("turns garbage into Malformed values and keeps going", () =>
       Effect.gen(function*() {
-        const { next } = yield* start({ ...nodeServer("noisy.mjs", "300000"), maxMessageBytes: 4096 })
+        const { next } = yield* start(nodeServer("noisy.mjs", "100"))
         const rpc = yield* reader(yield* next)
         const reasons: Array<string> = []
         for (let i = 0; i < 3; i++) {
           const value = Option.getOrThrow(yield* rpc.next)
-          reasons.push(JsonRpc.isMalformed(value) ? value.error.reason : "message")
+          reasons.push(JsonRpc.isMalformed(value) ? value.error.reason : (value as JsonRpc.Notification).method)
         }
-        assert.deepStrictEqual(reasons, ["Json", "Json", "TooLarge"])
+        assert.deepStrictEqual(reasons, ["Json", "Json", "big"])
         assert.deepStrictEqual(yield* rpc.next, Option.some(JsonRpc.notification("after")))
         assert.deepStrictEqual(result(yield* rpc.call(7, "still-there")), { echo: "still-there" })
+      }))
+
+    it.scopedLive("ends the connection at once on a line over the limit, in bounded memory", () =>
+      Effect.gen(function*() {
+        const { next } = yield* start({
+          ...nodeServer("echo-server.mjs"),
+          shutdown: { stdinGraceMillis: 100, termGraceMillis: 100 }
+        })
+        const rpc = yield* reader(yield* next)
+        const used = () => process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers
+        const usedBefore = used()
+        // answered with a 64 MiB line: the call fails as soon as the limit (16 MiB) is passed
+        const error = yield* Effect.flip(rpc.call(1, "big", { bytes: 64 * 1024 * 1024 }))
+        assert.instanceOf(error, McpError.TransportError)
+        assert.strictEqual((error as McpError.TransportError).reason, "Read")
+        assert.include(error.message, "longer than the limit of 16777216 bytes")
+        // at most the 16 MiB limit was ever held, never the whole line
+        assert.isBelow(used() - usedBefore, 48 * 1024 * 1024)
+        const sendError = yield* Effect.flip(rpc.send(JsonRpc.request(2, "ping")))
+        assert.strictEqual((sendError as McpError.TransportError).reason, "Write")
+      }))
+
+    it.scopedLive("fails the connection with the exit code and stderr tail of a server that dies at start", () =>
+      Effect.gen(function*() {
+        const { next } = yield* start({
+          command: process.execPath,
+          args: ["-e", "console.error('starting'); console.error('boom: MISSING_TOKEN is not set'); process.exit(3)"]
+        })
+        const rpc = yield* reader(yield* next)
+        const error = (yield* Effect.flip(rpc.next)) as McpError.TransportError
+        assert.instanceOf(error, McpError.TransportError)
+        assert.strictEqual(error.reason, "Closed")
+        assert.include(error.message, "exited with code 3")
+        assert.include(error.message, "boom: MISSING_TOKEN is not set")
+        assert.instanceOf(error.cause, StdioError.ServerExited)
+        const exited = error.cause as StdioError.ServerExited
+        assert.strictEqual(exited.exitCode, 3)
+        assert.isUndefined(exited.signal)
+        assert.deepStrictEqual(exited.stderrTail, ["starting", "boom: MISSING_TOKEN is not set"])
+      }))
+
+    it.scopedLive("names the signal that killed the server, and keeps only the end of its stderr", () =>
+      Effect.gen(function*() {
+        const { next } = yield* start({
+          command: process.execPath,
+          args: [
+            "-e",
+            "for (let i = 0; i < 100; i++) console.error('line ' + i);" +
+            "console.error('x'.repeat(10000));" +
+            "process.kill(process.pid, 'SIGKILL')"
+          ]
+        })
+        const rpc = yield* reader(yield* next)
+        const error = (yield* Effect.flip(rpc.next)) as McpError.TransportError
+        assert.include(error.message, "exited on SIGKILL")
+        const exited = error.cause as StdioError.ServerExited
+        assert.strictEqual(exited.signal, "SIGKILL")
+        assert.isUndefined(exited.exitCode)
+        assert.isAtMost(exited.stderrTail.length, 20)
+        assert.isAtMost(exited.stderrTail.join("").length, 4096)
+        // the newest lines are kept; the long last line keeps its end
+        const last = exited.stderrTail[exited.stderrTail.length - 1]
+        assert.isTrue(last.endsWith("xxxx") && last.length <= 4096)
       }))
 
     it.scopedLive("passes only the whitelisted, inherited and configured environment", () =>
@@ -101,7 +165,7 @@ for (const backend of backends) {
         yield* first.call(1, "stderr", { text: "hello from stderr" })
         assert.strictEqual(yield* Queue.take(lines), "hello from stderr")
         yield* first.send(JsonRpc.request(2, "crash"))
-        assert.deepStrictEqual(yield* first.next, Option.none())
+        assert.strictEqual((yield* Effect.flip(first.next))._tag, "TransportError")
         assert.strictEqual(yield* Queue.take(lines), "crashing on request")
         const second = yield* reader(yield* next)
         yield* second.call(1, "stderr", { text: "second process" })
@@ -117,7 +181,8 @@ for (const backend of backends) {
         const first = yield* reader(yield* next)
         const firstPid: number = result(yield* first.call(1, "pid")).pid
         yield* first.send(JsonRpc.request(2, "crash"))
-        assert.deepStrictEqual(yield* first.next, Option.none())
+        const exited = yield* Effect.flip(first.next)
+        assert.strictEqual((exited as McpError.TransportError).reason, "Closed")
         // the link is gone: a write fails with a typed error
         const error = yield* Effect.flip(first.send(JsonRpc.request(3, "ping")))
         assert.strictEqual(error._tag, "TransportError")

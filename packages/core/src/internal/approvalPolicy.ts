@@ -4,11 +4,13 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as ApprovalPolicy from "../ApprovalPolicy.js"
+import type * as McpSchema from "../McpSchema.js"
 
 /** @internal */
 export const Remembered = Schema.Struct({
   server: Schema.String,
   tool: Schema.String,
+  definition: Schema.String,
   decidedAt: Schema.DateTimeUtcFromNumber
 })
 
@@ -24,6 +26,32 @@ const allow = (reason: "Auto" | "AllowList" | "Remembered" | "TrustedServer"): A
 })
 const deny = (reason: string): ApprovalPolicy.Verdict => ({ _tag: "Deny", reason })
 const ask: ApprovalPolicy.Verdict = { _tag: "Ask" }
+
+/** JSON with sorted keys: equal values give equal strings. */
+const canonical = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`
+  }
+  return JSON.stringify(value) ?? "null"
+}
+
+/**
+ * What a person approved when they approved a tool "always": the parts of
+ * its definition that say what it does. A server that changes them later
+ * (a "rug pull") gets asked about again.
+ *
+ * @internal
+ */
+export const definitionOf = (tool: McpSchema.Tool): string =>
+  canonical({
+    title: tool.title,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    outputSchema: tool.outputSchema,
+    annotations: tool.annotations
+  })
 
 const defaultPrefix = "mcp-effect/approvals/"
 
@@ -47,9 +75,9 @@ export const make = (
     const keyOf = (server: string, tool: string) =>
       `${prefix}${encodeURIComponent(server)}/${encodeURIComponent(tool)}`
 
-    const isRemembered = (server: string, tool: string) =>
-      store.get(keyOf(server, tool)).pipe(
-        Effect.map(Option.isSome),
+    const isRemembered = (server: string, tool: McpSchema.Tool) =>
+      store.get(keyOf(server, tool.name)).pipe(
+        Effect.map(Option.exists((remembered) => remembered.definition === definitionOf(tool))),
         Effect.catchAll((error) =>
           Effect.as(Effect.logWarning("mcp: could not read a remembered approval; asking again", error.message), false)
         )
@@ -66,13 +94,15 @@ export const make = (
           }
           if (options.mode === "auto") return allow("Auto")
           if (rules.allow.has(request.tool.name)) return allow("AllowList")
-          if (yield* isRemembered(request.server, request.tool.name)) return allow("Remembered")
+          if (yield* isRemembered(request.server, request.tool)) return allow("Remembered")
           if (options.mode === "trusted-only" && request.trusted) return allow("TrustedServer")
           return ask
         }),
-      remember: (server, tool) =>
+      remember: ({ server, tool }) =>
         DateTime.now.pipe(
-          Effect.flatMap((decidedAt) => store.set(keyOf(server, tool), { server, tool, decidedAt })),
+          Effect.flatMap((decidedAt) =>
+            store.set(keyOf(server, tool.name), { server, tool: tool.name, definition: definitionOf(tool), decidedAt })
+          ),
           Effect.catchAll((error) => Effect.logWarning("mcp: could not store an approval", error.message))
         ),
       forget: (server, tool) =>

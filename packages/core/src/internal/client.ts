@@ -6,13 +6,14 @@ import * as Subscribable from "effect/Subscribable"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as ClientSession from "../ClientSession.js"
 import * as Elicitation from "../Elicitation.js"
+import type * as JsonRpc from "../JsonRpc.js"
 import type * as McpClient from "../McpClient.js"
 import * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import type { McpTransport } from "../McpTransport.js"
 import * as Roots from "../Roots.js"
 import * as Sampling from "../Sampling.js"
-import * as SingleFlight from "../SingleFlight.js"
+import * as SingleFlight from "./singleFlight.js"
 import * as TaskPolling from "../TaskPolling.js"
 import { decodeResult, decoder, paginate } from "./decode.js"
 import * as tasks from "./tasks.js"
@@ -35,6 +36,52 @@ const invalidParams = (method: string, message: string) =>
   new McpError.ProtocolError({ code: McpError.ErrorCode.InvalidParams, method, message })
 
 type Capability = "tools" | "resources" | "prompts" | "logging" | "completions"
+
+/**
+ * Applies a fetched list to its view only when no fetch that started later
+ * has been applied: an older fetch finishing last never overwrites a newer view.
+ */
+const latestView = <A>(apply: (list: A) => Effect.Effect<void>) => {
+  let started = 0
+  let applied = 0
+  return <E, R>(fetch: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.suspend(() => {
+      const ticket = ++started
+      return Effect.tap(fetch, (list) => {
+        if (ticket < applied) return Effect.void
+        applied = ticket
+        return apply(list)
+      })
+    })
+}
+
+/**
+ * Runs `effect` in the background when asked, at most once at a time: asked
+ * again while it runs, it runs once more after (however often it was asked).
+ */
+const coalesced = (effect: Effect.Effect<void>, scope: Scope.Scope): Effect.Effect<void> => {
+  let running = false
+  let again = false
+  const loop: Effect.Effect<void> = Effect.zipRight(
+    effect,
+    Effect.suspend(() => {
+      if (!again) {
+        running = false
+        return Effect.void
+      }
+      again = false
+      return loop
+    })
+  )
+  return Effect.suspend(() => {
+    if (running) {
+      again = true
+      return Effect.void
+    }
+    running = true
+    return Effect.asVoid(Effect.forkIn(loop, scope))
+  })
+}
 
 /** @internal */
 export const make = (
@@ -99,7 +146,7 @@ export const make = (
     let toolIndex = new Map<string, McpSchema.Tool>()
     const fetchTools = requireCapability("tools", "tools/list").pipe(
       Effect.zipRight(paginate((cursor) => decodeListTools(session, "tools/list", cursor), (r) => r.tools)),
-      Effect.tap((tools) => {
+      latestView((tools) => {
         toolIndex = new Map(tools.map((tool) => [tool.name, tool]))
         return SubscriptionRef.set(toolsRef, tools)
       })
@@ -108,24 +155,26 @@ export const make = (
       Effect.zipRight(
         paginate((cursor) => decodeListResources(session, "resources/list", cursor), (r) => r.resources)
       ),
-      Effect.tap((list) => SubscriptionRef.set(resourcesRef, list))
+      latestView((list) => SubscriptionRef.set(resourcesRef, list))
     )
     const fetchPrompts = requireCapability("prompts", "prompts/list").pipe(
       Effect.zipRight(paginate((cursor) => decodeListPrompts(session, "prompts/list", cursor), (r) => r.prompts)),
-      Effect.tap((list) => SubscriptionRef.set(promptsRef, list))
+      latestView((list) => SubscriptionRef.set(promptsRef, list))
     )
     const shared = SingleFlight.make(scope)
     const listTools = shared("tools/list", fetchTools)
     const listResources = shared("resources/list", fetchResources)
     const listPrompts = shared("prompts/list", fetchPrompts)
 
-    const refreshes: Record<string, Effect.Effect<unknown, McpError.McpClientError>> = {
-      "notifications/tools/list_changed": fetchTools,
-      "notifications/resources/list_changed": fetchResources,
-      "notifications/prompts/list_changed": fetchPrompts
-    }
     const refresh = (effect: Effect.Effect<unknown, McpError.McpClientError>) =>
       Effect.catchAll(effect, (error) => Effect.logDebug("mcp: could not refresh a list", error.message))
+
+    // keyed by wire strings: own keys only
+    const refreshes = new Map<string, Effect.Effect<void>>([
+      ["notifications/tools/list_changed", coalesced(refresh(fetchTools), scope)],
+      ["notifications/resources/list_changed", coalesced(refresh(fetchResources), scope)],
+      ["notifications/prompts/list_changed", coalesced(refresh(fetchPrompts), scope)]
+    ])
 
     const onInitialized = (init: ClientSession.Initialized) =>
       Effect.gen(function*() {
@@ -153,10 +202,7 @@ export const make = (
       handlers,
       onInitialized,
       // keep the live views fresh
-      onNotification: (notification) => {
-        const effect = refreshes[notification.method]
-        return effect === undefined ? undefined : Effect.asVoid(Effect.forkIn(refresh(effect), scope))
-      }
+      onNotification: (notification) => refreshes.get(notification.method)
     })
     if (Option.isSome(roots)) {
       yield* roots.value.changes.pipe(
@@ -194,18 +240,19 @@ export const make = (
       stream: (params, callOptions) => tasks.callToolStream(taskContext, params, callOptions)
     })
 
-    const notificationsOf = <A>(
-      method: string,
-      decode: (u: unknown) => Effect.Effect<A, unknown>
-    ): Stream.Stream<A> =>
-      session.notifications.pipe(
+    const paramsOf = <A>(method: string, decode: (u: unknown) => Effect.Effect<A, unknown>) =>
+    (notifications: Stream.Stream<JsonRpc.Notification>): Stream.Stream<A> =>
+      notifications.pipe(
         Stream.filter((n) => n.method === method),
         Stream.mapEffect((n) => Effect.option(decode(n.params ?? {}))),
         Stream.filterMap((o) => o)
       )
+    const logMessagesOf = paramsOf("notifications/message", decodeLogMessage)
+    const resourceUpdatesOf = paramsOf("notifications/resources/updated", decodeResourceUpdated)
 
+    // the live views end with the session, like every other stream
     const readonly = <A>(ref: SubscriptionRef.SubscriptionRef<A>) =>
-      Subscribable.make({ get: SubscriptionRef.get(ref), changes: ref.changes })
+      Subscribable.make({ get: SubscriptionRef.get(ref), changes: Stream.interruptWhen(ref.changes, session.closed) })
 
     const service: McpClient.Service = {
       session,
@@ -240,7 +287,8 @@ export const make = (
           Effect.zipRight(session.request("resources/unsubscribe", { uri })),
           Effect.asVoid
         ),
-      resourceUpdates: notificationsOf("notifications/resources/updated", decodeResourceUpdated),
+      resourceUpdates: resourceUpdatesOf(session.notifications),
+      subscribeResourceUpdates: Effect.map(session.subscribeNotifications, resourceUpdatesOf),
       listPrompts,
       getPrompt: (name, args) =>
         requireCapability("prompts", "prompts/get").pipe(
@@ -258,8 +306,10 @@ export const make = (
           Effect.tap(() => Effect.sync(() => loggingLevel = level)),
           Effect.asVoid
         ),
-      logMessages: notificationsOf("notifications/message", decodeLogMessage),
+      logMessages: logMessagesOf(session.notifications),
+      subscribeLogMessages: Effect.map(session.subscribeNotifications, logMessagesOf),
       notifications: session.notifications,
+      subscribeNotifications: session.subscribeNotifications,
       tools: readonly(toolsRef),
       resources: readonly(resourcesRef),
       prompts: readonly(promptsRef),

@@ -14,24 +14,37 @@ const parseOptions = { onExcessProperty: "preserve" } as const
  * @internal
  */
 export const decoder = <A, I>(schema: Schema.Schema<A, I>, method?: string) => {
-  const decode = fastDecode(schema)
-  return (u: unknown): Effect.Effect<A, McpError.DecodeError> => toEffect(decode(u), method ?? "message", method)
+  const check = checker(schema)
+  return (u: unknown): Effect.Effect<A, McpError.DecodeError> => toEffect(check(u), method ?? "message", method)
 }
 
 /**
+ * Checks a value against a wire schema, never throwing: a value too deeply
+ * nested to check (or to report on) is a failure like any other.
+ *
  * The wire schemas transform nothing but absent fields with defaults, so a
  * value that already is a valid `A` is returned as it came, untouched (with
  * every field it has, known or not), after a check that costs a fraction of
  * a decode; anything else takes the full decode and its error report.
+ *
+ * @internal
  */
-const fastDecode = <A, I>(schema: Schema.Schema<A, I>) => {
+export const checker = <A, I>(schema: Schema.Schema<A, I>) => {
   const is = Schema.is(schema)
   const decode = ParseResult.decodeUnknownEither(schema, parseOptions)
-  return (u: unknown): Either.Either<A, ParseResult.ParseIssue> => is(u) ? Either.right(u) : decode(u)
+  return (u: unknown): Either.Either<A, string> => {
+    try {
+      if (is(u)) return Either.right(u)
+      const result = decode(u)
+      return result._tag === "Right" ? Either.right(result.right) : Either.left(ParseResult.TreeFormatter.formatIssueSync(result.left))
+    } catch (e) {
+      return Either.left(`the value could not be checked (${e instanceof Error ? e.message : String(e)})`)
+    }
+  }
 }
 
 const toEffect = <A>(
-  result: Either.Either<A, ParseResult.ParseIssue>,
+  result: Either.Either<A, string>,
   context: string,
   method: string | undefined
 ): Effect.Effect<A, McpError.DecodeError> =>
@@ -40,7 +53,7 @@ const toEffect = <A>(
     Effect.fail(
       new McpError.DecodeError({
         reason: "Schema",
-        message: `${context}: ${ParseResult.TreeFormatter.formatIssueSync(result.left)}`,
+        message: `${context}: ${result.left}`,
         ...(method !== undefined ? { method } : {})
       })
     )
@@ -51,14 +64,14 @@ const toEffect = <A>(
  * @internal
  */
 export const decodeResult = <A, I>(schema: Schema.Schema<A, I>) => {
-  const decode = fastDecode(schema)
+  const check = checker(schema)
   return (
     session: ClientSession.Service,
     method: string,
     params?: Record<string, unknown>,
     options?: ClientSession.RequestOptions
   ): Effect.Effect<A, McpError.McpClientError> =>
-    Effect.flatMap(session.request(method, params, options), (raw) => toEffect(decode(raw), `invalid ${method} result`, method))
+    Effect.flatMap(session.request(method, params, options), (raw) => toEffect(check(raw), `invalid ${method} result`, method))
 }
 
 const maxPages = 10_000

@@ -3,10 +3,13 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
+import * as ScheduleDecision from "effect/ScheduleDecision"
+import * as ScheduleIntervals from "effect/ScheduleIntervals"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as McpError from "../McpError.js"
 import type { Connection, ReconnectOptions } from "../McpTransport.js"
+import { ConnectionObserver } from "../McpTransport.js"
 
 /** @internal */
 export type AnySchedule = Schedule.Schedule<unknown, unknown>
@@ -19,34 +22,69 @@ export const defaultSchedule: AnySchedule = Schedule.exponential("100 millis", 2
 )
 
 /** @internal */
+export const defaultFirstConnect: AnySchedule = Schedule.exponential("100 millis", 2).pipe(
+  Schedule.intersect(Schedule.recurs(3))
+)
+
+/**
+ * Two phases: until the consumer has established a connection (the session
+ * initialized one; without an observer, a connect succeeded) failures are
+ * retried on the short `firstConnect` budget; after that on the full
+ * `schedule`, which a healthy connection resets.
+ *
+ * @internal
+ */
 export const fromConnect = (
   connect: Effect.Effect<Connection, McpError.TransportError, Scope.Scope>,
   options?: ReconnectOptions
 ): Stream.Stream<Connection, McpError.TransportError> =>
   Stream.unwrapScoped(Effect.gen(function*() {
-    const driver = yield* Schedule.driver(options?.schedule ?? defaultSchedule)
+    const observer = yield* Effect.serviceOption(ConnectionObserver)
     const healthyAfter = options?.healthyAfterMillis ?? 10_000
     let first = true
+    let connectedOnce = false
+    let established = false
     let attempts = 0
     let connectedAt: number | undefined
     let lastError: McpError.TransportError | undefined
+
+    // the delay of each decision is reported before the driver sleeps on it
+    const observed = (schedule: AnySchedule) =>
+      Option.isNone(observer) ? schedule : Schedule.onDecision(schedule, (_, decision) =>
+        ScheduleDecision.isDone(decision) ? Effect.void : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          observer.value.retrying({
+            attempt: attempts + 1,
+            delay: Duration.millis(Math.max(0, ScheduleIntervals.start(decision.intervals) - now)),
+            lastFailure: lastError
+          })))
+    const firstDriver = yield* Schedule.driver(observed(options?.firstConnect ?? defaultFirstConnect))
+    const driver = yield* Schedule.driver(observed(options?.schedule ?? defaultSchedule))
+
+    const isEstablished = Option.isNone(observer) ? Effect.sync(() => connectedOnce) : observer.value.established
 
     const tick: Effect.Effect<void, Option.Option<McpError.TransportError>> = Effect.suspend(() => {
       if (first) {
         first = false
         return Effect.void
       }
-      return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      return Effect.flatMap(Effect.zip(isEstablished, Clock.currentTimeMillis), ([nowEstablished, now]) => {
         const healthy = connectedAt !== undefined && now - connectedAt >= healthyAfter
         connectedAt = undefined
-        return (healthy ? Effect.zipRight(driver.reset, Effect.sync(() => attempts = 0)) : Effect.void).pipe(
-          Effect.zipRight(driver.next(lastError)),
+        // a new phase starts its count afresh
+        if (nowEstablished && !established) {
+          established = true
+          attempts = 0
+        }
+        const reset = healthy && established ? Effect.zipRight(driver.reset, Effect.sync(() => attempts = 0)) : Effect.void
+        return reset.pipe(
+          Effect.zipRight((established ? driver : firstDriver).next(lastError)),
           Effect.zipRight(Effect.sync(() => attempts++)),
           Effect.mapError(() =>
             Option.some(
               new McpError.TransportError({
                 reason: "Exhausted",
                 message: `gave up after ${attempts + 1} connection attempts` +
+                  (established ? "" : " (no connection has worked yet)") +
                   (lastError ? `: ${lastError.message}` : ": every connection ended before it was usable"),
                 ...(lastError ? { cause: lastError } : {})
               })
@@ -60,6 +98,7 @@ export const fromConnect = (
       Effect.tap(connect, () =>
         Effect.map(Clock.currentTimeMillis, (now) => {
           connectedAt = now
+          connectedOnce = true
           lastError = undefined
         }))
     ).pipe(

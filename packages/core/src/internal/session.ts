@@ -9,7 +9,6 @@ import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Queue from "effect/Queue"
-import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Subscribable from "effect/Subscribable"
@@ -18,9 +17,10 @@ import type * as ClientSession from "../ClientSession.js"
 import * as JsonRpc from "../JsonRpc.js"
 import * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
-import { McpTransport } from "../McpTransport.js"
+import { ConnectionObserver, McpTransport } from "../McpTransport.js"
+import type { Connection, ConnectionError, Retry } from "../McpTransport.js"
+import { checker } from "./decode.js"
 import { expiredKind, makeSweeper, type Timed } from "./timeouts.js"
-import type { Connection, ConnectionError } from "../McpTransport.js"
 
 /** @internal */
 export const replayableMethods: ReadonlySet<string> = new Set([
@@ -70,6 +70,8 @@ interface Pending extends Timed {
   readonly onProgress: ((p: McpSchema.ProgressNotificationParams) => void) | undefined
   readonly resetOnProgress: boolean
   sentOn: Live | undefined
+  /** The fiber sending the request, while it may still be running: interrupted once the outcome is known. */
+  sender: Fiber.RuntimeFiber<void> | undefined
   awaitingResend: boolean
   /** The outcome, once known; `resume` hands it to the waiting fiber. */
   outcome: Outcome | undefined
@@ -80,11 +82,27 @@ interface Pending extends Timed {
 const toMillis = (t: ClientSession.Timeout | undefined): number | undefined =>
   t === undefined || t === "none" ? undefined : Duration.toMillis(Duration.decode(t))
 
-const decodeInitializeResult = Schema.decodeUnknownEither(McpSchema.InitializeResult, {
-  onExcessProperty: "preserve"
-})
+const decodeInitializeResult = checker(McpSchema.InitializeResult)
 
-const progressParams = Schema.decodeUnknownEither(McpSchema.ProgressNotificationParams)
+const progressParams = checker(McpSchema.ProgressNotificationParams)
+
+/** Runs a callback of the app on the inbound path, where nothing may throw: a throw is logged. */
+const guarded = <A>(what: string, f: () => A): A | Effect.Effect<void> => {
+  try {
+    return f()
+  } catch (e) {
+    return Effect.logError(`mcp: ${what} threw`, Cause.die(e))
+  }
+}
+
+const guardedVoid = (what: string, f: () => void): Effect.Effect<void> | undefined => {
+  try {
+    f()
+    return undefined
+  } catch (e) {
+    return Effect.logError(`mcp: ${what} threw`, Cause.die(e))
+  }
+}
 
 /** @internal */
 export const make = (
@@ -94,7 +112,9 @@ export const make = (
     const transport = yield* McpTransport
     const scope = yield* Effect.scope
     const clock = yield* Effect.clock
-    const handlers = options.handlers ?? {}
+    const handlers = new Map(Object.entries(options.handlers ?? {}))
+    const notificationCapacity = options.notificationCapacity ?? 1024
+    const inboundCapacity = options.inboundCapacity ?? 4096
     const offeredVersion = options.protocolVersion ?? McpSchema.LATEST_PROTOCOL_VERSION
     const defaultIdle = toMillis(options.requestTimeout ?? Duration.seconds(60))
     const defaultTotal = toMillis(options.maxTotalTimeout ?? "none")
@@ -108,10 +128,24 @@ export const make = (
     let gate = Deferred.unsafeMake<Live, McpError.McpClientError>(FiberId.none)
     let initialized: ClientSession.Initialized | undefined
     let openedFor: Live | undefined
+    let everInitialized = false
+    let dropped = 0
+    let backlog = 0
+    /** Why the last connection ended, or its initialize failed: the transport alone cannot know it. */
+    let lastFailure: McpError.McpClientError | undefined
 
     const state = yield* SubscriptionRef.make<ClientSession.ConnectionState>({ _tag: "Connecting", generation: 1 })
-    const notifications = yield* PubSub.unbounded<JsonRpc.Notification>()
+    const notifications = yield* PubSub.sliding<JsonRpc.Notification>(notificationCapacity)
     const malformed = yield* PubSub.sliding<McpError.DecodeError>(64)
+    const closed = yield* Deferred.make<McpError.McpClientError>()
+
+    /** Publishes to a sliding PubSub, counting what a full subscriber loses. */
+    const publishNotification = (notification: JsonRpc.Notification) =>
+      Effect.suspend(() => {
+        const size = notifications.unsafeSize()
+        if (size._tag === "Some" && size.value >= notificationCapacity) dropped++
+        return PubSub.publish(notifications, notification)
+      })
 
     // ---- completing requests ----------------------------------------------------------
 
@@ -126,6 +160,17 @@ export const make = (
       pending.delete(entry.id)
       timeouts.unwatch(entry)
     }
+
+    /** Sends in a fiber of its own, so an outcome (a timeout) is seen while a send is still blocked. */
+    const startSending = (entry: Pending, send: Effect.Effect<void, McpError.McpClientError>) =>
+      Effect.map(
+        Effect.fork(
+          Effect.interruptible(Effect.catchAll(send, (error) => Effect.sync(() => settle(entry, Exit.fail(error)))))
+        ),
+        (fiber) => {
+          entry.sender = fiber
+        }
+      )
 
     const timeouts = yield* makeSweeper<Pending>(clock, (entry) => {
       const kind = expiredKind(entry)
@@ -196,7 +241,8 @@ export const make = (
       requestOptions: ClientSession.RequestOptions | undefined,
       pinned?: Live
     ): Effect.Effect<unknown, McpError.McpClientError> =>
-      Effect.suspend(() => {
+      // registering the entry and its cleanup is one step no interrupt can split
+      Effect.uninterruptibleMask((restore) => {
         const id = nextId++
         const resetOnProgress = requestOptions?.resetTimeoutOnProgress ?? progressMethods.has(method)
         const wantsProgress = resetOnProgress || requestOptions?.onProgress !== undefined
@@ -214,6 +260,7 @@ export const make = (
           onProgress: requestOptions?.onProgress,
           resetOnProgress,
           sentOn: undefined,
+          sender: undefined,
           awaitingResend: false,
           outcome: undefined,
           resume: undefined,
@@ -227,19 +274,25 @@ export const make = (
         }
         pending.set(id, entry)
         if (entry.idleMillis !== undefined || entry.totalMillis !== undefined) timeouts.watch(entry)
-
-        return Effect.zipRight(pinned ? sendEntry(entry, pinned) : dispatch(entry), awaitOutcome(entry)).pipe(
-          Effect.onExit((exit) => {
-            forget(entry)
-            if (entry.timedOut) return cancelOnServer(entry, "timeout")
-            if (entry.outcome === undefined && Exit.isInterrupted(exit)) {
-              entry.outcome = exit
-              return cancelOnServer(entry, "cancelled by the client")
-            }
-            return Effect.void
-          })
+        return startSending(entry, pinned ? sendEntry(entry, pinned) : dispatch(entry)).pipe(
+          Effect.zipRight(restore(awaitOutcome(entry))),
+          Effect.onExit((exit) => finish(entry, exit))
         )
       })
+
+    const finish = (entry: Pending, exit: Exit.Exit<unknown, McpError.McpClientError>) => {
+      forget(entry)
+      // a send still blocked (an HTTP POST waiting for headers) is of no use once the outcome is known
+      const sender = entry.sender
+      entry.sender = undefined
+      if (sender !== undefined && sender.unsafePoll() === null) sender.unsafeInterruptAsFork(FiberId.none)
+      if (entry.timedOut) return cancelOnServer(entry, "timeout")
+      if (entry.outcome === undefined && Exit.isInterrupted(exit)) {
+        entry.outcome = exit
+        return cancelOnServer(entry, "cancelled by the client")
+      }
+      return Effect.void
+    }
 
     // ---- receiving --------------------------------------------------------------------
 
@@ -247,8 +300,8 @@ export const make = (
 
     const onServerRequest = (live: Live, request: JsonRpc.Request): Effect.Effect<void> => {
       if (request.method === "ping") return answer(live, JsonRpc.success(request.id, {}))
-      const handler = handlers[request.method]
-      if (!handler) {
+      const handler = handlers.get(request.method)
+      if (handler === undefined) {
         return answer(
           live,
           JsonRpc.failure(request.id, {
@@ -257,7 +310,7 @@ export const make = (
           })
         )
       }
-      const run = handler(request.params ?? {}, { requestId: request.id }).pipe(
+      const run = Effect.suspend(() => handler(request.params ?? {}, { requestId: request.id })).pipe(
         Effect.matchCauseEffect({
           onSuccess: (result) => answer(live, JsonRpc.success(request.id, result)),
           onFailure: (cause) => {
@@ -290,9 +343,9 @@ export const make = (
           // a request's progress token is its id
           const entry = pending.get(decoded.right.progressToken)
           if (!entry || entry.progressToken === undefined) return undefined
-          entry.onProgress?.(decoded.right)
           if (entry.resetOnProgress) entry.lastActivity = clock.unsafeCurrentTimeMillis()
-          return undefined
+          const onProgress = entry.onProgress
+          return onProgress === undefined ? undefined : guardedVoid("a progress callback", () => onProgress(decoded.right))
         }
         case "notifications/cancelled": {
           const requestId = notification.params?.requestId as JsonRpc.RequestId | undefined
@@ -300,8 +353,9 @@ export const make = (
           return fiber ? Fiber.interruptFork(fiber) : undefined
         }
         default: {
-          const publish = Effect.asVoid(PubSub.publish(notifications, notification))
-          const first = options.onNotification?.(notification)
+          const publish = publishNotification(notification)
+          const onNotification = options.onNotification
+          const first = onNotification === undefined ? undefined : guarded("onNotification", () => onNotification(notification))
           return first === undefined ? publish : Effect.zipRight(first, publish)
         }
       }
@@ -350,13 +404,15 @@ export const make = (
      * settle in the transport's callback; what needs an effect (server
      * requests, published notifications) goes, in order, to a worker, and
      * while the worker is behind everything queues behind it to keep order.
+     * The queue holds at most `inboundCapacity` notifications: past it they
+     * are dropped and counted (a callback cannot wait); responses and server
+     * requests are always kept.
      */
     const read = (live: Live): Effect.Effect<void, ConnectionError> => {
       const push = live.connection.push
       if (push === undefined) return Stream.runForEachChunk(live.connection.incoming, onChunk(live))
       return Effect.gen(function*() {
         const work = yield* Queue.unbounded<Effect.Effect<void>>()
-        let backlog = 0
         const enqueue = (effect: Effect.Effect<void>) => {
           backlog++
           work.unsafeOffer(effect)
@@ -368,11 +424,13 @@ export const make = (
         )
         const exit = yield* Effect.exit(push((messages) => {
           for (const incoming of messages) {
-            if (backlog > 0) {
-              enqueue(Effect.suspend(() => onIncoming(live, incoming) ?? Effect.void))
-            } else {
+            if (backlog === 0) {
               const effect = onIncoming(live, incoming)
               if (effect !== undefined) enqueue(effect)
+            } else if (backlog >= inboundCapacity && isDroppable(incoming)) {
+              dropped++
+            } else {
+              enqueue(Effect.suspend(() => onIncoming(live, incoming) ?? Effect.void))
             }
           }
         }))
@@ -381,9 +439,14 @@ export const make = (
         enqueue(Deferred.succeed(drained, undefined))
         yield* Deferred.await(drained)
         yield* Fiber.interrupt(worker)
+        backlog = 0
         return yield* exit
-      })
+      }).pipe(Effect.onInterrupt(() => Effect.sync(() => backlog = 0)))
     }
+
+    /** Notifications and stray malformed input may be dropped; what settles or answers a request may not. */
+    const isDroppable = (incoming: JsonRpc.Incoming) =>
+      JsonRpc.isMalformed(incoming) ? incoming.id === undefined : "method" in incoming && !("id" in incoming)
 
     /** Settles responses as they come; runs the effects of a chunk in order after it. */
     const onChunk = (live: Live) => (chunk: Chunk.Chunk<JsonRpc.Incoming>): Effect.Effect<void> => {
@@ -415,7 +478,7 @@ export const make = (
               new McpError.DecodeError({
                 reason: "Schema",
                 method: "initialize",
-                message: `invalid initialize result: ${decoded.left.message}`
+                message: `invalid initialize result: ${decoded.left}`
               })
             )
           }
@@ -445,8 +508,10 @@ export const make = (
       error._tag === "ProtocolError" || error._tag === "DecodeError" || error._tag === "Unauthorized" ||
       error._tag === "InsufficientScope"
 
-    const connectionLost = (live: Live, reason: string) =>
+    const connectionLost = (live: Live, failure: McpError.McpClientError) =>
       Effect.suspend(() => {
+        const reason = failure.message
+        lastFailure = failure
         live.alive = false
         if (openedFor === live) gate = Deferred.unsafeMake(FiberId.none)
         for (const entry of pending.values()) {
@@ -473,7 +538,14 @@ export const make = (
         serverRequests.clear()
         return Effect.zipRight(
           Effect.forEach(orphans, Fiber.interruptFork, { discard: true }),
-          SubscriptionRef.set(state, { _tag: "Reconnecting", generation: live.generation + 1, reason })
+          SubscriptionRef.set(state, {
+            _tag: "Reconnecting",
+            generation: live.generation + 1,
+            reason,
+            lastFailure: failure,
+            attempt: 0,
+            nextDelay: undefined
+          })
         )
       })
 
@@ -482,7 +554,7 @@ export const make = (
         [...pending.values()].filter((entry) => entry.awaitingResend && entry.outcome === undefined),
         (entry) => {
           entry.awaitingResend = false
-          return sendEntry(entry, live)
+          return startSending(entry, sendEntry(entry, live))
         },
         { discard: true }
       )
@@ -507,43 +579,72 @@ export const make = (
         )
         if (initResult._tag === "Left") {
           yield* Fiber.interrupt(reader)
-          lastFailure = initResult.left.message
-          yield* connectionLost(live, initResult.left.message)
+          yield* connectionLost(live, initResult.left)
           if (isFatal(initResult.left)) return yield* Effect.fail(initResult.left)
           yield* Effect.logWarning("mcp: initialize failed, trying a new connection", initResult.left.message)
           return
         }
         initialized = initResult.right
+        everInitialized = true
         yield* resendAwaiting(live)
         openedFor = live
         Deferred.unsafeDone(gate, Exit.succeed(live))
         yield* SubscriptionRef.set(state, { _tag: "Ready", initialized: initResult.right })
         if (options.onInitialized) yield* Effect.forkIn(options.onInitialized(initResult.right), scope)
         const end = yield* Fiber.await(reader)
-        const reason = Exit.isSuccess(end) ?
-          "the server closed the connection" :
-          Option.match(Cause.failureOption(end.cause), {
-            onNone: () => "the connection broke",
-            onSome: (e) => e.message
-          })
-        lastFailure = reason
-        yield* connectionLost(live, reason)
+        yield* connectionLost(
+          live,
+          Exit.isSuccess(end) ?
+            new McpError.TransportError({ reason: "Closed", message: "the server closed the connection" }) :
+            Option.getOrElse(
+              Cause.failureOption(end.cause),
+              () => new McpError.TransportError({ reason: "Read", message: "the connection broke", cause: Cause.squash(end.cause) })
+            )
+        )
       })
 
-    /** Why the last connection failed: the transport alone cannot know it. */
-    let lastFailure: string | undefined
     const close = (reported: McpError.McpClientError) =>
       Effect.suspend(() => {
-        const error = reported._tag === "TransportError" && reported.reason === "Exhausted" && lastFailure ?
-          new McpError.TransportError({ ...reported, message: `${reported.message} (last failure: ${lastFailure})` }) :
+        if (closedWith) return Effect.void
+        // the transport's own error names the last failed connect; a connection that died after it was handed
+        // over is known only here
+        const error = reported._tag === "TransportError" && reported.reason === "Exhausted" &&
+            reported.cause === undefined && lastFailure ?
+          new McpError.TransportError({
+            ...reported,
+            message: `${reported.message} (last failure: ${lastFailure.message})`,
+            cause: lastFailure
+          }) :
           reported
         closedWith = error
         Deferred.unsafeDone(gate, Exit.fail(error))
         for (const entry of pending.values()) settle(entry, Exit.fail(error))
-        return SubscriptionRef.set(state, { _tag: "Closed", error })
+        return SubscriptionRef.set(state, { _tag: "Closed", error }).pipe(
+          Effect.zipRight(Deferred.succeed(closed, error)),
+          // every public stream ends with the session
+          Effect.zipRight(PubSub.shutdown(notifications)),
+          Effect.zipRight(PubSub.shutdown(malformed))
+        )
       })
 
+    const observer: ConnectionObserver["Type"] = {
+      established: Effect.sync(() => everInitialized),
+      retrying: (retry: Retry) =>
+        Effect.suspend(() => {
+          const failure = retry.lastFailure ?? lastFailure
+          return SubscriptionRef.set(state, {
+            _tag: "Reconnecting",
+            generation: generation + 1,
+            reason: failure?.message ?? "the connection ended",
+            lastFailure: failure,
+            attempt: retry.attempt,
+            nextDelay: retry.delay
+          })
+        })
+    }
+
     yield* transport.connections.pipe(
+      Stream.provideService(ConnectionObserver, observer),
       Stream.runForEach(runConnection),
       Effect.matchCauseEffect({
         onSuccess: () =>
@@ -560,6 +661,10 @@ export const make = (
       close(new McpError.TransportError({ reason: "Closed", message: "the session was closed" }))
     )
 
+    const subscribeNotifications = Effect.suspend(() =>
+      closedWith ? Effect.succeed(Stream.empty) : Stream.fromPubSub(notifications, { scoped: true })
+    )
+
     const service: ClientSession.Service = {
       request: (method, params, requestOptions) => call(method, params, requestOptions),
       notify: (method, params) =>
@@ -569,9 +674,20 @@ export const make = (
           Effect.succeed(initialized) :
           Effect.flatMap(awaitLive, () => Effect.sync(() => initialized!))
       ),
-      state: Subscribable.make({ get: SubscriptionRef.get(state), changes: state.changes }),
-      notifications: Stream.fromPubSub(notifications),
-      malformed: Stream.fromPubSub(malformed)
+      state: Subscribable.make({
+        get: SubscriptionRef.get(state),
+        changes: Stream.takeUntil(state.changes, (s) => s._tag === "Closed")
+      }),
+      notifications: Stream.unwrapScoped(subscribeNotifications),
+      subscribeNotifications,
+      malformed: Stream.suspend(() => closedWith ? Stream.empty : Stream.fromPubSub(malformed)),
+      closed: Deferred.await(closed),
+      stats: Effect.sync(() => ({
+        droppedNotifications: dropped,
+        backlog,
+        retainedNotifications: Option.getOrElse(notifications.unsafeSize(), () => 0),
+        pending: pending.size
+      }))
     }
     return service
   })

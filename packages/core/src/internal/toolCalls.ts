@@ -130,7 +130,7 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
         yield* onAsk
         if (Option.isNone(approver)) return denied("approval needed, and no Approver is provided")
         const decision = yield* approver.value.ask(request)
-        if (decision._tag === "ApproveAlways") yield* rules.remember(server, tool.name)
+        if (decision._tag === "ApproveAlways") yield* rules.remember(request)
         return ApprovalDecision.isApproved(decision) ? undefined : denied(
           decision._tag === "Deny" && decision.reason !== undefined ? decision.reason : "denied by the approver"
         )
@@ -141,26 +141,38 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
       options: Omit<McpClient.CallToolOptions, "onProgress"> | undefined,
       emit: Emit | undefined
     ): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError> =>
-      Effect.gen(function*() {
-        const server = yield* serverName
-        let id: string | undefined
-        const record = (update: ToolCallLog.Update) =>
-          Option.isSome(log) && id !== undefined ? log.value.update(id, update) : Effect.void
-        const begin = (status: "AwaitingApproval" | "Running" | "Denied") =>
-          Option.isNone(log) ? Effect.void : Effect.gen(function*() {
-            if (id !== undefined) return yield* record({ status })
-            id = yield* log.value.start({ server, tool: params.name, arguments: params.arguments, status })
-          })
+      // each run of the effect is a call of its own, with a record of its own
+      Effect.suspend(() => runOnce(params, options, emit))
 
-        const denial = yield* authorize(server, params, begin("AwaitingApproval")).pipe(
-          Effect.onInterrupt(() => record({ status: "Cancelled" }))
+    const runOnce = (
+      params: McpSchema.CallToolRequestParams,
+      options: Omit<McpClient.CallToolOptions, "onProgress"> | undefined,
+      emit: Emit | undefined
+    ): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError> => {
+      // the record's id once it exists; its final status is set by the `onExit` below, whatever ends the call
+      let id: string | undefined
+      const record = (update: ToolCallLog.Update) =>
+        Option.isSome(log) && id !== undefined ? log.value.update(id, update) : Effect.void
+      const begin = (server: string, status: "AwaitingApproval" | "Running" | "Denied") =>
+        Option.isNone(log) ? Effect.void : id !== undefined ? record({ status }) : log.value.start({
+          server,
+          tool: params.name,
+          arguments: params.arguments,
+          status
+        }).pipe(
+          Effect.tap((started) => Effect.sync(() => id = started)),
+          Effect.asVoid,
+          Effect.uninterruptible
         )
+
+      return Effect.gen(function*() {
+        const server = yield* serverName
+        const denial = yield* authorize(server, params, begin(server, "AwaitingApproval"))
         if (denial !== undefined) {
-          yield* begin("Denied")
-          yield* record({ error: errorInfo(denial) })
+          yield* begin(server, "Denied")
           return yield* denial
         }
-        yield* begin("Running")
+        yield* begin(server, "Running")
 
         const execute = Option.isNone(log) && emit === undefined ?
           ctx.call(params, options) :
@@ -201,16 +213,16 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
             )
           })
 
-        return yield* execute.pipe(
-          Effect.flatMap(validated(params.name)),
-          Effect.onExit((exit) =>
-            Exit.match(exit, {
-              onSuccess: (result) => record({ status: result.isError === true ? "Failed" : "Completed", result }),
-              onFailure: (cause) => record(outcomeOf(cause))
-            })
-          )
+        return yield* Effect.flatMap(execute, validated(params.name))
+      }).pipe(
+        Effect.onExit((exit) =>
+          Exit.match(exit, {
+            onSuccess: (result) => record({ status: result.isError === true ? "Failed" : "Completed", result }),
+            onFailure: (cause) => record(outcomeOf(cause))
+          })
         )
-      })
+      )
+    }
 
     return {
       callTool: (params, options) => {

@@ -79,7 +79,15 @@ export const make = (
           Layer.provide(Layer.succeedContext(oauthContext)),
           Layer.provide(watched)
         )
-        const context = yield* Layer.build(stack)
+        const context = yield* Layer.build(stack).pipe(
+          Effect.mapError((error) =>
+            new TransportUnavailable({
+              server: config.name,
+              transport: transport._tag === "Http" ? "http" : "sse",
+              reason: error.message
+            })
+          )
+        )
         return {
           context: context as Context.Context<McpTransport.McpTransport>,
           sessionId: Effect.sync(() => sessionId)

@@ -1,83 +1,73 @@
 /**
- * Classifies the host of a URL (as normalised by WHATWG `URL`) without any
- * DNS lookup: literal IPv4 and IPv6 addresses by range, and names that
- * always mean "this machine" or "this network".
+ * Classifies a host without DNS: IP literals by the IANA special-purpose
+ * registries (the ranges of `ipaddr.js`), and names that always mean "this
+ * machine" or "this network".
  *
  * @internal
  */
+import ipaddr from "ipaddr.js"
+
+/** @internal */
 export type HostClass = "public" | "loopback" | "private" | "link-local" | "unspecified" | "reserved"
 
-const ipv4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/
-
-const parseIpv4 = (host: string): ReadonlyArray<number> | undefined => {
-  const match = ipv4.exec(host)
-  if (match === null) return undefined
-  const parts = match.slice(1).map(Number)
-  return parts.every((p) => p <= 255) ? parts : undefined
+/** `ipaddr.js` IPv4 range names; anything not listed here (multicast, broadcast, reserved, as112, amt, ...) is reserved. */
+const ipv4Classes: Readonly<Record<string, HostClass>> = {
+  unicast: "public",
+  unspecified: "unspecified",
+  loopback: "loopback",
+  private: "private",
+  carrierGradeNat: "private",
+  linkLocal: "link-local"
 }
 
-const classifyIpv4 = ([a, b]: ReadonlyArray<number>): HostClass => {
-  if (a === 0) return "unspecified"
-  if (a === 127) return "loopback"
-  if (a === 10) return "private"
-  if (a === 172 && b! >= 16 && b! <= 31) return "private"
-  if (a === 192 && b === 168) return "private"
-  if (a === 100 && b! >= 64 && b! <= 127) return "private" // carrier-grade NAT
-  if (a === 169 && b === 254) return "link-local"
-  if (a === 192 && b === 0) return "reserved" // 192.0.0.0/24 and 192.0.2.0/24
-  if (a === 198 && (b === 18 || b === 19)) return "reserved" // benchmarking
-  if (a! >= 224) return "reserved" // multicast, reserved, broadcast
-  return "public"
+/** IPv6 range names with a class of their own; the rest (multicast, documentation, ORCHID, teredo, ...) is reserved. */
+const ipv6Classes: Readonly<Record<string, HostClass>> = {
+  unspecified: "unspecified",
+  loopback: "loopback",
+  uniqueLocal: "private",
+  deprecatedSiteLocal: "private",
+  linkLocal: "link-local"
 }
 
-/** Eight 16-bit groups of an IPv6 address, or undefined when it is not one. */
-const parseIpv6 = (host: string): ReadonlyArray<number> | undefined => {
-  if (!host.includes(":")) return undefined
-  const halves = host.split("::")
-  if (halves.length > 2) return undefined
-  const groups = (part: string): Array<number> | undefined => {
-    if (part === "") return []
-    const out: Array<number> = []
-    for (const piece of part.split(":")) {
-      const v4 = parseIpv4(piece)
-      if (v4 !== undefined) {
-        out.push((v4[0]! << 8) | v4[1]!, (v4[2]! << 8) | v4[3]!)
-        continue
-      }
-      if (!/^[0-9a-f]{1,4}$/i.test(piece)) return undefined
-      out.push(parseInt(piece, 16))
-    }
-    return out
+const classifyIpv4 = (address: ipaddr.IPv4): HostClass => ipv4Classes[address.range()] ?? "reserved"
+
+const ipv4At = (parts: ReadonlyArray<number>, index: number): ipaddr.IPv4 =>
+  new ipaddr.IPv4([parts[index]! >> 8, parts[index]! & 0xff, parts[index + 1]! >> 8, parts[index + 1]! & 0xff])
+
+const classifyIpv6 = (address: ipaddr.IPv6): HostClass => {
+  const range: string = address.range()
+  const parts = address.parts
+  switch (range) {
+    // translation and tunnelling forms carry an IPv4 address: it decides
+    case "ipv4Mapped":
+    case "rfc6145":
+      return classifyIpv4(ipv4At(parts, 6))
+    case "rfc6052":
+      // the well-known NAT64 prefix 64:ff9b::/96; the local-use 64:ff9b:1::/48 is reserved
+      return parts[1] === 0xff9b && parts.slice(2, 6).every((p) => p === 0) ? classifyIpv4(ipv4At(parts, 6)) : "reserved"
+    case "6to4":
+      return classifyIpv4(ipv4At(parts, 1))
+    case "unicast":
+      // the deprecated IPv4-compatible form ::a.b.c.d
+      if (parts.slice(0, 6).every((p) => p === 0)) return classifyIpv4(ipv4At(parts, 6))
+      // only 2000::/3 is allocated for global unicast; the rest of the space is reserved by IANA
+      return (parts[0]! & 0xe000) === 0x2000 ? "public" : "reserved"
+    default:
+      return ipv6Classes[range] ?? "reserved"
   }
-  const head = groups(halves[0]!)
-  const tail = halves.length === 2 ? groups(halves[1]!) : []
-  if (head === undefined || tail === undefined) return undefined
-  const missing = 8 - head.length - tail.length
-  if (halves.length === 1 ? missing !== 0 : missing < 1) return undefined
-  return [...head, ...Array<number>(halves.length === 2 ? missing : 0).fill(0), ...tail]
 }
 
-const embeddedIpv4 = (g: ReadonlyArray<number>): ReadonlyArray<number> => [
-  g[6]! >> 8,
-  g[6]! & 0xff,
-  g[7]! >> 8,
-  g[7]! & 0xff
-]
-
-const classifyIpv6 = (g: ReadonlyArray<number>): HostClass => {
-  const zeroUntil = (n: number) => g.slice(0, n).every((x) => x === 0)
-  if (zeroUntil(8)) return "unspecified"
-  if (zeroUntil(7) && g[7] === 1) return "loopback"
-  // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d)
-  if (zeroUntil(5) && (g[5] === 0xffff || g[5] === 0)) return classifyIpv4(embeddedIpv4(g))
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return classifyIpv4(embeddedIpv4(g))
-  if (g[0] === 0x2002) return classifyIpv4([g[1]! >> 8, g[1]! & 0xff, g[2]! >> 8, g[2]! & 0xff]) // 6to4
-  if ((g[0]! & 0xfe00) === 0xfc00) return "private" // unique local fc00::/7
-  if ((g[0]! & 0xffc0) === 0xfe80) return "link-local"
-  if ((g[0]! & 0xffc0) === 0xfec0) return "private" // deprecated site-local
-  if ((g[0]! & 0xff00) === 0xff00) return "reserved" // multicast
-  if (g[0] === 0x2001 && g[1] === 0xdb8) return "reserved" // documentation
-  return "public"
+/**
+ * Classifies an IP address (dotted quad, or IPv6 with or without brackets
+ * and zone); `undefined` when the string is not an IP address.
+ *
+ * @internal
+ */
+export const classifyAddress = (text: string): HostClass | undefined => {
+  const host = text.replace(/^\[(.*)\]$/, "$1")
+  if (ipaddr.IPv4.isValidFourPartDecimal(host)) return classifyIpv4(ipaddr.IPv4.parse(host))
+  if (host.includes(":") && ipaddr.IPv6.isValid(host)) return classifyIpv6(ipaddr.IPv6.parse(host))
+  return undefined
 }
 
 const privateSuffixes = [".local", ".internal", ".lan", ".home.arpa", ".localdomain", ".intranet", ".corp"]
@@ -89,13 +79,14 @@ const privateSuffixes = [".local", ".internal", ".lan", ".home.arpa", ".localdom
  * @internal
  */
 export const classifyHost = (hostname: string): HostClass => {
-  const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "")
-  const v4 = parseIpv4(host)
-  if (v4 !== undefined) return classifyIpv4(v4)
-  const v6 = parseIpv6(host.replace(/%.*$/, ""))
-  if (v6 !== undefined) return classifyIpv6(v6)
+  const host = hostname.toLowerCase().replace(/\.$/, "")
+  const literal = classifyAddress(host)
+  if (literal !== undefined) return literal
   if (host === "localhost" || host.endsWith(".localhost")) return "loopback"
   if (!host.includes(".")) return "private" // single-label names resolve through local search domains
   if (privateSuffixes.some((suffix) => host.endsWith(suffix))) return "private"
   return "public"
 }
+
+/** @internal whether a `URL#hostname` is an IP literal (nothing to resolve) */
+export const isIpLiteral = (hostname: string): boolean => classifyAddress(hostname) !== undefined

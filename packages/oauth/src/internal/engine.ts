@@ -1,14 +1,16 @@
 /**
  * The OAuth client behind the transport's auth hook, common to every grant:
- * discovery on the first challenge, tokens from the `TokenStore` keyed by
- * (resource, issuer), proactive refresh before expiry, silent refresh on
+ * discovery before the first request (stored tokens go out at once) and on
+ * a challenge, tokens from the `TokenStore` keyed by (resource, issuer),
+ * proactive refresh before expiry, silent refresh on
  * `401`, step-up on `403 insufficient_scope`, and single flight for
  * discovery, refresh and new grants so parallel requests never spend a
  * rotating refresh token twice or start two authorizations.
  *
  * @internal
  */
-import { McpError, SingleFlight } from "@mcp-effect/core"
+import { McpError } from "@mcp-effect/core"
+import * as SingleFlight from "./singleFlight.js"
 import type { HttpAuth } from "@mcp-effect/transport-http"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -17,7 +19,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Discovery from "../Discovery.js"
-import { OAuthError, toUnauthorized } from "../OAuthError.js"
+import { OAuthError, toMcpError } from "../OAuthError.js"
 import * as Scopes from "../Scopes.js"
 import type * as TokenStore from "../TokenStore.js"
 import type * as UrlPolicy from "../UrlPolicy.js"
@@ -200,18 +202,31 @@ export const make = (
       )
     })
 
+  /**
+   * Before the first request of the process: discovery through the well-known locations, so tokens stored by an
+   * earlier run go out with it (no `401` round trip). Tried once; a failure leaves discovery to the first challenge.
+   */
+  let prefetched = false
+  const prefetch: Effect.Effect<Option.Option<Flow>> = Effect.suspend(() => {
+    if (known !== undefined) return Effect.succeed(Option.some(flowOf(known.discovered)))
+    if (prefetched) return Effect.succeed(Option.none())
+    prefetched = true
+    return Effect.option(discover(undefined))
+  })
+
   const headers = (request: HttpAuth.RequestInfo) =>
     Effect.gen(function*() {
       if (serverUrl === undefined) serverUrl = request.url
-      if (known === undefined) {
+      const flow = yield* prefetch
+      if (Option.isNone(flow)) {
         yield* FiberRef.set(sent, undefined)
         return {}
       }
-      const tokens = yield* current(flowOf(known.discovered))
+      const tokens = yield* current(flow.value)
       const token = Option.getOrUndefined(tokens)
       yield* FiberRef.set(sent, token === undefined ? undefined : Redacted.value(token.accessToken))
       return token === undefined ? {} : { authorization: `Bearer ${Redacted.value(token.accessToken)}` }
-    }).pipe(Effect.mapError(toUnauthorized))
+    }).pipe(Effect.mapError(toMcpError))
 
   const onUnauthorized = (flow: Flow): Effect.Effect<HttpAuth.Decision, OAuthError> =>
     Effect.gen(function*() {
@@ -273,7 +288,7 @@ export const make = (
       if (info.status === 403) return yield* onInsufficientScope(flow, info.wwwAuthenticate)
       if (params.scope !== undefined) challengeScope = params.scope
       return yield* onUnauthorized(flow)
-    }).pipe(Effect.catchTag("OAuthError", (error) => Effect.fail(toUnauthorized(error))))
+    }).pipe(Effect.catchTag("OAuthError", (error) => Effect.fail(toMcpError(error))))
 
   const flow = discover(undefined)
 

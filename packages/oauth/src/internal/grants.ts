@@ -15,6 +15,7 @@ import * as UrlPolicy from "../UrlPolicy.js"
 import * as Calls from "./calls.js"
 import type * as Http from "./http.js"
 import type * as Identity from "./identity.js"
+import * as Wire from "./wire.js"
 
 /** @internal */
 export const tokenExchangeGrant = "urn:ietf:params:oauth:grant-type:token-exchange"
@@ -27,7 +28,7 @@ export const idTokenType = "urn:ietf:params:oauth:token-type:id_token"
 
 /** @internal turns a token response into stored tokens; what the response omits is kept from `previous` */
 export const toTokens = (
-  response: oauth.TokenEndpointResponse,
+  response: Wire.TokenResponse,
   requestedScope: string | undefined,
   previous?: TokenStore.Tokens | undefined
 ): Effect.Effect<TokenStore.Tokens> =>
@@ -37,9 +38,12 @@ export const toTokens = (
     refreshToken: response.refresh_token === undefined
       ? previous?.refreshToken
       : Redacted.make(response.refresh_token),
-    expiresAt: typeof response.expires_in === "number" ? now + response.expires_in * 1000 : undefined,
+    expiresAt: response.expires_in === undefined ? undefined : now + response.expires_in * 1000,
     scope: response.scope ?? requestedScope ?? previous?.scope
   }))
+
+/** Token responses pass `oauth4webapi`'s checks, then this schema (the fields read here, with their types). */
+const decodeTokens = Wire.decode(Wire.TokenResponse, "Token", "the token response")
 
 const endpoint = (
   http: Http.Http,
@@ -112,7 +116,7 @@ export const exchangeCode = (
   http: Http.Http,
   as: oauth.AuthorizationServer,
   input: CodeExchangeInput
-): Effect.Effect<oauth.TokenEndpointResponse, OAuthError> =>
+): Effect.Effect<Wire.TokenResponse, OAuthError> =>
   Effect.gen(function*() {
     yield* endpoint(http, as, "token_endpoint", "token endpoint")
     const validated = yield* Effect.try({
@@ -133,7 +137,7 @@ export const exchangeCode = (
           { ...options, additionalParameters: { resource: input.resource } }
         ),
       (response) => oauth.processAuthorizationCodeResponse(as, input.identity.client, response)
-    )
+    ).pipe(Effect.flatMap(decodeTokens))
   })
 
 /** A request to the token endpoint, after checking that the server has one. */
@@ -141,9 +145,12 @@ const tokenCall = (
   http: Http.Http,
   as: oauth.AuthorizationServer,
   request: (options: Calls.RequestOptions) => Promise<Response>,
-  process: (response: Response) => Promise<oauth.TokenEndpointResponse>
-): Effect.Effect<oauth.TokenEndpointResponse, OAuthError> =>
-  Effect.zipRight(endpoint(http, as, "token_endpoint", "token endpoint"), Calls.call(http, "Token", request, process))
+  process: (response: Response) => Promise<unknown>
+): Effect.Effect<Wire.TokenResponse, OAuthError> =>
+  Effect.zipRight(
+    endpoint(http, as, "token_endpoint", "token endpoint"),
+    Effect.flatMap(Calls.call(http, "Token", request, process), decodeTokens)
+  )
 
 /** @internal */
 export const refresh = (
@@ -152,7 +159,7 @@ export const refresh = (
   identity: Identity.Identity,
   refreshToken: Redacted.Redacted<string>,
   resource: string
-): Effect.Effect<oauth.TokenEndpointResponse, OAuthError> =>
+): Effect.Effect<Wire.TokenResponse, OAuthError> =>
   tokenCall(
     http,
     as,
@@ -173,7 +180,7 @@ export const clientCredentials = (
   identity: Identity.Identity,
   resource: string,
   scope: string | undefined
-): Effect.Effect<oauth.TokenEndpointResponse, OAuthError> =>
+): Effect.Effect<Wire.TokenResponse, OAuthError> =>
   tokenCall(
     http,
     as,
@@ -189,7 +196,7 @@ export const generic = (
   identity: Identity.Identity,
   grantType: string,
   parameters: Record<string, string>
-): Effect.Effect<oauth.TokenEndpointResponse, OAuthError> =>
+): Effect.Effect<Wire.TokenResponse, OAuthError> =>
   tokenCall(
     http,
     as,

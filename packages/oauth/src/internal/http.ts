@@ -15,6 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Stream from "effect/Stream"
+import { HostResolver } from "../HostResolver.js"
 import { OAuthError } from "../OAuthError.js"
 import * as UrlPolicy from "../UrlPolicy.js"
 
@@ -91,10 +92,18 @@ export const make = (policy: UrlPolicy.UrlPolicy): Effect.Effect<Http, never, Ht
   Effect.gen(function*() {
     const client = withoutRedirects(yield* HttpClient.HttpClient)
     const runtime = yield* Effect.runtime<never>()
+    const resolver = yield* Effect.serviceOption(HostResolver)
+    /** The literal check, then the addresses the host name resolves to (with a `HostResolver` where the Layer was built). */
+    const guard = (url: string | URL, what: string): Effect.Effect<URL, OAuthError> =>
+      Effect.flatMap(UrlPolicy.check(url, policy, what), (checked) =>
+        Option.match(resolver, {
+          onNone: () => Effect.succeed(checked),
+          onSome: (service) => Effect.provideService(UrlPolicy.checkAddresses(checked, policy, what), HostResolver, service)
+        }))
 
     const getJson = (url: URL, what: string): Effect.Effect<Option.Option<unknown>, OAuthError> =>
       Effect.gen(function*() {
-        let current = yield* UrlPolicy.check(url, policy, what)
+        let current = yield* guard(url, what)
         for (let hop = 0; hop <= maxRedirects; hop++) {
           const target = current
           const outcome = yield* Effect.scoped(Effect.gen(function*() {
@@ -104,13 +113,21 @@ export const make = (policy: UrlPolicy.UrlPolicy): Effect.Effect<Http, never, Ht
             if (response.status >= 300 && response.status < 400 && location !== undefined) {
               return { _tag: "Redirect", location } as const
             }
+            // the server is there but failing: not "no metadata here", which would send discovery elsewhere
+            if (response.status >= 500 || response.status === 429) return { _tag: "Unavailable", status: response.status } as const
             if (response.status < 200 || response.status >= 300) return { _tag: "Missing" } as const
             return { _tag: "Body", body: yield* readBody(response, what) } as const
           }))
           switch (outcome._tag) {
             case "Redirect":
-              current = yield* UrlPolicy.check(new URL(outcome.location, target), policy, `${what} (redirect)`)
+              current = yield* guard(new URL(outcome.location, target), `${what} (redirect)`)
               continue
+            case "Unavailable":
+              return yield* new OAuthError({
+                reason: "Http",
+                message: `${what} ${target.origin}${target.pathname} answered HTTP ${outcome.status}`,
+                status: outcome.status
+              })
             case "Missing":
               return Option.none()
             case "Body":
@@ -126,7 +143,7 @@ export const make = (policy: UrlPolicy.UrlPolicy): Effect.Effect<Http, never, Ht
 
     const send = (url: string, init: FetchInit): Effect.Effect<Response, OAuthError> =>
       Effect.gen(function*() {
-        const target = yield* UrlPolicy.check(url, policy, "OAuth endpoint")
+        const target = yield* guard(url, "OAuth endpoint")
         const headers: Record<string, string> = {}
         new Headers(init.headers).forEach((value, name) => (headers[name] = value))
         let request = HttpClientRequest.make((init.method ?? "GET") as "GET")(target, { headers })

@@ -20,6 +20,7 @@ import type * as TokenStore from "../TokenStore.js"
 import * as UrlPolicy from "../UrlPolicy.js"
 import * as Address from "./address.js"
 import * as Calls from "./calls.js"
+import * as Wire from "./wire.js"
 import type * as Http from "./http.js"
 
 /** @internal */
@@ -251,22 +252,16 @@ export const resolve = (input: ResolveInput, redirectUri: string | undefined): E
     return yield* fromRegistration(as, registration)
   })
 
-/**
- * Reads a registration response. Lenient where servers commonly are:
- * `client_secret_expires_at` may be missing next to a `client_secret`.
- */
-const readRegistration = async (response: Response): Promise<Record<string, unknown> & { client_id: string }> => {
+/** The body of a registration response, or the refusal a non-2xx status carries. */
+const readRegistration = async (response: Response): Promise<unknown> => {
   const body: unknown = await response.json().catch(() => undefined)
-  const json = typeof body === "object" && body !== null ? body as Record<string, unknown> : {}
   if (response.status !== 200 && response.status !== 201) {
-    const error = typeof json.error === "string" ? json.error : `HTTP ${response.status}`
-    const detail = typeof json.error_description === "string" ? `: ${json.error_description}` : ""
+    const refusal = Option.getOrElse(Wire.decodeErrorBody(body), () => ({ error: undefined, error_description: undefined }))
+    const error = refusal.error ?? `HTTP ${response.status}`
+    const detail = refusal.error_description === undefined ? "" : `: ${refusal.error_description}`
     throw new OAuthError({ reason: "Registration", message: `registration refused: ${error}${detail}`, error, status: response.status })
   }
-  if (typeof json.client_id !== "string" || json.client_id === "") {
-    throw new OAuthError({ reason: "Registration", message: "the registration response has no client_id" })
-  }
-  return json as Record<string, unknown> & { client_id: string }
+  return body
 }
 
 const requestedMethod = (as: oauth.AuthorizationServer): AuthMethod | undefined => {
@@ -300,24 +295,22 @@ const register = (
       "Registration",
       (options) => oauth.dynamicClientRegistrationRequest(input.as, metadata, options),
       readRegistration
-    )
-    const secret = typeof response.client_secret === "string" ? Redacted.make(response.client_secret) : undefined
-    const expiresAt = typeof response.client_secret_expires_at === "number" && response.client_secret_expires_at > 0
+    ).pipe(Effect.flatMap(Wire.decode(Wire.RegistrationResponse, "Registration", "the registration response")))
+    const secret = response.client_secret === undefined ? undefined : Redacted.make(response.client_secret)
+    const expiresAt = response.client_secret_expires_at !== undefined && response.client_secret_expires_at > 0
       ? response.client_secret_expires_at * 1000
       : undefined
     const registered: TokenStore.ClientRegistration = {
       clientId: response.client_id,
       clientSecret: secret,
       clientSecretExpiresAt: expiresAt,
-      registrationAccessToken: typeof response.registration_access_token === "string"
-        ? Redacted.make(response.registration_access_token)
-        : undefined,
-      registrationClientUri: typeof response.registration_client_uri === "string"
-        ? response.registration_client_uri
-        : undefined,
+      registrationAccessToken: response.registration_access_token === undefined
+        ? undefined
+        : Redacted.make(response.registration_access_token),
+      registrationClientUri: response.registration_client_uri,
       source: "dynamic",
-      redirectUris: Array.isArray(response.redirect_uris) ? response.redirect_uris as Array<string> : [redirectUri],
-      tokenEndpointAuthMethod: typeof response.token_endpoint_auth_method === "string"
+      redirectUris: response.redirect_uris ?? [redirectUri],
+      tokenEndpointAuthMethod: response.token_endpoint_auth_method !== undefined
         ? response.token_endpoint_auth_method
         : secret === undefined
         ? "none"

@@ -1,31 +1,30 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { JsonRpc, McpError, type McpTransport } from "@mcp-effect/core"
-import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type * as HttpAuth from "../HttpAuth.js"
 import type { Options } from "../HttpTransport.js"
 import type { Ctx, State } from "./context.js"
+import { type Config, resolveConfig } from "./config.js"
 import {
-  type Config,
   discard,
   type ExchangeError,
   type Execute,
   httpError,
   makeExecute,
-  readLimited,
-  resolveConfig
+  readLimited
 } from "./exchange.js"
+import * as Inbound from "./inbound.js"
 import * as Legacy from "./legacy.js"
+import * as RetryAfter from "./retryAfter.js"
 import { followPostStream, isEventStream, runGetStream } from "./streams.js"
 
 /** @internal */
-export { defaultSseReconnect } from "./exchange.js"
+export { defaultSseReconnect } from "./config.js"
 
 const acceptBoth = "application/json, text/event-stream"
 
@@ -35,29 +34,29 @@ export const makeConnect = (
   auth: Option.Option<HttpAuth.Service>
 ): Effect.Effect<
   Effect.Effect<McpTransport.Connection, McpError.TransportError, Scope.Scope>,
-  never,
+  McpError.TransportError,
   HttpClient.HttpClient
 > =>
-  Effect.map(HttpClient.HttpClient, (client) => {
-    const config = resolveConfig(options)
+  Effect.flatMap(Effect.suspend(() => resolveConfig(options)), (config) => Effect.map(HttpClient.HttpClient, (client) => {
     const execute = makeExecute(config, client, auth)
     // learned once per transport: later connections go straight to HTTP+SSE
-    const shared = { legacy: false }
+    const shared: Shared = { legacy: false, notBefore: 0 }
     return connect(config, execute, shared)
-  })
+  }))
 
 const connect = (
   config: Config,
   execute: Execute,
-  shared: { legacy: boolean }
+  shared: Shared
 ): Effect.Effect<McpTransport.Connection, McpError.TransportError, Scope.Scope> =>
   Effect.gen(function*() {
+    // a server that asked for a pause (Retry-After) gets it, on top of the reconnect schedule's delay
+    const pause = shared.notBefore - (yield* Clock.currentTimeMillis)
+    if (pause > 0) yield* Effect.sleep(pause)
     const scope = yield* Effect.scope
-    const mailbox = yield* Mailbox.make<JsonRpc.Incoming, McpTransport.ConnectionError>()
+    const inbound = Inbound.make(config.inboundCapacity)
     const ended = yield* Deferred.make<void>()
     yield* Effect.addFinalizer(() => Deferred.succeed(ended, undefined))
-    // the session's push consumer, once it reads through the fast path
-    let pushTo: ((messages: ReadonlyArray<JsonRpc.Incoming>) => void) | undefined
     const state: State = {
       sessionId: undefined,
       protocolVersion: undefined,
@@ -81,16 +80,12 @@ const connect = (
               if (typeof version === "string") state.protocolVersion = version
             }
           }
-          if (pushTo !== undefined) {
-            pushTo(items)
-            return Effect.void
-          }
-          return Effect.asVoid(mailbox.offerAll(items))
+          return inbound.offer(items)
         }),
       fail: (error) =>
         Effect.suspend(() => {
           if (state.failure === undefined) state.failure = error
-          return Effect.zipRight(mailbox.fail(error), Deferred.succeed(ended, undefined))
+          return Effect.zipRight(inbound.fail(error), Deferred.succeed(ended, undefined))
         }),
       expire: (what) =>
         Effect.suspend(() => {
@@ -137,14 +132,8 @@ const connect = (
       })
 
     return {
-      incoming: Mailbox.toStream(mailbox),
-      push: (onMessages) =>
-        Effect.gen(function*() {
-          const early = yield* mailbox.clear
-          if (early.length > 0) onMessages(Chunk.toReadonlyArray(early))
-          pushTo = onMessages
-          yield* mailbox.await
-        }),
+      incoming: inbound.stream,
+      push: inbound.push,
       send,
       description: `http ${config.description}`
     }
@@ -183,7 +172,7 @@ const postStreamable = (
   ctx: Ctx,
   message: JsonRpc.Message,
   initialize: boolean,
-  shared: { legacy: boolean }
+  shared: Shared
 ): Effect.Effect<void, McpTransport.ConnectionError> =>
   Effect.gen(function*() {
     const { config, state } = ctx
@@ -191,24 +180,58 @@ const postStreamable = (
     const hadSession = state.sessionId !== undefined
     const startedAt = yield* Clock.currentTimeMillis
     const total = config.totalMillis
-    const post = ctx.execute({
-      method: "POST",
-      body: JsonRpc.encode(message),
-      rpcMethod: "method" in message ? message.method : undefined,
-      accept: acceptBoth,
-      headers: ctx.sessionHeaders(),
-      phase: "post",
-      connectTimeout: !isRequest
-    })
+    const body = JsonRpc.encode(message)
+    const postOnce = Effect.suspend(() =>
+      ctx.execute({
+        method: "POST",
+        body,
+        rpcMethod: "method" in message ? message.method : undefined,
+        accept: acceptBoth,
+        headers: ctx.sessionHeaders(),
+        phase: "post",
+        connectTimeout: !isRequest
+      })
+    )
+    // 429 / 503 with Retry-After: the server did not take the message, so it is sent again after the pause
+    // (initialize is not: its connection ends, and the next one waits for the pause)
+    const postWithRetry = (
+      retries: number
+    ): Effect.Effect<HttpClientResponse.HttpClientResponse, ExchangeError> =>
+      Effect.flatMap(postOnce, (response) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const delay = RetryAfter.delayOf(config, response, now)
+          if (delay === undefined) return Effect.succeed(response)
+          shared.notBefore = Math.max(shared.notBefore, now + delay)
+          if (initialize || retries >= maxRetryAfterRetries) return Effect.succeed(response)
+          return discard(config, response).pipe(
+            Effect.zipRight(Effect.sleep(delay)),
+            Effect.zipRight(postWithRetry(retries + 1))
+          )
+        }))
+    const post = postWithRetry(0)
     const response = yield* (total === undefined ? post : Effect.timeoutFail(post, {
       duration: total,
       onTimeout: () => totalTimeout(config, total)
     }))
     const status = response.status
+    const requestId = isRequest ? (message as JsonRpc.Request).id : undefined
     if (status >= 200 && status < 300) {
+      if (requestId !== undefined && !isEventStream(response) && !isJson(response) && status !== 202 && status !== 204) {
+        // a request must be answered with JSON, an SSE stream or 202: an HTML page is no answer
+        yield* discard(config, response)
+        return yield* Effect.fail(
+          new McpError.TransportError({
+            reason: "Http",
+            phase: "post",
+            status,
+            message: `POST of ${describeMessage(message)} to ${config.description} answered HTTP ${status} with ` +
+              `content type ${JSON.stringify(response.headers["content-type"] ?? "")}, not JSON or an SSE stream`
+          })
+        )
+      }
       const sessionId = response.headers["mcp-session-id"]
       if (initialize && sessionId !== undefined && sessionId !== "") state.sessionId = sessionId
-      const pending = new Set<JsonRpc.RequestId>(isRequest ? [(message as JsonRpc.Request).id] : [])
+      const pending = new Set<JsonRpc.RequestId>(requestId !== undefined ? [requestId] : [])
       const body = readBody(ctx, response, pending)
       const remaining = total === undefined ? undefined : total - ((yield* Clock.currentTimeMillis) - startedAt)
       yield* ctx.fork(
@@ -223,8 +246,16 @@ const postStreamable = (
       }
       return
     }
+    if (status === 404 && hadSession) {
+      yield* discard(config, response)
+      return yield* Effect.flip(ctx.expire(`a POST of ${describeMessage(message)}`))
+    }
+    // a JSON-RPC error for this request is its answer: no fallback, no retry
+    const answer = requestId !== undefined && status !== 429 && status !== 503 && isJson(response) ?
+      yield* errorAnswer(config, response, requestId) :
+      undefined
+    if (answer !== undefined) return yield* ctx.deliver([answer])
     yield* discard(config, response)
-    if (status === 404 && hadSession) return yield* Effect.flip(ctx.expire(`a POST of ${describeMessage(message)}`))
     if (initialize && config.fallbackToSse && (status === 400 || status === 404 || status === 405)) {
       const endpoint = yield* Legacy.open(ctx).pipe(
         Effect.mapError((error) =>
@@ -237,11 +268,52 @@ const postStreamable = (
         )
       )
       state.legacyEndpoint = endpoint
-      shared.legacy = true
+        shared.legacy = true
       return yield* Legacy.post(ctx, endpoint, message)
     }
     return yield* Effect.fail(httpError(config, "post", status, `POST of ${describeMessage(message)} to`))
   })
+
+/** How often one message is sent again after a `Retry-After` pause. */
+const maxRetryAfterRetries = 3
+
+/**
+ * What every connection of one transport shares: whether the server speaks
+ * HTTP+SSE, and the time before which a new connection must not start
+ * (a `Retry-After` of the last answer).
+ */
+interface Shared {
+  legacy: boolean
+  notBefore: number
+}
+
+const isJson = (response: HttpClientResponse.HttpClientResponse): boolean =>
+  (response.headers["content-type"] ?? "").toLowerCase().includes("json")
+
+/**
+ * Reads a (small) error body; when it is a JSON-RPC error response for
+ * `id` (or with a `null` id, as servers answer when they could not read
+ * the id), returns it addressed to `id`.
+ */
+const errorAnswer = (
+  config: Config,
+  response: HttpClientResponse.HttpClientResponse,
+  id: JsonRpc.RequestId
+): Effect.Effect<JsonRpc.Failure | undefined> =>
+  readLimited(config, response, errorBodyBytes, "post").pipe(
+    Effect.map((body) => {
+      if (Option.isNone(body)) return undefined
+      const messages = JsonRpc.decode(body.value, errorBodyBytes)
+      if (messages.length !== 1) return undefined
+      const message = messages[0]!
+      if (JsonRpc.isMalformed(message) || !JsonRpc.isFailure(message)) return undefined
+      if (message.id !== id && message.id !== null) return undefined
+      return { ...message, id }
+    }),
+    Effect.orElseSucceed(() => undefined)
+  )
+
+const errorBodyBytes = 64 * 1024
 
 const describeMessage = (message: JsonRpc.Message): string =>
   "method" in message ? message.method : "a response"
@@ -262,8 +334,7 @@ const readBody = (
   const { config } = ctx
   if (isEventStream(response)) return followPostStream(ctx, response, pending)
   const id = pending.size === 1 ? [...pending][0] : undefined
-  const contentType = (response.headers["content-type"] ?? "").toLowerCase()
-  if (!contentType.includes("json")) {
+  if (!isJson(response)) {
     // 202 for a request: the answer will come on the GET stream
     return discard(config, response)
   }

@@ -1,6 +1,7 @@
 import type { JsonRpc, McpError, McpTransport } from "@mcp-effect/core"
 import type * as Effect from "effect/Effect"
-import type { Config, Execute } from "./exchange.js"
+import type { Config } from "./config.js"
+import type { Execute } from "./exchange.js"
 
 /**
  * Mutable state of one connection (one MCP session).

@@ -1,93 +1,14 @@
 import * as Headers from "@effect/platform/Headers"
 import type * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { JsonRpc, McpError } from "@mcp-effect/core"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Encoding from "effect/Encoding"
 import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
-import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import type * as HttpAuth from "../HttpAuth.js"
-import type { Options } from "../HttpTransport.js"
+import { type Config, describeUrl } from "./config.js"
+import * as Redirect from "./redirect.js"
 import * as WwwAuthenticate from "./wwwAuthenticate.js"
-
-/** @internal */
-export type AnySchedule = Schedule.Schedule<unknown, unknown>
-
-/** @internal */
-export const defaultSseReconnect: AnySchedule = Schedule.exponential("500 millis", 2).pipe(
-  Schedule.jittered,
-  Schedule.modifyDelay((d) => Duration.min(d, Duration.seconds(30))),
-  Schedule.intersect(Schedule.recurs(10))
-)
-
-/** @internal */
-export interface Config {
-  readonly url: URL
-  /** origin and path only: the query string may hold secrets */
-  readonly description: string
-  readonly staticHeaders: Readonly<Record<string, string>>
-  readonly secretNames: ReadonlyArray<string>
-  readonly maxMessageBytes: number
-  readonly connectMillis: number
-  readonly idleMillis: number | undefined
-  readonly totalMillis: number | undefined
-  readonly healthyAfterMillis: number
-  readonly sseReconnect: AnySchedule
-  readonly fallbackToSse: boolean
-}
-
-/** @internal */
-export const describeUrl = (url: URL): string => `${url.origin}${url.pathname}`
-
-/** @internal */
-export const resolveConfig = (options: Options): Config => {
-  const url = new URL(options.url)
-  const staticHeaders: Record<string, string> = {}
-  const secretNames: Array<string> = ["authorization"]
-  for (const [name, value] of Object.entries(options.headers ?? {})) {
-    const key = name.toLowerCase()
-    if (Redacted.isRedacted(value)) {
-      secretNames.push(key)
-      staticHeaders[key] = Redacted.value(value)
-    } else {
-      staticHeaders[key] = value
-    }
-  }
-  const auth = options.auth
-  if (auth !== undefined) {
-    switch (auth._tag) {
-      case "Bearer":
-        staticHeaders.authorization = `Bearer ${Redacted.value(auth.token)}`
-        break
-      case "Basic":
-        staticHeaders.authorization = `Basic ${
-          Encoding.encodeBase64(`${auth.username}:${Redacted.value(auth.password)}`)
-        }`
-        break
-      case "ApiKey":
-        secretNames.push(auth.header.toLowerCase())
-        staticHeaders[auth.header.toLowerCase()] = Redacted.value(auth.key)
-        break
-    }
-  }
-  return {
-    url,
-    description: describeUrl(url),
-    staticHeaders,
-    secretNames,
-    maxMessageBytes: options.maxMessageBytes ?? JsonRpc.defaultMaxMessageBytes,
-    connectMillis: options.timeouts?.connectMillis ?? 30_000,
-    idleMillis: options.timeouts?.idleMillis,
-    totalMillis: options.timeouts?.totalMillis,
-    healthyAfterMillis: options.reconnect?.healthyAfterMillis ?? 10_000,
-    sseReconnect: options.sseReconnect ?? defaultSseReconnect,
-    fallbackToSse: options.fallbackToSse ?? true
-  }
-}
 
 /** @internal */
 export interface Exchange {
@@ -108,12 +29,26 @@ export type ExchangeError = McpError.TransportError | McpError.Unauthorized | Mc
 /** @internal */
 export type Execute = (exchange: Exchange) => Effect.Effect<HttpClientResponse.HttpClientResponse, ExchangeError>
 
+/** Plain words for the socket errors people meet most. */
+const errorCodes: Record<string, string> = {
+  ECONNREFUSED: "connection refused",
+  ECONNRESET: "connection reset",
+  ENOTFOUND: "host not found",
+  EAI_AGAIN: "host name lookup failed",
+  ETIMEDOUT: "connection timed out",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+  CERT_HAS_EXPIRED: "TLS certificate expired",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "self-signed TLS certificate",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "TLS certificate not trusted"
+}
+
 const causeText = (u: unknown): string => {
   const parts: Array<string> = []
   let current: unknown = u
   for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
     const e = current as { readonly message?: unknown; readonly code?: unknown; readonly cause?: unknown }
-    if (typeof e.code === "string") parts.push(e.code)
+    if (typeof e.code === "string") parts.push(errorCodes[e.code] === undefined ? e.code : `${errorCodes[e.code]} (${e.code})`)
     else if (typeof e.message === "string" && e.message !== "") parts.push(e.message)
     current = e.cause
   }
@@ -247,18 +182,25 @@ export const makeExecute = (
       headers[name.toLowerCase()] = value
       secretNames.push(name.toLowerCase())
     }
-    let request = HttpClientRequest.make(exchange.method)(url, { headers })
-    if (exchange.body !== undefined) request = HttpClientRequest.bodyText(request, exchange.body, "application/json")
-    const execute = client.execute(request).pipe(
-      Effect.mapError((e) =>
+    const execute = Redirect.follow(
+      {
+        client,
+        method: exchange.method,
+        url,
+        headers,
+        body: exchange.body,
+        origin: config.url.origin,
+        maxRedirects: config.maxRedirects,
+        discard: (response) => discard(config, response)
+      },
+      (hop, e) =>
         new McpError.TransportError({
           reason: "Connect",
           phase: exchange.phase,
-          message: `${exchange.method} ${describeUrl(url)} failed: ${describeFailure(e)}`
-        })
-      ),
-      Effect.locallyWith(Headers.currentRedactedNames, (names) => [...names, ...secretNames])
-    )
+          message: `${exchange.method} ${describeUrl(hop)} failed: ${describeFailure(e)}`
+        }),
+      exchange.phase
+    ).pipe(Effect.locallyWith(Headers.currentRedactedNames, (names) => [...names, ...secretNames]))
     return exchange.connectTimeout
       ? Effect.timeoutFail(execute, {
         duration: config.connectMillis,

@@ -3,7 +3,8 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type { Ctx } from "./context.js"
-import { describeUrl, discard, type ExchangeError, httpError } from "./exchange.js"
+import { describeUrl } from "./config.js"
+import { discard, type ExchangeError, httpError } from "./exchange.js"
 import { consume, isEventStream, makeProgress } from "./streams.js"
 
 /**

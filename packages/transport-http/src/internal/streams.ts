@@ -8,6 +8,7 @@ import * as Stream from "effect/Stream"
 import * as Backoff from "./backoff.js"
 import type { Ctx } from "./context.js"
 import { describeFailure, discard, httpError } from "./exchange.js"
+import * as RetryAfter from "./retryAfter.js"
 import * as Sse from "./sse.js"
 
 /**
@@ -71,11 +72,20 @@ export const consume = (
       case "Retry":
         progress.retryMillis = item.millis
         return Effect.succeed(true)
-      case "TooLarge":
-        return deliver([JsonRpc.malformed(
-          "TooLarge",
-          `an SSE event from ${config.description} exceeds the limit of ${config.maxMessageBytes} bytes`
-        )])
+      case "TooLarge": {
+        const message = `an SSE event from ${config.description} exceeds the limit of ${config.maxMessageBytes} bytes`
+        // on a stream answering one request, the event is that answer
+        if (pending !== undefined && pending.size === 1) return deliver([JsonRpc.malformed("TooLarge", message)])
+        // elsewhere it may have been any answer: the stream can no longer be trusted, so the connection ends
+        // and every request still waiting on it gets its outcome now, not at its timeout
+        return Effect.as(
+          Effect.zipRight(
+            ctx.deliver([JsonRpc.malformed("TooLarge", message)]),
+            ctx.fail(new McpError.TransportError({ reason: "Read", phase, message: `${message}; the connection is closed` }))
+          ),
+          false
+        )
+      }
       case "Event": {
         if (item.id !== undefined) progress.lastEventId = item.id
         progress.events++
@@ -162,6 +172,7 @@ const reopen = (
   Effect.gen(function*() {
     const { config } = ctx
     let reason = firstReason
+    let asked: number | undefined
     while (true) {
       const delay = yield* backoff.next
       if (Option.isNone(delay)) {
@@ -174,7 +185,8 @@ const reopen = (
         )
         return Option.none()
       }
-      yield* Effect.sleep(progress.retryMillis ?? delay.value)
+      yield* Effect.sleep(asked ?? progress.retryMillis ?? delay.value)
+      asked = undefined
       const hadSession = ctx.state.sessionId !== undefined
       const result = yield* Effect.either(ctx.execute({
         method: "GET",
@@ -202,6 +214,7 @@ const reopen = (
         yield* ctx.fail(httpError(config, "resume", 405, "GET (resume)"))
         return Option.none()
       }
+      asked = RetryAfter.delayOf(config, response, yield* Clock.currentTimeMillis)
       reason = `HTTP ${response.status}`
     }
   })
@@ -224,6 +237,7 @@ export const runGetStream = (ctx: Ctx): Effect.Effect<void> =>
     const progress = makeProgress()
     const backoff = Backoff.make(config.sseReconnect)
     let lastError: McpError.TransportError | undefined
+    let asked: number | undefined
     let first = true
     while (ctx.state.failure === undefined) {
       if (!first) {
@@ -243,7 +257,8 @@ export const runGetStream = (ctx: Ctx): Effect.Effect<void> =>
             config.description
           )
         }
-        yield* Effect.sleep(progress.retryMillis ?? delay.value)
+        yield* Effect.sleep(asked ?? progress.retryMillis ?? delay.value)
+        asked = undefined
       }
       first = false
       const hadSession = ctx.state.sessionId !== undefined
@@ -272,6 +287,7 @@ export const runGetStream = (ctx: Ctx): Effect.Effect<void> =>
         if (status >= 200 && status < 300) {
           return yield* Effect.logDebug("mcp http: the GET stream is not an event stream", config.description)
         }
+        asked = RetryAfter.delayOf(config, response, yield* Clock.currentTimeMillis)
         lastError = httpError(config, "get-stream", status, "GET")
         continue
       }

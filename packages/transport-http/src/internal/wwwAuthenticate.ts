@@ -13,6 +13,7 @@ const token68Char = /[A-Za-z0-9\-._~+/]/
  */
 export const parse = (header: string): Array<Challenge> => {
   const challenges: Array<Challenge> = []
+  if (typeof header !== "string") return challenges
   let i = 0
   const n = header.length
   const skipSpaces = () => {
@@ -75,7 +76,8 @@ export const parse = (header: string): Array<Challenge> => {
         i++ // "="
         skipSpaces()
         const value = header[i] === "\"" ? readQuoted() : readToken()
-        if (!(name in params)) params[name] = value
+        // own keys only: a parameter named `constructor` or `__proto__` is data, not a prototype
+        if (!Object.hasOwn(params, name)) Object.defineProperty(params, name, { value, enumerable: true, writable: true })
         skipSpaces()
         if (header[i] !== ",") break
         i++

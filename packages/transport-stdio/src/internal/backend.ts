@@ -6,12 +6,24 @@ import type * as Stream from "effect/Stream"
 /** A signal the shutdown ladder sends to a server's process group. */
 export type Signal = "SIGTERM" | "SIGKILL"
 
+/** How a server process ended: its exit code, or the signal that killed it. */
+export type ExitStatus =
+  | { readonly _tag: "Code"; readonly code: number }
+  | { readonly _tag: "Signal"; readonly signal: string }
+
+/**
+ * How many bytes may wait to be written to a server's stdin, by default,
+ * before `Process.write` asks the caller to wait for `Process.writable`.
+ */
+export const defaultStdinHighWaterBytes = 64 * 1024
+
 /** What it takes to start the server. */
 export interface StartOptions {
   readonly command: string
   readonly args: ReadonlyArray<string>
   readonly env: Readonly<Record<string, string>>
   readonly cwd: string | undefined
+  readonly stdinHighWaterBytes: number
   /** Called at most once when writing to the server's stdin fails. */
   readonly onWriteError: (reason: string) => void
 }
@@ -30,15 +42,27 @@ export interface StartFailure {
  */
 export interface Process {
   readonly pid: number
-  /** Queues one NDJSON line (with its newline) for the server's stdin; never blocks, never throws. */
-  readonly write: (line: string) => void
+  /**
+   * Queues one NDJSON line (with its newline) for the server's stdin; never
+   * blocks, never throws. Returns `false` once `StartOptions.stdinHighWaterBytes` or more
+   * wait to be written: the caller waits for `writable` before writing more.
+   */
+  readonly write: (line: string) => boolean
+  /** Completes once fewer than the high-water mark of bytes wait to be written, or stdin is gone. */
+  readonly writable: Effect.Effect<void>
   /** Ends the server's stdin once everything written so far is flushed. */
   readonly endInput: Effect.Effect<void>
-  /** Hands each stdout chunk to `onBytes` until the output ends; fails with a reason when it breaks. */
+  /**
+   * Hands each stdout chunk to `onBytes` until the output ends; fails with a
+   * reason when it breaks. `pauseStdout` stops the chunks (the server then
+   * blocks on a full pipe) until `resumeStdout`.
+   */
   readonly readStdout: (onBytes: (bytes: Uint8Array) => void) => Effect.Effect<void, string>
+  readonly pauseStdout: () => void
+  readonly resumeStdout: () => void
   readonly stderr: Stream.Stream<Uint8Array>
-  /** Completes when the process has exited, describing how ("with code 0", "on a signal"). */
-  readonly exited: Effect.Effect<string>
+  /** Completes when the process has exited. */
+  readonly exited: Effect.Effect<ExitStatus>
   readonly isRunning: Effect.Effect<boolean>
   /** Signals the process group (the process alone where groups are unknown) and waits for the exit, unbounded. */
   readonly kill: (signal: Signal) => Effect.Effect<void>
@@ -46,3 +70,7 @@ export interface Process {
 
 /** Starts server processes; the process lives as long as the scope. */
 export type Backend<R> = (options: StartOptions) => Effect.Effect<Process, StartFailure, R | Scope.Scope>
+
+/** "with code 3", "on SIGKILL" */
+export const describeExit = (status: ExitStatus): string =>
+  status._tag === "Code" ? `with code ${status.code}` : `on ${status.signal}`

@@ -2,11 +2,12 @@ import * as Command from "@effect/platform/Command"
 import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as PlatformError from "@effect/platform/Error"
 import * as McpError from "@mcp-effect/core/McpError"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
-import type { Backend, StartFailure, StartOptions } from "./backend.js"
+import type { Backend, ExitStatus, StartFailure, StartOptions } from "./backend.js"
 
 const encoder = new TextEncoder()
 
@@ -15,6 +16,10 @@ const endOfInput = new Uint8Array(0)
 
 const describeCause = (error: PlatformError.PlatformError): string =>
   error.description ?? (error._tag === "SystemError" ? error.reason : "bad argument")
+
+// the executor reports a signal only in its error's text
+const signalOf = (cause: Cause.Cause<PlatformError.PlatformError>): string =>
+  Cause.pretty(cause).match(/signal: (SIG[A-Z0-9]+)/)?.[1] ?? "a signal"
 
 const startError = (options: StartOptions, error: PlatformError.PlatformError): StartFailure => {
   const prefix = `could not start "${options.command}"`
@@ -48,29 +53,60 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
     if (options.cwd !== undefined) command = Command.workingDirectory(command, options.cwd)
     const process = yield* Effect.mapError(executor.start(command), (error) => startError(options, error))
 
+    // bounded by `write` answering false at the high-water mark; the sink waits for "drain"
     const stdin = yield* Queue.unbounded<Uint8Array>()
+    let queuedBytes = 0
+    let stdinGone = false
+    const room = yield* Effect.makeLatch(true)
     yield* Stream.fromQueue(stdin).pipe(
       Stream.takeWhile((bytes) => bytes !== endOfInput),
+      Stream.mapChunks((chunk) => {
+        for (const bytes of chunk) queuedBytes -= bytes.length
+        if (queuedBytes < options.stdinHighWaterBytes) room.unsafeOpen()
+        return chunk
+      }),
       Stream.run(process.stdin),
       Effect.catchAll((error) => Effect.sync(() => options.onWriteError(describeCause(error)))),
+      Effect.ensuring(Effect.sync(() => {
+        stdinGone = true
+        room.unsafeOpen()
+      })),
       Effect.forkScoped
     )
+    // pulls stop at the closed latch, so the server blocks on a full pipe
+    const reading = yield* Effect.makeLatch(true)
     return {
       pid: process.pid,
-      write: (line) => stdin.unsafeOffer(encoder.encode(line)),
+      write: (line) => {
+        if (stdinGone) return true
+        const bytes = encoder.encode(line)
+        queuedBytes += bytes.length
+        stdin.unsafeOffer(bytes)
+        if (queuedBytes < options.stdinHighWaterBytes) return true
+        room.unsafeClose()
+        return false
+      },
+      writable: room.await,
       endInput: Effect.sync(() => stdin.unsafeOffer(endOfInput)),
       readStdout: (onBytes) =>
         process.stdout.pipe(
           Stream.runForEachChunk((chunk) =>
-            Effect.sync(() => {
-              for (const bytes of chunk) onBytes(bytes)
-            })
+            Effect.zipRight(
+              Effect.sync(() => {
+                for (const bytes of chunk) onBytes(bytes)
+              }),
+              reading.await
+            )
           ),
           Effect.mapError(describeCause)
         ),
+      pauseStdout: () => reading.unsafeClose(),
+      resumeStdout: () => reading.unsafeOpen(),
       stderr: Stream.orDie(process.stderr),
-      exited: Effect.map(Effect.exit(process.exitCode), (exit) =>
-        Exit.isSuccess(exit) ? `with code ${exit.value}` : "on a signal"),
+      exited: Effect.map(Effect.exit(process.exitCode), (exit): ExitStatus =>
+        Exit.isSuccess(exit) ?
+          { _tag: "Code", code: exit.value } :
+          { _tag: "Signal", signal: signalOf(exit.cause) }),
       isRunning: Effect.orElseSucceed(process.isRunning, () => false),
       kill: (signal) => Effect.ignore(process.kill(signal))
     }

@@ -33,6 +33,9 @@ export const win32Inherited: ReadonlyArray<string> = [
 export const isWindows: boolean = host?.platform === "win32"
 
 /** @internal */
+export const isLinux: boolean = host?.platform === "linux"
+
+/** @internal */
 export const defaultInherited: ReadonlyArray<string> = isWindows ? win32Inherited : posixInherited
 
 /** @internal */

@@ -3,7 +3,6 @@
  * messages from the core codec.
  */
 import * as JsonRpc from "@mcp-effect/core/JsonRpc"
-import * as LineSplitter from "./lineSplitter.js"
 
 const isBlank = (line: string): boolean => {
   const first = line.charCodeAt(0)
@@ -16,15 +15,9 @@ const isBlank = (line: string): boolean => {
  *
  * @internal
  */
-export const decodeFrame = (
-  frame: LineSplitter.Frame,
-  maxMessageBytes: number,
-  out: Array<JsonRpc.Incoming>
-): void => {
-  if (frame === LineSplitter.Overflow) {
-    out.push(JsonRpc.malformed("TooLarge", `a line longer than the limit of ${maxMessageBytes} bytes was discarded`))
-  } else if (!isBlank(frame)) {
-    for (const message of JsonRpc.decode(frame, maxMessageBytes)) out.push(message)
+export const decodeFrame = (line: string, maxMessageBytes: number, out: Array<JsonRpc.Incoming>): void => {
+  if (!isBlank(line)) {
+    for (const message of JsonRpc.decode(line, maxMessageBytes)) out.push(message)
   }
 }
 

@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
-import type { Backend, Signal, StartFailure, StartOptions } from "./backend.js"
+import type { Backend, ExitStatus, Signal, StartFailure, StartOptions } from "./backend.js"
 import { isWindows } from "./environment.js"
 
 const startError = (options: StartOptions, error: NodeJS.ErrnoException): StartFailure => {
@@ -38,6 +38,10 @@ const missingCwd = (options: StartOptions): StartFailure | undefined => {
   }
 }
 
+// stderr chunks (at most 64 KiB each) waiting for the transport's line splitter;
+// it never blocks, so this only fills when its fiber starves, and then drops the oldest
+const stderrChunks = 256
+
 /**
  * Starts servers with Node's `child_process` directly: writes go straight to
  * the pipe and stdout chunks straight to the framer, with no stream stages
@@ -50,7 +54,7 @@ export const nodeBackend: Backend<never> = (options) =>
   Effect.gen(function*() {
     const cwdFailure = missingCwd(options)
     if (cwdFailure) return yield* Effect.fail(cwdFailure)
-    const exited = yield* Deferred.make<string>()
+    const exited = yield* Deferred.make<ExitStatus>()
     const child = yield* Effect.async<ChildProcess.ChildProcessWithoutNullStreams, StartFailure>((resume) => {
       const child = ChildProcess.spawn(options.command, [...options.args], {
         env: options.env,
@@ -60,7 +64,10 @@ export const nodeBackend: Backend<never> = (options) =>
         windowsHide: true
       })
       child.once("exit", (code, signal) =>
-        Deferred.unsafeDone(exited, Effect.succeed(code !== null ? `with code ${code}` : `on ${signal}`)))
+        Deferred.unsafeDone(
+          exited,
+          Effect.succeed(code !== null ? { _tag: "Code", code } : { _tag: "Signal", signal: signal ?? "a signal" })
+        ))
       child.once("error", (error) => resume(Effect.fail(startError(options, error))))
       child.once("spawn", () => resume(Effect.succeed(child)))
     })
@@ -84,12 +91,30 @@ export const nodeBackend: Backend<never> = (options) =>
         child.kill(signal)
       }
     }
+    const stdin = child.stdin
+    const hasRoom = () => writeFailed || !stdin.writable || stdin.writableLength < options.stdinHighWaterBytes
     return {
       pid: child.pid!,
       write: (line) => {
-        if (!writeFailed && child.stdin.writable) child.stdin.write(line)
+        if (!writeFailed && stdin.writable) stdin.write(line)
+        return hasRoom()
       },
-      endInput: Effect.sync(() => child.stdin.end()),
+      // past the stream's own high-water mark (smaller than ours), "drain" is sure to come
+      writable: Effect.async<void>((resume) => {
+        if (hasRoom()) return resume(Effect.void)
+        const done = () => {
+          stdin.off("drain", done)
+          stdin.off("close", done)
+          resume(Effect.void)
+        }
+        stdin.on("drain", done)
+        stdin.on("close", done)
+        return Effect.sync(() => {
+          stdin.off("drain", done)
+          stdin.off("close", done)
+        })
+      }),
+      endInput: Effect.sync(() => stdin.end()),
       readStdout: (onBytes) =>
         Effect.async<void, string>((resume) => {
           const onEnd = () => resume(Effect.void)
@@ -98,11 +123,14 @@ export const nodeBackend: Backend<never> = (options) =>
           child.stdout.once("end", onEnd)
           child.stdout.once("error", onError)
           return Effect.sync(() => {
+            child.stdout.resume()
             child.stdout.off("data", onBytes)
             child.stdout.off("end", onEnd)
             child.stdout.off("error", onError)
           })
         }),
+      pauseStdout: () => child.stdout.pause(),
+      resumeStdout: () => child.stdout.resume(),
       stderr: Stream.asyncPush<Uint8Array>((emit) =>
         Effect.acquireRelease(
           Effect.sync(() => {
@@ -117,7 +145,7 @@ export const nodeBackend: Backend<never> = (options) =>
               child.stderr.off("data", onData)
               child.stderr.off("end", onEnd)
             })
-        ), { bufferSize: "unbounded" }),
+        ), { bufferSize: stderrChunks, strategy: "sliding" }),
       exited: Deferred.await(exited),
       isRunning: Effect.map(Deferred.isDone(exited), (done) => !done),
       kill: (signal) => Effect.zipRight(Effect.sync(() => signalGroup(signal)), Deferred.await(exited))

@@ -1,19 +1,23 @@
 import * as JsonRpc from "@mcp-effect/core/JsonRpc"
 import * as McpError from "@mcp-effect/core/McpError"
 import * as McpTransport from "@mcp-effect/core/McpTransport"
-import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as FiberId from "effect/FiberId"
+import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
-import * as PubSub from "effect/PubSub"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as StdioTransport from "../StdioTransport.js"
-import type { Backend, Process, Signal } from "./backend.js"
+import * as StdioError from "../StdioError.js"
+import type { Backend, ExitStatus, Process, Signal } from "./backend.js"
+import { defaultStdinHighWaterBytes, describeExit } from "./backend.js"
+import * as Descendants from "./descendants.js"
 import * as environment from "./environment.js"
 import * as LineSplitter from "./lineSplitter.js"
 import * as Ndjson from "./ndjson.js"
+import * as Stderr from "./stderr.js"
 
 /** @internal */
 export const defaultStdinGraceMillis = 2_000
@@ -21,8 +25,15 @@ export const defaultStdinGraceMillis = 2_000
 /** @internal */
 export const defaultTermGraceMillis = 2_000
 
+/** @internal */
+export const defaultIncomingCapacity = 256
+
 // how long to wait for the process to be reaped after SIGKILL before giving up on it
 const killWaitMillis = 2_000
+
+// after stdout ends, how long to wait for the exit status, then for the rest of stderr
+const exitWaitMillis = 1_000
+const stderrWaitMillis = 250
 
 const maxStderrLineBytes = 64 * 1024
 
@@ -31,6 +42,8 @@ const maxStderrLineBytes = 64 * 1024
  * SIGKILL the group. `Process.kill` signals the process group and then waits
  * for the leader without a bound, so every wait here is bounded. Once the
  * leader is gone, whatever is left of its group is an orphan and is killed.
+ * Descendants that left the group (captured before anything is signalled)
+ * get the same signals.
  */
 const shutdown = (
   process: Process,
@@ -41,10 +54,13 @@ const shutdown = (
   // finalizers are uninterruptible: the waits must be interruptible for the timeouts to end them
   const exitedWithin = (millis: number) =>
     Effect.interruptible(process.exited).pipe(Effect.timeoutOption(millis), Effect.map(Option.isSome))
-  const signal = (signal: Signal, waitMillis: number) =>
-    Effect.interruptible(process.kill(signal)).pipe(Effect.timeoutOption(waitMillis))
   const running = process.isRunning
   return Effect.gen(function*() {
+    const descendants = (yield* running) ? yield* Descendants.capture(process.pid) : []
+    const signal = (signal: Signal, waitMillis: number) =>
+      Descendants.signal(descendants, signal).pipe(
+        Effect.zipRight(Effect.interruptible(process.kill(signal)).pipe(Effect.timeoutOption(waitMillis)))
+      )
     yield* closeStdin
     if (!(yield* exitedWithin(stdinGraceMillis))) {
       yield* Effect.logDebug("stdio server still running after stdin was closed: SIGTERM")
@@ -76,17 +92,19 @@ export const make = <R>(
   R | Scope.Scope
 > =>
   Effect.gen(function*() {
-    const stderrLines = yield* PubSub.sliding<string>({ capacity: 1024, replay: 64 })
-    yield* Effect.addFinalizer(() => PubSub.shutdown(stderrLines))
+    const logHub = Stderr.makeLogHub()
+    yield* Effect.addFinalizer(() => logHub.shutdown)
 
     const description = `stdio:${options.command}`
     const maxMessageBytes = options.maxMessageBytes ?? JsonRpc.defaultMaxMessageBytes
+    const incomingCapacity = options.incomingCapacity ?? defaultIncomingCapacity
+    const stdinHighWaterBytes = options.stdinHighWaterBytes ?? defaultStdinHighWaterBytes
     const stdinGraceMillis = options.shutdown?.stdinGraceMillis ?? defaultStdinGraceMillis
     const termGraceMillis = options.shutdown?.termGraceMillis ?? defaultTermGraceMillis
     const env = environment.build(options.env, options.inheritEnv)
     const args = options.args ?? []
 
-    const publishStderr = (frame: LineSplitter.Frame, out: Array<string>) =>
+    const stderrLine = (frame: LineSplitter.Frame, out: Array<string>) =>
       out.push(frame === LineSplitter.Overflow ? `[stderr line longer than ${maxStderrLineBytes} bytes dropped]` : frame)
 
     const connect = (
@@ -94,9 +112,12 @@ export const make = <R>(
     ): Effect.Effect<McpTransport.Connection, McpError.TransportError, R | Scope.Scope> =>
       Effect.gen(function*() {
         let closed: McpError.TransportError | undefined
+        // completes when `closed` is set, to wake senders waiting for room
+        const closing = Deferred.unsafeMake<void>(FiberId.none)
         const close = (why: string) => {
           if (closed === undefined) {
             closed = new McpError.TransportError({ reason: "Write", message: `${description}: ${why}` })
+            Deferred.unsafeDone(closing, Effect.void)
           }
         }
         const process = yield* backend({
@@ -104,6 +125,7 @@ export const make = <R>(
           args,
           env,
           cwd: options.cwd,
+          stdinHighWaterBytes,
           onWriteError: (reason) => close(`cannot write to the server (${reason})`)
         }).pipe(
           Effect.catchAll(({ error, permanent }) =>
@@ -111,16 +133,22 @@ export const make = <R>(
           )
         )
 
-        yield* LineSplitter.splitStream(process.stderr, maxStderrLineBytes, publishStderr).pipe(
-          Stream.runForEach((line) => Effect.zipRight(PubSub.publish(stderrLines, line), Effect.logDebug(line))),
+        const tail = Stderr.makeTail()
+        const stderrEnded = yield* Deferred.make<void>()
+        yield* LineSplitter.splitStream(process.stderr, maxStderrLineBytes, stderrLine).pipe(
+          Stream.runForEach((line) => {
+            tail.add(line)
+            return Effect.zipRight(logHub.publish(line), Effect.logDebug(line))
+          }),
           Effect.ignore,
+          Effect.zipRight(Deferred.succeed(stderrEnded, undefined)),
           Effect.annotateLogs({ "mcp.server": description, "mcp.stream": "stderr" }),
           Effect.forkScoped
         )
         yield* process.exited.pipe(
           Effect.flatMap((status) => {
-            close(`the server process exited ${status}`)
-            return Effect.logDebug(`stdio server process ${process.pid} exited ${status}`)
+            close(`the server process exited ${describeExit(status)}`)
+            return Effect.logDebug(`stdio server process ${process.pid} exited ${describeExit(status)}`)
           }),
           Effect.annotateLogs("mcp.server", description),
           Effect.forkScoped
@@ -139,30 +167,79 @@ export const make = <R>(
           ).pipe(Effect.annotateLogs("mcp.server", description))
         )
 
+        /** The error that ends the connection when the server is gone, quoting its last stderr lines. */
+        const exitedError = (status: ExitStatus): McpError.TransportError => {
+          const stderrTail = tail.lines()
+          const message = `${description}: the server exited ${describeExit(status)}` +
+            (stderrTail.length > 0 ? `; its last stderr output:\n${stderrTail.join("\n")}` : "; it wrote nothing on stderr")
+          return new McpError.TransportError({
+            reason: "Closed",
+            message,
+            cause: new StdioError.ServerExited({
+              pid: process.pid,
+              ...(status._tag === "Code" ? { exitCode: status.code } : { signal: status.signal }),
+              stderrTail,
+              message
+            })
+          })
+        }
+
+        // stdout ended: normally the process is exiting; if so, the connection fails with why
+        const stdoutEnded = Effect.gen(function*() {
+          const status = yield* Effect.timeoutOption(process.exited, exitWaitMillis)
+          if (Option.isNone(status)) {
+            close("the server closed its output")
+            return
+          }
+          yield* Effect.timeoutOption(Deferred.await(stderrEnded), stderrWaitMillis)
+          const error = exitedError(status.value)
+          close(`the server process exited ${describeExit(status.value)}`)
+          return yield* Effect.fail(error)
+        })
+
         // stdout is framed and decoded as it arrives, and handed on in the same callback
         const push = (onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void) =>
           Effect.suspend(() => {
             const splitter = LineSplitter.make(maxMessageBytes)
             const frames: Array<LineSplitter.Frame> = []
+            // a line over the limit: the framing can no longer be trusted, the connection is over
+            const tooLarge = Deferred.unsafeMake<never, McpError.TransportError>(FiberId.none)
+            let broken = false
             const flush = () => {
               if (frames.length === 0) return
               const out: Array<JsonRpc.Incoming> = []
-              for (const frame of frames) Ndjson.decodeFrame(frame, maxMessageBytes, out)
+              for (const frame of frames) {
+                if (frame === LineSplitter.Overflow) {
+                  broken = true
+                  break
+                }
+                Ndjson.decodeFrame(frame, maxMessageBytes, out)
+              }
               frames.length = 0
               if (out.length > 0) onMessages(out)
+              if (broken) {
+                const why = `the server sent a line longer than the limit of ${maxMessageBytes} bytes`
+                close(why)
+                Deferred.unsafeDone(
+                  tooLarge,
+                  Effect.fail(new McpError.TransportError({ reason: "Read", message: `${description}: ${why}` }))
+                )
+              }
             }
-            return process.readStdout((bytes) => {
+            const read = process.readStdout((bytes) => {
+              if (broken) return
               splitter.push(bytes, frames)
               flush()
             }).pipe(
               Effect.matchEffect({
                 onSuccess: () =>
-                  Effect.sync(() => {
-                    splitter.end(frames)
-                    flush()
-                    // before the end reaches the reader, so a send right after it fails
-                    close("the server closed its output")
-                  }),
+                  Effect.zipRight(
+                    Effect.sync(() => {
+                      splitter.end(frames)
+                      flush()
+                    }),
+                    stdoutEnded
+                  ),
                 onFailure: (reason) => {
                   close("the server's output broke")
                   return Effect.fail(
@@ -174,25 +251,38 @@ export const make = <R>(
                 }
               })
             )
+            return Effect.raceFirst(read, Deferred.await(tooLarge))
           })
 
-        const incoming = Stream.asyncPush<JsonRpc.Incoming, McpError.TransportError>((emit) =>
-          push((messages) => {
-            if (messages.length === 1) emit.single(messages[0])
-            else emit.chunk(Chunk.unsafeFromArray(messages as Array<JsonRpc.Incoming>))
-          }).pipe(
-            Effect.matchEffect({
-              onSuccess: () => Effect.sync(() => emit.end()),
-              onFailure: (error) => Effect.sync(() => emit.fail(error))
-            }),
-            Effect.forkScoped
-          ), { bufferSize: "unbounded" })
+        // for readers without `push`: at most `incomingCapacity` messages (plus one stdout chunk's)
+        // wait here; beyond that stdout is paused until the reader takes them
+        const incoming = Stream.unwrapScoped(Effect.gen(function*() {
+          const mailbox = yield* Mailbox.make<JsonRpc.Incoming, McpError.TransportError>()
+          let paused = false
+          yield* push((messages) => {
+            mailbox.unsafeOfferAll(messages)
+            if (!paused && Option.getOrElse(mailbox.unsafeSize(), () => 0) >= incomingCapacity) {
+              paused = true
+              process.pauseStdout()
+            }
+          }).pipe(Mailbox.into(mailbox), Effect.forkScoped)
+          return Mailbox.toStream(mailbox).pipe(
+            Stream.mapChunks((chunk) => {
+              if (paused) {
+                paused = false
+                process.resumeStdout()
+              }
+              return chunk
+            })
+          )
+        }))
 
+        // past the high-water mark, a send returns once the server has read enough
+        const waitForRoom = Effect.raceFirst(process.writable, Deferred.await(closing))
         const send = (message: JsonRpc.Message): Effect.Effect<void, McpError.TransportError> =>
           Effect.suspend(() => {
             if (closed !== undefined) return Effect.fail(closed)
-            process.write(Ndjson.encode(message))
-            return Effect.void
+            return process.write(Ndjson.encode(message)) ? Effect.void : waitForRoom
           })
 
         yield* Effect.logDebug(`stdio server process ${process.pid} started`).pipe(
@@ -215,6 +305,6 @@ export const make = <R>(
 
     return {
       transport: { connections },
-      logs: { lines: Stream.fromPubSub(stderrLines), subscribe: PubSub.subscribe(stderrLines) }
+      logs: { lines: logHub.lines, subscribe: logHub.subscribe }
     }
   })

@@ -3,25 +3,23 @@
  * flight wait for its result instead of starting their own (a list fetched
  * once for two callers, a rotating refresh token spent once for many). A run
  * belongs to the given scope, not to its first caller, so one caller giving
- * up does not cancel it for the others.
+ * up does not cancel it for the others; when the scope closes under a run,
+ * its waiters are interrupted with it instead of waiting forever.
  *
- * @since 0.1.0
+ * A copy of core's `internal/singleFlight.ts` (a package's `internal/`
+ * modules are not part of what it publishes); keep the two alike.
+ *
+ * @internal
  */
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
 import type * as Scope from "effect/Scope"
 
-/**
- * @since 0.1.0
- * @category models
- */
+/** @internal */
 export type SingleFlight = <A, E>(key: string, run: Effect.Effect<A, E>) => Effect.Effect<A, E>
 
-/**
- * @since 0.1.0
- * @category constructors
- */
+/** @internal */
 export const make = (scope: Scope.Scope): SingleFlight => {
   const inFlight = new Map<string, Deferred.Deferred<any, any>>()
   return <A, E>(key: string, run: Effect.Effect<A, E>) =>
@@ -31,13 +29,14 @@ export const make = (scope: Scope.Scope): SingleFlight => {
         if (existing !== undefined) return Effect.succeed(existing)
         const deferred = Deferred.unsafeMake<A, E>(FiberId.none)
         inFlight.set(key, deferred)
-        return run.pipe(
-          Effect.exit,
-          Effect.flatMap((exit) => Deferred.done(deferred, exit)),
-          Effect.ensuring(Effect.sync(() => inFlight.delete(key))),
-          Effect.forkIn(scope),
-          Effect.as(deferred)
-        )
+        return Effect.map(Effect.forkIn(run, scope), (fiber) => {
+          // the fiber's exit, whatever ended it (an interrupt before it even started included), is the waiters'
+          fiber.addObserver((exit) => {
+            if (inFlight.get(key) === deferred) inFlight.delete(key)
+            Deferred.unsafeDone(deferred, exit)
+          })
+          return deferred
+        })
       }),
       Deferred.await
     )

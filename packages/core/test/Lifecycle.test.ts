@@ -1,0 +1,138 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as TestClock from "effect/TestClock"
+import * as ClientSession from "../src/ClientSession.js"
+import * as InMemoryTransport from "../src/InMemoryTransport.js"
+import * as McpClient from "../src/McpClient.js"
+import { McpTransport } from "../src/McpTransport.js"
+import * as TestServer from "../src/TestServer.js"
+import { clientInfo, clientLayer, eventually } from "./utils.js"
+
+/** A short, comparable view of a state. */
+const summary = (state: ClientSession.ConnectionState) => {
+  switch (state._tag) {
+    case "Reconnecting":
+      return `Reconnecting ${state.generation} attempt ${state.attempt}` +
+        (state.nextDelay ? ` in ${Duration.toMillis(state.nextDelay)} ms` : "")
+    case "Ready":
+      return `Ready ${state.initialized.generation}`
+    case "Connecting":
+      return `Connecting ${state.generation}`
+    case "Closed":
+      return "Closed"
+  }
+}
+
+describe("the first connection", () => {
+  it.effect("a server that never gets initialized is reported within the first-connect budget, with the cause", () =>
+    Effect.gen(function*() {
+      const memory = yield* InMemoryTransport.make()
+      // the server goes away before it answers anything, every time
+      yield* memory.accept.pipe(Effect.flatMap((end) => end.close), Effect.forever, Effect.forkScoped)
+      const session = yield* ClientSession.make({ clientInfo }).pipe(
+        Effect.provideService(McpTransport, memory.transport)
+      )
+      const states = yield* Effect.fork(Stream.runCollect(session.state.changes))
+      yield* TestClock.adjust("700 millis")
+      const error = yield* session.closed
+      expect(error).toMatchObject({ _tag: "TransportError", reason: "Exhausted" })
+      expect(error.message).toContain("gave up after 4 connection attempts")
+      expect(error.message).toContain("last failure")
+      expect((error as { cause?: unknown }).cause).toMatchObject({ _tag: "TransportError" })
+      // the state stream ends with Closed and showed each retry
+      const seen = [...(yield* Fiber.join(states))].map(summary)
+      expect(seen.filter((s) => s.includes(" in "))).toEqual([
+        "Reconnecting 2 attempt 1 in 100 ms",
+        "Reconnecting 3 attempt 2 in 200 ms",
+        "Reconnecting 4 attempt 3 in 400 ms"
+      ])
+      expect(seen.at(-1)).toBe("Closed")
+    }).pipe(Effect.scoped))
+})
+
+describe("state while reconnecting", () => {
+  it.effect("carries the attempt, the last failure and the next delay", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const test = yield* TestServer.TestServer
+      yield* client.initialized
+      yield* test.dropConnection
+      const state = yield* eventually(
+        Effect.map(client.state.get, (s) => s._tag === "Reconnecting" && s.attempt > 0 && s)
+      )
+      expect(state).toMatchObject({
+        generation: 2,
+        attempt: 1,
+        reason: "the server closed the connection",
+        lastFailure: { _tag: "TransportError", reason: "Closed" }
+      })
+      expect(state.nextDelay && Duration.toMillis(state.nextDelay)).toBe(4000)
+      yield* TestClock.adjust("4 seconds")
+      expect((yield* client.initialized).generation).toBe(2)
+    }).pipe(Effect.provide(clientLayer({ reconnect: { schedule: Schedule.spaced("4 seconds") } }))))
+})
+
+/** Runs every public stream of a client to its end. */
+const drainAll = (client: McpClient.Service) =>
+  Effect.all([
+    Stream.runDrain(client.notifications),
+    Stream.runDrain(client.logMessages),
+    Stream.runDrain(client.resourceUpdates),
+    Stream.runDrain(client.session.malformed),
+    Stream.runDrain(client.state.changes),
+    Stream.runDrain(client.tools.changes),
+    Stream.runDrain(client.resources.changes),
+    Stream.runDrain(client.prompts.changes)
+  ], { concurrency: "unbounded", discard: true })
+
+describe("streams end with the session", () => {
+  it.effect("when the session fails for good", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const fiber = yield* Effect.fork(drainAll(client))
+      expect((yield* Effect.flip(client.initialized))._tag).toBe("ProtocolError")
+      yield* Fiber.join(fiber)
+      // and a stream run after the end is empty
+      yield* drainAll(client)
+    }).pipe(Effect.provide(clientLayer({ protocolVersion: "1999-01-01" }))))
+
+  it.effect("when the client's scope closes", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(clientLayer({}), scope)
+      const client = Context.get(context, McpClient.McpClient)
+      yield* client.initialized
+      const fiber = yield* Effect.fork(drainAll(client))
+      yield* Effect.yieldNow()
+      yield* Scope.close(scope, Exit.void)
+      yield* Fiber.join(fiber)
+    }))
+})
+
+describe("scoped subscriptions", () => {
+  it.effect("see what is sent right after they return, with no wait for the subscriber", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const test = yield* TestServer.TestServer
+      yield* client.initialized
+      const logs = yield* client.subscribeLogMessages
+      const updates = yield* client.subscribeResourceUpdates
+      const all = yield* client.subscribeNotifications
+      yield* test.notify("notifications/message", { level: "info", data: "hello" })
+      yield* test.notify("notifications/resources/updated", { uri: "file:///x" })
+      expect([...(yield* Stream.runCollect(Stream.take(logs, 1)))]).toEqual([{ level: "info", data: "hello" }])
+      expect([...(yield* Stream.runCollect(Stream.take(updates, 1)))]).toEqual([{ uri: "file:///x" }])
+      expect([...(yield* Stream.runCollect(Stream.take(all, 2)))].map((n) => n.method)).toEqual([
+        "notifications/message",
+        "notifications/resources/updated"
+      ])
+    }).pipe(Effect.scoped, Effect.provide(clientLayer({}))))
+})

@@ -1,0 +1,104 @@
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import type * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import { McpError } from "@mcp-effect/core"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { describeUrl } from "./config.js"
+
+/** @internal */
+export interface Request {
+  readonly client: HttpClient.HttpClient
+  readonly method: "GET" | "POST" | "DELETE"
+  readonly url: URL
+  /** every header of the first hop, credentials included */
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string | undefined
+  /** the origin credentials belong to */
+  readonly origin: string
+  readonly maxRedirects: number
+  readonly discard: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<void>
+}
+
+/** Headers that may follow a request to another origin: nothing that identifies or authorizes. */
+const crossOriginHeaders = new Set(["accept", "mcp-protocol-version", "last-event-id"])
+
+const isRedirect = (status: number) =>
+  status === 301 || status === 302 || status === 303 || status === 307 || status === 308
+
+/**
+ * Sends a request and follows redirects itself, whatever the `HttpClient`
+ * would do: `fetch` is told `redirect: "manual"`, each hop is sent by this
+ * function, at most `maxRedirects` hops. Once a hop leaves `origin`, only
+ * `Accept`, `MCP-Protocol-Version` and `Last-Event-ID` go with it: no
+ * `Authorization`, cookie, auth-hook or static header, no `MCP-Session-Id`
+ * (also when a later hop comes back). `307` / `308` keep the method and
+ * body; `301` / `302` / `303` are followed for `GET` only (a JSON-RPC POST
+ * turned into a GET would lose its message). A browser hides where a
+ * manual redirect goes (status 0): that is a typed error.
+ *
+ * @internal
+ */
+export const follow = (
+  request: Request,
+  onFailure: (url: URL, error: HttpClientError.HttpClientError) => McpError.TransportError,
+  phase: string
+): Effect.Effect<HttpClientResponse.HttpClientResponse, McpError.TransportError> => {
+  const refuse = (url: URL, message: string, status?: number) =>
+    Effect.fail(
+      new McpError.TransportError({
+        reason: "Http",
+        phase,
+        ...(status !== undefined ? { status } : {}),
+        message: `${request.method} ${describeUrl(url)} ${message}`
+      })
+    )
+  const hop = (
+    url: URL,
+    headers: Readonly<Record<string, string>>,
+    hops: number
+  ): Effect.Effect<HttpClientResponse.HttpClientResponse, McpError.TransportError> =>
+    Effect.gen(function*() {
+      let outgoing = HttpClientRequest.make(request.method)(url, { headers })
+      if (request.body !== undefined) outgoing = HttpClientRequest.bodyText(outgoing, request.body, "application/json")
+      const init = yield* Effect.serviceOption(FetchHttpClient.RequestInit)
+      const response = yield* request.client.execute(outgoing).pipe(
+        Effect.provideService(FetchHttpClient.RequestInit, { ...Option.getOrUndefined(init), redirect: "manual" }),
+        Effect.mapError((error) => onFailure(url, error))
+      )
+      const status = response.status
+      if (status === 0) {
+        return yield* refuse(url, "was redirected and the browser hides where to: set url to the final endpoint")
+      }
+      const location = response.headers["location"]
+      if (!isRedirect(status) || location === undefined) return response
+      yield* request.discard(response)
+      if (hops >= request.maxRedirects) return yield* refuse(url, `redirected more than ${request.maxRedirects} times`, status)
+      if (request.method !== "GET" && status !== 307 && status !== 308) {
+        return yield* refuse(url, `answered HTTP ${status}: only 307 and 308 redirects keep a ${request.method}`, status)
+      }
+      let next: URL
+      try {
+        next = new URL(location, url)
+      } catch {
+        return yield* refuse(url, `answered HTTP ${status} with an unusable Location`, status)
+      }
+      if (next.protocol !== "http:" && next.protocol !== "https:") {
+        return yield* refuse(url, `answered HTTP ${status} with a Location that is not http(s)`, status)
+      }
+      // once stripped, always stripped (a hop back to the origin does not restore credentials)
+      const crossed = next.origin !== request.origin || headers !== request.headers
+      return yield* hop(next, crossed ? keepCrossOrigin(request.headers) : headers, hops + 1)
+    })
+  return hop(request.url, request.headers, 0)
+}
+
+const keepCrossOrigin = (headers: Readonly<Record<string, string>>): Readonly<Record<string, string>> => {
+  const kept: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (crossOriginHeaders.has(name)) kept[name] = value
+  }
+  return kept
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from "@effect/vitest"
+import { JsonRpc, McpError } from "@mcp-effect/core"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import * as Inbound from "../src/internal/inbound.js"
+
+const note = (i: number) => JsonRpc.notification("n", { i })
+const indexOf = (m: JsonRpc.Incoming) => ((m as JsonRpc.Notification).params as { i: number }).i
+const closed = new McpError.TransportError({ reason: "Closed", message: "closed" })
+
+describe("HTTP inbound buffer", () => {
+  it.effect("is bounded: a reader that finds it full waits until the session takes, nothing is dropped", () =>
+    Effect.gen(function*() {
+      const inbound = Inbound.make(2)
+      yield* inbound.offer([note(0), note(1)])
+      const blocked = yield* Effect.fork(inbound.offer([note(2)]))
+      yield* Effect.yieldNow()
+      expect(blocked.unsafePoll()).toBeNull()
+      expect(inbound.size()).toBe(2)
+      const pull = yield* Stream.toPull(inbound.stream)
+      expect(Chunk.toReadonlyArray(yield* pull).map(indexOf)).toEqual([0, 1])
+      yield* Fiber.join(blocked)
+      expect(Chunk.toReadonlyArray(yield* pull).map(indexOf)).toEqual([2])
+      yield* inbound.fail(closed)
+      expect(yield* Effect.flip(pull)).toEqual(Option.some(closed))
+    }).pipe(Effect.scoped))
+
+  it.effect("switching to push hands over every waiting message, in order, whenever an interrupt lands", () =>
+    Effect.gen(function*() {
+      for (let yields = 0; yields < 30; yields++) {
+        const inbound = Inbound.make(100)
+        yield* inbound.offer([note(0), note(1), note(2)])
+        const got: Array<number> = []
+        // a reader keeps delivering while push starts
+        const writer = yield* Effect.fork(
+          Effect.forEach([3, 4, 5, 6], (i) => Effect.zipRight(Effect.yieldNow(), inbound.offer([note(i)])))
+        )
+        const pushing = yield* Effect.fork(inbound.push((ms) => got.push(...ms.map(indexOf))))
+        for (let i = 0; i < yields; i++) yield* Effect.yieldNow()
+        yield* Fiber.interrupt(pushing)
+        yield* Fiber.join(writer)
+        // whatever push did not take is still there for the stream, in order
+        yield* inbound.fail(closed)
+        const remaining: Array<number> = []
+        yield* inbound.stream.pipe(
+          Stream.runForEach((m) => Effect.sync(() => remaining.push(indexOf(m)))),
+          Effect.ignore
+        )
+        expect([...got, ...remaining]).toEqual([0, 1, 2, 3, 4, 5, 6])
+      }
+    }))
+})

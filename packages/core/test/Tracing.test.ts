@@ -1,32 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as Context from "effect/Context"
-import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
-import * as Tracer from "effect/Tracer"
+import type * as Tracer from "effect/Tracer"
 import * as McpClient from "../src/McpClient.js"
 import * as McpError from "../src/McpError.js"
 import * as TestServer from "../src/TestServer.js"
+import * as TestTracer from "../src/TestTracer.js"
 import { clientLayer, eventually, receivedWith, textResult } from "./utils.js"
-
-/** A tracer that keeps every span it makes (Effect's own spans, recorded). */
-const makeRecorder = () => {
-  const builtIn = Context.get(DefaultServices.liveServices, Tracer.Tracer)
-  const spans: Array<Tracer.Span> = []
-  const tracer = Tracer.make({
-    span: (...args) => {
-      const span = builtIn.span(...args)
-      spans.push(span)
-      return span
-    },
-    context: (f) => f()
-  })
-  const named = (name: string) => spans.filter((span) => span.name === name)
-  return { tracer, spans, named }
-}
 
 const exitOf = (span: Tracer.Span) => span.status._tag === "Ended" ? span.status.exit : undefined
 
@@ -48,7 +31,7 @@ const tools: TestServer.Options = {
 
 describe("request spans", () => {
   it.effect("a call is a client span under the caller's span, with MCP attributes and no arguments", () => {
-    const recorder = makeRecorder()
+    const recorder = TestTracer.make()
     return Effect.gen(function*() {
       const client = yield* McpClient.McpClient
       yield* client.callTool({ name: "echo", arguments: { password: "hunter2" } }).pipe(Effect.withSpan("app"))
@@ -76,7 +59,7 @@ describe("request spans", () => {
   })
 
   it.effect("a failure sets error.type: the JSON-RPC code, or tool_error for an isError result", () => {
-    const recorder = makeRecorder()
+    const recorder = TestTracer.make()
     return Effect.gen(function*() {
       const client = yield* McpClient.McpClient
       const error = yield* Effect.flip(client.callTool({ name: "fails" }))
@@ -95,7 +78,7 @@ describe("request spans", () => {
   })
 
   it.effect("a timeout sets error.type RequestTimeout", () => {
-    const recorder = makeRecorder()
+    const recorder = TestTracer.make()
     return Effect.gen(function*() {
       const client = yield* McpClient.McpClient
       yield* client.initialized
@@ -109,7 +92,7 @@ describe("request spans", () => {
   })
 
   it.effect("a cancelled call ends its span interrupted, without an error.type", () => {
-    const recorder = makeRecorder()
+    const recorder = TestTracer.make()
     return Effect.gen(function*() {
       const client = yield* McpClient.McpClient
       yield* client.initialized
@@ -128,7 +111,7 @@ describe("request spans", () => {
 
 describe("connection spans", () => {
   it.effect("a lost connection opens a reconnect span that parents the next initialize and ends when ready", () => {
-    const recorder = makeRecorder()
+    const recorder = TestTracer.make()
     return Effect.gen(function*() {
       const client = yield* McpClient.McpClient
       const test = yield* TestServer.TestServer
@@ -155,7 +138,7 @@ describe("connection spans", () => {
   })
 
   it.effect("a reconnect cut short by closing the session ends its span with the session's error", () => {
-    const recorder = makeRecorder()
+    const recorder = TestTracer.make()
     return Effect.gen(function*() {
       const client = yield* McpClient.McpClient
       const test = yield* TestServer.TestServer

@@ -1,15 +1,15 @@
 // Each grant at the token endpoint is a span, recorded by an in-memory tracer, against an in-process fake
 // authorization server (no sockets), so TestClock drives the refresh.
 import { describe, expect, it } from "@effect/vitest"
+import { TestTracer } from "@mcp-effect/core"
 import { HttpAuth } from "@mcp-effect/transport-http"
 import * as Context from "effect/Context"
-import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
-import * as Tracer from "effect/Tracer"
+import type * as Tracer from "effect/Tracer"
 import { Authorizer, OAuthClient, TokenStore } from "../src/index.js"
 import { fakeHttp, form } from "./fixtures/fakeHttp.js"
 
@@ -25,19 +25,9 @@ const challenge: HttpAuth.ChallengeInfo = {
   challenges: []
 }
 
-/** A tracer that keeps every span it makes (Effect's own spans, recorded). */
 const makeRecorder = () => {
-  const builtIn = Context.get(DefaultServices.liveServices, Tracer.Tracer)
-  const spans: Array<Tracer.Span> = []
-  const tracer = Tracer.make({
-    span: (...args) => {
-      const span = builtIn.span(...args)
-      spans.push(span)
-      return span
-    },
-    context: (f) => f()
-  })
-  return { tracer, spans, grants: () => spans.filter((span) => span.name.startsWith("oauth.grant ")) }
+  const recorder = TestTracer.make()
+  return { ...recorder, grants: () => recorder.spans.filter((span) => span.name.startsWith("oauth.grant ")) }
 }
 
 const authorizationServer = (token: (grantType: string | null, count: number) => unknown) => {

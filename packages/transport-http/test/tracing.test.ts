@@ -2,35 +2,18 @@
 // reach the span, and the HTTP client's own spans are its children.
 import { FetchHttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { McpClient } from "@mcp-effect/core"
+import { McpClient, TestTracer } from "@mcp-effect/core"
 import * as Context from "effect/Context"
-import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Tracer from "effect/Tracer"
 import { HttpTransport } from "../src/index.js"
 import { resource } from "./fixtures/harness.js"
 import { startSdkServer } from "./fixtures/sdkServer.js"
 
-/** A tracer that keeps every span it makes (Effect's own spans, recorded). */
-const makeRecorder = () => {
-  const builtIn = Context.get(DefaultServices.liveServices, Tracer.Tracer)
-  const spans: Array<Tracer.Span> = []
-  const tracer = Tracer.make({
-    span: (...args) => {
-      const span = builtIn.span(...args)
-      spans.push(span)
-      return span
-    },
-    context: (f) => f()
-  })
-  return { tracer, spans }
-}
-
 describe("request spans over HTTP", () => {
   it.scopedLive("carry mcp.session.id and network.transport tcp, and parent the HTTP client's spans", () => {
-    const recorder = makeRecorder()
+    const recorder = TestTracer.make()
     return Effect.gen(function*() {
       const server = yield* resource(() => startSdkServer("stateful"))
       const context = yield* Layer.build(

@@ -124,6 +124,29 @@ export class ApprovalPolicy extends Context.Tag("@mcp-effect/core/ApprovalPolicy
 export const make: (options: Options) => Effect.Effect<Service, never, KeyValueStore.KeyValueStore> = internal.make
 
 /**
+ * The policy as a Layer, remembering "approve always" decisions in the
+ * `KeyValueStore` it is given. Provide it (with an `Approver`) to the client.
+ *
+ * @example
+ * ```ts
+ * import { NodeKeyValueStore } from "@effect/platform-node"
+ * import { ApprovalDecision, ApprovalPolicy, Approver, McpClient } from "@mcp-effect/core"
+ * import { Effect, Layer } from "effect"
+ *
+ * const Policy = ApprovalPolicy.layer({
+ *   mode: "trusted-only",
+ *   trustedServers: ["filesystem"],
+ *   tools: { "*": { deny: ["delete_everything"] } }
+ * }).pipe(Layer.provide(NodeKeyValueStore.layerFileSystem(".approvals")))
+ *
+ * // how this app asks a person; here: approve once, without asking
+ * const AskNobody = Approver.layer(() => Effect.succeed(ApprovalDecision.approveOnce))
+ *
+ * export const Client = McpClient.layer({ clientInfo: { name: "my-app", version: "1.0.0" } }).pipe(
+ *   Layer.provide(Layer.merge(Policy, AskNobody))
+ * )
+ * ```
+ *
  * @since 0.2.0
  * @category layers
  */

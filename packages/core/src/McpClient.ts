@@ -195,6 +195,28 @@ export const make: (
 ) => Effect.Effect<Service, never, McpTransport.McpTransport | Scope.Scope> = internal.make
 
 /**
+ * The client as a Layer over any `McpTransport`: it connects, initializes
+ * and reconnects on its own; requests wait until the session is ready.
+ *
+ * @example
+ * ```ts
+ * import { McpClient } from "@mcp-effect/core"
+ * import { NodeStdioTransport } from "@mcp-effect/transport-stdio"
+ * import { Effect, Layer } from "effect"
+ *
+ * const Client = McpClient.layer({ clientInfo: { name: "my-app", version: "1.0.0" } }).pipe(
+ *   Layer.provide(NodeStdioTransport.layer({ command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] }))
+ * )
+ *
+ * const program = Effect.gen(function*() {
+ *   const client = yield* McpClient.McpClient
+ *   const result = yield* client.callTool({ name: "echo", arguments: { message: "hi" } })
+ *   yield* Effect.log(result.content)
+ * })
+ *
+ * Effect.runPromise(Effect.provide(program, Client))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

@@ -62,6 +62,20 @@ export interface Connection {
    * A short description for logs and errors (never containing secrets).
    */
   readonly description: string
+  /**
+   * OpenTelemetry's `network.transport` for request spans: `"pipe"` for
+   * stdio, `"tcp"` for HTTP.
+   *
+   * @since 0.2.0
+   */
+  readonly networkTransport?: string | undefined
+  /**
+   * The session id the server assigned (Streamable HTTP's `Mcp-Session-Id`),
+   * once known: `mcp.session.id` on request spans.
+   *
+   * @since 0.2.0
+   */
+  readonly sessionId?: (() => string | undefined) | undefined
 }
 
 /**

@@ -87,3 +87,8 @@ export * as JsonSchemaValidator from "./JsonSchemaValidator.js"
  * @since 0.2.0
  */
 export * as ToolCallLog from "./ToolCallLog.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as TestTracer from "./TestTracer.js"

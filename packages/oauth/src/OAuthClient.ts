@@ -200,6 +200,28 @@ const build = (options: Options, grant: Engine.Grant) =>
  * The authorization-code flow, with the app's `Authorizer` for the
  * interactive step.
  *
+ * @example
+ * ```ts
+ * import { NodeContext, NodeHttpClient } from "@effect/platform-node"
+ * import { McpClient } from "@mcp-effect/core"
+ * import { NodeTokenStore, OAuthClient } from "@mcp-effect/oauth"
+ * import * as NodeAuthorizer from "@mcp-effect/oauth/NodeAuthorizer"
+ * import { HttpTransport } from "@mcp-effect/transport-http"
+ * import { Layer } from "effect"
+ *
+ * // on a 401 the hook discovers the authorization server, runs the flow and the request is retried
+ * const Transport = HttpTransport.layer({ url: "https://mcp.example.com/mcp" }).pipe(
+ *   Layer.provide(OAuthClient.layerAuthorizationCode({ scopes: ["files:read"] })),
+ *   Layer.provide(NodeAuthorizer.layer()), // loopback callback on 127.0.0.1, opens the browser
+ *   Layer.provide(NodeTokenStore.layer({ directory: ".tokens" })), // tokens encrypted at rest
+ *   Layer.provide(Layer.merge(NodeHttpClient.layerUndici, NodeContext.layer))
+ * )
+ *
+ * export const Client = McpClient.layer({ clientInfo: { name: "my-app", version: "1.0.0" } }).pipe(
+ *   Layer.provide(Transport)
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

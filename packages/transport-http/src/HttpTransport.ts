@@ -151,6 +151,28 @@ export const make = (
   })
 
 /**
+ * The Streamable HTTP transport as a Layer; it needs an `HttpClient`
+ * (`NodeHttpClient.layerUndici` on Node, `FetchHttpClient.layer` in a
+ * browser).
+ *
+ * @example
+ * ```ts
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { McpClient } from "@mcp-effect/core"
+ * import { HttpTransport } from "@mcp-effect/transport-http"
+ * import { Layer, Redacted } from "effect"
+ *
+ * const Transport = HttpTransport.layer({
+ *   url: "https://mcp.example.com/mcp",
+ *   // a static credential; for OAuth provide OAuthClient's layer instead
+ *   headers: { authorization: Redacted.make("Bearer my-api-key") }
+ * }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+ *
+ * export const Client = McpClient.layer({ clientInfo: { name: "my-app", version: "1.0.0" } }).pipe(
+ *   Layer.provide(Transport)
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

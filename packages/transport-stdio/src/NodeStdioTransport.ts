@@ -37,6 +37,24 @@ export const make = (options: StdioTransport.Options): Effect.Effect<
  * Provides `McpTransport` (one server process per connection) and
  * `StdioTransport.StdioLogs` (its stderr).
  *
+ * @example
+ * ```ts
+ * import { McpClient } from "@mcp-effect/core"
+ * import { NodeStdioTransport } from "@mcp-effect/transport-stdio"
+ * import { Layer } from "effect"
+ *
+ * // the server process; only the whitelisted environment and `env` reach it
+ * const Transport = NodeStdioTransport.layer({
+ *   command: "npx",
+ *   args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"],
+ *   env: { LOG_LEVEL: "info" }
+ * })
+ *
+ * export const Client = McpClient.layer({ clientInfo: { name: "my-app", version: "1.0.0" } }).pipe(
+ *   Layer.provide(Transport)
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

@@ -26,6 +26,17 @@ export const defaultFirstConnect: AnySchedule = Schedule.exponential("100 millis
   Schedule.intersect(Schedule.recurs(3))
 )
 
+/** Each connect attempt is a span; a failed one carries the error's kind. */
+const traced = <A, R>(connect: Effect.Effect<A, McpError.TransportError, R>, attempt: number) =>
+  connect.pipe(
+    Effect.tapError((error) => Effect.annotateCurrentSpan("error.type", error.reason)),
+    Effect.withSpan("mcp.client connect", {
+      kind: "client",
+      attributes: { "mcp.connect.attempt": attempt },
+      captureStackTrace: false
+    })
+  )
+
 /**
  * Two phases: until the consumer has established a connection (the session
  * initialized one; without an observer, a connect succeeded) failures are
@@ -95,7 +106,7 @@ export const fromConnect = (
     })
 
     const attempt = Stream.scoped(
-      Effect.tap(connect, () =>
+      Effect.tap(Effect.suspend(() => traced(connect, attempts + 1)), () =>
         Effect.map(Clock.currentTimeMillis, (now) => {
           connectedAt = now
           connectedOnce = true

@@ -13,6 +13,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Subscribable from "effect/Subscribable"
 import * as SubscriptionRef from "effect/SubscriptionRef"
+import type * as Tracer from "effect/Tracer"
 import type * as ClientSession from "../ClientSession.js"
 import * as JsonRpc from "../JsonRpc.js"
 import * as McpError from "../McpError.js"
@@ -20,6 +21,7 @@ import * as McpSchema from "../McpSchema.js"
 import { ConnectionObserver, McpTransport } from "../McpTransport.js"
 import type { Connection, ConnectionError, Retry } from "../McpTransport.js"
 import { checker } from "./decode.js"
+import * as Spans from "./spans.js"
 import { expiredKind, makeSweeper, type Timed } from "./timeouts.js"
 
 /** @internal */
@@ -77,6 +79,8 @@ interface Pending extends Timed {
   outcome: Outcome | undefined
   resume: ((outcome: Outcome) => void) | undefined
   timedOut: boolean
+  /** The request's span, when a tracer is installed. */
+  readonly span: Tracer.Span | undefined
 }
 
 const toMillis = (t: ClientSession.Timeout | undefined): number | undefined =>
@@ -145,6 +149,8 @@ export const make = (
     let backlog = 0
     /** Why the last connection ended, or its initialize failed: the transport alone cannot know it. */
     let lastFailure: McpError.McpClientError | undefined
+    /** Open from losing an initialized connection until the next one is ready or the session closes. */
+    let reconnecting: Tracer.Span | undefined
 
     const state = yield* SubscriptionRef.make<ClientSession.ConnectionState>({ _tag: "Connecting", generation: 1 })
     const notifications = yield* PubSub.sliding<JsonRpc.Notification>(notificationCapacity)
@@ -214,6 +220,7 @@ export const make = (
     const sendEntry = (entry: Pending, live: Live): Effect.Effect<void> =>
       Effect.suspend(() => {
         entry.sentOn = live
+        if (entry.span !== undefined) Spans.annotateConnection(entry.span, live.connection)
         return live.connection.send(entry.message).pipe(
           Effect.catchAll((error) =>
             Effect.sync(() => {
@@ -247,15 +254,34 @@ export const make = (
         ).pipe(Effect.timeoutOption(cancelNoticeMillis), Effect.ignore)
       })
 
+    /** A request, in a span of its own when a tracer is installed (one check per request when not). */
     const call = (
       method: string,
       params: Record<string, unknown> | undefined,
       requestOptions: ClientSession.RequestOptions | undefined,
       pinned?: Live
     ): Effect.Effect<unknown, McpError.McpClientError> =>
+      Effect.withFiberRuntime((fiber) =>
+        Spans.isTracing(fiber) ?
+          Effect.useSpan(
+            Spans.requestSpanName(method),
+            Spans.requestSpanOptions(method, params, initialized?.protocolVersion),
+            (span) => Effect.withParentSpan(register(method, params, requestOptions, pinned, span), span)
+          ) :
+          register(method, params, requestOptions, pinned, undefined)
+      )
+
+    const register = (
+      method: string,
+      params: Record<string, unknown> | undefined,
+      requestOptions: ClientSession.RequestOptions | undefined,
+      pinned: Live | undefined,
+      span: Tracer.Span | undefined
+    ): Effect.Effect<unknown, McpError.McpClientError> =>
       // registering the entry and its cleanup is one step no interrupt can split
       Effect.uninterruptibleMask((restore) => {
         const id = nextId++
+        if (span !== undefined) span.attribute("jsonrpc.request.id", String(id))
         const resetOnProgress = requestOptions?.resetTimeoutOnProgress ?? progressMethods.has(method)
         const wantsProgress = resetOnProgress || requestOptions?.onProgress !== undefined
         const sentParams = wantsProgress ?
@@ -282,7 +308,8 @@ export const make = (
             toMillis(requestOptions.maxTotalTimeout) :
             defaultTotal,
           startedAt: now,
-          lastActivity: now
+          lastActivity: now,
+          span
         }
         pending.set(id, entry)
         if (entry.idleMillis !== undefined || entry.totalMillis !== undefined) timeouts.watch(entry)
@@ -294,6 +321,7 @@ export const make = (
 
     const finish = (entry: Pending, exit: Exit.Exit<unknown, McpError.McpClientError>) => {
       forget(entry)
+      if (entry.span !== undefined) Spans.annotateOutcome(entry.span, entry.method, exit)
       // a send still blocked (an HTTP POST waiting for headers) is of no use once the outcome is known
       const sender = entry.sender
       entry.sender = undefined
@@ -521,6 +549,25 @@ export const make = (
       error._tag === "ProtocolError" || error._tag === "DecodeError" || error._tag === "Unauthorized" ||
       error._tag === "InsufficientScope"
 
+    const startReconnectSpan = (live: Live) =>
+      reconnecting !== undefined || !everInitialized || closedWith ? Effect.void : Effect.map(
+        Effect.makeSpan("mcp.client reconnect", {
+          attributes: { "mcp.connection.generation": live.generation + 1 },
+          captureStackTrace: false
+        }),
+        (span) => {
+          reconnecting = span
+        }
+      )
+
+    const endReconnectSpan = (exit: Exit.Exit<void, McpError.McpClientError>) => {
+      const span = reconnecting
+      if (span === undefined) return
+      reconnecting = undefined
+      if (Exit.isFailure(exit)) Spans.annotateOutcome(span, "reconnect", exit)
+      span.end(clock.unsafeCurrentTimeNanos(), exit)
+    }
+
     const connectionLost = (live: Live, failure: McpError.McpClientError) =>
       Effect.suspend(() => {
         const reason = failure.message
@@ -550,7 +597,10 @@ export const make = (
         const orphans = [...serverRequests.values()]
         serverRequests.clear()
         return Effect.zipRight(
-          Effect.forEach(orphans, Fiber.interruptFork, { discard: true }),
+          Effect.zipRight(
+            Effect.forEach(orphans, Fiber.interruptFork, { discard: true }),
+            startReconnectSpan(live)
+          ),
           SubscriptionRef.set(state, {
             _tag: "Reconnecting",
             generation: live.generation + 1,
@@ -578,6 +628,7 @@ export const make = (
         yield* SubscriptionRef.set(state, { _tag: "Connecting", generation: live.generation })
         const reader = yield* Effect.fork(read(live))
         const initResult = yield* initialize(live).pipe(
+          (init) => reconnecting === undefined ? init : Effect.withParentSpan(init, reconnecting),
           Effect.tap(() => live.connection.send(JsonRpc.notification("notifications/initialized"))),
           Effect.raceFirst(
             Fiber.join(reader).pipe(
@@ -602,6 +653,7 @@ export const make = (
         yield* resendAwaiting(live)
         openedFor = live
         Deferred.unsafeDone(gate, Exit.succeed(live))
+        endReconnectSpan(Exit.void)
         yield* SubscriptionRef.set(state, { _tag: "Ready", initialized: initResult.right })
         if (options.onInitialized) yield* Effect.forkIn(options.onInitialized(initResult.right), scope)
         const end = yield* Fiber.await(reader)
@@ -631,6 +683,7 @@ export const make = (
           reported
         closedWith = error
         Deferred.unsafeDone(gate, Exit.fail(error))
+        endReconnectSpan(Exit.fail(error))
         for (const entry of pending.values()) settle(entry, Exit.fail(error))
         return SubscriptionRef.set(state, { _tag: "Closed", error }).pipe(
           Effect.zipRight(Deferred.succeed(closed, error)),

@@ -26,6 +26,42 @@ export const idJagTokenType = "urn:ietf:params:oauth:token-type:id-jag"
 /** @internal */
 export const idTokenType = "urn:ietf:params:oauth:token-type:id_token"
 
+/**
+ * A grant at the token endpoint as a client span: `oauth.grant <type>`, with
+ * the grant type and the authorization server's host; a failure adds
+ * `error.type` (the server's OAuth error code, else the `OAuthError` reason)
+ * and the HTTP status. Never a token, a code, a verifier or a secret.
+ */
+const traced = (grantType: string) => <A, R>(grant: Effect.Effect<A, OAuthError, R>, issuer: string) =>
+  grant.pipe(
+    Effect.tapError((error) =>
+      Effect.annotateCurrentSpan({
+        "error.type": error.error ?? error.reason,
+        ...(error.status !== undefined ? { "http.response.status_code": error.status } : {})
+      })
+    ),
+    Effect.withSpan(`oauth.grant ${shortGrantType(grantType)}`, {
+      kind: "client",
+      attributes: { "oauth.grant_type": grantType, "server.address": hostOf(issuer) },
+      captureStackTrace: false
+    })
+  )
+
+/** `urn:ietf:params:oauth:grant-type:token-exchange` → `token-exchange` */
+const shortGrantType = (grantType: string) => grantType.slice(grantType.lastIndexOf(":") + 1)
+
+const hostOf = (issuer: string) => {
+  try {
+    return new URL(issuer).host
+  } catch {
+    return issuer
+  }
+}
+
+const tracedCode = traced("authorization_code")
+const tracedRefresh = traced("refresh_token")
+const tracedClientCredentials = traced("client_credentials")
+
 /** @internal turns a token response into stored tokens; what the response omits is kept from `previous` */
 export const toTokens = (
   response: Wire.TokenResponse,
@@ -117,7 +153,7 @@ export const exchangeCode = (
   as: oauth.AuthorizationServer,
   input: CodeExchangeInput
 ): Effect.Effect<Wire.TokenResponse, OAuthError> =>
-  Effect.gen(function*() {
+  tracedCode(Effect.gen(function*() {
     yield* endpoint(http, as, "token_endpoint", "token endpoint")
     const validated = yield* Effect.try({
       try: () => oauth.validateAuthResponse(as, input.identity.client, input.callback, input.state),
@@ -138,7 +174,7 @@ export const exchangeCode = (
         ),
       (response) => oauth.processAuthorizationCodeResponse(as, input.identity.client, response)
     ).pipe(Effect.flatMap(decodeTokens))
-  })
+  }), as.issuer)
 
 /** A request to the token endpoint, after checking that the server has one. */
 const tokenCall = (
@@ -160,15 +196,18 @@ export const refresh = (
   refreshToken: Redacted.Redacted<string>,
   resource: string
 ): Effect.Effect<Wire.TokenResponse, OAuthError> =>
-  tokenCall(
-    http,
-    as,
-    (options) =>
-      oauth.refreshTokenGrantRequest(as, identity.client, identity.auth, Redacted.value(refreshToken), {
-        ...options,
-        additionalParameters: { resource }
-      }),
-    (response) => oauth.processRefreshTokenResponse(as, identity.client, response)
+  tracedRefresh(
+    tokenCall(
+      http,
+      as,
+      (options) =>
+        oauth.refreshTokenGrantRequest(as, identity.client, identity.auth, Redacted.value(refreshToken), {
+          ...options,
+          additionalParameters: { resource }
+        }),
+      (response) => oauth.processRefreshTokenResponse(as, identity.client, response)
+    ),
+    as.issuer
   )
 
 const scoped = (scope: string | undefined): Record<string, string> => scope === undefined ? {} : { scope }
@@ -181,12 +220,15 @@ export const clientCredentials = (
   resource: string,
   scope: string | undefined
 ): Effect.Effect<Wire.TokenResponse, OAuthError> =>
-  tokenCall(
-    http,
-    as,
-    (options) =>
-      oauth.clientCredentialsGrantRequest(as, identity.client, identity.auth, { resource, ...scoped(scope) }, options),
-    (response) => oauth.processClientCredentialsResponse(as, identity.client, response)
+  tracedClientCredentials(
+    tokenCall(
+      http,
+      as,
+      (options) =>
+        oauth.clientCredentialsGrantRequest(as, identity.client, identity.auth, { resource, ...scoped(scope) }, options),
+      (response) => oauth.processClientCredentialsResponse(as, identity.client, response)
+    ),
+    as.issuer
   )
 
 /** @internal any grant at a token endpoint (token exchange, JWT bearer) */
@@ -197,13 +239,16 @@ export const generic = (
   grantType: string,
   parameters: Record<string, string>
 ): Effect.Effect<Wire.TokenResponse, OAuthError> =>
-  tokenCall(
-    http,
-    as,
-    (options) => oauth.genericTokenEndpointRequest(as, identity.client, identity.auth, grantType, parameters, options),
-    (response) =>
-      oauth.processGenericTokenEndpointResponse(as, identity.client, response, {
-        // a token exchange answers with token_type "N_A": the issued token is not an access token
-        recognizedTokenTypes: { n_a: () => undefined }
-      })
+  traced(grantType)(
+    tokenCall(
+      http,
+      as,
+      (options) => oauth.genericTokenEndpointRequest(as, identity.client, identity.auth, grantType, parameters, options),
+      (response) =>
+        oauth.processGenericTokenEndpointResponse(as, identity.client, response, {
+          // a token exchange answers with token_type "N_A": the issued token is not an access token
+          recognizedTokenTypes: { n_a: () => undefined }
+        })
+    ),
+    as.issuer
   )

@@ -154,7 +154,9 @@ const connect = (
       incoming: inbound.stream,
       push: inbound.push,
       send,
-      description: `http ${config.description}`
+      description: `http ${config.description}`,
+      networkTransport: "tcp",
+      sessionId: () => state.sessionId
     }
   })
 

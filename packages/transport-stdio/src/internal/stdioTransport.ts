@@ -288,7 +288,7 @@ export const make = <R>(
         yield* Effect.logDebug(`stdio server process ${process.pid} started`).pipe(
           Effect.annotateLogs("mcp.server", description)
         )
-        return { incoming, push, send, description }
+        return { incoming, push, send, description, networkTransport: "pipe" }
       })
 
     // the backend's services, but not this layer's scope: each connection has its own

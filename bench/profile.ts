@@ -4,8 +4,8 @@
  *
  * ```
  * npx tsx --conditions=@mcp-effect/source bench/profile.ts calls --cpu-out .cache/ours.cpuprofile
- * node --heap-prof --heap-prof-dir=.cache/prof --expose-gc --import tsx --conditions=@mcp-effect/source bench/profile.ts idle
- * npx tsx bench/profileSummary.ts .cache/ours.cpuprofile   # or .cache/prof/<file>.heapprofile
+ * npx tsx --expose-gc --conditions=@mcp-effect/source bench/profile.ts idle --heap-out .cache/idle.heapprofile
+ * npx tsx bench/profileSummary.ts .cache/ours.cpuprofile   # or .cache/idle.heapprofile
  * ```
  *
  * bench/README.md ("Profile") shows how to run it on the compiled `dist` instead, so the
@@ -15,8 +15,8 @@
  * - `calls [--calls N] [--concurrency C] [--client ours|sdk]`: one `NodeStdioTransport` session, a
  *   warm-up of N calls, then N `tools/call` of `echo`, C at a time (default 1: sequential, what
  *   `stdio latency` measures). `--client sdk` runs the official SDK client instead, for comparison.
- * - `idle [--sessions N]`: opens N idle sessions and exits with them open, so the heap profile
- *   (written at exit, live objects only) shows what an idle session holds.
+ * - `idle [--sessions N] [--heap-out FILE]`: opens N idle sessions (after one warm-up session) and
+ *   profiles what they hold (`HeapProfiler` sampling, live objects only).
  */
 import { McpClient } from "@mcp-effect/core"
 import { NodeStdioTransport } from "@mcp-effect/transport-stdio"
@@ -36,7 +36,8 @@ const { positionals, values: flags } = parseArgs({
     concurrency: { type: "string", default: "1" },
     sessions: { type: "string", default: "20" },
     client: { type: "string", default: "ours" },
-    "cpu-out": { type: "string" }
+    "cpu-out": { type: "string" },
+    "heap-out": { type: "string" }
   }
 })
 
@@ -81,12 +82,31 @@ const calls = Effect.gen(function*() {
   yield* Effect.sync(() => process.stderr.write(`ours: ${micros.toFixed(1)} µs/call\n`))
 })
 
+const gc = () => (globalThis as { gc?: () => void }).gc?.()
+
+/**
+ * With `--heap-out FILE`, a sampling heap profile (every 1 KiB on average) of what the N sessions
+ * opened after one warm-up session still hold once they are all open, after a full GC.
+ */
 const idle = Effect.gen(function*() {
+  yield* Effect.scoped(session)
+  const out = flags["heap-out"]
+  const inspector = new Inspector.Session()
+  if (out !== undefined) {
+    inspector.connect()
+    yield* Effect.promise(() => inspector.post("HeapProfiler.startSampling", { samplingInterval: 1024 }))
+  }
   for (let i = 0; i < Number(flags.sessions); i++) yield* session
-  ;(globalThis as { gc?: () => void }).gc?.()
-  yield* Effect.sync(() => process.stderr.write(`${flags.sessions} sessions open, heap ${(process.memoryUsage().heapUsed / 1024 / 1024).toFixed(1)} MiB\n`))
-  // exit with the sessions open: the heap profile is written now, with what they hold
-  yield* Effect.sync(() => process.exit(0))
+  gc()
+  gc()
+  if (out !== undefined) {
+    const { profile } = yield* Effect.promise(() => inspector.post("HeapProfiler.stopSampling"))
+    writeFileSync(out, JSON.stringify(profile))
+    inspector.disconnect()
+  }
+  yield* Effect.sync(() =>
+    process.stderr.write(`${flags.sessions} sessions open, heap ${(process.memoryUsage().heapUsed / 1024 / 1024).toFixed(1)} MiB\n`)
+  )
 })
 
 /** The same workload with the SDK client: `C` loops of `N / C` sequential calls each. */

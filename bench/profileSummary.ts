@@ -1,14 +1,18 @@
 /**
- * Summarises a V8 profile written by `node --cpu-prof` (`.cpuprofile`: self
- * time) or `node --heap-prof` (`.heapprofile`: bytes still allocated) as
- * shares, by module and by function. Idle time is left out of the shares.
+ * Summarises V8 profiles: `.cpuprofile` (from `node --cpu-prof` or
+ * `bench/profile.ts --cpu-out`: self time) or `.heapprofile` (from
+ * `node --heap-prof`: sampled allocations still live) as shares, by module
+ * and by function. Given several files (repeated runs), each row shows the
+ * median share and the range over the files. Idle time, `(program)` and the
+ * inspector's own `dispatch` (building the profile when it stops) are left out.
  *
  * ```
- * npx tsx bench/profileSummary.ts <file> [--top 25]
+ * npx tsx bench/profileSummary.ts <file>... [--top 25]
  * ```
  */
 import { readFileSync } from "node:fs"
 import { parseArgs } from "node:util"
+import { median } from "./measure.js"
 
 interface CallFrame {
   readonly functionName: string
@@ -33,20 +37,19 @@ interface HeapNode {
   readonly children: ReadonlyArray<HeapNode>
 }
 
-const { positionals, values: flags } = parseArgs({
+const { positionals: files, values: flags } = parseArgs({
   allowPositionals: true,
   options: { top: { type: "string", default: "25" } }
 })
-const file = positionals[0]
-if (file === undefined) throw new Error("usage: profileSummary.ts <file.cpuprofile|file.heapprofile> [--top N]")
+if (files.length === 0) throw new Error("usage: profileSummary.ts <file.cpuprofile|file.heapprofile>... [--top N]")
 const top = Number(flags.top)
 
 /** `effect/<Module>` for effect's files, the package-relative path for ours, `node:<x>` for Node's. */
-const moduleOf = ({ url, functionName }: CallFrame): string => {
+const moduleOf = ({ functionName, url }: CallFrame): string => {
   if (url === "") return functionName.startsWith("(") ? functionName : "(native)"
   const effect = /node_modules\/(effect|@effect\/[^/]+)\/dist\/(?:esm|cjs)\/(.*)\.js$/.exec(url)
   if (effect !== null) return `${effect[1]}/${effect[2]}`
-  const ours = /\/packages\/([^/]+)\/src\/(.*)$/.exec(url)
+  const ours = /\/packages\/([^/]+)\/(?:src|dist)\/(.*)$/.exec(url)
   if (ours !== null) return `@mcp-effect/${ours[1]}/${ours[2]}`
   const other = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)
   if (other !== null) return other[1]!
@@ -55,48 +58,66 @@ const moduleOf = ({ url, functionName }: CallFrame): string => {
 
 const frameName = (frame: CallFrame) => `${frame.functionName || "(anonymous)"} ${moduleOf(frame)}:${frame.lineNumber + 1}`
 
-const idle = new Set(["(idle)", "(program)"])
+const leftOut = (frame: CallFrame) =>
+  frame.functionName === "(idle)" || frame.functionName === "(program)" ||
+  (frame.functionName === "dispatch" && frame.url === "")
 
-const add = (totals: Map<string, number>, key: string, value: number) => totals.set(key, (totals.get(key) ?? 0) + value)
+type Totals = Map<string, number>
 
-const print = (title: string, totals: Map<string, number>, unit: (n: number) => string) => {
-  const sum = [...totals.values()].reduce((a, b) => a + b, 0)
-  console.log(`\n${title} (total ${unit(sum)})`)
-  for (const [key, value] of [...totals].sort((a, b) => b[1] - a[1]).slice(0, top)) {
-    console.log(`${((value / sum) * 100).toFixed(1).padStart(5)} %  ${unit(value).padStart(10)}  ${key}`)
-  }
+const add = (totals: Totals, key: string, value: number) => totals.set(key, (totals.get(key) ?? 0) + value)
+
+interface Summary {
+  readonly byModule: Totals
+  readonly byFunction: Totals
+  readonly total: number
 }
 
-const profile = JSON.parse(readFileSync(file, "utf8"))
-const byModule = new Map<string, number>()
-const byFunction = new Map<string, number>()
-
-if (file.endsWith(".cpuprofile")) {
-  const { nodes, samples, timeDeltas } = profile as CpuProfile
-  const frames = new Map(nodes.map((node) => [node.id, node.callFrame]))
-  let idleMicros = 0
-  samples.forEach((id, i) => {
-    const frame = frames.get(id)!
-    const micros = timeDeltas[i] ?? 0
-    if (idle.has(frame.functionName)) return void (idleMicros += micros)
-    add(byModule, moduleOf(frame), micros)
-    add(byFunction, frameName(frame), micros)
-  })
-  const ms = (micros: number) => `${(micros / 1000).toFixed(0)} ms`
-  console.log(`${file}: self time, idle and (program) left out (${ms(idleMicros)})`)
-  print("by module", byModule, ms)
-  print("by function", byFunction, ms)
-} else {
-  const walk = (node: HeapNode) => {
-    if (node.selfSize > 0) {
-      add(byModule, moduleOf(node.callFrame), node.selfSize)
-      add(byFunction, frameName(node.callFrame), node.selfSize)
+const summarise = (file: string): Summary => {
+  const profile = JSON.parse(readFileSync(file, "utf8"))
+  const byModule: Totals = new Map()
+  const byFunction: Totals = new Map()
+  const count = (frame: CallFrame, value: number) => {
+    if (leftOut(frame) || value === 0) return
+    add(byModule, moduleOf(frame), value)
+    add(byFunction, frameName(frame), value)
+  }
+  if (file.endsWith(".cpuprofile")) {
+    const { nodes, samples, timeDeltas } = profile as CpuProfile
+    const frames = new Map(nodes.map((node) => [node.id, node.callFrame]))
+    samples.forEach((id, i) => count(frames.get(id)!, timeDeltas[i] ?? 0))
+  } else {
+    // an allocation site is named with the nearest caller in our packages, which says who holds it
+    const walk = (node: HeapNode, ours: string | undefined) => {
+      const module = moduleOf(node.callFrame)
+      const caller = module.startsWith("@mcp-effect/") ? frameName(node.callFrame) : ours
+      if (!leftOut(node.callFrame) && node.selfSize > 0) {
+        add(byModule, module, node.selfSize)
+        add(byFunction, `${frameName(node.callFrame)}${ours === undefined || caller === frameName(node.callFrame) ? "" : ` <- ${ours}`}`, node.selfSize)
+      }
+      node.children.forEach((child) => walk(child, caller))
     }
-    node.children.forEach(walk)
+    walk((profile as { head: HeapNode }).head, undefined)
   }
-  walk((profile as { head: HeapNode }).head)
-  const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`
-  console.log(`${file}: sampled live allocations by allocation site (self)`)
-  print("by module", byModule, kib)
-  print("by function", byFunction, kib)
+  return { byModule, byFunction, total: [...byModule.values()].reduce((a, b) => a + b, 0) }
 }
+
+const cpu = files.every((file) => file.endsWith(".cpuprofile"))
+const unit = cpu ? (micros: number) => `${(micros / 1000).toFixed(0)} ms` : (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`
+const summaries = files.map(summarise)
+
+const print = (title: string, pick: (summary: Summary) => Totals) => {
+  const keys = new Set(summaries.flatMap((summary) => [...pick(summary).keys()]))
+  const rows = [...keys].map((key) => {
+    const shares = summaries.map((summary) => ((pick(summary).get(key) ?? 0) / summary.total) * 100)
+    return { key, median: median(shares), low: Math.min(...shares), high: Math.max(...shares) }
+  })
+  console.log(`\n${title}: median share over ${files.length} profile(s) (min-max)`)
+  for (const row of rows.sort((a, b) => b.median - a.median).slice(0, top)) {
+    const range = files.length > 1 ? ` (${row.low.toFixed(1)}-${row.high.toFixed(1)})` : ""
+    console.log(`${row.median.toFixed(1).padStart(5)} %${range.padEnd(14)} ${row.key}`)
+  }
+}
+
+console.log(`${cpu ? "self time" : "live sampled allocations"}, totals per profile: ${summaries.map((s) => unit(s.total)).join(", ")}`)
+print("by module", (summary) => summary.byModule)
+print("by function", (summary) => summary.byFunction)

@@ -35,8 +35,15 @@ const build = async (): Promise<Record<"ours" | "sdk", string>> => {
   return { ours: `${outdir}/ours.mjs`, sdk: `${outdir}/sdk.mjs` }
 }
 
-/** One fresh process: the milliseconds from its start to the first result, as it reports them. */
-const once = (script: string, who: string): Promise<number> =>
+interface Sample {
+  /** Milliseconds from the process start to the first result. */
+  readonly wall: number
+  /** CPU milliseconds the process used until then (steadier than wall time on a loaded machine). */
+  readonly cpu: number
+}
+
+/** One fresh process, as it reports itself. */
+const once = (script: string, who: string): Promise<Sample> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script, stdioServer.command, ...stdioServer.args], {
       stdio: ["ignore", "pipe", "inherit"],
@@ -46,26 +53,33 @@ const once = (script: string, who: string): Promise<number> =>
     child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()))
     child.once("error", reject)
     child.once("exit", (code) => {
-      const match = /^(\S+) (.*)$/.exec(out.trim())
+      const match = /^(\S+) (\S+) (.*)$/.exec(out.trim())
       if (code !== 0 || match === null) return reject(new Error(`${who} cold start failed (exit ${code}): ${out}`))
-      checkEcho(who, { content: JSON.parse(match[2]!) })
-      resolve(Number(match[1]))
+      checkEcho(who, { content: JSON.parse(match[3]!) })
+      resolve({ wall: Number(match[1]), cpu: Number(match[2]) })
     })
   })
 
 /**
- * `runs` cold starts per client, alternating which goes first; the median in
- * milliseconds.
+ * `runs` cold starts per client, alternating which goes first; the medians
+ * of wall and CPU milliseconds.
  */
-export const coldStart = async (runs: number, log: (line: string) => void): Promise<Scores> => {
+export const coldStart = async (
+  runs: number,
+  log: (line: string) => void
+): Promise<{ readonly wall: Scores; readonly cpu: Scores }> => {
   const scripts = await build()
-  const samples = { ours: [] as Array<number>, sdk: [] as Array<number> }
+  const samples = { ours: [] as Array<Sample>, sdk: [] as Array<Sample> }
   for (let round = 0; round < runs; round++) {
     const order = round % 2 === 0 ? (["ours", "sdk"] as const) : (["sdk", "ours"] as const)
     for (const who of order) samples[who].push(await once(scripts[who], who))
   }
   for (const who of ["ours", "sdk"] as const) {
-    log(`  ${who}: ${samples[who].map((v) => v.toFixed(0)).join(" ")} ms`)
+    log(`  ${who}: ${samples[who].map((s) => `${s.wall.toFixed(0)} (cpu ${s.cpu.toFixed(0)})`).join(" ")} ms`)
   }
-  return { ours: median(samples.ours), sdk: median(samples.sdk) }
+  const medianOf = (pick: (sample: Sample) => number): Scores => ({
+    ours: median(samples.ours.map(pick)),
+    sdk: median(samples.sdk.map(pick))
+  })
+  return { wall: medianOf((s) => s.wall), cpu: medianOf((s) => s.cpu) }
 }

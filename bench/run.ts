@@ -172,7 +172,9 @@ const bundle = async () => {
 
 const cold = async () => {
   log(`cold start: ${options.coldRuns} fresh Node processes per client (median), import + spawn + initialize + one call`)
-  print(line("stdio cold start", await coldStart(options.coldRuns, log), 0, "lower").replace("(lower", "(ms, lower"))
+  const { cpu, wall } = await coldStart(options.coldRuns, log)
+  print(line("stdio cold start", wall, 0, "lower").replace("(lower", "(ms, lower"))
+  print(line("stdio cold start CPU", cpu, 0, "lower").replace("(lower", "(ms, lower"))
 }
 
 const heap = async (ours: Ours.Ours) => {

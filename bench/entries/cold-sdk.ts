@@ -11,7 +11,8 @@ const main = async () => {
   const client = new Client({ name: "bench-cold", version: "1.0.0" })
   await client.connect(new StdioClientTransport({ command: command!, args, env: { ...(process.env as Record<string, string>), NODE_NO_WARNINGS: "1" } }))
   const result = await client.callTool({ name: "echo", arguments: { text: "hello" } })
-  process.stdout.write(`${performance.now()} ${JSON.stringify(result.content)}\n`)
+  const cpu = process.cpuUsage()
+  process.stdout.write(`${performance.now()} ${(cpu.user + cpu.system) / 1000} ${JSON.stringify(result.content)}\n`)
 }
 
 main().then(() => process.exit(0), (error) => {

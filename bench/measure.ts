@@ -1,8 +1,8 @@
 /**
  * Timing and memory helpers: interleaved repeats, medians, best rounds,
- * idle heap per session.
+ * idle heap per session, heap per in-flight request.
  */
-import type { Subject } from "./subject.js"
+import type { Holder, Subject } from "./subject.js"
 
 export type Name = "ours" | "sdk" | "raw"
 
@@ -86,7 +86,8 @@ const collectGarbage = async (): Promise<number> => {
 }
 
 /**
- * Heap held per idle session: opens `sessions` connected sessions one after
+ * Heap held per idle session: after one warm-up session (opened and closed),
+ * opens `sessions` connected sessions one after
  * the other, lets them settle, and divides the growth of the used heap
  * (after full GCs) by their number. In KiB per session. Also reports what is
  * still held once they are all closed again (a leak shows there).
@@ -95,6 +96,8 @@ export const idleHeap = async (
   sessions: number,
   open: () => Promise<() => Promise<void>>
 ): Promise<{ readonly open: number; readonly afterClose: number }> => {
+  // one session opened and closed first, so one-off costs (lazy module state, JIT code) are not counted per session
+  await (await open())()
   const before = await collectGarbage()
   const closers: Array<() => Promise<void>> = []
   for (let i = 0; i < sessions; i++) closers.push(await open())
@@ -110,3 +113,33 @@ export const idleHeap = async (
 
 // time for GET streams to open (or, after closing, for DELETEs and finalizers to finish)
 const settleMillis = 500
+
+/** Waits until the server has received all `n` held calls (polling its `pending` tool). */
+const allPending = async (holder: Holder, n: number) => {
+  while ((await holder.pending()) < n) await sleep(10)
+}
+
+/**
+ * Heap held per in-flight request: starts `n` calls the server does not
+ * answer until told to, waits until the server has them all, and divides the
+ * growth of the used heap (after full GCs) by `n`. One warm-up round, then
+ * `rounds` rounds; the median, in KiB per request.
+ */
+export const inFlightHeap = async (
+  holder: Holder,
+  options: { readonly requests: number; readonly rounds: number }
+): Promise<{ readonly median: number; readonly samples: ReadonlyArray<number> }> => {
+  const round = async () => {
+    const before = await collectGarbage()
+    const answered = holder.hold(options.requests)
+    await allPending(holder, options.requests)
+    const during = await collectGarbage()
+    await holder.release()
+    await answered
+    return (during - before) / options.requests / 1024
+  }
+  await round()
+  const samples: Array<number> = []
+  for (let i = 0; i < options.rounds; i++) samples.push(await round())
+  return { median: median(samples), samples }
+}

@@ -6,10 +6,12 @@
  * go to stderr. See bench/README.md.
  */
 import { parseArgs } from "node:util"
+import { bundleSizes } from "./bundle.js"
+import { coldStart } from "./cold.js"
 import * as Ours from "./clients/ours.js"
 import * as Raw from "./clients/raw.js"
 import * as Sdk from "./clients/sdk.js"
-import { type Contender, idleHeap, latency, type Scores, throughput } from "./measure.js"
+import { type Contender, idleHeap, inFlightHeap, latency, type Scores, throughput } from "./measure.js"
 import { startHttpServer, stdioServer } from "./servers.js"
 
 const { values: flags } = parseArgs({
@@ -20,6 +22,9 @@ const { values: flags } = parseArgs({
     concurrency: { type: "string", default: "1000" },
     repeats: { type: "string", default: "5" },
     sessions: { type: "string", default: "100" },
+    "stdio-sessions": { type: "string", default: "20" },
+    "in-flight": { type: "string", default: "1000" },
+    "cold-runs": { type: "string", default: "5" },
     only: { type: "string" },
     "http-response": { type: "string", default: "sse" },
     "http-client": { type: "string", default: "undici" }
@@ -36,6 +41,9 @@ const oneOf = <A extends string>(name: string, value: string | undefined, allowe
   return value as A
 }
 
+/** The groups of metrics `--only` can pick. */
+const metrics = ["bundle", "cold", "stdio", "heap", "http"] as const
+
 const options = {
   calls: count("calls", flags.calls),
   httpCalls: count("http-calls", flags["http-calls"]),
@@ -43,7 +51,10 @@ const options = {
   concurrency: count("concurrency", flags.concurrency),
   repeats: count("repeats", flags.repeats),
   sessions: count("sessions", flags.sessions),
-  only: flags.only === undefined ? undefined : oneOf("only", flags.only, ["stdio", "http"] as const),
+  stdioSessions: count("stdio-sessions", flags["stdio-sessions"]),
+  inFlight: count("in-flight", flags["in-flight"]),
+  coldRuns: count("cold-runs", flags["cold-runs"]),
+  only: flags.only === undefined ? undefined : oneOf("only", flags.only, metrics),
   httpResponse: oneOf("http-response", flags["http-response"], ["sse", "json"] as const),
   httpClient: oneOf("http-client", flags["http-client"], ["fetch", "undici"] as const)
 }
@@ -147,13 +158,62 @@ const http = async (ours: Ours.Ours) => {
   }
 }
 
+const kib = (scores: Scores, digits: number) =>
+  `ours=${fmt(scores.ours, digits)} sdk=${fmt(scores.sdk, digits)} ratio=${ratio(scores)} (KiB, lower is better)`
+
+const bundle = async () => {
+  log("bundle: the minimal browser client (Streamable HTTP, fetch, list tools, call one), esbuild --minify, gzip -9")
+  const { ours, sdk } = await bundleSizes()
+  const total: Scores = { ours: ours.totalGzipKb, sdk: sdk.totalGzipKb }
+  const own: Scores = { ours: ours.ownGzipKb, sdk: sdk.ownGzipKb }
+  print(`browser bundle total gzip: ${kib(total, 1)}`)
+  print(`browser bundle own code gzip: ${kib(own, 1)}`)
+}
+
+const cold = async () => {
+  log(`cold start: ${options.coldRuns} fresh Node processes per client (median), import + spawn + initialize + one call`)
+  const { cpu, wall } = await coldStart(options.coldRuns, log)
+  print(line("stdio cold start", wall, 0, "lower").replace("(lower", "(ms, lower"))
+  print(line("stdio cold start CPU", cpu, 0, "lower").replace("(lower", "(ms, lower"))
+}
+
+const heap = async (ours: Ours.Ours) => {
+  log(`heap: ${options.stdioSessions} idle stdio sessions per client`)
+  const ourIdle = await idleHeap(options.stdioSessions, () => ours.openStdio(stdioServer))
+  const sdkIdle = await idleHeap(options.stdioSessions, async () => {
+    const client = await Sdk.openStdio(stdioServer)
+    return () => client.close()
+  })
+  log(`  still held per session after closing them: ours=${fmt(ourIdle.afterClose, 1)} ` +
+    `sdk=${fmt(sdkIdle.afterClose, 1)} KiB`)
+  print(`stdio idle heap per session: ${kib({ ours: ourIdle.open, sdk: sdkIdle.open }, 1)}`)
+
+  log(`heap: ${options.inFlight} pending calls per client, x${options.repeats} (median)`)
+  const scores: Scores = {}
+  for (const [name, start] of [["ours", ours.startHolder], ["sdk", Sdk.startHolder]] as const) {
+    const holder = await start(stdioServer)
+    try {
+      const { median, samples } = await inFlightHeap(holder, { requests: options.inFlight, rounds: options.repeats })
+      log(`  ${name}: ${samples.map((v) => v.toFixed(2)).join(" ")} KiB/request`)
+      scores[name] = median
+    } finally {
+      await holder.close()
+    }
+  }
+  print(`stdio heap per in-flight request: ${kib(scores, 2)}`)
+}
+
 const main = async () => {
   const started = performance.now()
   log(`node ${process.version}`)
+  const runs = (metric: (typeof metrics)[number]) => options.only === undefined || options.only === metric
   const ours = Ours.make(options.httpClient)
   try {
-    if (options.only !== "http") await stdio(ours)
-    if (options.only !== "stdio") await http(ours)
+    if (runs("bundle")) await bundle()
+    if (runs("cold")) await cold()
+    if (runs("stdio")) await stdio(ours)
+    if (runs("heap")) await heap(ours)
+    if (runs("http")) await http(ours)
   } finally {
     await ours.dispose()
   }

@@ -17,6 +17,28 @@ export interface Subject {
   readonly close: () => Promise<void>
 }
 
+/**
+ * A session that keeps calls pending on the fixture's `hold` tool, for the
+ * in-flight heap metric.
+ */
+export interface Holder {
+  /** Starts `n` `hold` calls at once; resolves when all of them have been answered. */
+  readonly hold: (n: number) => Promise<void>
+  /** How many `hold` calls the server has received and not yet answered. */
+  readonly pending: () => Promise<number>
+  /** Lets the server answer every waiting `hold` call. */
+  readonly release: () => Promise<void>
+  readonly close: () => Promise<void>
+}
+
+/** The count in a `pending` / `release` result's text block. */
+export const countOf = (result: unknown): number => {
+  const text = (result as { content?: ReadonlyArray<{ text?: string }> } | undefined)?.content?.[0]?.text
+  const n = Number(text)
+  if (!Number.isInteger(n)) throw new Error(`unexpected count result ${JSON.stringify(result)}`)
+  return n
+}
+
 /** Fails loudly when a client's first result is not the echo (a broken setup would time nothing). */
 export const checkEcho = (who: string, result: unknown): void => {
   const content = (result as { content?: ReadonlyArray<{ type?: string; text?: string }> } | undefined)?.content

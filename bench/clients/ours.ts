@@ -19,7 +19,7 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Scope from "effect/Scope"
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
-import { checkEcho, echoCall, type Subject } from "../subject.js"
+import { checkEcho, countOf, echoCall, type Holder, type Subject } from "../subject.js"
 import { type ServerCommand, serverEnv } from "../servers.js"
 
 export type HttpClientKind = "fetch" | "undici"
@@ -29,6 +29,10 @@ type Platform = CommandExecutor.CommandExecutor | HttpClient.HttpClient
 export interface Ours {
   /** `node`: `NodeStdioTransport` (the default on Node); `command`: `StdioTransport` on the platform's `CommandExecutor`. */
   readonly startStdio: (server: ServerCommand, backend?: "node" | "command") => Promise<Subject>
+  /** A connected, initialized stdio session (`NodeStdioTransport`); resolves with its closer. */
+  readonly openStdio: (server: ServerCommand) => Promise<() => Promise<void>>
+  /** A stdio session (`NodeStdioTransport`) for the in-flight heap metric. */
+  readonly startHolder: (server: ServerCommand) => Promise<Holder>
   readonly startHttp: (url: string) => Promise<Subject>
   /** A connected, initialized HTTP session; resolves with its closer. */
   readonly openHttp: (url: string) => Promise<() => Promise<void>>
@@ -80,10 +84,30 @@ export const make = (httpClient: HttpClientKind): Ours => {
 
   const http = (url: string) => Layer.orDie(HttpTransport.layer({ url }))
 
+  const stdioOptions = (server: ServerCommand) => ({ command: server.command, args: server.args, env: serverEnv })
+
   return {
-    startStdio: (server, backend = "node") => {
-      const options = { command: server.command, args: server.args, env: serverEnv }
-      return subject(backend === "node" ? NodeStdioTransport.layer(options) : StdioTransport.layer(options))
+    startStdio: (server, backend = "node") =>
+      subject(
+        backend === "node"
+          ? NodeStdioTransport.layer(stdioOptions(server))
+          : StdioTransport.layer(stdioOptions(server))
+      ),
+    openStdio: async (server) => (await open(NodeStdioTransport.layer(stdioOptions(server)))).close,
+    startHolder: async (server) => {
+      const { client, close } = await open(NodeStdioTransport.layer(stdioOptions(server)))
+      return {
+        hold: (n) =>
+          runtime.runPromise(
+            Effect.forEach(Array.from({ length: n }), () => client.callTool({ name: "hold" }), {
+              concurrency: "unbounded",
+              discard: true
+            })
+          ),
+        pending: async () => countOf(await runtime.runPromise(client.callTool({ name: "pending" }))),
+        release: () => runtime.runPromise(Effect.asVoid(client.callTool({ name: "release" }))),
+        close
+      }
     },
     startHttp: (url) => subject(http(url)),
     openHttp: async (url) => (await open(http(url))).close,

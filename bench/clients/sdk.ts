@@ -6,7 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { checkEcho, echoCall, elapsedSince, type Subject } from "../subject.js"
+import { checkEcho, countOf, echoCall, elapsedSince, type Holder, type Subject } from "../subject.js"
 import { childEnv, type ServerCommand } from "../servers.js"
 
 const connect = async (transport: Transport): Promise<Client> => {
@@ -32,12 +32,25 @@ const subject = async (client: Client): Promise<Subject> => {
   }
 }
 
-export const startStdio = async (server: ServerCommand): Promise<Subject> =>
-  subject(
-    await connect(
-      new StdioClientTransport({ command: server.command, args: [...server.args], env: childEnv(), stderr: "inherit" })
-    )
-  )
+/** A connected, initialized stdio session with its own server process. */
+export const openStdio = (server: ServerCommand): Promise<Client> =>
+  connect(new StdioClientTransport({ command: server.command, args: [...server.args], env: childEnv(), stderr: "inherit" }))
+
+export const startStdio = async (server: ServerCommand): Promise<Subject> => subject(await openStdio(server))
+
+export const startHolder = async (server: ServerCommand): Promise<Holder> => {
+  const client = await openStdio(server)
+  return {
+    hold: async (n) => {
+      await Promise.all(Array.from({ length: n }, () => client.callTool({ name: "hold" })))
+    },
+    pending: async () => countOf(await client.callTool({ name: "pending" })),
+    release: async () => {
+      await client.callTool({ name: "release" })
+    },
+    close: () => client.close()
+  }
+}
 
 /** A connected HTTP session (initialized, GET stream opened by the SDK as it chooses). */
 export const openHttp = (url: string): Promise<Client> => connect(new StreamableHTTPClientTransport(new URL(url)))

@@ -1,0 +1,56 @@
+/**
+ * Browser bundle size: the minimal client (connect over Streamable HTTP with
+ * the browser's fetch, list tools, call one) bundled with esbuild (minified,
+ * ESM, browser platform) and gzipped, ours vs the official SDK v1 client.
+ *
+ * Ours is `examples/installed-browser.ts`, measured by `browser/bundle.ts`
+ * (the same measurement the size-budget test uses). "Own code" leaves
+ * `effect` and `@effect/*` out; for the SDK it leaves out every dependency
+ * that is not the SDK itself (zod, ajv, ...), so both lines compare the
+ * library's own code.
+ */
+import * as esbuild from "esbuild"
+import { fileURLToPath } from "node:url"
+import { gzipSync } from "node:zlib"
+import { measureMinimalClient } from "../browser/bundle.js"
+
+export interface BundleSize {
+  readonly totalGzipKb: number
+  readonly ownGzipKb: number
+}
+
+const sdkEntry = fileURLToPath(new URL("./entries/browser-sdk.ts", import.meta.url))
+
+/** Marks every bare import but the SDK's own as external. */
+const dependenciesExternal: esbuild.Plugin = {
+  name: "dependencies-external",
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.path.startsWith("@modelcontextprotocol/sdk") ? undefined : { path: args.path, external: true })
+  }
+}
+
+const gzipKb = async (plugins: Array<esbuild.Plugin>): Promise<number> => {
+  const result = await esbuild.build({
+    entryPoints: [sdkEntry],
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    minify: true,
+    plugins,
+    logLevel: "silent"
+  })
+  return gzipSync(result.outputFiles[0]!.text, { level: 9 }).length / 1024
+}
+
+const measureSdk = async (): Promise<BundleSize> => {
+  const [totalGzipKb, ownGzipKb] = await Promise.all([gzipKb([]), gzipKb([dependenciesExternal])])
+  return { totalGzipKb, ownGzipKb }
+}
+
+export const bundleSizes = async (): Promise<{ readonly ours: BundleSize; readonly sdk: BundleSize }> => {
+  const [ours, sdk] = await Promise.all([measureMinimalClient(), measureSdk()])
+  return { ours, sdk }
+}

@@ -1,0 +1,138 @@
+/**
+ * A small workload to profile our stdio hot path and idle heap (see
+ * "Profile" in bench/README.md):
+ *
+ * ```
+ * npx tsx --conditions=@mcp-effect/source bench/profile.ts calls --cpu-out .cache/ours.cpuprofile
+ * npx tsx --expose-gc --conditions=@mcp-effect/source bench/profile.ts idle --heap-out .cache/idle.heapprofile
+ * npx tsx bench/profileSummary.ts .cache/ours.cpuprofile   # or .cache/idle.heapprofile
+ * ```
+ *
+ * bench/README.md ("Profile") shows how to run it on the compiled `dist` instead, so the
+ * profile names our modules and lines as they are (tsx rewrites them).
+ * ```
+ *
+ * - `calls [--calls N] [--concurrency C] [--client ours|sdk]`: one `NodeStdioTransport` session, a
+ *   warm-up of N calls, then N `tools/call` of `echo`, C at a time (default 1: sequential, what
+ *   `stdio latency` measures). `--client sdk` runs the official SDK client instead, for comparison.
+ * - `idle [--sessions N] [--heap-out FILE]`: opens N idle sessions (after one warm-up session) and
+ *   profiles what they hold (`HeapProfiler` sampling, live objects only).
+ */
+import { McpClient } from "@mcp-effect/core"
+import { NodeStdioTransport } from "@mcp-effect/transport-stdio"
+import * as Effect from "effect/Effect"
+import * as Runtime from "effect/Runtime"
+import { writeFileSync } from "node:fs"
+import * as Inspector from "node:inspector/promises"
+import { parseArgs } from "node:util"
+import * as Sdk from "./clients/sdk.js"
+import { serverEnv, stdioServer } from "./servers.js"
+import { checkEcho, echoCall } from "./subject.js"
+
+const { positionals, values: flags } = parseArgs({
+  allowPositionals: true,
+  options: {
+    calls: { type: "string", default: "20000" },
+    concurrency: { type: "string", default: "1" },
+    sessions: { type: "string", default: "20" },
+    client: { type: "string", default: "ours" },
+    "cpu-out": { type: "string" },
+    "heap-out": { type: "string" }
+  }
+})
+
+/**
+ * With `--cpu-out FILE`, a CPU profile of the timed batch alone (not start-up, not the warm-up),
+ * written as a `.cpuprofile`.
+ */
+const profiled = async <A>(run: () => Promise<A>): Promise<A> => {
+  const out = flags["cpu-out"]
+  if (out === undefined) return run()
+  const session = new Inspector.Session()
+  session.connect()
+  await session.post("Profiler.enable")
+  await session.post("Profiler.start")
+  const result = await run()
+  const { profile } = await session.post("Profiler.stop")
+  writeFileSync(out, JSON.stringify(profile))
+  session.disconnect()
+  return result
+}
+
+const session = McpClient.make({ clientInfo: { name: "bench-profile", version: "1.0.0" }, prefetch: false }).pipe(
+  Effect.tap((client) => client.initialized),
+  Effect.provide(NodeStdioTransport.layer({ command: stdioServer.command, args: stdioServer.args, env: serverEnv }))
+)
+
+const calls = Effect.gen(function*() {
+  const client = yield* session
+  checkEcho("ours", yield* client.callTool(echoCall))
+  const n = Number(flags.calls)
+  const concurrency = Number(flags.concurrency)
+  const batch = Effect.forEach(Array.from({ length: n }), () => client.callTool(echoCall), { concurrency, discard: true })
+  yield* batch
+  const runtime = yield* Effect.runtime<never>()
+  const micros = yield* Effect.promise(() =>
+    profiled(async () => {
+      const start = performance.now()
+      await Runtime.runPromise(runtime, batch)
+      return (performance.now() - start) * 1000 / n
+    })
+  )
+  yield* Effect.sync(() => process.stderr.write(`ours: ${micros.toFixed(1)} µs/call\n`))
+})
+
+const gc = () => (globalThis as { gc?: () => void }).gc?.()
+
+/**
+ * With `--heap-out FILE`, a sampling heap profile (every 1 KiB on average) of what the N sessions
+ * opened after one warm-up session still hold once they are all open, after a full GC.
+ */
+const idle = Effect.gen(function*() {
+  yield* Effect.scoped(session)
+  const out = flags["heap-out"]
+  const inspector = new Inspector.Session()
+  if (out !== undefined) {
+    inspector.connect()
+    yield* Effect.promise(() => inspector.post("HeapProfiler.startSampling", { samplingInterval: 1024 }))
+  }
+  for (let i = 0; i < Number(flags.sessions); i++) yield* session
+  gc()
+  gc()
+  if (out !== undefined) {
+    const { profile } = yield* Effect.promise(() => inspector.post("HeapProfiler.stopSampling"))
+    writeFileSync(out, JSON.stringify(profile))
+    inspector.disconnect()
+  }
+  yield* Effect.sync(() =>
+    process.stderr.write(`${flags.sessions} sessions open, heap ${(process.memoryUsage().heapUsed / 1024 / 1024).toFixed(1)} MiB\n`)
+  )
+})
+
+/** The same workload with the SDK client: `C` loops of `N / C` sequential calls each. */
+const sdkCalls = async () => {
+  const client = await Sdk.openStdio(stdioServer)
+  checkEcho("sdk", await client.callTool(echoCall))
+  const n = Number(flags.calls)
+  const concurrency = Number(flags.concurrency)
+  const loop = async () => {
+    for (let i = 0; i < n / concurrency; i++) await client.callTool(echoCall)
+  }
+  const batch = () => Promise.all(Array.from({ length: concurrency }, loop))
+  await batch()
+  const micros = await profiled(async () => {
+    const start = performance.now()
+    await batch()
+    return (performance.now() - start) * 1000 / n
+  })
+  process.stderr.write(`sdk: ${micros.toFixed(1)} µs/call\n`)
+  await client.close()
+}
+
+const mode = positionals[0] ?? "calls"
+if (mode !== "calls" && mode !== "idle") throw new Error(`mode must be calls or idle, got ${mode}`)
+const run = flags.client === "sdk" && mode === "calls" ? sdkCalls() : Effect.runPromise(Effect.scoped(mode === "calls" ? calls : idle))
+run.then(() => process.exit(0), (error) => {
+  console.error(error)
+  process.exit(1)
+})

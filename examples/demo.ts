@@ -4,6 +4,7 @@
  *   npm run demo                                  # spawns server-everything over stdio
  *   npm run demo -- -- npx -y some-mcp-server     # any stdio server
  *   npm run demo -- --url http://127.0.0.1:3001/mcp   # any Streamable HTTP server
+ *   npm run demo -- --config examples/mcp.json    # many servers through the hub (examples/hubDemo.ts)
  *
  * Over HTTP the client is ready for OAuth: when the server answers 401, the
  * authorization-code flow runs, with a loopback callback on 127.0.0.1 and the
@@ -220,12 +221,20 @@ const program = Effect.gen(function*() {
   yield* Console.log("\ndone.")
 })
 
-program.pipe(
-  Effect.provide(ClientLive),
-  Logger.withMinimumLogLevel(LogLevel.Error),
-  Effect.catchAll((error) =>
-    Console.error(`demo failed: ${McpError.isMcpClientError(error) ? `${error._tag}: ${error.message}` : String(error)}`)
-      .pipe(Effect.zipRight(Effect.sync(() => process.exitCode = 1)))
-  ),
-  Effect.runPromise
-).then(() => process.exit(process.exitCode ?? 0))
+if (argv.includes("--config")) {
+  void import("./hubDemo.js").then((hub) => hub.main())
+} else {
+  void runDemo()
+}
+
+function runDemo() {
+  return program.pipe(
+    Effect.provide(ClientLive),
+    Logger.withMinimumLogLevel(LogLevel.Error),
+    Effect.catchAll((error) =>
+      Console.error(`demo failed: ${McpError.isMcpClientError(error) ? `${error._tag}: ${error.message}` : String(error)}`)
+        .pipe(Effect.zipRight(Effect.sync(() => process.exitCode = 1)))
+    ),
+    Effect.runPromise
+  ).then(() => process.exit(process.exitCode ?? 0))
+}

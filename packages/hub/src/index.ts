@@ -1,5 +1,5 @@
 /**
- * @since 0.1.0
+ * @since 0.2.0
  */
 
 /**
@@ -17,3 +17,14 @@ export * as ToolFormat from "./ToolFormat.js"
  * @since 0.2.0
  */
 export * as McpToolkit from "./McpToolkit.js"
+export * as ServerConfig from "./ServerConfig.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as ServerRegistry from "./ServerRegistry.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as TransportFactory from "./TransportFactory.js"

@@ -1,0 +1,45 @@
+/**
+ * The transport factory for Node: stdio servers through
+ * `NodeStdioTransport` (environment whitelist, shutdown ladder, restarts),
+ * Streamable HTTP and HTTP+SSE servers through `HttpTransport` on undici.
+ *
+ * OAuth servers (`auth.type: "oauth2"`) use the `TokenStore` and
+ * `Authorizer` in the context where the factory is built; without them,
+ * tokens are kept in memory and a server that needs a person to sign in
+ * ends in `NeedsAuth`.
+ *
+ * @since 0.2.0
+ */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { NodeStdioTransport, StdioTransport } from "@mcp-effect/transport-stdio"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as internal from "./internal/factory.js"
+import * as TransportFactory from "./TransportFactory.js"
+
+const stdio: internal.StdioBuilder = (_config, transport, options) =>
+  Effect.map(
+    NodeStdioTransport.make({
+      command: transport.command,
+      args: transport.args,
+      env: transport.env,
+      cwd: transport.cwd,
+      reconnect: options.reconnect
+    }),
+    (built) => ({ context: StdioTransport.toContext(built), sessionId: Effect.succeed(undefined) })
+  )
+
+/**
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make: Effect.Effect<TransportFactory.Service> = internal.make(NodeHttpClient.layerUndici, stdio)
+
+/**
+ * @since 0.2.0
+ * @category layers
+ */
+export const layer: Layer.Layer<TransportFactory.TransportFactory> = Layer.effect(
+  TransportFactory.TransportFactory,
+  make
+)

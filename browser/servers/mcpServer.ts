@@ -36,6 +36,8 @@ export interface McpFixture {
   readonly requests: Array<Recorded>
   /** `tools/call` of `slow` whose signal the SDK aborted (it got `notifications/cancelled`). */
   readonly aborted: Array<string>
+  /** Forgets every session, as a restarted server does: their next request is answered 404. */
+  readonly expireSessions: () => void
   readonly close: () => Promise<void>
 }
 
@@ -45,6 +47,8 @@ export interface McpFixtureOptions {
   /** The authorization server; read per request. */
   readonly issuer: () => string
   readonly introspection: { readonly clientId: string; readonly clientSecret: string }
+  /** The MCP server behind each session (default: `echo`, `read` and `slow`). */
+  readonly makeServer?: ((aborted: Array<string>) => { readonly connect: McpServer["connect"] }) | undefined
 }
 
 const readBody = (req: http.IncomingMessage): Promise<unknown> =>
@@ -135,7 +139,7 @@ export const startMcpFixture = async (options: McpFixtureOptions): Promise<McpFi
         onsessioninitialized: (id) => void transports.set(id, transport),
         onsessionclosed: (id) => void transports.delete(id)
       })
-      await makeServer(aborted).connect(transport)
+      await (options.makeServer ?? makeServer)(aborted).connect(transport)
       return transport.handleRequest(req, res, body)
     }
     res.writeHead(400).end("no session")
@@ -185,6 +189,11 @@ export const startMcpFixture = async (options: McpFixtureOptions): Promise<McpFi
     origin,
     requests,
     aborted,
+    expireSessions: () => {
+      const expired = [...transports.values()]
+      transports.clear()
+      for (const transport of expired) void transport.close()
+    },
     close: async () => {
       for (const transport of transports.values()) await transport.close()
       await listening.close()

@@ -1,0 +1,222 @@
+/**
+ * `npm run e2e`: seed 000's acceptance scenarios, driven in Chromium as a
+ * user would (clicks and forms) against the built console, with real servers
+ * on 127.0.0.1: the MCP fixture (official SDK, strict CORS), oidc-provider
+ * and the console's static files. Each scenario asserts what the servers
+ * received, not only what the page shows, and leaves a screenshot of its end
+ * state in `e2e-results/`. Ends with `e2e: N passed, M failed`; exits 1 on
+ * any failure.
+ */
+import { existsSync } from "node:fs"
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { chromium, type BrowserContext, type Page } from "playwright-core"
+import { build } from "vite"
+import type { Recorded } from "../browser/servers/mcpServer.js"
+import { startAppServer } from "./servers/appServer.js"
+import { tools as fixtureTools } from "./servers/consoleServer.js"
+import { clientId, startDemoServers } from "./servers/demo.js"
+
+const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
+const launchArgs = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+const webRoot = fileURLToPath(new URL("../examples/web", import.meta.url))
+const results = "e2e-results"
+
+class Failed extends Error {}
+const expect = (condition: unknown, what: string): void => {
+  if (!condition) throw new Failed(what)
+}
+
+const bodyOf = (r: Recorded) => r.body as { method?: string; id?: unknown; params?: any } | undefined
+const callsOf = (requests: ReadonlyArray<Recorded>, tool: string) =>
+  requests.filter((r) => bodyOf(r)?.method === "tools/call" && bodyOf(r)?.params?.name === tool)
+
+const main = async () => {
+  const startedAt = Date.now()
+  if (!existsSync(chromiumPath)) throw new Error(`no Chromium at ${chromiumPath} (install Debian's chromium or set CHROMIUM_PATH)`)
+  await build({ configFile: join(webRoot, "vite.config.ts"), logLevel: "info" })
+  const app = await startAppServer(join(webRoot, "dist"))
+  const servers = await startDemoServers(app.origin)
+  const { auth, mcp } = servers
+  const reqs = mcp.requests
+  const mcpUrl = `${mcp.origin}/mcp`
+  const secureUrl = `${mcp.origin}/secure/mcp`
+  await mkdir(results, { recursive: true })
+  const userDataDir = await mkdtemp(join(tmpdir(), "mcp-effect-e2e-"))
+  let context: BrowserContext | undefined
+  const outcomes: Array<{ readonly name: string; readonly error?: string }> = []
+  try {
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: chromiumPath,
+      headless: true,
+      args: launchArgs,
+      viewport: { width: 1200, height: 1000 }
+    })
+    const page: Page = context.pages()[0] ?? await context.newPage()
+    const consoleErrors: Array<string> = []
+    page.on("pageerror", (error) => consoleErrors.push(`uncaught: ${error.message}`))
+    await page.goto(app.origin)
+    await page.getByRole("button", { name: "Add Server" }).waitFor()
+
+    let index = 0
+    const scenario = async (name: string, body: () => Promise<void>) => {
+      index++
+      consoleErrors.length = 0
+      try {
+        await body()
+        expect(consoleErrors.length === 0, `page errors: ${consoleErrors.join(" | ")}`)
+        outcomes.push({ name })
+        console.log(`  ok    ${name}`)
+      } catch (error) {
+        const message = error instanceof Error ? error.message.split("\n")[0]! : String(error)
+        outcomes.push({ name, error: message })
+        console.log(`  FAIL  ${name}\n        ${message}`)
+      }
+      await page.screenshot({ path: join(results, `${String(index).padStart(2, "0")}-${name.replace(/[^a-z0-9]+/gi, "-").toLowerCase()}.png`), fullPage: true })
+        .catch(() => undefined)
+    }
+    const sessionOf = (server: string) => page.getByTestId(`session-${server}`).textContent()
+    const waitText = (testId: string, re: RegExp, within = page) =>
+      within.getByTestId(testId).filter({ hasText: re }).first().waitFor({ timeout: 15_000 })
+    const setMode = async (mode: string) => {
+      await page.locator("select[name=approval-mode]").selectOption(mode)
+      await page.getByTestId("status-demo").filter({ hasText: "Connected" }).waitFor({ timeout: 15_000 })
+    }
+    const openTool = async (name: string) => {
+      const item = page.getByTestId(`tool-${name}`)
+      await item.getByRole("button", { name: "Run…" }).click()
+      return item.getByTestId(`runner-${name}`)
+    }
+    const runTool = async (name: string, fields: Record<string, string>) => {
+      const runner = await openTool(name)
+      for (const [field, value] of Object.entries(fields)) await runner.locator(`input[name=${field}]`).fill(value)
+      await runner.getByRole("button", { name: "Run" }).click()
+      return runner
+    }
+    const dialog = page.getByRole("dialog", { name: "Confirm tool call" })
+
+    await scenario("Add MCP server with Streamable HTTP", async () => {
+      const from = reqs.length
+      await page.getByRole("button", { name: "Add Server" }).click()
+      await page.locator("input[name=server-name]").fill("demo")
+      await page.locator("input[name=server-url]").fill(mcpUrl)
+      await page.locator("select[name=transport]").selectOption("Http")
+      await page.getByRole("button", { name: "Test Connection" }).click()
+      await waitText("test-result", /Connected/)
+      const shown = await page.getByTestId("test-session").textContent()
+      expect(shown !== null && /^[0-9a-f-]{36}$/.test(shown), `session id shown: ${shown}`)
+      const chips = page.getByTestId("test-result").locator("img.icon")
+      await chips.first().waitFor()
+      expect(await chips.count() >= 4, `${await chips.count()} tool icons`)
+      const posts = reqs.slice(from).filter((r) => r.method === "POST")
+      expect(posts.some((r) => bodyOf(r)?.method === "initialize"), "the server received no initialize")
+      expect(posts.some((r) => bodyOf(r)?.method === "tools/list" && r.headers["mcp-session-id"] === shown),
+        "tools/list did not come in the session shown")
+      await page.getByRole("button", { name: "Save" }).click()
+      await page.getByTestId("server-demo").waitFor()
+      expect(await sessionOf("demo") === shown, "the list shows another session id")
+      await page.reload()
+      await page.getByTestId("status-demo").filter({ hasText: "Connected" }).waitFor({ timeout: 15_000 })
+    })
+
+    await scenario("Configure OAuth 2.1 authentication", async () => {
+      const from = reqs.length
+      const authorizations = auth.authorizations.length
+      await page.getByRole("button", { name: "Add Server" }).click()
+      await page.locator("input[name=server-name]").fill("secure")
+      await page.locator("input[name=server-url]").fill(secureUrl)
+      await page.locator("input[name=trusted]").check()
+      await page.locator("select[name=auth]").selectOption("oauth2")
+      await page.locator("input[name=client-id]").fill(clientId)
+      await page.locator("input[name=scopes]").fill("mcp:read")
+      const popup = context!.waitForEvent("page")
+      await page.getByRole("button", { name: "Authorize" }).click()
+      const opened = await popup
+      await waitText("test-result", /Connected/)
+      // the popup went to the authorization server (its /auth saw the request) and came back to the callback
+      expect(new URL(opened.url()).pathname === "/oauth/callback" || opened.isClosed(), `the popup ended on ${opened.url()}`)
+      await page.getByRole("button", { name: "Save" }).click()
+      expect(auth.authorizations.length === authorizations + 1, "the authorization server saw no authorization request")
+      const request = auth.authorizations.at(-1)!
+      expect(request.get("code_challenge_method") === "S256" && request.get("client_id") === clientId, "no PKCE S256 for the client")
+      expect(auth.grants.includes("authorization_code"), "no code was exchanged")
+      const bearer = reqs.slice(from).find((r) => r.path === "/secure/mcp" && String(r.headers.authorization).startsWith("Bearer "))
+      expect(bearer !== undefined, "no request carried the token")
+      const token = String(bearer!.headers.authorization).slice("Bearer ".length)
+      const stored = await page.evaluate(dumpIndexedDb, "mcp-console-tokens")
+      expect(stored.records > 0, "no token record in IndexedDB")
+      expect(!stored.text.includes(token) && !stored.text.includes(token.slice(0, 24)), "the access token is readable in storage")
+    })
+
+    await scenario("Connect GPT to MCP server", async () => {
+      await page.locator("select[name=model-server]").selectOption("demo")
+      await page.locator("select[name=provider]").selectOption("openai-chat")
+      const json = JSON.parse(await page.getByTestId("model-tools").textContent() ?? "[]") as Array<any>
+      expect(json.length === fixtureTools.length, `${json.length} tools for the model`)
+      for (const tool of fixtureTools) {
+        const entry = json.find((t) => t.function.name.endsWith(tool.name))
+        expect(entry !== undefined, `no ${tool.name}`)
+        expect(JSON.stringify(entry.function.parameters.properties) === JSON.stringify(tool.inputSchema.properties),
+          `${tool.name}'s parameters differ from what the server sent`)
+      }
+      await page.locator("select[name=provider]").selectOption("anthropic")
+      const anthropic = JSON.parse(await page.getByTestId("model-tools").textContent() ?? "[]") as Array<any>
+      expect(anthropic.every((t) => typeof t.input_schema === "object"), "no input_schema in the Anthropic format")
+      const card = page.getByTestId(/^tool-.*delete_file$/).first()
+      expect(await card.locator("img.icon").count() === 1, "no icon on delete_file")
+      expect(await card.locator(".badge.destructive").count() === 1, "no destructive badge")
+      expect(await page.getByTestId(/^tool-.*search_docs$/).first().locator(".badge.read-only").count() === 1, "no read-only badge")
+    })
+  } finally {
+    await context?.close().catch(() => undefined)
+    await servers.close()
+    await app.close()
+    await rm(userDataDir, { recursive: true, force: true })
+  }
+  const failed = outcomes.filter((o) => o.error !== undefined).length
+  console.log(`(${((Date.now() - startedAt) / 1000).toFixed(1)} s)`)
+  await report(outcomes.length - failed, failed)
+}
+
+/** Every record of an IndexedDB database as text (binary values as latin1), to look for secrets in plain text. */
+const dumpIndexedDb = async (name: string): Promise<{ readonly records: number; readonly text: string }> => {
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    const open = indexedDB.open(name)
+    open.onsuccess = () => resolve(open.result)
+    open.onerror = () => reject(open.error)
+  })
+  const toText = (value: unknown): string => {
+    if (value instanceof ArrayBuffer) return String.fromCharCode(...new Uint8Array(value))
+    if (ArrayBuffer.isView(value)) return String.fromCharCode(...new Uint8Array(value.buffer))
+    if (typeof value === "object" && value !== null) return Object.values(value).map(toText).join(" ")
+    return String(value)
+  }
+  let records = 0
+  let text = ""
+  for (const store of Array.from(db.objectStoreNames)) {
+    const all = await new Promise<Array<unknown>>((resolve, reject) => {
+      const request = db.transaction(store).objectStore(store).getAll()
+      request.onsuccess = () => resolve(request.result)
+      request.onerror = () => reject(request.error)
+    })
+    records += all.length
+    text += all.map(toText).join("\n")
+  }
+  db.close()
+  return { records, text }
+}
+
+const report = async (passed: number, failed: number) => {
+  await mkdir(".cache", { recursive: true })
+  await writeFile(".cache/e2e-report.json", JSON.stringify({ passed, failed }))
+  console.log(`e2e: ${passed} passed, ${failed} failed`)
+  process.exitCode = failed === 0 ? 0 : 1
+}
+
+main().catch(async (error) => {
+  console.error(error)
+  await report(0, 1)
+})

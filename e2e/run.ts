@@ -55,6 +55,8 @@ const main = async () => {
       args: launchArgs,
       viewport: { width: 1200, height: 1000 }
     })
+    // tsx keeps function names with a `__name` helper that functions sent to the page refer to
+    await context.addInitScript({ content: "globalThis.__name = (f) => f" })
     const page: Page = context.pages()[0] ?? await context.newPage()
     const consoleErrors: Array<string> = []
     page.on("pageerror", (error) => consoleErrors.push(`uncaught: ${error.message}`))
@@ -87,8 +89,9 @@ const main = async () => {
     }
     const openTool = async (name: string) => {
       const item = page.getByTestId(`tool-${name}`)
-      await item.getByRole("button", { name: "Run…" }).click()
-      return item.getByTestId(`runner-${name}`)
+      const runner = item.getByTestId(`runner-${name}`)
+      if (await runner.count() === 0) await item.getByRole("button", { name: "Run…" }).click()
+      return runner
     }
     const runTool = async (name: string, fields: Record<string, string>) => {
       const runner = await openTool(name)
@@ -169,6 +172,126 @@ const main = async () => {
       expect(await card.locator("img.icon").count() === 1, "no icon on delete_file")
       expect(await card.locator(".badge.destructive").count() === 1, "no destructive badge")
       expect(await page.getByTestId(/^tool-.*search_docs$/).first().locator(".badge.read-only").count() === 1, "no read-only badge")
+    })
+
+    const approve = async (button: "Approve once" | "Always allow" | "Deny") => {
+      await dialog.waitFor({ timeout: 15_000 })
+      await dialog.getByRole("button", { name: button }).click()
+      await dialog.waitFor({ state: "hidden" })
+    }
+    const historyHas = (tool: string, status: string) =>
+      page.getByTestId("history-row").filter({ hasText: tool }).filter({ hasText: status }).first().waitFor({ timeout: 15_000 })
+
+    await scenario("Execute MCP tool during chat", async () => {
+      const from = reqs.length
+      const runner = await runTool("demo__delete_file", { path: "/tmp/report.txt" })
+      await dialog.waitFor()
+      const warning = dialog.getByTestId("warning-Destructive")
+      expect(await warning.count() === 1, "no destructive warning in the dialog")
+      expect(callsOf(reqs.slice(from), "delete_file").length === 0, "the call reached the server before approval")
+      await approve("Approve once")
+      await waitText("call-result", /deleted \/tmp\/report.txt/, runner as unknown as Page)
+      const calls = callsOf(reqs.slice(from), "delete_file")
+      expect(calls.length === 1 && bodyOf(calls[0]!)?.params?.arguments?.path === "/tmp/report.txt", `${calls.length} calls reached the server`)
+      await historyHas("delete_file", "Completed")
+    })
+
+    let reportCall: Recorded | undefined
+    await scenario("Long-running tool with progress while the page stays usable", async () => {
+      const from = reqs.length
+      const runner = await runTool("demo__build_report", { steps: "60" })
+      await approve("Approve once")
+      await runner.getByTestId("progress").waitFor({ timeout: 15_000 })
+      await page.waitForFunction(() => {
+        const bar = document.querySelector("[data-testid=runner-demo__build_report] progress") as HTMLProgressElement | null
+        return bar !== null && bar.value >= 2
+      }, undefined, { timeout: 15_000 })
+      // another call while the long one runs
+      const echo = await runTool("demo__echo", { text: "still usable" })
+      await approve("Approve once")
+      await waitText("call-result", /still usable/, echo as unknown as Page)
+      expect(await runner.getByTestId("call-status").textContent() === "Running", "the long call is no longer running")
+      reportCall = callsOf(reqs.slice(from), "build_report")[0]
+      expect(reportCall !== undefined && bodyOf(reportCall)?.params?._meta?.progressToken !== undefined, "the long call carried no progress token")
+      expect(callsOf(reqs.slice(from), "echo").length === 1, "the second call did not reach the server")
+    })
+
+    await scenario("Cancel a running tool", async () => {
+      const runner = page.getByTestId("runner-demo__build_report")
+      await runner.getByRole("button", { name: /^Cancel/ }).click()
+      await waitText("call-status", /Cancelled/, runner as unknown as Page)
+      const id = bodyOf(reportCall!)?.id
+      const cancelled = reqs.find((r) => bodyOf(r)?.method === "notifications/cancelled" && bodyOf(r)?.params?.requestId === id)
+      expect(cancelled !== undefined, "the server received no notifications/cancelled for the call")
+      await page.waitForFunction(() => true)
+      expect(mcp.aborted.includes(String(id)), "the server did not abort the tool")
+      await historyHas("build_report", "Cancelled")
+    })
+
+    await scenario("Tool failure shown as an error", async () => {
+      const from = reqs.length
+      const runner = await runTool("demo__sync_inventory", {})
+      await approve("Approve once")
+      await runner.locator("pre.error").filter({ hasText: /upstream database unreachable/ }).waitFor({ timeout: 15_000 })
+      expect(callsOf(reqs.slice(from), "sync_inventory").length === 1, "the server received no call")
+      await historyHas("sync_inventory", "Failed")
+    })
+
+    await scenario("Approval modes: auto, always-ask, trusted-only", async () => {
+      await setMode("auto")
+      await page.getByTestId("status-secure").filter({ hasText: "Connected" }).waitFor({ timeout: 15_000 })
+      let from = reqs.length
+      const auto = await runTool("demo__echo", { text: "auto mode" })
+      await waitText("call-result", /auto mode/, auto as unknown as Page)
+      expect(await dialog.count() === 0, "auto mode asked")
+      expect(callsOf(reqs.slice(from), "echo").length === 1, "auto: the server received no call")
+
+      await setMode("always-ask")
+      from = reqs.length
+      const ask = await runTool("demo__echo", { text: "ask mode" })
+      await approve("Deny")
+      await waitText("call-error", /ApprovalDenied/, ask as unknown as Page)
+      expect(callsOf(reqs.slice(from), "echo").length === 0, "always-ask: a denied call reached the server")
+
+      await setMode("trusted-only")
+      await page.getByTestId("status-secure").filter({ hasText: "Connected" }).waitFor({ timeout: 15_000 })
+      from = reqs.length
+      const untrusted = await runTool("demo__echo", { text: "untrusted" })
+      await approve("Approve once")
+      await waitText("call-result", /untrusted/, untrusted as unknown as Page)
+      const trusted = await runTool("secure__echo", { text: "trusted server" })
+      await waitText("call-result", /trusted server/, trusted as unknown as Page)
+      expect(await dialog.count() === 0, "trusted-only asked for the trusted server")
+      const calls = callsOf(reqs.slice(from), "echo")
+      expect(calls.length === 2, `${calls.length} echo calls reached the servers`)
+      expect(calls[1]!.path === "/secure/mcp" && String(calls[1]!.headers.authorization).startsWith("Bearer "), "the trusted call went elsewhere")
+    })
+
+    await scenario("Session expiry: a new session, only safe calls retried", async () => {
+      await setMode("auto")
+      await page.getByTestId("status-secure").filter({ hasText: "Connected" }).waitFor({ timeout: 15_000 })
+      const before = await sessionOf("secure")
+      let from = reqs.length
+      mcp.expireSessions()
+      const search = await runTool("secure__search_docs", { query: "sessions" })
+      await waitText("call-result", /3 results for "sessions"/, search as unknown as Page)
+      await page.waitForFunction(([b]) => {
+        const now = document.querySelector("[data-testid=session-secure]")?.textContent
+        return now !== undefined && now !== null && now !== "-" && now !== b
+      }, [before], { timeout: 15_000 })
+      const after = await sessionOf("secure")
+      const since = reqs.slice(from)
+      expect(since.some((r) => bodyOf(r)?.method === "initialize" && r.path === "/secure/mcp"), "no new initialize")
+      const searches = callsOf(since, "search_docs")
+      expect(searches.length === 2 && searches[0]!.headers["mcp-session-id"] === before &&
+        searches[1]!.headers["mcp-session-id"] === after, `search_docs: ${searches.map((r) => r.headers["mcp-session-id"]).join(", ")}`)
+
+      from = reqs.length
+      mcp.expireSessions()
+      const destructive = await runTool("secure__delete_file", { path: "/tmp/once.txt" })
+      await destructive.getByTestId("call-error").waitFor({ timeout: 15_000 })
+      const deletes = callsOf(reqs.slice(from), "delete_file")
+      expect(deletes.length === 1, `delete_file reached the server ${deletes.length} times`)
     })
   } finally {
     await context?.close().catch(() => undefined)

@@ -224,7 +224,14 @@ const ToolRunner = ({ hubTool }: { readonly hubTool: ServerRegistry.HubTool }) =
 
 const Tools = () => {
   const tools = Registry.useHubTools()
-  const [open, setOpen] = React.useState<string | undefined>(undefined)
+  // several runners can be open (and running) at once
+  const [open, setOpen] = React.useState<ReadonlySet<string>>(new Set())
+  const toggle = (name: string) =>
+    setOpen((previous) => {
+      const next = new Set(previous)
+      if (!next.delete(name)) next.add(name)
+      return next
+    })
   return (
     <section className="card">
       <h2>Tools</h2>
@@ -238,12 +245,12 @@ const Tools = () => {
               <code className="muted">{t.name}</code>
               <span className="muted">@{t.server}</span>
               <Badges tool={t.tool} />
-              <button className="push" onClick={() => setOpen(open === t.name ? undefined : t.name)}>
-                {open === t.name ? "Close" : "Run…"}
+              <button className="push" onClick={() => toggle(t.name)}>
+                {open.has(t.name) ? "Close" : "Run…"}
               </button>
             </div>
             {t.tool.description !== undefined && <p className="muted">{t.tool.description}</p>}
-            {open === t.name && <ToolRunner hubTool={t} />}
+            {open.has(t.name) && <ToolRunner hubTool={t} />}
           </li>
         ))}
       </ul>

@@ -73,7 +73,7 @@ const main = async () => {
         outcomes.push({ name })
         console.log(`  ok    ${name}`)
       } catch (error) {
-        const message = error instanceof Error ? error.message.split("\n")[0]! : String(error)
+        const message = error instanceof Error ? error.message.split("\n").slice(0, process.env.E2E_VERBOSE ? 12 : 1).join("\n        ") : String(error)
         outcomes.push({ name, error: message })
         console.log(`  FAIL  ${name}\n        ${message}`)
       }
@@ -270,8 +270,12 @@ const main = async () => {
     await scenario("Session expiry: a new session, only safe calls retried", async () => {
       await setMode("auto")
       await page.getByTestId("status-secure").filter({ hasText: "Connected" }).waitFor({ timeout: 15_000 })
-      const before = await sessionOf("secure")
+      // the session in use: the one a call just went through
       let from = reqs.length
+      const warmup = await runTool("secure__echo", { text: "before expiry" })
+      await waitText("call-result", /before expiry/, warmup as unknown as Page)
+      const before = String(callsOf(reqs.slice(from), "echo")[0]?.headers["mcp-session-id"])
+      from = reqs.length
       mcp.expireSessions()
       const search = await runTool("secure__search_docs", { query: "sessions" })
       await waitText("call-result", /3 results for "sessions"/, search as unknown as Page)
@@ -284,14 +288,32 @@ const main = async () => {
       expect(since.some((r) => bodyOf(r)?.method === "initialize" && r.path === "/secure/mcp"), "no new initialize")
       const searches = callsOf(since, "search_docs")
       expect(searches.length === 2 && searches[0]!.headers["mcp-session-id"] === before &&
-        searches[1]!.headers["mcp-session-id"] === after, `search_docs: ${searches.map((r) => r.headers["mcp-session-id"]).join(", ")}`)
+        searches[1]!.headers["mcp-session-id"] === after,
+        `before ${before}, after ${after}: ${since.map((r) => `${r.method} ${r.path} ${bodyOf(r)?.method ?? ""} ${r.headers["mcp-session-id"] ?? ""}`).join(" | ")}`)
 
+      // refused with 404, so never run: sent again in the new session, and run once
       from = reqs.length
       mcp.expireSessions()
       const destructive = await runTool("secure__delete_file", { path: "/tmp/once.txt" })
-      await destructive.getByTestId("call-error").waitFor({ timeout: 15_000 })
+      await waitText("call-result", /deleted \/tmp\/once.txt/, destructive as unknown as Page)
       const deletes = callsOf(reqs.slice(from), "delete_file")
-      expect(deletes.length === 1, `delete_file reached the server ${deletes.length} times`)
+      const current = deletes.at(-1)?.headers["mcp-session-id"]
+      expect(deletes.length === 2 && deletes[0]!.headers["mcp-session-id"] === after && current !== after,
+        `delete_file: ${deletes.map((r) => r.headers["mcp-session-id"]).join(", ")}`)
+
+      // in flight when the server drops the session: not idempotent, so not sent again
+      from = reqs.length
+      const long = await runTool("secure__build_report", { steps: "100" })
+      await long.getByTestId("progress").waitFor({ timeout: 15_000 })
+      mcp.expireSessions({ close: true })
+      await long.getByTestId("call-status").filter({ hasText: /Failed|Succeeded|Cancelled/ }).waitFor({ timeout: 20_000 })
+      expect(await long.getByTestId("call-status").textContent() === "Failed", "the dropped call did not fail")
+      const reports = callsOf(reqs.slice(from), "build_report")
+      expect(reports.length === 1, `build_report reached the server ${reports.length} times`)
+      await page.waitForFunction(([c]) => {
+        const now = document.querySelector("[data-testid=session-secure]")?.textContent
+        return now !== undefined && now !== null && now !== "-" && now !== c
+      }, [String(current)], { timeout: 15_000 })
     })
   } finally {
     await context?.close().catch(() => undefined)

@@ -36,8 +36,12 @@ export interface McpFixture {
   readonly requests: Array<Recorded>
   /** `tools/call` of `slow` whose signal the SDK aborted (it got `notifications/cancelled`). */
   readonly aborted: Array<string>
-  /** Forgets every session, as a restarted server does: their next request is answered 404. */
-  readonly expireSessions: () => void
+  /**
+   * Forgets every session, as a restarted server does: their next request is
+   * answered 404. Open streams stay open unless `close` (then calls in flight
+   * end without an answer).
+   */
+  readonly expireSessions: (options?: { readonly close?: boolean }) => void
   readonly close: () => Promise<void>
 }
 
@@ -97,6 +101,7 @@ export const startMcpFixture = async (options: McpFixtureOptions): Promise<McpFi
   const requests: Array<Recorded> = []
   const aborted: Array<string> = []
   const transports = new Map<string, StreamableHTTPServerTransport>()
+  const expired: Array<StreamableHTTPServerTransport> = []
   let origin = ""
 
   const cors = (req: http.IncomingMessage, res: http.ServerResponse) => {
@@ -189,13 +194,14 @@ export const startMcpFixture = async (options: McpFixtureOptions): Promise<McpFi
     origin,
     requests,
     aborted,
-    expireSessions: () => {
-      const expired = [...transports.values()]
+    expireSessions: (options) => {
+      const forgotten = [...transports.values()]
       transports.clear()
-      for (const transport of expired) void transport.close()
+      if (options?.close === true) for (const transport of forgotten) void transport.close()
+      else expired.push(...forgotten)
     },
     close: async () => {
-      for (const transport of transports.values()) await transport.close()
+      for (const transport of [...transports.values(), ...expired]) await transport.close()
       await listening.close()
     }
   }

@@ -378,7 +378,7 @@ export const App = () => {
   const [mode, setMode] = React.useState<ApprovalPolicy.Mode>(storedMode)
   const layer = React.useMemo(() => hubLayer(mode), [mode])
   return (
-    <RuntimeProvider.Provider layer={layer}>
+    <RuntimeProvider.Provider key={mode} layer={layer}>
       <header className="top">
         <h1>MCP console</h1>
         <label>

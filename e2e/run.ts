@@ -30,6 +30,13 @@ const expect = (condition: unknown, what: string): void => {
   if (!condition) throw new Failed(what)
 }
 
+/** Waits (up to 10 s) for something the servers record after the page has moved on. */
+const until = async (condition: () => boolean): Promise<boolean> => {
+  const deadline = Date.now() + 10_000
+  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+  return condition()
+}
+
 const bodyOf = (r: Recorded) => r.body as { method?: string; id?: unknown; params?: any } | undefined
 const callsOf = (requests: ReadonlyArray<Recorded>, tool: string) =>
   requests.filter((r) => bodyOf(r)?.method === "tools/call" && bodyOf(r)?.params?.name === tool)
@@ -216,16 +223,30 @@ const main = async () => {
       expect(callsOf(reqs.slice(from), "echo").length === 1, "the second call did not reach the server")
     })
 
-    await scenario("Cancel a running tool", async () => {
+    await scenario("Cancel a running tool and a task", async () => {
       const runner = page.getByTestId("runner-demo__build_report")
       await runner.getByRole("button", { name: /^Cancel/ }).click()
       await waitText("call-status", /Cancelled/, runner as unknown as Page)
       const id = bodyOf(reportCall!)?.id
-      const cancelled = reqs.find((r) => bodyOf(r)?.method === "notifications/cancelled" && bodyOf(r)?.params?.requestId === id)
-      expect(cancelled !== undefined, "the server received no notifications/cancelled for the call")
-      await page.waitForFunction(() => true)
-      expect(mcp.aborted.includes(String(id)), "the server did not abort the tool")
+      const cancelled = () => reqs.some((r) => bodyOf(r)?.method === "notifications/cancelled" && bodyOf(r)?.params?.requestId === id)
+      expect(await until(cancelled), "the server received no notifications/cancelled for the call")
+      expect(await until(() => mcp.aborted.includes(String(id))), "the server did not abort the tool")
       await historyHas("build_report", "Cancelled")
+
+      // a task: "Cancel task" sends tasks/cancel
+      const from = reqs.length
+      const task = await runTool("demo__export_archive", { steps: "100" })
+      await approve("Approve once")
+      await waitText("task-status", /working/, task as unknown as Page)
+      const taskId = await task.locator("code").first().textContent()
+      await task.getByRole("button", { name: "Cancel task" }).click()
+      await waitText("call-status", /Cancelled/, task as unknown as Page)
+      const created = callsOf(reqs.slice(from), "export_archive")[0]
+      expect(created !== undefined && bodyOf(created)?.params?.task !== undefined, "the call was not task-augmented")
+      const cancel = () => reqs.slice(from).some((r) => bodyOf(r)?.method === "tasks/cancel" && bodyOf(r)?.params?.taskId === taskId)
+      expect(await until(cancel), `no tasks/cancel for task ${taskId}`)
+      await historyHas("export_archive", "Cancelled")
+      expect(await until(() => mcp.aborted.includes(`task:${taskId}`)), "the server's task did not stop")
     })
 
     await scenario("Tool failure shown as an error", async () => {

@@ -2,8 +2,11 @@
  * The MCP server of the console's demo and end-to-end suite, on the official
  * SDK's low-level `Server` (so tools can carry icons): tools with every
  * annotation the console shows, a long-running tool with progress that stops
- * when cancelled, a failing tool and one that asks the user (elicitation).
+ * when cancelled, the same as a task (`execution.taskSupport: "required"`,
+ * an in-memory task store: `tasks/get`, `tasks/result`, `tasks/cancel`), a
+ * failing tool and one that asks the user (elicitation).
  */
+import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js"
 
@@ -49,6 +52,15 @@ export const tools: ReadonlyArray<Tool> = [
     icons: [{ src: icon("#5f3dc4", "R"), mimeType: "image/svg+xml" }]
   },
   {
+    name: "export_archive",
+    title: "Export an archive",
+    description: "Runs as a task (tasks/get to follow it, tasks/cancel to stop it): one step every 200 ms",
+    inputSchema: { type: "object", properties: { steps: { type: "integer" } }, required: ["steps"] },
+    annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+    execution: { taskSupport: "required" },
+    icons: [{ src: icon("#e8590c", "A"), mimeType: "image/svg+xml" }]
+  },
+  {
     name: "sync_inventory",
     title: "Sync the inventory",
     description: "Always fails: the upstream database is unreachable",
@@ -66,9 +78,16 @@ export const tools: ReadonlyArray<Tool> = [
 
 const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] })
 
-/** A server per session; `aborted` collects the `build_report` calls whose signal the SDK aborted (cancellation). */
+/**
+ * A server per session; `aborted` collects the `build_report` calls whose
+ * signal the SDK aborted (`notifications/cancelled`) and the `export_archive`
+ * tasks that stopped because they were cancelled (`task:<id>`).
+ */
 export const makeConsoleServer = (aborted: Array<string>) => {
-  const server = new Server({ name: "console-fixture", version: "1.0.0" }, { capabilities: { tools: {} } })
+  const server = new Server({ name: "console-fixture", version: "1.0.0" }, {
+    capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } }, cancel: {}, list: {} } },
+    taskStore: new InMemoryTaskStore()
+  })
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...tools] }))
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const args = (request.params.arguments ?? {}) as Record<string, unknown>
@@ -93,6 +112,21 @@ export const makeConsoleServer = (aborted: Array<string>) => {
           }
         }
         return text(`report of ${steps} steps ready`)
+      }
+      case "export_archive": {
+        const store = extra.taskStore
+        if (store === undefined || request.params.task === undefined) throw new Error("export_archive runs as a task only")
+        const steps = Math.min(Math.max(Number(args.steps) || 10, 1), 600)
+        const task = await store.createTask({ ttl: 60_000, pollInterval: 200 })
+        void (async () => {
+          for (let step = 1; step <= steps; step++) {
+            await new Promise((resolve) => setTimeout(resolve, 200))
+            if ((await store.getTask(task.taskId)).status === "cancelled") return void aborted.push(`task:${task.taskId}`)
+            if (step < steps) await store.updateTaskStatus(task.taskId, "working", `step ${step} of ${steps}`)
+          }
+          await store.storeTaskResult(task.taskId, "completed", text(`archive of ${steps} steps exported`))
+        })()
+        return { task }
       }
       case "sync_inventory":
         return { ...text("upstream database unreachable (ECONNREFUSED 10.0.0.7:5432)"), isError: true }

@@ -205,7 +205,10 @@ const ToolRunner = ({ hubTool }: { readonly hubTool: ServerRegistry.HubTool }) =
       {call.status !== "Idle" && (
         <div className="call">
           <p>Status: <strong data-testid="call-status">{call.status}</strong>
-            {call.task !== undefined && <> · task <code>{call.task.taskId}</code> <strong data-testid="task-status">{call.task.status}</strong></>}
+            {call.task !== undefined && (
+              <> · task <code>{call.task.taskId}</code> <strong data-testid="task-status">{call.task.status}</strong>
+                {call.task.statusMessage !== undefined && <span className="muted"> · {call.task.statusMessage}</span>}</>
+            )}
           </p>
           {progress !== undefined && (
             <div className="progress">

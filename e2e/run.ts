@@ -7,6 +7,7 @@
  * state in `e2e-results/`. Ends with `e2e: N passed, M failed`; exits 1 on
  * any failure.
  */
+import { spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -43,7 +44,7 @@ const callsOf = (requests: ReadonlyArray<Recorded>, tool: string) =>
 
 const main = async () => {
   const startedAt = Date.now()
-  if (!existsSync(chromiumPath)) throw new Error(`no Chromium at ${chromiumPath} (install Debian's chromium or set CHROMIUM_PATH)`)
+  if (!existsSync(chromiumPath)) installChromium()
   await build({ configFile: join(webRoot, "vite.config.ts"), logLevel: "info" })
   const app = await startAppServer(join(webRoot, "dist"))
   const servers = await startDemoServers(app.origin)
@@ -345,6 +346,17 @@ const main = async () => {
   const failed = outcomes.filter((o) => o.error !== undefined).length
   console.log(`(${((Date.now() - startedAt) / 1000).toFixed(1)} s)`)
   await report(outcomes.length - failed, failed)
+}
+
+/** Debian's Chromium, as `.ci/run` installs it for the browser suite (playwright-core downloads no browser). */
+const installChromium = () => {
+  console.log(`no Chromium at ${chromiumPath}: installing Debian's chromium`)
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" }
+  for (const args of [["update"], ["install", "-y", "chromium"]]) {
+    const run = spawnSync("apt-get", args, { stdio: "inherit", env })
+    if (run.status !== 0) throw new Error(`apt-get ${args.join(" ")} failed: install chromium or set CHROMIUM_PATH`)
+  }
+  if (!existsSync(chromiumPath)) throw new Error(`still no Chromium at ${chromiumPath}`)
 }
 
 /** Every record of an IndexedDB database as text (binary values as latin1), to look for secrets in plain text. */

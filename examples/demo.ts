@@ -16,6 +16,7 @@ import { Elicitation, McpClient, McpError, Roots, Sampling } from "@mcp-effect/c
 import type { McpSchema } from "@mcp-effect/core"
 import { NodeTokenStore, OAuthClient, UrlPolicy } from "@mcp-effect/oauth"
 import * as NodeAuthorizer from "@mcp-effect/oauth/NodeAuthorizer"
+import * as NodeHostResolver from "@mcp-effect/oauth/NodeHostResolver"
 import { HttpTransport } from "@mcp-effect/transport-http"
 import { NodeStdioTransport } from "@mcp-effect/transport-stdio"
 import * as Console from "effect/Console"
@@ -59,6 +60,8 @@ const OAuth = (target: string) =>
   }).pipe(
     Layer.provide(NodeAuthorizer.layer({ open: openInBrowser })),
     Layer.provide(NodeTokenStore.layer({ directory: join(homedir(), ".mcp-effect-demo") })),
+    // the URL guard also checks the addresses host names resolve to
+    Layer.provide(NodeHostResolver.layer),
     Layer.provide(Layer.merge(NodeContext.layer, NodeHttpClient.layerUndici)),
     Layer.orDie
   )

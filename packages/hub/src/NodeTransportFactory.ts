@@ -6,11 +6,13 @@
  * OAuth servers (`auth.type: "oauth2"`) use the `TokenStore` and
  * `Authorizer` in the context where the factory is built; without them,
  * tokens are kept in memory and a server that needs a person to sign in
- * ends in `NeedsAuth`.
+ * ends in `NeedsAuth`. The OAuth URL guard also checks the addresses a
+ * server's host names resolve to (`NodeHostResolver`).
  *
  * @since 0.2.0
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeHostResolver from "@mcp-effect/oauth/NodeHostResolver"
 import { NodeStdioTransport, StdioTransport } from "@mcp-effect/transport-stdio"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -33,7 +35,10 @@ const stdio: internal.StdioBuilder = (_config, transport, options) =>
  * @since 0.2.0
  * @category constructors
  */
-export const make: Effect.Effect<TransportFactory.Service> = internal.make(NodeHttpClient.layerUndici, stdio)
+export const make: Effect.Effect<TransportFactory.Service> = internal.make(NodeHttpClient.layerUndici, stdio).pipe(
+  // the OAuth URL guard also checks the addresses a host name resolves to
+  Effect.provide(NodeHostResolver.layer)
+)
 
 /**
  * @since 0.2.0

@@ -1,6 +1,6 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as McpTransport from "@mcp-effect/core/McpTransport"
-import { Authorizer, OAuthError, ServerAuth, TokenStore, UrlPolicy } from "@mcp-effect/oauth"
+import { Authorizer, HostResolver, OAuthError, ServerAuth, TokenStore, UrlPolicy } from "@mcp-effect/oauth"
 import { HttpTransport } from "@mcp-effect/transport-http"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -44,7 +44,12 @@ export const make = (
     const found = yield* Effect.serviceOption(TokenStore.TokenStore)
     const tokens = Option.isSome(found) ? found.value : yield* TokenStore.makeMemory()
     const authorizer = Option.getOrElse(yield* Effect.serviceOption(Authorizer.Authorizer), () => noAuthorizer)
-    const oauthContext = Context.make(TokenStore.TokenStore, tokens).pipe(Context.add(Authorizer.Authorizer, authorizer))
+    // a HostResolver where the factory is built (NodeTransportFactory brings one) makes the URL guard check DNS answers
+    const resolver = yield* Effect.serviceOption(HostResolver.HostResolver)
+    const oauthContext = Context.make(TokenStore.TokenStore, tokens).pipe(
+      Context.add(Authorizer.Authorizer, authorizer),
+      Option.isSome(resolver) ? Context.add(HostResolver.HostResolver, resolver.value) : (context) => context
+    )
 
     const http = (
       config: ServerConfig.Resolved,

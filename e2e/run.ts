@@ -197,6 +197,7 @@ const main = async () => {
       const warning = dialog.getByTestId("warning-Destructive")
       expect(await warning.count() === 1, "no destructive warning in the dialog")
       expect(callsOf(reqs.slice(from), "delete_file").length === 0, "the call reached the server before approval")
+      await page.screenshot({ path: join(results, "04-confirmation-dialog.png") })
       await approve("Approve once")
       await waitText("call-result", /deleted \/tmp\/report.txt/, runner as unknown as Page)
       const calls = callsOf(reqs.slice(from), "delete_file")

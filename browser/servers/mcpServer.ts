@@ -36,6 +36,12 @@ export interface McpFixture {
   readonly requests: Array<Recorded>
   /** `tools/call` of `slow` whose signal the SDK aborted (it got `notifications/cancelled`). */
   readonly aborted: Array<string>
+  /**
+   * Forgets every session, as a restarted server does: their next request is
+   * answered 404. Open streams stay open unless `close` (then calls in flight
+   * end without an answer).
+   */
+  readonly expireSessions: (options?: { readonly close?: boolean }) => void
   readonly close: () => Promise<void>
 }
 
@@ -45,6 +51,8 @@ export interface McpFixtureOptions {
   /** The authorization server; read per request. */
   readonly issuer: () => string
   readonly introspection: { readonly clientId: string; readonly clientSecret: string }
+  /** The MCP server behind each session (default: `echo`, `read` and `slow`). */
+  readonly makeServer?: ((aborted: Array<string>) => { readonly connect: McpServer["connect"] }) | undefined
 }
 
 const readBody = (req: http.IncomingMessage): Promise<unknown> =>
@@ -93,6 +101,7 @@ export const startMcpFixture = async (options: McpFixtureOptions): Promise<McpFi
   const requests: Array<Recorded> = []
   const aborted: Array<string> = []
   const transports = new Map<string, StreamableHTTPServerTransport>()
+  const expired: Array<StreamableHTTPServerTransport> = []
   let origin = ""
 
   const cors = (req: http.IncomingMessage, res: http.ServerResponse) => {
@@ -135,7 +144,7 @@ export const startMcpFixture = async (options: McpFixtureOptions): Promise<McpFi
         onsessioninitialized: (id) => void transports.set(id, transport),
         onsessionclosed: (id) => void transports.delete(id)
       })
-      await makeServer(aborted).connect(transport)
+      await (options.makeServer ?? makeServer)(aborted).connect(transport)
       return transport.handleRequest(req, res, body)
     }
     res.writeHead(400).end("no session")
@@ -185,8 +194,14 @@ export const startMcpFixture = async (options: McpFixtureOptions): Promise<McpFi
     origin,
     requests,
     aborted,
+    expireSessions: (options) => {
+      const forgotten = [...transports.values()]
+      transports.clear()
+      if (options?.close === true) for (const transport of forgotten) void transport.close()
+      else expired.push(...forgotten)
+    },
     close: async () => {
-      for (const transport of transports.values()) await transport.close()
+      for (const transport of [...transports.values(), ...expired]) await transport.close()
       await listening.close()
     }
   }

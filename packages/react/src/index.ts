@@ -27,3 +27,23 @@ export * as Elicitations from "./Elicitations.js"
  * @since 0.2.0
  */
 export * as Tasks from "./Tasks.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as Approvals from "./Approvals.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as Registry from "./Registry.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as History from "./History.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as OAuth from "./OAuth.js"

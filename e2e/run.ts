@@ -1,0 +1,401 @@
+/**
+ * `npm run e2e`: seed 000's acceptance scenarios, driven in Chromium as a
+ * user would (clicks and forms) against the built console, with real servers
+ * on 127.0.0.1: the MCP fixture (official SDK, strict CORS), oidc-provider
+ * and the console's static files. Each scenario asserts what the servers
+ * received, not only what the page shows, and leaves a screenshot of its end
+ * state in `e2e-results/`. Ends with `e2e: N passed, M failed`; exits 1 on
+ * any failure.
+ */
+import { spawnSync } from "node:child_process"
+import { existsSync } from "node:fs"
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { chromium, type BrowserContext, type Page } from "playwright-core"
+import { build } from "vite"
+import type { Recorded } from "../browser/servers/mcpServer.js"
+import { startAppServer } from "./servers/appServer.js"
+import { tools as fixtureTools } from "./servers/consoleServer.js"
+import { clientId, startDemoServers } from "./servers/demo.js"
+
+const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
+const launchArgs = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+const webRoot = fileURLToPath(new URL("../examples/web", import.meta.url))
+const results = "e2e-results"
+
+class Failed extends Error {}
+const expect = (condition: unknown, what: string): void => {
+  if (!condition) throw new Failed(what)
+}
+
+/** Waits (up to 10 s) for something the servers record after the page has moved on. */
+const until = async (condition: () => boolean): Promise<boolean> => {
+  const deadline = Date.now() + 10_000
+  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+  return condition()
+}
+
+const bodyOf = (r: Recorded) => r.body as { method?: string; id?: unknown; params?: any } | undefined
+const callsOf = (requests: ReadonlyArray<Recorded>, tool: string) =>
+  requests.filter((r) => bodyOf(r)?.method === "tools/call" && bodyOf(r)?.params?.name === tool)
+
+const main = async () => {
+  const startedAt = Date.now()
+  if (!existsSync(chromiumPath)) installChromium()
+  await build({ configFile: join(webRoot, "vite.config.ts"), logLevel: "info" })
+  const app = await startAppServer(join(webRoot, "dist"))
+  const servers = await startDemoServers(app.origin)
+  const { auth, mcp } = servers
+  const reqs = mcp.requests
+  const mcpUrl = `${mcp.origin}/mcp`
+  const secureUrl = `${mcp.origin}/secure/mcp`
+  await mkdir(results, { recursive: true })
+  const userDataDir = await mkdtemp(join(tmpdir(), "mcp-effect-e2e-"))
+  let context: BrowserContext | undefined
+  const outcomes: Array<{ readonly name: string; readonly error?: string }> = []
+  try {
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: chromiumPath,
+      headless: true,
+      args: launchArgs,
+      viewport: { width: 1200, height: 1000 }
+    })
+    // tsx keeps function names with a `__name` helper that functions sent to the page refer to
+    await context.addInitScript({ content: "globalThis.__name = (f) => f" })
+    const page: Page = context.pages()[0] ?? await context.newPage()
+    const consoleErrors: Array<string> = []
+    page.on("pageerror", (error) => consoleErrors.push(`uncaught: ${error.message}`))
+    await page.goto(app.origin)
+    await page.getByRole("button", { name: "Add Server" }).waitFor()
+
+    let index = 0
+    const scenario = async (name: string, body: () => Promise<void>) => {
+      index++
+      consoleErrors.length = 0
+      try {
+        await body()
+        expect(consoleErrors.length === 0, `page errors: ${consoleErrors.join(" | ")}`)
+        outcomes.push({ name })
+        console.log(`  ok    ${name}`)
+      } catch (error) {
+        const message = error instanceof Error ? error.message.split("\n").slice(0, process.env.E2E_VERBOSE ? 12 : 1).join("\n        ") : String(error)
+        outcomes.push({ name, error: message })
+        console.log(`  FAIL  ${name}\n        ${message}`)
+      }
+      await page.screenshot({ path: join(results, `${String(index).padStart(2, "0")}-${name.replace(/[^a-z0-9]+/gi, "-").toLowerCase()}.png`), fullPage: true })
+        .catch(() => undefined)
+    }
+    const sessionOf = (server: string) => page.getByTestId(`session-${server}`).textContent()
+    const waitText = (testId: string, re: RegExp, within = page) =>
+      within.getByTestId(testId).filter({ hasText: re }).first().waitFor({ timeout: 15_000 })
+    const setMode = async (mode: string) => {
+      await page.locator("select[name=approval-mode]").selectOption(mode)
+      await page.getByTestId("status-demo").filter({ hasText: "Connected" }).waitFor({ timeout: 15_000 })
+    }
+    const openTool = async (name: string) => {
+      const item = page.getByTestId(`tool-${name}`)
+      const runner = item.getByTestId(`runner-${name}`)
+      if (await runner.count() === 0) await item.getByRole("button", { name: "Run…" }).click()
+      return runner
+    }
+    const runTool = async (name: string, fields: Record<string, string>) => {
+      const runner = await openTool(name)
+      for (const [field, value] of Object.entries(fields)) await runner.locator(`input[name=${field}]`).fill(value)
+      await runner.getByRole("button", { name: "Run" }).click()
+      return runner
+    }
+    const dialog = page.getByRole("dialog", { name: "Confirm tool call" })
+
+    await scenario("Add MCP server with Streamable HTTP", async () => {
+      const from = reqs.length
+      await page.getByRole("button", { name: "Add Server" }).click()
+      await page.locator("input[name=server-name]").fill("demo")
+      await page.locator("input[name=server-url]").fill(mcpUrl)
+      await page.locator("select[name=transport]").selectOption("Http")
+      await page.getByRole("button", { name: "Test Connection" }).click()
+      await waitText("test-result", /Connected/)
+      const shown = await page.getByTestId("test-session").textContent()
+      expect(shown !== null && /^[0-9a-f-]{36}$/.test(shown), `session id shown: ${shown}`)
+      const chips = page.getByTestId("test-result").locator("img.icon")
+      await chips.first().waitFor()
+      expect(await chips.count() >= 4, `${await chips.count()} tool icons`)
+      const posts = reqs.slice(from).filter((r) => r.method === "POST")
+      expect(posts.some((r) => bodyOf(r)?.method === "initialize"), "the server received no initialize")
+      expect(posts.some((r) => bodyOf(r)?.method === "tools/list" && r.headers["mcp-session-id"] === shown),
+        "tools/list did not come in the session shown")
+      await page.getByRole("button", { name: "Save" }).click()
+      await page.getByTestId("server-demo").waitFor()
+      expect(await sessionOf("demo") === shown, "the list shows another session id")
+      await page.reload()
+      await page.getByTestId("status-demo").filter({ hasText: "Connected" }).waitFor({ timeout: 15_000 })
+    })
+
+    await scenario("Configure OAuth 2.1 authentication", async () => {
+      const from = reqs.length
+      const authorizations = auth.authorizations.length
+      await page.getByRole("button", { name: "Add Server" }).click()
+      await page.locator("input[name=server-name]").fill("secure")
+      await page.locator("input[name=server-url]").fill(secureUrl)
+      await page.locator("input[name=trusted]").check()
+      await page.locator("select[name=auth]").selectOption("oauth2")
+      await page.locator("input[name=client-id]").fill(clientId)
+      await page.locator("input[name=scopes]").fill("mcp:read")
+      const popup = context!.waitForEvent("page")
+      await page.getByRole("button", { name: "Authorize" }).click()
+      const opened = await popup
+      await waitText("test-result", /Connected/)
+      // the popup went to the authorization server (its /auth saw the request) and came back to the callback
+      expect(new URL(opened.url()).pathname === "/oauth/callback" || opened.isClosed(), `the popup ended on ${opened.url()}`)
+      await page.getByRole("button", { name: "Save" }).click()
+      expect(auth.authorizations.length === authorizations + 1, "the authorization server saw no authorization request")
+      const request = auth.authorizations.at(-1)!
+      expect(request.get("code_challenge_method") === "S256" && request.get("client_id") === clientId, "no PKCE S256 for the client")
+      expect(auth.grants.includes("authorization_code"), "no code was exchanged")
+      const bearer = reqs.slice(from).find((r) => r.path === "/secure/mcp" && String(r.headers.authorization).startsWith("Bearer "))
+      expect(bearer !== undefined, "no request carried the token")
+      const token = String(bearer!.headers.authorization).slice("Bearer ".length)
+      const stored = await page.evaluate(dumpIndexedDb, "mcp-console-tokens")
+      expect(stored.records > 0, "no token record in IndexedDB")
+      expect(!stored.text.includes(token) && !stored.text.includes(token.slice(0, 24)), "the access token is readable in storage")
+    })
+
+    await scenario("Connect GPT to MCP server", async () => {
+      await page.locator("select[name=model-server]").selectOption("demo")
+      await page.locator("select[name=provider]").selectOption("openai-chat")
+      const json = JSON.parse(await page.getByTestId("model-tools").textContent() ?? "[]") as Array<any>
+      expect(json.length === fixtureTools.length, `${json.length} tools for the model`)
+      for (const tool of fixtureTools) {
+        const entry = json.find((t) => t.function.name.endsWith(tool.name))
+        expect(entry !== undefined, `no ${tool.name}`)
+        expect(JSON.stringify(entry.function.parameters.properties) === JSON.stringify(tool.inputSchema.properties),
+          `${tool.name}'s parameters differ from what the server sent`)
+      }
+      await page.locator("select[name=provider]").selectOption("anthropic")
+      const anthropic = JSON.parse(await page.getByTestId("model-tools").textContent() ?? "[]") as Array<any>
+      expect(anthropic.every((t) => typeof t.input_schema === "object"), "no input_schema in the Anthropic format")
+      const card = page.getByTestId(/^tool-.*delete_file$/).first()
+      expect(await card.locator("img.icon").count() === 1, "no icon on delete_file")
+      expect(await card.locator(".badge.destructive").count() === 1, "no destructive badge")
+      expect(await page.getByTestId(/^tool-.*search_docs$/).first().locator(".badge.read-only").count() === 1, "no read-only badge")
+    })
+
+    const approve = async (button: "Approve once" | "Always allow" | "Deny") => {
+      await dialog.waitFor({ timeout: 15_000 })
+      await dialog.getByRole("button", { name: button }).click()
+      await dialog.waitFor({ state: "hidden" })
+    }
+    const historyHas = (tool: string, status: string) =>
+      page.getByTestId("history-row").filter({ hasText: tool }).filter({ hasText: status }).first().waitFor({ timeout: 15_000 })
+
+    await scenario("Execute MCP tool during chat", async () => {
+      const from = reqs.length
+      const runner = await runTool("demo__delete_file", { path: "/tmp/report.txt" })
+      await dialog.waitFor()
+      const warning = dialog.getByTestId("warning-Destructive")
+      expect(await warning.count() === 1, "no destructive warning in the dialog")
+      expect(callsOf(reqs.slice(from), "delete_file").length === 0, "the call reached the server before approval")
+      await page.screenshot({ path: join(results, "04-confirmation-dialog.png") })
+      await approve("Approve once")
+      await waitText("call-result", /deleted \/tmp\/report.txt/, runner as unknown as Page)
+      const calls = callsOf(reqs.slice(from), "delete_file")
+      expect(calls.length === 1 && bodyOf(calls[0]!)?.params?.arguments?.path === "/tmp/report.txt", `${calls.length} calls reached the server`)
+      await historyHas("delete_file", "Completed")
+    })
+
+    let reportCall: Recorded | undefined
+    await scenario("Long-running tool with progress while the page stays usable", async () => {
+      const from = reqs.length
+      const runner = await runTool("demo__build_report", { steps: "60" })
+      await approve("Approve once")
+      await runner.getByTestId("progress").waitFor({ timeout: 15_000 })
+      await page.waitForFunction(() => {
+        const bar = document.querySelector("[data-testid=runner-demo__build_report] progress") as HTMLProgressElement | null
+        return bar !== null && bar.value >= 2
+      }, undefined, { timeout: 15_000 })
+      // another call while the long one runs
+      const echo = await runTool("demo__echo", { text: "still usable" })
+      await approve("Approve once")
+      await waitText("call-result", /still usable/, echo as unknown as Page)
+      expect(await runner.getByTestId("call-status").textContent() === "Running", "the long call is no longer running")
+      reportCall = callsOf(reqs.slice(from), "build_report")[0]
+      expect(reportCall !== undefined && bodyOf(reportCall)?.params?._meta?.progressToken !== undefined, "the long call carried no progress token")
+      expect(callsOf(reqs.slice(from), "echo").length === 1, "the second call did not reach the server")
+    })
+
+    await scenario("Cancel a running tool and a task", async () => {
+      const runner = page.getByTestId("runner-demo__build_report")
+      await runner.getByRole("button", { name: /^Cancel/ }).click()
+      await waitText("call-status", /Cancelled/, runner as unknown as Page)
+      const id = bodyOf(reportCall!)?.id
+      const cancelled = () => reqs.some((r) => bodyOf(r)?.method === "notifications/cancelled" && bodyOf(r)?.params?.requestId === id)
+      expect(await until(cancelled), "the server received no notifications/cancelled for the call")
+      expect(await until(() => mcp.aborted.includes(String(id))), "the server did not abort the tool")
+      await historyHas("build_report", "Cancelled")
+
+      // a task: "Cancel task" sends tasks/cancel
+      const from = reqs.length
+      const task = await runTool("demo__export_archive", { steps: "100" })
+      await approve("Approve once")
+      await waitText("task-status", /working/, task as unknown as Page)
+      const taskId = await task.locator("code").first().textContent()
+      await task.getByRole("button", { name: "Cancel task" }).click()
+      await waitText("call-status", /Cancelled/, task as unknown as Page)
+      const created = callsOf(reqs.slice(from), "export_archive")[0]
+      expect(created !== undefined && bodyOf(created)?.params?.task !== undefined, "the call was not task-augmented")
+      const cancel = () => reqs.slice(from).some((r) => bodyOf(r)?.method === "tasks/cancel" && bodyOf(r)?.params?.taskId === taskId)
+      expect(await until(cancel), `no tasks/cancel for task ${taskId}`)
+      await historyHas("export_archive", "Cancelled")
+      expect(await until(() => mcp.aborted.includes(`task:${taskId}`)), "the server's task did not stop")
+    })
+
+    await scenario("Tool failure shown as an error", async () => {
+      const from = reqs.length
+      const runner = await runTool("demo__sync_inventory", {})
+      await approve("Approve once")
+      await runner.locator("pre.error").filter({ hasText: /upstream database unreachable/ }).waitFor({ timeout: 15_000 })
+      expect(callsOf(reqs.slice(from), "sync_inventory").length === 1, "the server received no call")
+      await historyHas("sync_inventory", "Failed")
+    })
+
+    await scenario("Approval modes: auto, always-ask, trusted-only", async () => {
+      await setMode("auto")
+      await page.getByTestId("status-secure").filter({ hasText: "Connected" }).waitFor({ timeout: 15_000 })
+      let from = reqs.length
+      const auto = await runTool("demo__echo", { text: "auto mode" })
+      await waitText("call-result", /auto mode/, auto as unknown as Page)
+      expect(await dialog.count() === 0, "auto mode asked")
+      expect(callsOf(reqs.slice(from), "echo").length === 1, "auto: the server received no call")
+
+      await setMode("always-ask")
+      from = reqs.length
+      const ask = await runTool("demo__echo", { text: "ask mode" })
+      await approve("Deny")
+      await waitText("call-error", /ApprovalDenied/, ask as unknown as Page)
+      expect(callsOf(reqs.slice(from), "echo").length === 0, "always-ask: a denied call reached the server")
+
+      await setMode("trusted-only")
+      await page.getByTestId("status-secure").filter({ hasText: "Connected" }).waitFor({ timeout: 15_000 })
+      from = reqs.length
+      const untrusted = await runTool("demo__echo", { text: "untrusted" })
+      await approve("Approve once")
+      await waitText("call-result", /untrusted/, untrusted as unknown as Page)
+      const trusted = await runTool("secure__echo", { text: "trusted server" })
+      await waitText("call-result", /trusted server/, trusted as unknown as Page)
+      expect(await dialog.count() === 0, "trusted-only asked for the trusted server")
+      const calls = callsOf(reqs.slice(from), "echo")
+      expect(calls.length === 2, `${calls.length} echo calls reached the servers`)
+      expect(calls[1]!.path === "/secure/mcp" && String(calls[1]!.headers.authorization).startsWith("Bearer "), "the trusted call went elsewhere")
+    })
+
+    await scenario("Session expiry: a new session, only safe calls retried", async () => {
+      await setMode("auto")
+      await page.getByTestId("status-secure").filter({ hasText: "Connected" }).waitFor({ timeout: 15_000 })
+      // the session in use: the one a call just went through
+      let from = reqs.length
+      const warmup = await runTool("secure__echo", { text: "before expiry" })
+      await waitText("call-result", /before expiry/, warmup as unknown as Page)
+      const before = String(callsOf(reqs.slice(from), "echo")[0]?.headers["mcp-session-id"])
+      from = reqs.length
+      mcp.expireSessions()
+      const search = await runTool("secure__search_docs", { query: "sessions" })
+      await waitText("call-result", /3 results for "sessions"/, search as unknown as Page)
+      await page.waitForFunction(([b]) => {
+        const now = document.querySelector("[data-testid=session-secure]")?.textContent
+        return now !== undefined && now !== null && now !== "-" && now !== b
+      }, [before], { timeout: 15_000 })
+      const after = await sessionOf("secure")
+      const since = reqs.slice(from)
+      expect(since.some((r) => bodyOf(r)?.method === "initialize" && r.path === "/secure/mcp"), "no new initialize")
+      const searches = callsOf(since, "search_docs")
+      expect(searches.length === 2 && searches[0]!.headers["mcp-session-id"] === before &&
+        searches[1]!.headers["mcp-session-id"] === after,
+        `before ${before}, after ${after}: ${since.map((r) => `${r.method} ${r.path} ${bodyOf(r)?.method ?? ""} ${r.headers["mcp-session-id"] ?? ""}`).join(" | ")}`)
+
+      // refused with 404, so never run: sent again in the new session, and run once
+      from = reqs.length
+      mcp.expireSessions()
+      const destructive = await runTool("secure__delete_file", { path: "/tmp/once.txt" })
+      await waitText("call-result", /deleted \/tmp\/once.txt/, destructive as unknown as Page)
+      const deletes = callsOf(reqs.slice(from), "delete_file")
+      const current = deletes.at(-1)?.headers["mcp-session-id"]
+      expect(deletes.length === 2 && deletes[0]!.headers["mcp-session-id"] === after && current !== after,
+        `delete_file: ${deletes.map((r) => r.headers["mcp-session-id"]).join(", ")}`)
+
+      // in flight when the server drops the session: not idempotent, so not sent again
+      from = reqs.length
+      const long = await runTool("secure__build_report", { steps: "100" })
+      await long.getByTestId("progress").waitFor({ timeout: 15_000 })
+      mcp.expireSessions({ close: true })
+      await long.getByTestId("call-status").filter({ hasText: /Failed|Succeeded|Cancelled/ }).waitFor({ timeout: 20_000 })
+      expect(await long.getByTestId("call-status").textContent() === "Failed", "the dropped call did not fail")
+      const reports = callsOf(reqs.slice(from), "build_report")
+      expect(reports.length === 1, `build_report reached the server ${reports.length} times`)
+      await page.waitForFunction(([c]) => {
+        const now = document.querySelector("[data-testid=session-secure]")?.textContent
+        return now !== undefined && now !== null && now !== "-" && now !== c
+      }, [String(current)], { timeout: 15_000 })
+    })
+  } finally {
+    await context?.close().catch(() => undefined)
+    await servers.close()
+    await app.close()
+    await rm(userDataDir, { recursive: true, force: true })
+  }
+  const failed = outcomes.filter((o) => o.error !== undefined).length
+  console.log(`(${((Date.now() - startedAt) / 1000).toFixed(1)} s)`)
+  await report(outcomes.length - failed, failed)
+}
+
+/** Debian's Chromium, as `.ci/run` installs it for the browser suite (playwright-core downloads no browser). */
+const installChromium = () => {
+  console.log(`no Chromium at ${chromiumPath}: installing Debian's chromium`)
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" }
+  for (const args of [["update"], ["install", "-y", "chromium"]]) {
+    const run = spawnSync("apt-get", args, { stdio: "inherit", env })
+    if (run.status !== 0) throw new Error(`apt-get ${args.join(" ")} failed: install chromium or set CHROMIUM_PATH`)
+  }
+  if (!existsSync(chromiumPath)) throw new Error(`still no Chromium at ${chromiumPath}`)
+}
+
+/** Every record of an IndexedDB database as text (binary values as latin1), to look for secrets in plain text. */
+const dumpIndexedDb = async (name: string): Promise<{ readonly records: number; readonly text: string }> => {
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    const open = indexedDB.open(name)
+    open.onsuccess = () => resolve(open.result)
+    open.onerror = () => reject(open.error)
+  })
+  const toText = (value: unknown): string => {
+    if (value instanceof ArrayBuffer) return String.fromCharCode(...new Uint8Array(value))
+    if (ArrayBuffer.isView(value)) return String.fromCharCode(...new Uint8Array(value.buffer))
+    if (typeof value === "object" && value !== null) return Object.values(value).map(toText).join(" ")
+    return String(value)
+  }
+  let records = 0
+  let text = ""
+  for (const store of Array.from(db.objectStoreNames)) {
+    const all = await new Promise<Array<unknown>>((resolve, reject) => {
+      const request = db.transaction(store).objectStore(store).getAll()
+      request.onsuccess = () => resolve(request.result)
+      request.onerror = () => reject(request.error)
+    })
+    records += all.length
+    text += all.map(toText).join("\n")
+  }
+  db.close()
+  return { records, text }
+}
+
+const report = async (passed: number, failed: number) => {
+  await mkdir(".cache", { recursive: true })
+  await writeFile(".cache/e2e-report.json", JSON.stringify({ passed, failed }))
+  console.log(`e2e: ${passed} passed, ${failed} failed`)
+  process.exitCode = failed === 0 ? 0 : 1
+}
+
+main().catch(async (error) => {
+  console.error(error)
+  await report(0, 1)
+})

@@ -1,0 +1,86 @@
+/**
+ * Tool-call approval from the UI: `Approvals.layer` is the core `Approver`
+ * whose questions wait in a list that `usePendingApprovals` renders (the
+ * confirmation dialog). The client asks only when its `ApprovalPolicy` says
+ * so (`always-ask`, or `trusted-only` for an untrusted server); a call
+ * interrupted while it waits leaves the list on its own.
+ *
+ * @since 0.2.0
+ */
+import * as ApprovalDecision from "@mcp-effect/core/ApprovalDecision"
+import type * as ApprovalRequest from "@mcp-effect/core/ApprovalRequest"
+import * as Approver from "@mcp-effect/core/Approver"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Subscribable from "effect/Subscribable"
+import * as pending from "./internal/pending.js"
+import { useSubscribable } from "./Live.js"
+import { useService, valueOf } from "./RuntimeProvider.js"
+
+/**
+ * A tool call waiting for the user's decision. `request.warnings` are the
+ * tool's annotation warnings (destructive, open-world) to show in the dialog.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface PendingApproval {
+  readonly id: number
+  readonly request: ApprovalRequest.ApprovalRequest
+  /** Run this call. */
+  readonly approveOnce: () => void
+  /** Run this call and, while the tool's definition stays the same, every later one. */
+  readonly approveAlways: () => void
+  /** Refuse: the call fails with `ApprovalDenied` and nothing is sent to the server. */
+  readonly deny: (reason?: string) => void
+}
+
+/**
+ * @since 0.2.0
+ * @category tags
+ */
+export class ApprovalRequests extends Context.Tag("@mcp-effect/react/ApprovalRequests")<
+  ApprovalRequests,
+  {
+    readonly pending: Subscribable.Subscribable<
+      ReadonlyArray<pending.Pending<ApprovalRequest.ApprovalRequest, ApprovalDecision.ApprovalDecision>>
+    >
+  }
+>() {}
+
+/**
+ * The `Approver` service backed by the UI. Provide it where the clients are
+ * made (to `McpClient.layer`, or around `BrowserHub.layer`).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layer = (): Layer.Layer<Approver.Approver | ApprovalRequests> =>
+  Layer.effectContext(Effect.map(
+    pending.make<ApprovalRequest.ApprovalRequest, ApprovalDecision.ApprovalDecision>(),
+    (queue) =>
+      Context.make(ApprovalRequests, { pending: queue.pending }).pipe(
+        Context.add(Approver.Approver, { ask: queue.ask })
+      )
+  ))
+
+const none: ReadonlyArray<never> = []
+
+/**
+ * The tool calls waiting for approval, oldest first.
+ *
+ * @since 0.2.0
+ * @category hooks
+ */
+export const usePendingApprovals = (): ReadonlyArray<PendingApproval> => {
+  const service = valueOf(useService(ApprovalRequests))
+  const list = useSubscribable(service?.pending, none)
+  return list.map(({ answer, id, request }) => ({
+    id,
+    request,
+    approveOnce: () => answer(ApprovalDecision.approveOnce),
+    approveAlways: () => answer(ApprovalDecision.approveAlways),
+    deny: (reason) => answer(ApprovalDecision.deny(reason))
+  }))
+}

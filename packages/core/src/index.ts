@@ -87,3 +87,11 @@ export * as JsonSchemaValidator from "./JsonSchemaValidator.js"
  * @since 0.2.0
  */
 export * as ToolCallLog from "./ToolCallLog.js"
+
+/**
+ * Keeps, per server, what a session needs to continue after the app
+ * restarts. See `SessionStore` for the details.
+ *
+ * @since 0.2.0
+ */
+export * as SessionStore from "./SessionStore.js"

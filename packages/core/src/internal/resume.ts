@@ -61,12 +61,20 @@ export const make = (server: string | undefined): Effect.Effect<Resumer, never, 
     let loggingLevel: McpSchema.LoggingLevel | undefined
     let initialized: ClientSession.Initialized | undefined
     let removed = false
+    /** whether the store may hold this server's session */
+    let holding = offer !== undefined
     let queued = false
 
     const write = Effect.suspend(() => {
       queued = false
       if (removed || initialized === undefined) return Effect.void
-      if (sessionId === undefined) return store.remove(server) // a server without sessions: nothing to resume
+      if (sessionId === undefined) {
+        // a server without sessions: nothing to resume
+        if (!holding) return Effect.void
+        holding = false
+        return store.remove(server)
+      }
+      holding = true
       return store.set(server, {
         protocolVersion: initialized.protocolVersion,
         serverInfo: initialized.serverInfo,

@@ -36,6 +36,11 @@ export const make = (
         Effect.flatMap((text) => store.set(prefix + server, text)),
         Effect.mapError(failed(server, "set"))
       ),
-    remove: (server) => Effect.mapError(store.remove(prefix + server), failed(server, "remove"))
+    remove: (server) =>
+      store.remove(prefix + server).pipe(
+        // nothing stored is removed already (the file store reports it, the others do not)
+        Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "NotFound", () => Effect.void),
+        Effect.mapError(failed(server, "remove"))
+      )
   }
 }

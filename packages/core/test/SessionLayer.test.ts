@@ -58,4 +58,23 @@ describe("ClientSession.layer and McpClient.layerOnSession", () => {
       const seen = yield* changes
       expect(seen._tag === "Some" && seen.value.map((t) => t.name)).toEqual(["first", "second"])
     }).pipe(Effect.provide(layered)))
+
+  const seen: Array<string> = []
+  it.scoped("McpClient.layer runs the app's onNotification next to its own list refresh", () =>
+    Effect.gen(function*() {
+      tools = [{ name: "first", inputSchema: { type: "object" } }]
+      const client = yield* McpClient.McpClient
+      const test = yield* TestServer.TestServer
+      yield* eventually(Effect.map(client.tools.get, (list) => list.length === 1))
+      tools = [...tools, { name: "second", inputSchema: { type: "object" } }]
+      yield* test.notify("notifications/tools/list_changed")
+      yield* eventually(Effect.map(client.tools.get, (list) => list.length === 2))
+      expect(seen).toEqual(["notifications/tools/list_changed"])
+    }).pipe(
+      Effect.provide(
+        McpClient.layer({ clientInfo, onNotification: (n) => Effect.sync(() => void seen.push(n.method)) }).pipe(
+          Layer.provideMerge(server)
+        )
+      )
+    ))
 })

@@ -92,8 +92,20 @@ export const make = (
         ...options,
         capabilities: fromContext.capabilities,
         handlers: fromContext.handlers,
-        ...hooks
+        onInitialized: hooks.onInitialized,
+        // the app's own hook runs too (it sees what arrives before any subscriber, e.g. replayed events)
+        onNotification: options.onNotification === undefined ? hooks.onNotification : both(options.onNotification, hooks.onNotification)
       }).pipe(Effect.tap(fromContext.announceRoots))))
+
+const both = (
+  first: NonNullable<ClientSession.Options["onNotification"]>,
+  second: Hooks["onNotification"]
+): Hooks["onNotification"] =>
+(notification) => {
+  const a = first(notification)
+  const b = second(notification)
+  return a === undefined ? b : b === undefined ? a : Effect.zipRight(a, b)
+}
 
 /**
  * A client on a session that already runs (its handlers and capabilities

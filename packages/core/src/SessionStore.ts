@@ -12,9 +12,8 @@
  * `NodeKeyValueStore.layerFileSystem`, `BrowserKeyValueStore.layerLocalStorage`
  * or any other `KeyValueStore` layer. The session id is a secret (over HTTP
  * whoever holds it speaks in the session): it is `Redacted` in memory and
- * in errors and logs, and the store keeps it as the value the server gave;
- * keep the backing store where you would keep tokens (a private directory,
- * the origin's own storage).
+ * in errors and logs; give the store a `key` to seal it at rest, else keep
+ * the backing store where you would keep tokens.
  *
  * @since 0.2.0
  */
@@ -85,23 +84,38 @@ export interface Service {
 export class SessionStore extends Context.Tag("@mcp-effect/core/SessionStore")<SessionStore, Service>() {}
 
 /**
+ * @since 0.2.0
+ * @category models
+ */
+export interface Options {
+  /** Prepended to the server name to make the key. Default `"mcp-effect/session/"`. */
+  readonly prefix?: string | undefined
+  /**
+   * An AES-GCM key (WebCrypto) to seal the session id with before it is
+   * stored: without the key the stored value is of no use. A session sealed
+   * with another key, or stored unsealed, then reads as a
+   * `SessionStoreError` (and the session starts afresh). In a browser, keep
+   * a non-extractable key in IndexedDB; on a server, import it from your
+   * secret store. Default: the id is stored as the server gave it.
+   */
+  readonly key?: CryptoKey | undefined
+}
+
+/**
  * A store over a `KeyValueStore`, each session a schema-encoded JSON value
- * under `prefix` + the server name (default prefix `"mcp-effect/session/"`).
+ * under `prefix` + the server name.
  *
  * @since 0.2.0
  * @category constructors
  */
-export const make: (
-  store: KeyValueStore.KeyValueStore,
-  options?: { readonly prefix?: string | undefined }
-) => Service = internal.make
+export const make: (store: KeyValueStore.KeyValueStore, options?: Options) => Service = internal.make
 
 /**
  * @since 0.2.0
  * @category layers
  */
 export const layer = (
-  options?: { readonly prefix?: string | undefined }
+  options?: Options
 ): Layer.Layer<SessionStore, never, KeyValueStore.KeyValueStore> =>
   Layer.effect(SessionStore, Effect.map(KeyValueStore.KeyValueStore, (store) => make(store, options)))
 

@@ -28,6 +28,10 @@ const record = (overrides: Partial<SessionStore.Stored> = {}): SessionStore.Stor
   ...overrides
 })
 
+const newKey = Effect.promise(() =>
+  globalThis.crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"])
+)
+
 const plain = (stored: SessionStore.Stored) => ({ ...stored, sessionId: Redacted.value(stored.sessionId) })
 
 const backends: ReadonlyArray<readonly [string, () => Layer.Layer<KeyValueStore.KeyValueStore, unknown>]> = [
@@ -52,6 +56,27 @@ for (const [name, backend] of backends) {
         const store = yield* SessionStore.SessionStore
         return yield* use(store, yield* KeyValueStore.KeyValueStore)
       }).pipe(Effect.provide(SessionStore.layer().pipe(Layer.provideMerge(backend()))))
+
+    it.effect("with a key, the session id is sealed at rest and opens only with that key", () =>
+      Effect.gen(function*() {
+        const kv = yield* KeyValueStore.KeyValueStore
+        const key = yield* newKey
+        const sealed = SessionStore.make(kv, { key })
+        yield* sealed.set("a", record())
+        const raw = yield* Effect.flatten(kv.get("mcp-effect/session/a"))
+        expect(raw).not.toContain(secret)
+        expect(raw).toContain("fixture") // the rest is plain JSON
+        expect(Redacted.value((yield* Effect.flatten(sealed.get("a"))).sessionId)).toBe(secret)
+        // another key, or no key, cannot read it: a typed error, and the session starts afresh
+        for (const other of [SessionStore.make(kv, { key: yield* newKey }), SessionStore.make(kv)]) {
+          const error = yield* Effect.flip(other.get("a"))
+          expect(error._tag).toBe("SessionStoreError")
+          expect(error.message).not.toContain(secret)
+        }
+        // nor does a keyed store take an unsealed id
+        yield* SessionStore.make(kv).set("b", record())
+        expect((yield* Effect.flip(sealed.get("b")))._tag).toBe("SessionStoreError")
+      }).pipe(Effect.provide(backend())))
 
     it.effect("stores, reads back, replaces and removes a session per server", () =>
       run((store) =>

@@ -1,6 +1,6 @@
 import { FetchHttpClient } from "@effect/platform"
 import { NodeKeyValueStore } from "@effect/platform-node"
-import { describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it } from "@effect/vitest"
 import { ClientSession, type JsonRpc, McpClient, SessionStore } from "@mcp-effect/core"
 import { HttpTransport } from "@mcp-effect/transport-http"
 import * as Context from "effect/Context"
@@ -10,6 +10,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
+import * as esbuild from "esbuild"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -20,6 +21,25 @@ import { type SdkServer, startSdkServer } from "./fixtures/sdkServer.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..")
 const script = path.join(root, "packages/transport-http/test/fixtures/resumingClient.ts")
+
+/**
+ * The client bundled once (a child that loads the TypeScript sources module by module starts
+ * slowly on a busy machine), into a directory removed at the end of the file.
+ */
+let bundled: Promise<string> | undefined
+const bundleDir = fs.mkdtempSync(path.join(os.tmpdir(), "mcp-resuming-client-"))
+afterAll(() => fs.rmSync(bundleDir, { recursive: true, force: true }))
+const bundle = Effect.promise(() =>
+  bundled ??= esbuild.build({
+    entryPoints: [script],
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    conditions: ["@mcp-effect/source"],
+    outfile: path.join(bundleDir, "resumingClient.cjs"),
+    logLevel: "silent"
+  }).then(() => path.join(bundleDir, "resumingClient.cjs"))
+)
 
 /** A directory for a Node file store, removed with the scope. */
 const storeDir = Effect.acquireRelease(
@@ -35,13 +55,14 @@ const stored = (dir: string) =>
 /** The client process of `fixtures/resumingClient.ts`, killed (SIGKILL: no DELETE, no cleanup) by `crash`. */
 const startClientProcess = (url: string, dir: string) =>
   Effect.acquireRelease(
-    Effect.sync(() => {
-      // node itself (tsx as a loader, not its CLI, which would run node as a grandchild): SIGKILL reaches the client
-      const child = spawn(process.execPath, ["--conditions=@mcp-effect/source", "--import", "tsx", script, url, dir], {
+    Effect.map(bundle, (file) => {
+      // node itself runs the client: SIGKILL reaches it (a CLI wrapper would leave it running)
+      const child = spawn(process.execPath, [file, url, dir], {
         cwd: root,
         stdio: ["ignore", "pipe", "inherit"]
       })
       const lines: Array<Record<string, unknown>> = []
+      const waiting = new Set<() => void>()
       let buffered = ""
       child.stdout.setEncoding("utf8")
       child.stdout.on("data", (chunk: string) => {
@@ -50,10 +71,31 @@ const startClientProcess = (url: string, dir: string) =>
         buffered = parts.pop()!
         // the process's own logs go to stdout too: only the JSON lines are events
         for (const part of parts) if (part.startsWith("{")) lines.push(JSON.parse(part))
+        for (const wake of waiting) wake()
       })
-      const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()))
+      let gone = false
+      const exited = new Promise<void>((resolve) =>
+        child.on("exit", () => {
+          gone = true
+          for (const wake of waiting) wake()
+          resolve()
+        })
+      )
       return {
         lines,
+        /** Waits (as long as the test may take) for a line the client prints. */
+        line: (matches: (line: Record<string, unknown>) => boolean) =>
+          Effect.async<void>((resume) => {
+            const check = () => {
+              const found = lines.some(matches)
+              if (!found && !gone) return
+              waiting.delete(check)
+              resume(found ? Effect.void : Effect.dieMessage("the client process exited"))
+            }
+            waiting.add(check)
+            check()
+            return Effect.sync(() => waiting.delete(check))
+          }),
         crash: Effect.promise(() => {
           child.kill("SIGKILL")
           return exited
@@ -68,10 +110,10 @@ const startClientProcess = (url: string, dir: string) =>
 const crashAfterOneEvent = (server: SdkServer, dir: string) =>
   Effect.gen(function*() {
     const first = yield* startClientProcess(server.url, dir)
-    yield* waitFor("the first client to be ready", () => first.lines.some((l) => l.ready === true))
+    yield* first.line((l) => l.ready === true)
     yield* waitFor("the GET stream", () => server.requests.some((r) => r.method === "GET"))
     yield* Effect.promise(() => server.notifyAll("one"))
-    yield* waitFor("the first client to log `one`", () => first.lines.some((l) => l.log === "one"))
+    yield* first.line((l) => l.log === "one")
     // the id of the event carrying `one` is in the store before the crash
     for (let i = 0; i < 1000; i++) {
       // the file may be read half-written
@@ -141,7 +183,7 @@ describe("sessions that survive a restart", () => {
       yield* Scope.close(scope, Exit.void)
       expect(server.requests.at(-1)?.method).toBe("DELETE")
       expect(yield* stored(dir)).toEqual(Option.none())
-    }))
+    }), 60_000)
 
   it.scopedLive("a server that forgot the session gets a new one", () =>
     Effect.gen(function*() {
@@ -162,7 +204,7 @@ describe("sessions that survive a restart", () => {
       const record = yield* Effect.flatten(stored(dir))
       expect(Redacted.value(record.sessionId)).not.toBe(oldId)
       expect(server.requests.at(-1)?.headers["mcp-session-id"]).toBe(Redacted.value(record.sessionId))
-    }))
+    }), 60_000)
 
   it.scopedLive("a server without sessions (stateless) leaves nothing to resume", () =>
     Effect.gen(function*() {

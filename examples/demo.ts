@@ -4,6 +4,7 @@
  *   npm run demo                                  # spawns server-everything over stdio
  *   npm run demo -- -- npx -y some-mcp-server     # any stdio server
  *   npm run demo -- --url http://127.0.0.1:3001/mcp   # any Streamable HTTP server
+ *   npm run demo -- --config examples/mcp.json    # many servers through the hub (examples/hubDemo.ts)
  *
  * Over HTTP the client is ready for OAuth: when the server answers 401, the
  * authorization-code flow runs, with a loopback callback on 127.0.0.1 and the
@@ -15,6 +16,7 @@ import { Elicitation, McpClient, McpError, Roots, Sampling } from "@mcp-effect/c
 import type { McpSchema } from "@mcp-effect/core"
 import { NodeTokenStore, OAuthClient, UrlPolicy } from "@mcp-effect/oauth"
 import * as NodeAuthorizer from "@mcp-effect/oauth/NodeAuthorizer"
+import * as NodeHostResolver from "@mcp-effect/oauth/NodeHostResolver"
 import { HttpTransport } from "@mcp-effect/transport-http"
 import { NodeStdioTransport } from "@mcp-effect/transport-stdio"
 import * as Console from "effect/Console"
@@ -58,6 +60,8 @@ const OAuth = (target: string) =>
   }).pipe(
     Layer.provide(NodeAuthorizer.layer({ open: openInBrowser })),
     Layer.provide(NodeTokenStore.layer({ directory: join(homedir(), ".mcp-effect-demo") })),
+    // the URL guard also checks the addresses host names resolve to
+    Layer.provide(NodeHostResolver.layer),
     Layer.provide(Layer.merge(NodeContext.layer, NodeHttpClient.layerUndici)),
     Layer.orDie
   )
@@ -220,12 +224,20 @@ const program = Effect.gen(function*() {
   yield* Console.log("\ndone.")
 })
 
-program.pipe(
-  Effect.provide(ClientLive),
-  Logger.withMinimumLogLevel(LogLevel.Error),
-  Effect.catchAll((error) =>
-    Console.error(`demo failed: ${McpError.isMcpClientError(error) ? `${error._tag}: ${error.message}` : String(error)}`)
-      .pipe(Effect.zipRight(Effect.sync(() => process.exitCode = 1)))
-  ),
-  Effect.runPromise
-).then(() => process.exit(process.exitCode ?? 0))
+if (argv.includes("--config")) {
+  void import("./hubDemo.js").then((hub) => hub.main())
+} else {
+  void runDemo()
+}
+
+function runDemo() {
+  return program.pipe(
+    Effect.provide(ClientLive),
+    Logger.withMinimumLogLevel(LogLevel.Error),
+    Effect.catchAll((error) =>
+      Console.error(`demo failed: ${McpError.isMcpClientError(error) ? `${error._tag}: ${error.message}` : String(error)}`)
+        .pipe(Effect.zipRight(Effect.sync(() => process.exitCode = 1)))
+    ),
+    Effect.runPromise
+  ).then(() => process.exit(process.exitCode ?? 0))
+}

@@ -301,5 +301,6 @@ export const ErrorCode = {
   InvalidParams: -32602,
   InternalError: -32603,
   ResourceNotFound: -32002,
+  UnsupportedProtocolVersion: -32022,
   UrlElicitationRequired: -32042
 } as const

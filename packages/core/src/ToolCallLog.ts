@@ -16,6 +16,7 @@ import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import type * as Schema from "effect/Schema"
 import type * as Subscribable from "effect/Subscribable"
 import * as internal from "./internal/toolCallLog.js"
@@ -116,14 +117,16 @@ export interface Options {
  * @since 0.2.0
  * @category constructors
  */
-export const make: (options?: Options) => Effect.Effect<Service, never, KeyValueStore.KeyValueStore> = internal.make
+export const make: (
+  options?: Options
+) => Effect.Effect<Service, never, KeyValueStore.KeyValueStore | Scope.Scope> = internal.make
 
 /**
  * @since 0.2.0
  * @category layers
  */
 export const layer = (options?: Options): Layer.Layer<ToolCallLog, never, KeyValueStore.KeyValueStore> =>
-  Layer.effect(ToolCallLog, make(options))
+  Layer.scoped(ToolCallLog, make(options))
 
 /**
  * A log kept in memory (for tests, or apps that need no history across runs).

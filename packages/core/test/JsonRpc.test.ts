@@ -71,7 +71,7 @@ describe("JsonRpc.decode", () => {
         // equal to the JSON value of the message (JSON has no -0, and parses "__proto__" as an own key)
         expect(decoded).toEqual(JSON.parse(text))
       }),
-      { numRuns: 1000 }
+      { numRuns: 1000, seed: 20261122 }
     )
   })
 
@@ -81,7 +81,8 @@ describe("JsonRpc.decode", () => {
         for (const item of JsonRpc.decode(text)) {
           if (JsonRpc.isMalformed(item)) expect(item.error._tag).toBe("DecodeError")
         }
-      })
+      }),
+      { seed: 20261122 }
     )
   })
 

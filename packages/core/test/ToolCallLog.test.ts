@@ -4,10 +4,12 @@ import { describe, expect, it } from "@effect/vitest"
 import * as DateTime from "effect/DateTime"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as ApprovalDecision from "../src/ApprovalDecision.js"
@@ -289,4 +291,15 @@ describe("ToolCallLog storage", () => {
       expect(logged.some((line) => line.includes(`could not write record ${id}`))).toBe(true)
     }).pipe(Effect.provide(ToolCallLog.layer().pipe(Layer.provide(broken))), Effect.provide(logger))
   })
+
+  it.effect("records.changes ends when the log's scope closes", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const log = yield* ToolCallLog.make().pipe(Effect.provide(KeyValueStore.layerMemory), Scope.extend(scope))
+      const seen = yield* Effect.fork(Stream.runCollect(log.records.changes))
+      yield* log.start({ server: "s", tool: "t", status: "Running" })
+      yield* Scope.close(scope, Exit.void)
+      const lists = yield* Fiber.join(seen)
+      expect(lists.length).toBeGreaterThan(0)
+    }))
 })

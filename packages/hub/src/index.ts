@@ -1,6 +1,17 @@
 /**
- * @since 0.1.0
+ * @since 0.2.0
  */
+export * as ServerConfig from "./ServerConfig.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as ServerRegistry from "./ServerRegistry.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as TransportFactory from "./TransportFactory.js"
 
 /**
  * MCP tools and tool results in the shapes LLM provider APIs take: OpenAI

@@ -15,6 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
 import * as Schema from "effect/Schema"
 import * as RecordStore from "./internal/store/recordStore.js"
 import * as Sealer from "./internal/store/sealer.js"
@@ -113,6 +114,14 @@ export interface Service {
   readonly getPending: (state: string) => Effect.Effect<Option.Option<PendingAuthorization>, TokenStoreError>
   readonly setPending: (pending: PendingAuthorization) => Effect.Effect<void, TokenStoreError>
   readonly deletePending: (state: string) => Effect.Effect<void, TokenStoreError>
+
+  /**
+   * Held (for the scope) while the tokens of `key` are refreshed, for stores
+   * shared by several processes: a rotating refresh token is then spent by
+   * one process, and the others read its result. Absent for stores of one
+   * process (refreshes there are already single-flight).
+   */
+  readonly exclusive?: ((key: TokenKey) => Effect.Effect<void, TokenStoreError, Scope.Scope>) | undefined
 }
 
 /**

@@ -24,6 +24,11 @@ export * as Discovery from "./Discovery.js"
 export * as HostResolver from "./HostResolver.js"
 
 /**
+ * @since 0.2.0
+ */
+export * as KeyValueTokenStore from "./KeyValueTokenStore.js"
+
+/**
  * @since 0.1.0
  */
 export * as NodeTokenStore from "./NodeTokenStore.js"

@@ -51,6 +51,8 @@ describe("HttpTransport: what an answer means", () => {
       const error = Exit.isFailure(exit) && exit.cause._tag === "Fail" ? exit.cause.error : exit
       expect(error).toBeInstanceOf(McpError.ProtocolError)
       expect(error).toMatchObject({ code: -32022, data: { supported: ["2026-07-28"] } })
+      // the message names both sides, so a log line alone explains the refusal
+      expect((error as McpError.ProtocolError).message).toMatch(/offered 2025-11-25, the server supports 2026-07-28$/)
       expect(server.requests.filter((r) => r.body?.method === "initialize")).toHaveLength(1)
       expect(server.requests.filter((r) => r.method === "GET")).toHaveLength(0) // no HTTP+SSE fallback
     }))

@@ -5,6 +5,8 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as TestClock from "effect/TestClock"
@@ -165,8 +167,15 @@ describe("HttpTransport against the fault server", () => {
       expect(last.headers["last-event-id"]).toBeDefined()
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
-  it.scopedLive("stops reopening a GET stream the server keeps closing at once, and stays usable", () =>
-    Effect.gen(function*() {
+  it.scopedLive("stops reopening a GET stream the server keeps closing at once, and stays usable", () => {
+    const warnings: Array<string> = []
+    const captureWarnings = Logger.replace(
+      Logger.defaultLogger,
+      Logger.make(({ logLevel, message }) => {
+        if (logLevel._tag === "Warning") warnings.push(String(Array.isArray(message) ? message[0] : message))
+      })
+    )
+    return Effect.gen(function*() {
       const server = yield* resource(() => startFaultServer())
       server.faults.closeGets = 1000
       const next = yield* connections({ url: server.url, sseReconnect: fast })
@@ -177,7 +186,9 @@ describe("HttpTransport against the fault server", () => {
       expect(server.requests.filter((r) => r.method === "GET")).toHaveLength(6)
       expect(resultOf(yield* client.request("ping"))).toEqual({})
       expect(yield* Deferred.isDone(client.ended)).toBe(false)
-    }).pipe(Effect.provide(FetchHttpClient.layer)))
+      expect(warnings).toEqual(["mcp http: the server keeps closing the GET stream at once; not reopening it"])
+    }).pipe(Effect.provide(Layer.merge(FetchHttpClient.layer, captureWarnings)))
+  })
 
   it.scopedLive("a GET stream that keeps failing ends the connection instead of going silently dead", () =>
     Effect.gen(function*() {

@@ -86,6 +86,18 @@ const toMillis = (t: ClientSession.Timeout | undefined): number | undefined =>
 
 const decodeInitializeResult = checker(McpSchema.InitializeResult)
 
+/** A server that refuses the offered version says which it supports: the message names them. */
+const explainRefusedVersion = (offered: string) => (error: McpError.McpClientError): McpError.McpClientError => {
+  if (error._tag !== "ProtocolError" || error.code !== McpError.ErrorCode.UnsupportedProtocolVersion) return error
+  const supported = (error.data as { readonly supported?: unknown } | undefined)?.supported
+  const versions = Array.isArray(supported) ? supported.filter((v): v is string => typeof v === "string") : []
+  return new McpError.ProtocolError({
+    ...error,
+    message: `${error.message}: this client offered ${offered}` +
+      (versions.length > 0 ? `, the server supports ${versions.join(", ")}` : "")
+  })
+}
+
 const progressParams = checker(McpSchema.ProgressNotificationParams)
 
 /** Runs a callback of the app on the inbound path, where nothing may throw: a throw is logged. */
@@ -474,6 +486,7 @@ export const make = (
         { timeout: Duration.millis(initializeMillis), replay: false, resetTimeoutOnProgress: false },
         live
       ).pipe(
+        Effect.mapError(explainRefusedVersion(offeredVersion)),
         Effect.flatMap((raw): Effect.Effect<ClientSession.Initialized, McpError.McpClientError> => {
           const decoded = decodeInitializeResult(raw)
           if (decoded._tag === "Left") {

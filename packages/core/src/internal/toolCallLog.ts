@@ -1,9 +1,12 @@
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as DateTime from "effect/DateTime"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import * as Subscribable from "effect/Subscribable"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as McpSchema from "../McpSchema.js"
@@ -51,9 +54,12 @@ const isFinal = (status: ToolCallLog.Status) => status !== "AwaitingApproval" &&
 /** @internal */
 export const make = (
   options: ToolCallLog.Options = {}
-): Effect.Effect<ToolCallLog.Service, never, KeyValueStore.KeyValueStore> =>
+): Effect.Effect<ToolCallLog.Service, never, KeyValueStore.KeyValueStore | Scope.Scope> =>
   Effect.gen(function*() {
     const kv = yield* KeyValueStore.KeyValueStore
+    // `records.changes` ends when the log's scope closes, like every public stream
+    const closed = yield* Deferred.make<void>()
+    yield* Effect.addFinalizer(() => Deferred.succeed(closed, undefined))
     const records = kv.forSchema(ToolCallRecord)
     const index = kv.forSchema(Index)
     const prefix = options.prefix ?? defaultPrefix
@@ -92,7 +98,10 @@ export const make = (
     )
 
     const service: ToolCallLog.Service = {
-      records: Subscribable.make({ get: SubscriptionRef.get(ref), changes: ref.changes }),
+      records: Subscribable.make({
+        get: SubscriptionRef.get(ref),
+        changes: Stream.interruptWhenDeferred(ref.changes, closed)
+      }),
       start: (start) =>
         lock.withPermits(1)(Effect.gen(function*() {
           const id = yield* newId

@@ -132,11 +132,17 @@ export const make = (
   const forget = (flow: Flow) => flow.store.deleteTokens(flow.key).pipe(Effect.mapError(storeError("delete")))
   const flightKey = (flow: Flow) => `${flow.key.resource} ${flow.key.issuer}`
 
+  const exclusively = <A>(flow: Flow, body: Effect.Effect<A, OAuthError>): Effect.Effect<A, OAuthError> =>
+    flow.store.exclusive === undefined
+      ? body
+      : Effect.scoped(Effect.zipRight(Effect.mapError(flow.store.exclusive(flow.key), storeError("lock")), body))
+
   /** Spends the refresh token of `seen` once; callers holding an older one get what is stored now. */
   const refresh = (flow: Flow, seen: TokenStore.Tokens): Effect.Effect<TokenStore.Tokens, OAuthError> =>
     singleFlight(
       `refresh ${flightKey(flow)}`,
-      Effect.gen(function*() {
+      // across processes sharing the store too: the body reads what another process may have refreshed
+      exclusively(flow, Effect.gen(function*() {
         const latest = yield* stored(flow)
         if (Option.isNone(latest)) {
           return yield* new OAuthError({ reason: "InvalidGrant", message: "the tokens were removed" })
@@ -152,7 +158,7 @@ export const make = (
         const tokens = yield* Grants.toTokens(response, undefined, latest.value)
         yield* save(flow, tokens)
         return tokens
-      })
+      }))
     )
 
   /** Runs the grant once for all callers waiting on this server. */

@@ -222,14 +222,16 @@ const merge = (parts: ReadonlyArray<JsonRecord>): JsonRecord => {
   const required: Array<string> = []
   for (const part of parts) {
     for (const [key, value] of Object.entries(part)) {
-      if (key === "properties" && isRecord(value)) {
+      if (key === "properties") {
+        // a `properties` that is not an object (an array, say) declares nothing
+        if (!isRecord(value)) continue
         for (const [name, schema] of Object.entries(value)) {
-          if (!Object.hasOwn(properties, name)) Object.defineProperty(properties, name, { value: schema, enumerable: true })
+          if (!Object.hasOwn(properties, name)) define(properties, name, schema)
         }
       } else if (key === "required") {
         required.push(...stringArray(value))
       } else if (!Object.hasOwn(out, key)) {
-        Object.defineProperty(out, key, { value, enumerable: true })
+        define(out, key, value)
       }
     }
   }
@@ -237,6 +239,10 @@ const merge = (parts: ReadonlyArray<JsonRecord>): JsonRecord => {
   if (required.length > 0) out.required = required
   return out
 }
+
+/** An own, ordinary property, even for names like `__proto__`. */
+const define = (target: Record<string, unknown>, key: string, value: unknown) =>
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
 
 const without = (node: JsonRecord, ...keys: ReadonlyArray<string>): JsonRecord =>
   Object.fromEntries(Object.entries(node).filter(([key]) => !keys.includes(key)))

@@ -1,0 +1,76 @@
+/**
+ * One Layer for a browser app: HTTP servers from a config (stdio entries
+ * show as `Failed` with `TransportUnavailable`), the approval policy, the
+ * call history and the registry's changes in IndexedDB by default.
+ *
+ * ```ts
+ * const Hub = BrowserHub.layer({
+ *   config: { mcpServers: { docs: { url: "https://example.com/mcp" } } },
+ *   approval: { mode: "always-ask" },
+ *   approver: (request) => showDialog(request)
+ * })
+ * ```
+ *
+ * Nothing is touched at import time; storage is opened when the Layer is built.
+ *
+ * @since 0.2.0
+ */
+import type * as PlatformError from "@effect/platform/Error"
+import type * as KeyValueStore from "@effect/platform/KeyValueStore"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as Layer from "effect/Layer"
+import * as BrowserTransportFactory from "./BrowserTransportFactory.js"
+import * as IndexedDbKeyValueStore from "./IndexedDbKeyValueStore.js"
+import * as internal from "./internal/hub.js"
+import * as ServerConfig from "./ServerConfig.js"
+import type * as ServerRegistry from "./ServerRegistry.js"
+import type { ApprovalPolicy, ToolCallLog } from "@mcp-effect/core"
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface Options<E = never> extends internal.Options<E> {
+  /**
+   * The servers: a config file's JSON value (`{ mcpServers }` or
+   * `{ servers }`), a parsed file, or configs. Default: none.
+   */
+  readonly config?: unknown
+}
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type Services =
+  | ServerRegistry.ServerRegistry
+  | ApprovalPolicy.ApprovalPolicy
+  | ToolCallLog.ToolCallLog
+  | KeyValueStore.KeyValueStore
+
+const servers = (config: unknown): Effect.Effect<ServerConfig.Parsed, ServerConfig.ConfigFileError> => {
+  if (config === undefined) return Effect.succeed({ servers: [], errors: [] })
+  if (Array.isArray(config)) return Effect.succeed({ servers: config as ReadonlyArray<ServerConfig.ServerConfig>, errors: [] })
+  if (typeof config === "object" && config !== null && "errors" in config && "servers" in config) {
+    return Effect.succeed(config as ServerConfig.Parsed)
+  }
+  return Either.match(ServerConfig.fromJson(config), { onLeft: Effect.fail, onRight: Effect.succeed })
+}
+
+/**
+ * @since 0.2.0
+ * @category layers
+ */
+export const layer = <E = never>(
+  options: Options<E> = {}
+): Layer.Layer<
+  Services,
+  E | PlatformError.PlatformError | ServerConfig.ConfigFileError | ServerRegistry.RegistryError
+> =>
+  internal.layer<E | PlatformError.PlatformError, ServerConfig.ConfigFileError>(
+    options,
+    servers(options.config),
+    BrowserTransportFactory.layer,
+    IndexedDbKeyValueStore.layer()
+  )

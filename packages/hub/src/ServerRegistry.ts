@@ -1,0 +1,200 @@
+/**
+ * Many MCP servers behind one service: one `McpClient` per enabled server,
+ * each in a scope of its own (a failing or slow server never blocks the
+ * others; removing one closes only it), their statuses and their tools as
+ * live views, and tool calls routed by a provider-safe name.
+ *
+ * Services in the context where the registry is built reach every client:
+ * `Sampling`, `Elicitation`, `Roots`, and core's approval policy and call
+ * log, so `callTool` goes through them.
+ *
+ * Tool names: a tool keeps its own name (characters outside
+ * `[a-zA-Z0-9_-]` replaced by `_`) unless another server has a tool of the
+ * same name; then every tool of that name becomes `<server>__<tool>`. A name
+ * over 64 characters keeps its first 55 and gets `_` and an 8-digit hash of
+ * its server and tool. The result depends only on the servers' names and
+ * tool names, never on which server connected first. `toolNames: "always"`
+ * prefixes every tool, so names never change when servers come and go.
+ *
+ * @since 0.2.0
+ */
+import type * as KeyValueStore from "@effect/platform/KeyValueStore"
+import type { McpClient, McpError, McpSchema, McpTransport } from "@mcp-effect/core"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import type * as Subscribable from "effect/Subscribable"
+import * as internal from "./internal/registry.js"
+import type * as ServerConfig from "./ServerConfig.js"
+import type * as TransportFactory from "./TransportFactory.js"
+
+/**
+ * A tool of one of the servers, under its registry-wide name.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface HubTool {
+  /** Unique in the registry, matches `^[a-zA-Z0-9_-]{1,64}$`. */
+  readonly name: string
+  readonly server: string
+  /** The tool as its server describes it (its `name` is the server's). */
+  readonly tool: McpSchema.Tool
+}
+
+/**
+ * Why a server is not (or no longer) connected.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ServerError =
+  | McpError.McpClientError
+  | ServerConfig.ServerConfigError
+  | TransportFactory.TransportUnavailable
+
+/**
+ * One server's state: `Disabled`, `Connecting` (first connection),
+ * `Connected`, `Reconnecting` (the connection was lost; calls wait),
+ * `NeedsAuth` (the server refused the credentials, or a person must sign in),
+ * `Failed` (a bad config, no transport, or the transport gave up).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ServerStatus {
+  readonly _tag: "Disabled" | "Connecting" | "Connected" | "Reconnecting" | "NeedsAuth" | "Failed"
+  readonly name: string
+  /** Absent for an entry whose config could not be read. */
+  readonly transport: "stdio" | "http" | "sse" | undefined
+  readonly trusted: boolean
+  readonly toolCount: number
+  /** The HTTP session id, where the transport has one. */
+  readonly sessionId: string | undefined
+  readonly protocolVersion: string | undefined
+  readonly serverInfo: McpSchema.Implementation | undefined
+  readonly lastError: ServerError | undefined
+}
+
+/**
+ * A registry operation that cannot be done.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class RegistryError extends Schema.TaggedError<RegistryError>("@mcp-effect/hub/RegistryError")(
+  "RegistryError",
+  {
+    reason: Schema.Literal("UnknownServer", "DuplicateServer", "Unavailable", "Storage"),
+    server: Schema.optional(Schema.String),
+    message: Schema.String,
+    cause: Schema.optional(Schema.Defect)
+  }
+) {}
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface Options {
+  /** The servers to run, in display order. */
+  readonly servers?: ReadonlyArray<ServerConfig.ServerConfig> | undefined
+  /** Entries of the same file that could not be read: shown as `Failed`, never started. */
+  readonly errors?: ReadonlyArray<ServerConfig.ServerConfigError> | undefined
+  /** Default `{ name: "mcp-effect-hub", version: "0.2.0" }`. */
+  readonly clientInfo?: McpSchema.Implementation | undefined
+  /** Options for every client (a server's `timeout` replaces `requestTimeout`). */
+  readonly client?: Omit<McpClient.Options, "clientInfo" | "trusted" | "server"> | undefined
+  /** How each server's transport reconnects. Default: the transport's own schedule. */
+  readonly reconnect?: McpTransport.ReconnectOptions | undefined
+  /** `"onCollision"` (default) or `"always"` (every tool is `<server>__<tool>`). */
+  readonly toolNames?: "onCollision" | "always" | undefined
+}
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface Service {
+  readonly servers: Subscribable.Subscribable<ReadonlyArray<ServerStatus>>
+  readonly tools: Subscribable.Subscribable<ReadonlyArray<HubTool>>
+  /**
+   * Calls a tool by its registry name on its server. An unknown name fails
+   * with a `ProtocolError` (invalid params); a server that is gone with a
+   * `TransportError`.
+   */
+  readonly callTool: (
+    name: string,
+    args?: Record<string, unknown> | undefined,
+    options?: McpClient.CallToolOptions
+  ) => Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError>
+  /** Adds and starts a server (a name in use fails with `DuplicateServer`). */
+  readonly add: (config: ServerConfig.ServerConfig) => Effect.Effect<void, RegistryError>
+  /** Stops and removes a server; the others are untouched. */
+  readonly remove: (name: string) => Effect.Effect<void, RegistryError>
+  readonly enable: (name: string) => Effect.Effect<void, RegistryError>
+  readonly disable: (name: string) => Effect.Effect<void, RegistryError>
+  /** Closes the server's client and starts it again (after `NeedsAuth` or `Failed`, for example). */
+  readonly reconnect: (name: string) => Effect.Effect<void, RegistryError>
+  /** The client of a started server, for everything beyond tools. */
+  readonly client: (name: string) => Effect.Effect<McpClient.Service, RegistryError>
+}
+
+/**
+ * @since 0.2.0
+ * @category tags
+ */
+export class ServerRegistry extends Context.Tag("@mcp-effect/hub/ServerRegistry")<ServerRegistry, Service>() {}
+
+/**
+ * Starts every enabled server in the background and returns at once.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make: (
+  options: Options
+) => Effect.Effect<Service, never, TransportFactory.TransportFactory | Scope.Scope> = internal.make
+
+/**
+ * @since 0.2.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<ServerRegistry, never, TransportFactory.TransportFactory> =>
+  Layer.scoped(ServerRegistry, make(options))
+
+/**
+ * The key under which `layerStored` keeps its changes.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const defaultStoreKey = "mcp-effect/hub/servers"
+
+/**
+ * Like `make`, with the registry's changes (servers added, removed, enabled,
+ * disabled) kept in the `KeyValueStore` on top of `servers`: a later start
+ * with the same `servers` comes back as it was left. Configs are stored
+ * schema-encoded with `${VAR}` references unexpanded.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const makeStored: (
+  options: Options & { readonly key?: string | undefined }
+) => Effect.Effect<
+  Service,
+  RegistryError,
+  TransportFactory.TransportFactory | KeyValueStore.KeyValueStore | Scope.Scope
+> = internal.makeStored
+
+/**
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerStored = (
+  options: Options & { readonly key?: string | undefined }
+): Layer.Layer<ServerRegistry, RegistryError, TransportFactory.TransportFactory | KeyValueStore.KeyValueStore> =>
+  Layer.scoped(ServerRegistry, makeStored(options))

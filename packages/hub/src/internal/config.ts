@@ -1,0 +1,216 @@
+import * as FileSystem from "@effect/platform/FileSystem"
+import { ServerAuth } from "@mcp-effect/oauth"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import type * as ServerConfig from "../ServerConfig.js"
+import { ConfigFileError, ServerConfigError } from "../ServerConfig.js"
+import { expandDeep, expandString } from "./expand.js"
+
+const StringMap = Schema.Record({ key: Schema.String, value: Schema.String })
+
+/** Every key of every supported format, each with its type; other keys are ignored. */
+const Entry = Schema.Struct({
+  type: Schema.optional(Schema.Literal("stdio", "http", "streamable-http", "streamableHttp", "sse")),
+  command: Schema.optional(Schema.String),
+  args: Schema.optional(Schema.Array(Schema.String)),
+  env: Schema.optional(StringMap),
+  cwd: Schema.optional(Schema.String),
+  url: Schema.optional(Schema.String),
+  httpUrl: Schema.optional(Schema.String),
+  headers: Schema.optional(StringMap),
+  timeout: Schema.optional(Schema.Number.pipe(Schema.positive())),
+  disabled: Schema.optional(Schema.Boolean),
+  trusted: Schema.optional(Schema.Boolean),
+  trust: Schema.optional(Schema.Boolean),
+  auth: Schema.optional(Schema.Unknown)
+})
+
+const decodeEntry = Schema.decodeUnknownEither(Entry, { errors: "first" })
+const validateAuth = Schema.decodeUnknownEither(ServerAuth.ServerAuth, { errors: "first" })
+
+/** The first issue of a parse error as a key path and a reason that never quotes the value. */
+const firstIssue = (error: ParseResult.ParseError): { readonly path: string; readonly reason: string } => {
+  const [issue] = ParseResult.ArrayFormatter.formatErrorSync(error)
+  if (issue === undefined) return { path: "", reason: "is not valid" }
+  const reason = issue._tag === "Missing"
+    ? "is required"
+    : `is not valid (${issue.message.replace(/,\s*actual[\s\S]*$/, "").replace(/^Expected/, "expected")})`
+  return { path: issue.path.map(String).join("."), reason }
+}
+
+const join = (...parts: ReadonlyArray<string>) => parts.filter((p) => p !== "").join(".")
+
+/** @internal */
+export const fromEntry = (
+  name: string,
+  entry: unknown,
+  section = "mcpServers"
+): Either.Either<ServerConfig.ServerConfig, ServerConfigError> => {
+  const fail = (key: string, reason: string) =>
+    Either.left(new ServerConfigError({ server: name, key: join(section, name, key), reason }))
+  if (name.trim() === "") return fail("", "a server needs a non-empty name")
+  if (typeof entry !== "object" || entry === null || Array.isArray(entry)) return fail("", "must be an object")
+  const decoded = decodeEntry(entry)
+  if (Either.isLeft(decoded)) {
+    const issue = firstIssue(decoded.left)
+    return fail(issue.path, issue.reason)
+  }
+  const raw = decoded.right
+  let auth: ServerConfig.ServerConfig["auth"]
+  if (raw.auth !== undefined) {
+    const checked = validateAuth(raw.auth)
+    if (Either.isLeft(checked)) {
+      const issue = firstIssue(checked.left)
+      return fail(join("auth", issue.path), issue.reason)
+    }
+    auth = Schema.encodeSync(ServerAuth.ServerAuth)(checked.right)
+  }
+  const http = (url: string, tag: "Http" | "Sse") => ({ _tag: tag, url, headers: raw.headers ?? {} })
+  let transport: ServerConfig.Transport
+  switch (raw.type) {
+    case "stdio": {
+      if (raw.command === undefined) return fail("command", "is required for a stdio server")
+      transport = stdio(raw.command, raw)
+      break
+    }
+    case "sse": {
+      if (raw.url === undefined) return fail("url", "is required for an SSE server")
+      transport = http(raw.url, "Sse")
+      break
+    }
+    case "http":
+    case "streamable-http":
+    case "streamableHttp": {
+      const url = raw.url ?? raw.httpUrl
+      if (url === undefined) return fail("url", "is required for an HTTP server")
+      transport = http(url, "Http")
+      break
+    }
+    case undefined: {
+      const url = raw.httpUrl ?? raw.url
+      if (raw.command !== undefined && url !== undefined) {
+        return fail(raw.httpUrl !== undefined ? "httpUrl" : "url", "cannot be given together with command")
+      }
+      if (raw.command !== undefined) transport = stdio(raw.command, raw)
+      else if (url !== undefined) transport = http(url, "Http")
+      else return fail("", "needs a command (stdio) or a url / httpUrl (HTTP)")
+    }
+  }
+  return Either.right({
+    name,
+    transport,
+    disabled: raw.disabled ?? false,
+    trusted: raw.trusted ?? raw.trust ?? false,
+    ...(auth === undefined ? {} : { auth }),
+    ...(raw.timeout === undefined ? {} : { timeoutMillis: raw.timeout })
+  })
+}
+
+const stdio = (command: string, raw: typeof Entry.Type): ServerConfig.Transport => ({
+  _tag: "Stdio",
+  command,
+  args: raw.args ?? [],
+  env: raw.env ?? {},
+  ...(raw.cwd === undefined ? {} : { cwd: raw.cwd })
+})
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** @internal */
+export const fromJson = (json: unknown, path?: string): Either.Either<ServerConfig.Parsed, ConfigFileError> => {
+  const fileError = (reason: string) => Either.left(new ConfigFileError({ ...(path === undefined ? {} : { path }), reason }))
+  if (!isRecord(json)) return fileError("the config must be a JSON object")
+  const sections = (["mcpServers", "servers"] as const).filter((key) => json[key] !== undefined)
+  if (sections.length === 0) return fileError("the config has neither mcpServers nor servers")
+  const servers: Array<ServerConfig.ServerConfig> = []
+  const errors: Array<ServerConfigError> = []
+  const seen = new Set<string>()
+  for (const section of sections) {
+    const entries = json[section]
+    if (!isRecord(entries)) return fileError(`${section} must be an object of servers by name`)
+    for (const [name, entry] of Object.entries(entries)) {
+      if (seen.has(name)) {
+        errors.push(new ServerConfigError({ server: name, key: join(section, name), reason: "the name is used twice" }))
+        continue
+      }
+      seen.add(name)
+      Either.match(fromEntry(name, entry, section), {
+        onLeft: (error) => errors.push(error),
+        onRight: (server) => servers.push(server)
+      })
+    }
+  }
+  return Either.right({ servers, errors })
+}
+
+/** @internal */
+export const load = (path: string): Effect.Effect<ServerConfig.Parsed, ConfigFileError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const text = yield* Effect.mapError(
+      fs.readFileString(path),
+      (error) => new ConfigFileError({ path, reason: `cannot be read (${error.message})` })
+    )
+    const json = yield* Effect.try({
+      try: () => JSON.parse(text) as unknown,
+      // the parser's message can quote the file, which may hold secrets
+      catch: () => new ConfigFileError({ path, reason: "is not valid JSON" })
+    })
+    return yield* fromJson(json, path)
+  })
+
+const parseUrl = (name: string, key: string, text: string): Effect.Effect<URL, ServerConfigError> => {
+  let url: URL | undefined
+  try {
+    url = new URL(text)
+  } catch {
+    url = undefined
+  }
+  return url !== undefined && (url.protocol === "http:" || url.protocol === "https:")
+    ? Effect.succeed(url)
+    : Effect.fail(new ServerConfigError({ server: name, key, reason: "is not an http or https URL" }))
+}
+
+/** @internal */
+export const resolve = (config: ServerConfig.ServerConfig): Effect.Effect<ServerConfig.Resolved, ServerConfigError> =>
+  Effect.gen(function*() {
+    const { name } = config
+    const key = (...parts: ReadonlyArray<string>) => join(name, ...parts)
+    const expand = (text: string, ...parts: ReadonlyArray<string>) => expandString(text, name, key(...parts))
+    const expandMap = (map: Readonly<Record<string, string>>, what: string) =>
+      Effect.all(Object.fromEntries(Object.entries(map).map(([k, v]) => [k, expand(v, what, k)] as const)))
+    const t = config.transport
+    const transport: ServerConfig.Resolved["transport"] = t._tag === "Stdio"
+      ? {
+        _tag: "Stdio",
+        command: yield* expand(t.command, "command"),
+        args: yield* Effect.forEach(t.args, (arg, i) => expand(arg, "args", String(i))),
+        env: yield* expandMap(t.env, "env"),
+        cwd: t.cwd === undefined ? undefined : yield* expand(t.cwd, "cwd")
+      }
+      : {
+        _tag: t._tag,
+        url: yield* Effect.flatMap(expand(t.url, "url"), (url) => parseUrl(name, key("url"), url)),
+        headers: Object.fromEntries(
+          Object.entries(yield* expandMap(t.headers, "headers")).map(([k, v]) => [k, Redacted.make(v)] as const)
+        )
+      }
+    const authRaw = config.auth === undefined ? { type: "none" } : yield* expandDeep(config.auth, name, key("auth"))
+    const auth = yield* Schema.decodeUnknown(ServerAuth.ServerAuth)(authRaw).pipe(
+      Effect.mapError((error) => {
+        const issue = firstIssue(error)
+        return new ServerConfigError({ server: name, key: key("auth", issue.path), reason: issue.reason })
+      })
+    )
+    return {
+      name,
+      trusted: config.trusted,
+      transport,
+      auth,
+      timeout: config.timeoutMillis === undefined ? undefined : Duration.millis(config.timeoutMillis)
+    }
+  })

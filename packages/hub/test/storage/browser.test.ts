@@ -1,0 +1,32 @@
+// @vitest-environment happy-dom
+import "fake-indexeddb/auto"
+import * as BrowserKeyValueStore from "@effect/platform-browser/BrowserKeyValueStore"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { IDBFactory } from "fake-indexeddb"
+import { vi } from "vitest"
+import * as IndexedDbKeyValueStore from "../../src/IndexedDbKeyValueStore.js"
+import { keyValueContract } from "./contract.js"
+
+keyValueContract("browser localStorage", BrowserKeyValueStore.layerLocalStorage, { large: false })
+keyValueContract("browser IndexedDB", IndexedDbKeyValueStore.layer({ database: "contract" }))
+
+describe("IndexedDbKeyValueStore", () => {
+  it.effect("a second instance over the same database reads what the first wrote", () =>
+    Effect.gen(function*() {
+      const factory = new IDBFactory()
+      yield* Effect.scoped(Effect.flatMap(IndexedDbKeyValueStore.make({ factory }), (kv) => kv.set("k", "v")))
+      const read = yield* Effect.scoped(Effect.flatMap(IndexedDbKeyValueStore.make({ factory }), (kv) => kv.get("k")))
+      expect(read).toEqual(Option.some("v"))
+    }))
+
+  it.effect("without IndexedDB, building fails typed", () =>
+    Effect.gen(function*() {
+      vi.stubGlobal("indexedDB", undefined)
+      const error = yield* Effect.flip(Effect.scoped(IndexedDbKeyValueStore.make())).pipe(
+        Effect.ensuring(Effect.sync(() => vi.unstubAllGlobals()))
+      )
+      expect(error._tag).toBe("BadArgument")
+    }))
+})

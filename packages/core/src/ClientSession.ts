@@ -11,10 +11,12 @@
  */
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type * as Subscribable from "effect/Subscribable"
+import * as Handlers from "./internal/handlers.js"
 import * as internal from "./internal/session.js"
 import type * as JsonRpc from "./JsonRpc.js"
 import type * as McpError from "./McpError.js"
@@ -34,6 +36,16 @@ export interface Initialized {
   readonly instructions: string | undefined
   /** Counts connections: 1 for the first, one more after each reconnect. */
   readonly generation: number
+  /**
+   * Set when this connection resumed a session from the `SessionStore`
+   * instead of initializing: what the server still holds for it.
+   *
+   * @since 0.2.0
+   */
+  readonly restored?: {
+    readonly subscriptions: ReadonlyArray<string>
+    readonly loggingLevel: McpSchema.LoggingLevel | undefined
+  } | undefined
 }
 
 /**
@@ -114,6 +126,14 @@ export type ServerRequestHandler = (
  */
 export interface Options {
   readonly clientInfo: McpSchema.Implementation
+  /**
+   * The server's name in this app. With a `SessionStore` in the context, the
+   * session is stored under it and resumed from it on the next start (see
+   * `SessionStore`); without a name nothing is stored.
+   *
+   * @since 0.2.0
+   */
+  readonly server?: string | undefined
   readonly capabilities?: McpSchema.ClientCapabilities | undefined
   /** The version offered in `initialize`. Default `McpSchema.LATEST_PROTOCOL_VERSION`. */
   readonly protocolVersion?: string | undefined
@@ -233,6 +253,34 @@ export class ClientSession extends Context.Tag("@mcp-effect/core/ClientSession")
  */
 export const make: (options: Options) => Effect.Effect<Service, never, McpTransport.McpTransport | Scope.Scope> =
   internal.make
+
+/**
+ * The session as a service, for several services to share (an `McpClient`
+ * on it with `McpClient.layerOnSession`, raw requests of your own) or to
+ * replace with a test double. Like `McpClient.layer`, it answers sampling,
+ * elicitation and roots requests, and advertises those capabilities, when
+ * `Sampling`, `Elicitation` or `Roots` are in the context; `handlers` and
+ * `capabilities` of the options are added to (and win over) them. With a
+ * `server` name and a `SessionStore` in the context, the session resumes
+ * the stored one across restarts.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<ClientSession, never, McpTransport.McpTransport> =>
+  Layer.scoped(
+    ClientSession,
+    Effect.gen(function*() {
+      const fromContext = yield* Handlers.fromContext
+      const session = yield* make({
+        ...options,
+        capabilities: { ...fromContext.capabilities, ...options.capabilities },
+        handlers: { ...fromContext.handlers, ...options.handlers }
+      })
+      yield* fromContext.announceRoots(session)
+      return session
+    })
+  )
 
 /**
  * Methods replayed after a reconnect unless a request says otherwise.

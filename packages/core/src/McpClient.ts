@@ -34,8 +34,9 @@ import type * as ToolCallLog from "./ToolCallLog.js"
 export interface Options extends Omit<ClientSession.Options, "handlers" | "capabilities" | "onInitialized"> {
   /**
    * The server's name in this app (a registry key, shown to people asked to
-   * approve a call, recorded in the `ToolCallLog`). Default: the name the
-   * server gives in `initialize`.
+   * approve a call, recorded in the `ToolCallLog`, the key of a
+   * `SessionStore`). Default: the name the server gives in `initialize`
+   * (and nothing stored).
    */
   readonly server?: string | undefined
   /**
@@ -222,6 +223,33 @@ export const make: (
  */
 export const layer = (options: Options): Layer.Layer<McpClient, never, McpTransport.McpTransport> =>
   Layer.scoped(McpClient, make(options))
+
+/**
+ * A client on the `ClientSession` in the context instead of one of its own:
+ * the session's options (client info, timeouts, the `server` name it is
+ * stored under) and its handlers and capabilities (from the services the
+ * session's layer saw) are the session's; `options` set what the client
+ * adds (`server`, `trusted`, `prefetch`). The client follows the session's
+ * notifications through a subscription, so a `list_changed` can be lost
+ * only if it falls `notificationCapacity` behind.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const fromSession: (
+  options: Pick<Options, "server" | "trusted" | "prefetch">
+) => Effect.Effect<Service, never, ClientSession.ClientSession | Scope.Scope> =
+  internal.fromSession
+
+/**
+ * `fromSession` as a layer: `McpClient.layerOnSession({}).pipe(Layer.provide(ClientSession.layer(...)))`.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerOnSession = (
+  options: Pick<Options, "server" | "trusted" | "prefetch"> = {}
+): Layer.Layer<McpClient, never, ClientSession.ClientSession> => Layer.scoped(McpClient, fromSession(options))
 
 /**
  * @since 0.1.0

@@ -13,6 +13,7 @@ import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import * as internal from "./internal/reconnect.js"
@@ -76,6 +77,15 @@ export interface Connection {
    * @since 0.2.0
    */
   readonly sessionId?: (() => string | undefined) | undefined
+
+  /**
+   * `true` when this connection continues the session that
+   * `Resumption.resume` named (the server still knew it): the session then
+   * sends no `initialize`. Transports that cannot resume leave it unset.
+   *
+   * @since 0.2.0
+   */
+  readonly resumed?: boolean | undefined
 }
 
 /**
@@ -151,6 +161,55 @@ export class ConnectionObserver extends Context.Tag("@mcp-effect/core/McpTranspo
     readonly established: Effect.Effect<boolean>
     /** Called before the transport waits for its next attempt. */
     readonly retrying: (retry: Retry) => Effect.Effect<void>
+  }
+>() {}
+
+/**
+ * A session to continue instead of starting a new one.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Resume {
+  /** The server's session id (`Mcp-Session-Id` over HTTP): a secret. */
+  readonly sessionId: Redacted.Redacted<string>
+  /** The protocol version the session negotiated. */
+  readonly protocolVersion: string
+  /** The id of the last event read on the server's own stream (the HTTP GET stream), to read on after it. */
+  readonly lastEventId: string | undefined
+}
+
+/**
+ * What a transport learned that a later resume needs.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Resumable {
+  readonly sessionId?: Redacted.Redacted<string> | undefined
+  readonly lastEventId?: string | undefined
+}
+
+/**
+ * The explicit hand-off for resuming a session, provided by the session
+ * while it reads `connections` (next to `ConnectionObserver`). A transport
+ * that can resume asks `resume` when it connects and, when it gets one and
+ * the server still knows the session, yields a connection marked `resumed`;
+ * it reports through `save` the session id and event ids it learns. The
+ * transport reads nothing of the protocol for this: the session hands it
+ * the version. Without one, or for transports that cannot resume (stdio),
+ * every session starts with `initialize`.
+ *
+ * @since 0.2.0
+ * @category tags
+ */
+export class Resumption extends Context.Tag("@mcp-effect/core/McpTransport/Resumption")<
+  Resumption,
+  {
+    /** The session to continue, or `undefined` for a new one. */
+    readonly resume: Effect.Effect<Resume | undefined>
+    /** Reports what a later resume needs, as the transport learns it. */
+    readonly save: (update: Resumable) => Effect.Effect<void>
   }
 >() {}
 

@@ -92,3 +92,11 @@ export * as ToolCallLog from "./ToolCallLog.js"
  * @since 0.2.0
  */
 export * as TestTracer from "./TestTracer.js"
+
+/**
+ * Keeps, per server, what a session needs to continue after the app
+ * restarts. See `SessionStore` for the details.
+ *
+ * @since 0.2.0
+ */
+export * as SessionStore from "./SessionStore.js"

@@ -5,20 +5,18 @@ import * as Stream from "effect/Stream"
 import * as Subscribable from "effect/Subscribable"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as ClientSession from "../ClientSession.js"
-import * as Elicitation from "../Elicitation.js"
 import type * as JsonRpc from "../JsonRpc.js"
 import type * as McpClient from "../McpClient.js"
 import * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import type { McpTransport } from "../McpTransport.js"
-import * as Roots from "../Roots.js"
-import * as Sampling from "../Sampling.js"
 import * as SingleFlight from "./singleFlight.js"
 import * as TaskPolling from "../TaskPolling.js"
 import { decodeResult, decoder, paginate } from "./decode.js"
 import * as tasks from "./tasks.js"
 import * as ToolCalls from "./toolCalls.js"
-import { checkElicitResult, validatorFromContext } from "./validation.js"
+import * as Handlers from "./handlers.js"
+import { validatorFromContext } from "./validation.js"
 
 const decodeListTools = decodeResult(McpSchema.ListToolsResult)
 const decodeListResources = decodeResult(McpSchema.ListResourcesResult)
@@ -29,11 +27,6 @@ const decodeGetPrompt = decodeResult(McpSchema.GetPromptResult)
 const decodeComplete = decodeResult(McpSchema.CompleteResult)
 const decodeResourceUpdated = decoder(McpSchema.ResourceUpdatedNotificationParams)
 const decodeLogMessage = decoder(McpSchema.LoggingMessageNotificationParams)
-const decodeCreateMessage = decoder(McpSchema.CreateMessageRequestParams)
-const decodeElicit = decoder(McpSchema.ElicitRequestParams)
-
-const invalidParams = (method: string, message: string) =>
-  new McpError.ProtocolError({ code: McpError.ErrorCode.InvalidParams, method, message })
 
 type Capability = "tools" | "resources" | "prompts" | "logging" | "completions"
 
@@ -83,46 +76,74 @@ const coalesced = (effect: Effect.Effect<void>, scope: Scope.Scope): Effect.Effe
   })
 }
 
+/** What the client needs to hear from its session. */
+interface Hooks {
+  readonly onInitialized: (initialized: ClientSession.Initialized) => Effect.Effect<void>
+  readonly onNotification: (notification: JsonRpc.Notification) => Effect.Effect<void> | undefined
+}
+
 /** @internal */
 export const make = (
   options: McpClient.Options
 ): Effect.Effect<McpClient.Service, never, McpTransport | Scope.Scope> =>
+  Effect.flatMap(Handlers.fromContext, (fromContext) =>
+    build(options, (hooks) =>
+      ClientSession.make({
+        ...options,
+        capabilities: fromContext.capabilities,
+        handlers: fromContext.handlers,
+        onInitialized: hooks.onInitialized,
+        // the app's own hook runs too (it sees what arrives before any subscriber, e.g. replayed events)
+        onNotification: options.onNotification === undefined ? hooks.onNotification : both(options.onNotification, hooks.onNotification)
+      }).pipe(Effect.tap(fromContext.announceRoots))))
+
+const both = (
+  first: NonNullable<ClientSession.Options["onNotification"]>,
+  second: Hooks["onNotification"]
+): Hooks["onNotification"] =>
+(notification) => {
+  const a = first(notification)
+  const b = second(notification)
+  return a === undefined ? b : b === undefined ? a : Effect.zipRight(a, b)
+}
+
+/**
+ * A client on a session that already runs (its handlers and capabilities
+ * are the session's): it follows the session's states and notifications.
+ *
+ * @internal
+ */
+export const fromSession = (
+  options: ClientOptions
+): Effect.Effect<McpClient.Service, never, ClientSession.ClientSession | Scope.Scope> =>
+  build(options, (hooks) =>
+    Effect.gen(function*() {
+      const session = yield* ClientSession.ClientSession
+      const notifications = yield* session.subscribeNotifications
+      yield* notifications.pipe(
+        Stream.runForEach((notification) => hooks.onNotification(notification) ?? Effect.void),
+        Effect.forkScoped
+      )
+      // `changes` starts with the current state: a session that is ready already is seen
+      yield* session.state.changes.pipe(
+        Stream.runForEach((state) =>
+          state._tag === "Ready" ? Effect.asVoid(Effect.forkScoped(hooks.onInitialized(state.initialized))) : Effect.void
+        ),
+        Effect.forkScoped
+      )
+      return session
+    }))
+
+type ClientOptions = Pick<McpClient.Options, "server" | "trusted" | "prefetch">
+
+const build = <R>(
+  options: ClientOptions,
+  start: (hooks: Hooks) => Effect.Effect<ClientSession.Service, never, R | Scope.Scope>
+): Effect.Effect<McpClient.Service, never, R | Scope.Scope> =>
   Effect.gen(function*() {
-    const sampling = yield* Effect.serviceOption(Sampling.Sampling)
-    const elicitation = yield* Effect.serviceOption(Elicitation.Elicitation)
-    const roots = yield* Effect.serviceOption(Roots.Roots)
     const polling = Option.getOrElse(yield* Effect.serviceOption(TaskPolling.TaskPolling), () => TaskPolling.defaults)
     const scope = yield* Effect.scope
     const validator = yield* validatorFromContext
-
-    const handlers: Record<string, ClientSession.ServerRequestHandler> = {}
-    const capabilities: Record<string, unknown> = {}
-    if (Option.isSome(sampling)) {
-      const service = sampling.value
-      capabilities.sampling = Sampling.capability(service)
-      handlers["sampling/createMessage"] = (params) =>
-        decodeCreateMessage(params).pipe(
-          Effect.mapError((e) => invalidParams("sampling/createMessage", e.message)),
-          Effect.flatMap(service.createMessage)
-        )
-    }
-    if (Option.isSome(elicitation)) {
-      const service = elicitation.value
-      capabilities.elicitation = Elicitation.capability(service)
-      handlers["elicitation/create"] = (params) =>
-        decodeElicit(params).pipe(
-          Effect.mapError((e) => invalidParams("elicitation/create", e.message)),
-          Effect.filterOrFail(
-            (p) => service.modes.includes(p.mode === "url" ? "url" : "form"),
-            (p) => invalidParams("elicitation/create", `this client does not support ${p.mode} elicitation`)
-          ),
-          Effect.flatMap((p) => Effect.flatMap(service.elicit(p), (result) => checkElicitResult(validator, p, result)))
-        )
-    }
-    if (Option.isSome(roots)) {
-      capabilities.roots = { listChanged: true }
-      handlers["roots/list"] = () => Effect.map(roots.value.list, (list) => ({ roots: list }))
-    }
 
     const toolsRef = yield* SubscriptionRef.make<ReadonlyArray<McpSchema.Tool>>([])
     const resourcesRef = yield* SubscriptionRef.make<ReadonlyArray<McpSchema.Resource>>([])
@@ -178,6 +199,11 @@ export const make = (
 
     const onInitialized = (init: ClientSession.Initialized) =>
       Effect.gen(function*() {
+        if (init.restored !== undefined) {
+          // the server still holds them for the resumed session: only remembered for a later new session
+          for (const uri of init.restored.subscriptions) subscriptions.add(uri)
+          loggingLevel = init.restored.loggingLevel
+        }
         if (init.generation > 1) {
           for (const uri of subscriptions) {
             yield* refresh(session.request("resources/subscribe", { uri }))
@@ -196,20 +222,11 @@ export const make = (
         )
       })
 
-    session = yield* ClientSession.make({
-      ...options,
-      capabilities: capabilities as McpSchema.ClientCapabilities,
-      handlers,
+    session = yield* start({
       onInitialized,
       // keep the live views fresh
       onNotification: (notification) => refreshes.get(notification.method)
     })
-    if (Option.isSome(roots)) {
-      yield* roots.value.changes.pipe(
-        Stream.runForEach(() => Effect.ignore(session.notify("notifications/roots/list_changed"))),
-        Effect.forkIn(scope)
-      )
-    }
 
     const findTool = (name: string) =>
       Effect.gen(function*() {

@@ -3,6 +3,7 @@ import type * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
@@ -18,9 +19,10 @@ import type * as ClientSession from "../ClientSession.js"
 import * as JsonRpc from "../JsonRpc.js"
 import * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
-import { ConnectionObserver, McpTransport } from "../McpTransport.js"
+import { ConnectionObserver, McpTransport, Resumption } from "../McpTransport.js"
 import type { Connection, ConnectionError, Retry } from "../McpTransport.js"
 import { checker } from "./decode.js"
+import * as Resumer from "./resume.js"
 import * as Spans from "./spans.js"
 import { expiredKind, makeSweeper, type Timed } from "./timeouts.js"
 
@@ -135,6 +137,7 @@ export const make = (
     const defaultIdle = toMillis(options.requestTimeout ?? Duration.seconds(60))
     const defaultTotal = toMillis(options.maxTotalTimeout ?? "none")
     const initializeMillis = Duration.toMillis(Duration.decode(options.initializeTimeout ?? Duration.seconds(30)))
+    const resumer = yield* Resumer.make(options.server)
 
     const pending = new Map<JsonRpc.RequestId, Pending>()
     const serverRequests = new Map<JsonRpc.RequestId, Fiber.RuntimeFiber<void>>()
@@ -627,7 +630,8 @@ export const make = (
         const live: Live = { connection, generation: ++generation, alive: true }
         yield* SubscriptionRef.set(state, { _tag: "Connecting", generation: live.generation })
         const reader = yield* Effect.fork(read(live))
-        const initResult = yield* initialize(live).pipe(
+        const resumed = resumer.connected(connection, live.generation)
+        const initResult = resumed !== undefined ? Either.right(resumed) : yield* initialize(live).pipe(
           (init) => reconnecting === undefined ? init : Effect.withParentSpan(init, reconnecting),
           Effect.tap(() => live.connection.send(JsonRpc.notification("notifications/initialized"))),
           Effect.raceFirst(
@@ -650,6 +654,7 @@ export const make = (
         }
         initialized = initResult.right
         everInitialized = true
+        yield* resumer.ready(initResult.right)
         yield* resendAwaiting(live)
         openedFor = live
         Deferred.unsafeDone(gate, Exit.succeed(live))
@@ -711,6 +716,7 @@ export const make = (
 
     yield* transport.connections.pipe(
       Stream.provideService(ConnectionObserver, observer),
+      Stream.provideService(Resumption, resumer.handoff),
       Stream.runForEach(runConnection),
       Effect.matchCauseEffect({
         onSuccess: () =>
@@ -724,7 +730,10 @@ export const make = (
       Effect.forkIn(scope)
     )
     yield* Effect.addFinalizer(() =>
-      close(new McpError.TransportError({ reason: "Closed", message: "the session was closed" }))
+      close(new McpError.TransportError({ reason: "Closed", message: "the session was closed" })).pipe(
+        // closed on purpose: nothing to resume (a crash never gets here)
+        Effect.zipRight(resumer.forget)
+      )
     )
 
     const subscribeNotifications = Effect.suspend(() =>
@@ -732,7 +741,7 @@ export const make = (
     )
 
     const service: ClientSession.Service = {
-      request: (method, params, requestOptions) => call(method, params, requestOptions),
+      request: (method, params, requestOptions) => resumer.track(method, params, call(method, params, requestOptions)),
       notify: (method, params) =>
         Effect.flatMap(awaitLive, (live) => live.connection.send(JsonRpc.notification(method, params))),
       initialized: Effect.suspend(() =>

@@ -5,6 +5,7 @@ import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as HttpAuth from "../HttpAuth.js"
@@ -22,6 +23,7 @@ import {
 } from "./exchange.js"
 import * as Inbound from "./inbound.js"
 import * as Legacy from "./legacy.js"
+import * as Resume from "./resume.js"
 import * as RetryAfter from "./retryAfter.js"
 import { followPostStream, isEventStream, runGetStream } from "./streams.js"
 
@@ -73,6 +75,7 @@ const connect = (
     const pause = shared.notBefore - (yield* Clock.currentTimeMillis)
     if (pause > 0) yield* Effect.sleep(pause)
     const scope = yield* Effect.scope
+    const handoff = Option.getOrUndefined(yield* Effect.serviceOption(McpTransport.Resumption))
     const inbound = Inbound.make(config.inboundCapacity)
     const ended = yield* Deferred.make<void>()
     yield* Effect.addFinalizer(() => Deferred.succeed(ended, undefined))
@@ -120,6 +123,7 @@ const connect = (
         if (state.protocolVersion !== undefined) headers["mcp-protocol-version"] = state.protocolVersion
         return headers
       },
+      resumable: (update) => handoff === undefined ? Effect.void : handoff.save(update),
       fork: (effect) => Effect.asVoid(Effect.forkIn(effect, scope)),
       whileOpen: (effect) =>
         Effect.raceFirst(
@@ -137,6 +141,16 @@ const connect = (
     // runs after the background fibers (forked later into the same scope) are interrupted
     yield* Effect.addFinalizer(() => terminate(ctx))
     if (shared.legacy) state.legacyEndpoint = yield* Effect.catchAll(Legacy.open(ctx), toConnectError)
+    // a stored session to continue (never over HTTP+SSE, whose sessions end with their stream)
+    const resume = handoff === undefined || shared.legacy ? undefined : yield* handoff.resume
+    const probed = resume === undefined ? undefined : yield* Resume.probe(ctx, resume)
+    const resumed = probed?._tag === "Resumed"
+    if (probed?._tag === "Resumed") {
+      state.getStreamStarted = true
+      if (Option.isSome(probed.stream)) {
+        yield* ctx.fork(runGetStream(ctx, { response: probed.stream.value, lastEventId: resume!.lastEventId }))
+      }
+    }
 
     const send = (message: JsonRpc.Message): Effect.Effect<void, McpTransport.ConnectionError> =>
       Effect.suspend(() => {
@@ -156,7 +170,8 @@ const connect = (
       send,
       description: `http ${config.description}`,
       networkTransport: "tcp",
-      sessionId: () => state.sessionId
+      sessionId: () => state.sessionId,
+      resumed
     }
   })
 
@@ -251,7 +266,10 @@ const postStreamable = (
         )
       }
       const sessionId = response.headers["mcp-session-id"]
-      if (initialize && sessionId !== undefined && sessionId !== "") state.sessionId = sessionId
+      if (initialize && sessionId !== undefined && sessionId !== "") {
+        state.sessionId = sessionId
+        yield* ctx.resumable({ sessionId: Redacted.make(sessionId) })
+      }
       const pending = new Set<JsonRpc.RequestId>(requestId !== undefined ? [requestId] : [])
       const body = readBody(ctx, response, pending)
       const remaining = total === undefined ? undefined : total - ((yield* Clock.currentTimeMillis) - startedAt)

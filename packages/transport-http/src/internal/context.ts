@@ -35,6 +35,8 @@ export interface Ctx {
   readonly expire: (what: string) => Effect.Effect<McpError.SessionExpired>
   /** `MCP-Session-Id` and `MCP-Protocol-Version` when known */
   readonly sessionHeaders: () => Record<string, string>
+  /** reports what a later resume of the session needs (see `McpTransport.Resumption`) */
+  readonly resumable: (update: McpTransport.Resumable) => Effect.Effect<void>
   /** runs a background fiber that lives as long as the connection */
   readonly fork: (effect: Effect.Effect<void>) => Effect.Effect<void>
   /** runs a send so that it fails (and its HTTP request is aborted) when the connection ends */

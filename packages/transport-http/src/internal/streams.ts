@@ -231,10 +231,29 @@ const reopen = (
  *
  * @internal
  */
-export const runGetStream = (ctx: Ctx): Effect.Effect<void> =>
+export const runGetStream = (
+  ctx: Ctx,
+  opened?: { readonly response: HttpClientResponse.HttpClientResponse; readonly lastEventId: string | undefined }
+): Effect.Effect<void> =>
   Effect.gen(function*() {
     const { config } = ctx
     const progress = makeProgress()
+    progress.lastEventId = opened?.lastEventId
+    // each event id is reported once its messages are delivered: a resumed session reads on after it
+    let reported = progress.lastEventId
+    const reporting: Ctx = {
+      ...ctx,
+      deliver: (items) =>
+        Effect.zipRight(
+          ctx.deliver(items),
+          Effect.suspend(() => {
+            if (progress.lastEventId === reported || progress.lastEventId === undefined) return Effect.void
+            reported = progress.lastEventId
+            return ctx.resumable({ lastEventId: reported })
+          })
+        )
+    }
+    let waiting = opened?.response
     const backoff = Backoff.make(config.sseReconnect)
     let lastError: McpError.TransportError | undefined
     let asked: number | undefined
@@ -264,13 +283,14 @@ export const runGetStream = (ctx: Ctx): Effect.Effect<void> =>
       const hadSession = ctx.state.sessionId !== undefined
       const headers: Record<string, string> = ctx.sessionHeaders()
       if (progress.lastEventId !== undefined) headers["last-event-id"] = progress.lastEventId
-      const result = yield* Effect.either(ctx.execute({
+      const result = waiting !== undefined ? Either.right(waiting) : yield* Effect.either(ctx.execute({
         method: "GET",
         accept: "text/event-stream",
         headers,
         phase: "get-stream",
         connectTimeout: true
       }))
+      waiting = undefined
       if (Either.isLeft(result)) {
         if (result.left._tag !== "TransportError") return yield* ctx.fail(result.left)
         lastError = result.left
@@ -293,7 +313,7 @@ export const runGetStream = (ctx: Ctx): Effect.Effect<void> =>
       }
       const openedAt = yield* Clock.currentTimeMillis
       const eventsBefore = progress.events
-      const outcome = yield* Effect.either(consume(ctx, response, progress, "get-stream"))
+      const outcome = yield* Effect.either(consume(reporting, response, progress, "get-stream"))
       const now = yield* Clock.currentTimeMillis
       const idled = Either.isLeft(outcome) && outcome.left.phase === "idle"
       if (progress.events > eventsBefore || now - openedAt >= config.healthyAfterMillis || idled) {

@@ -1,0 +1,129 @@
+/**
+ * Keeps, per server, what a session needs to continue after the app
+ * restarts: the negotiated protocol version, server info and capabilities,
+ * the server's session id, the last event id of the server's stream, the
+ * resource subscriptions and the log level. A session started with a
+ * `server` name and a `SessionStore` in the context resumes the stored
+ * session instead of initializing a new one (when the transport can: see
+ * `McpTransport.Resumption`), saves it once it is ready, and removes it
+ * when it is closed on purpose. A crash or a reload leaves it in place.
+ *
+ * Backed by `@effect/platform`'s `KeyValueStore`: `layerMemory` here,
+ * `NodeKeyValueStore.layerFileSystem`, `BrowserKeyValueStore.layerLocalStorage`
+ * or any other `KeyValueStore` layer. The session id is a secret (over HTTP
+ * whoever holds it speaks in the session): it is `Redacted` in memory and
+ * in errors and logs; give the store a `key` to seal it at rest, else keep
+ * the backing store where you would keep tokens.
+ *
+ * @since 0.2.0
+ */
+import * as KeyValueStore from "@effect/platform/KeyValueStore"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as internal from "./internal/sessionStore.js"
+import * as McpSchema from "./McpSchema.js"
+
+/**
+ * One stored session.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const Stored = Schema.Struct({
+  protocolVersion: Schema.String,
+  serverInfo: McpSchema.Implementation,
+  capabilities: McpSchema.ServerCapabilities,
+  instructions: Schema.optional(Schema.String),
+  sessionId: Schema.Redacted(Schema.String),
+  /** The last event id read, per stream (`"get"`: the server's own stream). */
+  lastEventIds: Schema.Record({ key: Schema.String, value: Schema.String }),
+  subscriptions: Schema.Array(Schema.String),
+  loggingLevel: Schema.optional(McpSchema.LoggingLevel)
+})
+
+/**
+ * @since 0.2.0
+ * @category schemas
+ */
+export type Stored = typeof Stored.Type
+
+/**
+ * The store could not be read or written, or held something that is not a
+ * stored session.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class SessionStoreError extends Schema.TaggedError<SessionStoreError>("@mcp-effect/core/SessionStoreError")(
+  "SessionStoreError",
+  {
+    server: Schema.String,
+    operation: Schema.Literal("get", "set", "remove"),
+    message: Schema.String,
+    cause: Schema.optional(Schema.Defect)
+  }
+) {}
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface Service {
+  readonly get: (server: string) => Effect.Effect<Option.Option<Stored>, SessionStoreError>
+  readonly set: (server: string, stored: Stored) => Effect.Effect<void, SessionStoreError>
+  readonly remove: (server: string) => Effect.Effect<void, SessionStoreError>
+}
+
+/**
+ * @since 0.2.0
+ * @category tags
+ */
+export class SessionStore extends Context.Tag("@mcp-effect/core/SessionStore")<SessionStore, Service>() {}
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface Options {
+  /** Prepended to the server name to make the key. Default `"mcp-effect/session/"`. */
+  readonly prefix?: string | undefined
+  /**
+   * An AES-GCM key (WebCrypto) to seal the session id with before it is
+   * stored: without the key the stored value is of no use. A session sealed
+   * with another key, or stored unsealed, then reads as a
+   * `SessionStoreError` (and the session starts afresh). In a browser, keep
+   * a non-extractable key in IndexedDB; on a server, import it from your
+   * secret store. Default: the id is stored as the server gave it.
+   */
+  readonly key?: CryptoKey | undefined
+}
+
+/**
+ * A store over a `KeyValueStore`, each session a schema-encoded JSON value
+ * under `prefix` + the server name.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make: (store: KeyValueStore.KeyValueStore, options?: Options) => Service = internal.make
+
+/**
+ * @since 0.2.0
+ * @category layers
+ */
+export const layer = (
+  options?: Options
+): Layer.Layer<SessionStore, never, KeyValueStore.KeyValueStore> =>
+  Layer.effect(SessionStore, Effect.map(KeyValueStore.KeyValueStore, (store) => make(store, options)))
+
+/**
+ * A store in memory: sessions survive a new client in the same process
+ * (tests, a client rebuilt after a configuration change), not a restart.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerMemory: Layer.Layer<SessionStore> = layer().pipe(Layer.provide(KeyValueStore.layerMemory))

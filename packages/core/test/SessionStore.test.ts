@@ -1,0 +1,126 @@
+// @vitest-environment happy-dom
+// One contract for every backing store: memory, Node files, and the browser's localStorage (happy-dom).
+import * as KeyValueStore from "@effect/platform/KeyValueStore"
+import { BrowserKeyValueStore } from "@effect/platform-browser"
+import { NodeKeyValueStore } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Inspectable from "effect/Inspectable"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as SessionStore from "../src/SessionStore.js"
+
+const secret = "session-3f9c-secret"
+
+const record = (overrides: Partial<SessionStore.Stored> = {}): SessionStore.Stored => ({
+  protocolVersion: "2025-11-25",
+  serverInfo: { name: "fixture", version: "1.0.0" },
+  capabilities: { tools: { listChanged: true }, logging: {} },
+  instructions: "be brief",
+  sessionId: Redacted.make(secret),
+  lastEventIds: { get: "_GET_stream|7" },
+  subscriptions: ["file:///a.txt"],
+  loggingLevel: "info",
+  ...overrides
+})
+
+const newKey = Effect.promise(() =>
+  globalThis.crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"])
+)
+
+const plain = (stored: SessionStore.Stored) => ({ ...stored, sessionId: Redacted.value(stored.sessionId) })
+
+const backends: ReadonlyArray<readonly [string, () => Layer.Layer<KeyValueStore.KeyValueStore, unknown>]> = [
+  ["memory", () => KeyValueStore.layerMemory],
+  ["Node files", () =>
+    Layer.unwrapScoped(
+      Effect.acquireRelease(
+        Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "mcp-session-store-"))),
+        (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+      ).pipe(Effect.map(NodeKeyValueStore.layerFileSystem))
+    )],
+  ["browser localStorage", () => {
+    localStorage.clear()
+    return BrowserKeyValueStore.layerLocalStorage
+  }]
+]
+
+for (const [name, backend] of backends) {
+  describe(`SessionStore over ${name}`, () => {
+    const run = <A, E>(use: (store: SessionStore.Service, kv: KeyValueStore.KeyValueStore) => Effect.Effect<A, E>) =>
+      Effect.gen(function*() {
+        const store = yield* SessionStore.SessionStore
+        return yield* use(store, yield* KeyValueStore.KeyValueStore)
+      }).pipe(Effect.provide(SessionStore.layer().pipe(Layer.provideMerge(backend()))))
+
+    it.effect("with a key, the session id is sealed at rest and opens only with that key", () =>
+      Effect.gen(function*() {
+        const kv = yield* KeyValueStore.KeyValueStore
+        const key = yield* newKey
+        const sealed = SessionStore.make(kv, { key })
+        yield* sealed.set("a", record())
+        const raw = yield* Effect.flatten(kv.get("mcp-effect/session/a"))
+        expect(raw).not.toContain(secret)
+        expect(raw).toContain("fixture") // the rest is plain JSON
+        expect(Redacted.value((yield* Effect.flatten(sealed.get("a"))).sessionId)).toBe(secret)
+        // another key, or no key, cannot read it: a typed error, and the session starts afresh
+        for (const other of [SessionStore.make(kv, { key: yield* newKey }), SessionStore.make(kv)]) {
+          const error = yield* Effect.flip(other.get("a"))
+          expect(error._tag).toBe("SessionStoreError")
+          expect(error.message).not.toContain(secret)
+        }
+        // nor does a keyed store take an unsealed id
+        yield* SessionStore.make(kv).set("b", record())
+        expect((yield* Effect.flip(sealed.get("b")))._tag).toBe("SessionStoreError")
+      }).pipe(Effect.provide(backend())))
+
+    it.effect("stores, reads back, replaces and removes a session per server", () =>
+      run((store) =>
+        Effect.gen(function*() {
+          expect(yield* store.get("a")).toEqual(Option.none())
+          yield* store.set("a", record())
+          yield* store.set("b", record({ subscriptions: [], loggingLevel: undefined }))
+          const a = yield* Effect.flatten(store.get("a"))
+          expect(plain(a)).toEqual(plain(record()))
+          yield* store.set("a", record({ lastEventIds: { get: "_GET_stream|9" } }))
+          expect((yield* Effect.flatten(store.get("a"))).lastEventIds).toEqual({ get: "_GET_stream|9" })
+          yield* store.remove("a")
+          expect(yield* store.get("a")).toEqual(Option.none())
+          // removing what is not there is no error
+          yield* store.remove("a")
+          const b = yield* Effect.flatten(store.get("b"))
+          expect(b.subscriptions).toEqual([])
+          expect(b.loggingLevel).toBeUndefined()
+        })
+      ))
+
+    it.effect("keeps the session id redacted in memory", () =>
+      run((store) =>
+        Effect.gen(function*() {
+          yield* store.set("a", record())
+          const a = yield* Effect.flatten(store.get("a"))
+          expect(Redacted.isRedacted(a.sessionId)).toBe(true)
+          expect(Inspectable.format(a)).not.toContain(secret)
+          expect(JSON.stringify(a)).not.toContain(secret)
+        })
+      ))
+
+    it.effect("a value that is not a stored session is a typed error that names no secret", () =>
+      run((store, kv) =>
+        Effect.gen(function*() {
+          yield* kv.set("mcp-effect/session/broken", "{not json")
+          yield* kv.set("mcp-effect/session/wrong", JSON.stringify({ sessionId: secret, protocolVersion: 5 }))
+          for (const server of ["broken", "wrong"]) {
+            const error = yield* Effect.flip(store.get(server))
+            expect(error._tag).toBe("SessionStoreError")
+            expect(error.operation).toBe("get")
+            expect(error.message).not.toContain(secret)
+          }
+        })
+      ))
+  })
+}

@@ -50,17 +50,22 @@ const ask = TestServer.TestServer.pipe(
   )
 )
 
+/** Renders the dialogs under a provider; resolves with the provider's client once it is initialized. */
+const mountDialogs = async () => {
+  render(
+    <RuntimeProvider.Provider layer={layer}>
+      <Probe />
+      <Dialogs />
+    </RuntimeProvider.Provider>
+  )
+  await waitFor(() => expect(runtime).toBeDefined())
+  const client = await runtime!.runPromise(McpClient.McpClient)
+  return await Effect.runPromise(client.initialized)
+}
+
 describe("Elicitations", () => {
   it("advertises elicitation, shows the server's form and sends the user's answer", async () => {
-    render(
-      <RuntimeProvider.Provider layer={layer}>
-        <Probe />
-        <Dialogs />
-      </RuntimeProvider.Provider>
-    )
-    await waitFor(() => expect(runtime).toBeDefined())
-    const client = await runtime!.runPromise(McpClient.McpClient)
-    const init = await Effect.runPromise(client.initialized)
+    const init = await mountDialogs()
     expect(init.serverInfo.name).toBe("test-server")
     const received = await runtime!.runPromise(Effect.flatMap(TestServer.TestServer, (s) => s.received))
     const initialize = received.find((m) => "method" in m && m.method === "initialize") as any
@@ -76,15 +81,7 @@ describe("Elicitations", () => {
   })
 
   it("a request the server cancels leaves the list", async () => {
-    render(
-      <RuntimeProvider.Provider layer={layer}>
-        <Probe />
-        <Dialogs />
-      </RuntimeProvider.Provider>
-    )
-    await waitFor(() => expect(runtime).toBeDefined())
-    const client = await runtime!.runPromise(McpClient.McpClient)
-    await Effect.runPromise(client.initialized)
+    await mountDialogs()
     const answer = runtime!.runFork(ask)
     await waitFor(() => expect(screen.getByTestId("message").textContent).toBe("Who are you?"))
     // the test server numbers its requests `server-1`, `server-2`, ...

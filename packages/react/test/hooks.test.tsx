@@ -69,6 +69,27 @@ const Runner = ({ name, args }: { name: string; args?: Record<string, unknown> }
   )
 }
 
+/** Renders a runner of the `slow` tool and starts it; resolves once the server is running it. */
+const startSlowCall = async () => {
+  const app = await Effect.runPromise(makeApp)
+  const view = render(
+    <RuntimeProvider.Provider layer={app.layer}>
+      <Probe />
+      <Runner name="slow" />
+    </RuntimeProvider.Provider>
+  )
+  await waitFor(() => expect(screen.getByText("run").hasAttribute("disabled")).toBe(false))
+  act(() => screen.getByText("run").click())
+  await Effect.runPromise(Deferred.await(app.started))
+  return { app, view }
+}
+
+const serverReceivedCancellation = () =>
+  waitFor(async () => {
+    const received = await runtime!.runPromise(Effect.flatMap(TestServer.TestServer, (server) => server.received))
+    expect(received.some((m) => "method" in m && m.method === "notifications/cancelled")).toBe(true)
+  })
+
 describe("RuntimeProvider + client hooks", () => {
   it("shows the connection state and the live tools of the client in the Layer", async () => {
     const app = await Effect.runPromise(makeApp)
@@ -98,46 +119,22 @@ describe("RuntimeProvider + client hooks", () => {
   })
 
   it("shows progress, and cancel interrupts the call and tells the server", async () => {
-    const app = await Effect.runPromise(makeApp)
-    render(
-      <RuntimeProvider.Provider layer={app.layer}>
-        <Probe />
-        <Runner name="slow" />
-      </RuntimeProvider.Provider>
-    )
-    await waitFor(() => expect(screen.getByText("run").hasAttribute("disabled")).toBe(false))
-    act(() => screen.getByText("run").click())
-    await Effect.runPromise(Deferred.await(app.started))
+    await startSlowCall()
     await waitFor(() => expect(screen.getByTestId("progress").textContent).toBe("1/2"))
     expect(screen.getByTestId("status").textContent).toBe("Running")
     act(() => screen.getByText("cancel").click())
     await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("Cancelled"))
-    await waitFor(async () => {
-      const received = await runtime!.runPromise(Effect.flatMap(TestServer.TestServer, (server) => server.received))
-      expect(received.some((m) => "method" in m && m.method === "notifications/cancelled")).toBe(true)
-    })
+    await serverReceivedCancellation()
   })
 
   it("unmounting a component cancels its running call", async () => {
-    const app = await Effect.runPromise(makeApp)
-    const view = render(
-      <RuntimeProvider.Provider layer={app.layer}>
-        <Probe />
-        <Runner name="slow" />
-      </RuntimeProvider.Provider>
-    )
-    await waitFor(() => expect(screen.getByText("run").hasAttribute("disabled")).toBe(false))
-    act(() => screen.getByText("run").click())
-    await Effect.runPromise(Deferred.await(app.started))
+    const { app, view } = await startSlowCall()
     view.rerender(
       <RuntimeProvider.Provider layer={app.layer}>
         <Probe />
       </RuntimeProvider.Provider>
     )
-    await waitFor(async () => {
-      const received = await runtime!.runPromise(Effect.flatMap(TestServer.TestServer, (server) => server.received))
-      expect(received.some((m) => "method" in m && m.method === "notifications/cancelled")).toBe(true)
-    })
+    await serverReceivedCancellation()
   })
 
   it("disposes the runtime when the provider unmounts (the server sees the connection close)", async () => {

@@ -85,8 +85,23 @@ interface Pending extends Timed {
   readonly span: Tracer.Span | undefined
 }
 
-const toMillis = (t: ClientSession.Timeout | undefined): number | undefined =>
-  t === undefined || t === "none" ? undefined : Duration.toMillis(Duration.decode(t))
+/** Milliseconds of a timeout option (`undefined` for none); a value that is no duration is a typed error. */
+const toMillis = (
+  name: string,
+  t: ClientSession.Timeout | undefined
+): Either.Either<number | undefined, McpError.TransportError> => {
+  if (t === undefined || t === "none") return Either.right(undefined)
+  const decoded = Duration.decodeUnknown(t)
+  return Option.isSome(decoded) && Duration.isFinite(decoded.value) ?
+    Either.right(Duration.toMillis(decoded.value)) :
+    Either.left(
+      new McpError.TransportError({
+        reason: "Connect",
+        phase: "options",
+        message: `invalid option ${name}: not a finite Duration or "none"`
+      })
+    )
+}
 
 const decodeInitializeResult = checker(McpSchema.InitializeResult)
 
@@ -134,9 +149,15 @@ export const make = (
     const notificationCapacity = options.notificationCapacity ?? 1024
     const inboundCapacity = options.inboundCapacity ?? 4096
     const offeredVersion = options.protocolVersion ?? McpSchema.LATEST_PROTOCOL_VERSION
-    const defaultIdle = toMillis(options.requestTimeout ?? Duration.seconds(60))
-    const defaultTotal = toMillis(options.maxTotalTimeout ?? "none")
-    const initializeMillis = Duration.toMillis(Duration.decode(options.initializeTimeout ?? Duration.seconds(30)))
+    // a bad option closes the session at once with a typed error (every request fails with it), never a defect
+    const timing = Either.all({
+      idle: toMillis("requestTimeout", options.requestTimeout ?? Duration.seconds(60)),
+      total: toMillis("maxTotalTimeout", options.maxTotalTimeout ?? "none"),
+      initialize: toMillis("initializeTimeout", options.initializeTimeout ?? Duration.seconds(30))
+    })
+    const defaultIdle = Either.isRight(timing) ? timing.right.idle : undefined
+    const defaultTotal = Either.isRight(timing) ? timing.right.total : undefined
+    const initializeMillis = (Either.isRight(timing) ? timing.right.initialize : undefined) ?? 30_000
     const resumer = yield* Resumer.make(options.server)
 
     const pending = new Map<JsonRpc.RequestId, Pending>()
@@ -283,6 +304,14 @@ export const make = (
     ): Effect.Effect<unknown, McpError.McpClientError> =>
       // registering the entry and its cleanup is one step no interrupt can split
       Effect.uninterruptibleMask((restore) => {
+        const idleMillis = requestOptions?.timeout !== undefined ?
+          toMillis("timeout", requestOptions.timeout) :
+          Either.right(defaultIdle)
+        const totalMillis = requestOptions?.maxTotalTimeout !== undefined ?
+          toMillis("maxTotalTimeout", requestOptions.maxTotalTimeout) :
+          Either.right(defaultTotal)
+        if (Either.isLeft(idleMillis)) return Effect.fail(idleMillis.left)
+        if (Either.isLeft(totalMillis)) return Effect.fail(totalMillis.left)
         const id = nextId++
         if (span !== undefined) span.attribute("jsonrpc.request.id", String(id))
         const resetOnProgress = requestOptions?.resetTimeoutOnProgress ?? progressMethods.has(method)
@@ -306,10 +335,8 @@ export const make = (
           outcome: undefined,
           resume: undefined,
           timedOut: false,
-          idleMillis: requestOptions?.timeout !== undefined ? toMillis(requestOptions.timeout) : defaultIdle,
-          totalMillis: requestOptions?.maxTotalTimeout !== undefined ?
-            toMillis(requestOptions.maxTotalTimeout) :
-            defaultTotal,
+          idleMillis: idleMillis.right,
+          totalMillis: totalMillis.right,
           startedAt: now,
           lastActivity: now,
           span
@@ -714,7 +741,7 @@ export const make = (
         })
     }
 
-    yield* transport.connections.pipe(
+    yield* (Either.isLeft(timing) ? Stream.fail(timing.left) : transport.connections).pipe(
       Stream.provideService(ConnectionObserver, observer),
       Stream.provideService(Resumption, resumer.handoff),
       Stream.runForEach(runConnection),

@@ -20,7 +20,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { randomUUID } from "node:crypto"
 import * as http from "node:http"
 import { z } from "zod"
-import { listenLoopback } from "../../packages/transport-http/test/fixtures/loopback.js"
+import { listenLoopback, readJsonBody } from "../../packages/transport-http/test/fixtures/loopback.js"
 
 export const allowedHeaders = ["content-type", "mcp-session-id", "mcp-protocol-version", "last-event-id", "authorization"]
 
@@ -54,21 +54,6 @@ export interface McpFixtureOptions {
   /** The MCP server behind each session (default: `echo`, `read` and `slow`). */
   readonly makeServer?: ((aborted: Array<string>) => { readonly connect: McpServer["connect"] }) | undefined
 }
-
-const readBody = (req: http.IncomingMessage): Promise<unknown> =>
-  new Promise((resolve, reject) => {
-    let body = ""
-    req.setEncoding("utf8")
-    req.on("data", (chunk) => (body += chunk))
-    req.on("end", () => {
-      try {
-        resolve(body === "" ? undefined : JSON.parse(body))
-      } catch {
-        resolve(body)
-      }
-    })
-    req.on("error", reject)
-  })
 
 const makeServer = (aborted: Array<string>) => {
   const server = new McpServer({ name: "browser-fixture", version: "1.0.0" })
@@ -152,7 +137,7 @@ export const startMcpFixture = async (options: McpFixtureOptions): Promise<McpFi
 
   const server = http.createServer(async (req, res) => {
     const path = (req.url ?? "/").split("?")[0]!
-    const body = req.method === "POST" ? await readBody(req) : undefined
+    const body = req.method === "POST" ? await readJsonBody(req) : undefined
     requests.push({ method: req.method ?? "", path, headers: req.headers, body })
     cors(req, res)
     try {

@@ -17,7 +17,7 @@ import * as net from "node:net"
 import * as WS from "ws"
 import { WebSocketError, WebSocketTransport } from "../src/index.js"
 import { NodeWebSocketTransport } from "../src/node.js"
-import { awaitSleepUntil, connections, resource, waitFor } from "./fixtures/harness.js"
+import { awaitSleepUntil, connections, realSleep, resource, waitFor } from "./fixtures/harness.js"
 import { startWsServer } from "./fixtures/sdkWebSocketServer.js"
 
 const nodeConstructor = (options?: Parameters<typeof NodeWebSocketTransport.makeConstructor>[0]) =>
@@ -94,6 +94,44 @@ describe("WebSocketTransport: faults on one connection", () => {
         expect(sent).toMatchObject({ _tag: "TransportError", reason: "Write" })
       }).pipe(Effect.provide(constructor)))
   }
+
+  it.scopedLive("a reader of incoming more than incomingCapacity messages behind ends the connection; nothing is lost silently", () =>
+    Effect.gen(function*() {
+      const server = yield* resource(() => startWsServer())
+      const connection = yield* (yield* connections({ url: server.url, incomingCapacity: 2 }))
+      yield* waitFor("the server's socket", () => server.open() === 1)
+      for (const n of [1, 2, 3]) {
+        server.sendRaw(JSON.stringify(JsonRpc.notification("notifications/message", { level: "info", data: n })))
+      }
+      // nobody reads: the third message does not fit, the client closes the socket
+      yield* waitFor("the socket to close", () => server.closeCodes.length === 1)
+      expect(server.closeCodes).toEqual([1008])
+      const read: Array<unknown> = []
+      const error = yield* connection.incoming.pipe(
+        Stream.runForEach((m) => Effect.sync(() => read.push((m as JsonRpc.Notification).params?.data))),
+        Effect.flip
+      )
+      expect(read).toEqual([1, 2])
+      expect(error).toMatchObject({ reason: "Read", phase: "incoming" })
+      expect(error.message).toContain("more than 2 messages waited for a reader")
+    }).pipe(Effect.provide(nodeConstructor())))
+
+  it.scopedLive("a send waits while more than maxBufferedBytes wait in the socket, and goes once the server reads", () =>
+    Effect.gen(function*() {
+      const server = yield* resource(() => startWsServer())
+      const connection = yield* (yield* connections({ url: server.url, maxBufferedBytes: 1024 }))
+      yield* waitFor("the server's socket", () => server.open() === 1)
+      server.pauseAll(true)
+      // more than the loopback socket buffers hold while the server does not read
+      yield* connection.send(JsonRpc.notification("notifications/message", { level: "info", data: "x".repeat(16 * 1024 * 1024) }))
+      const second = yield* Effect.fork(connection.send(JsonRpc.notification("notifications/roots/list_changed")))
+      yield* realSleep(100)
+      expect(Option.isNone(yield* Fiber.poll(second))).toBe(true)
+      server.pauseAll(false)
+      yield* Fiber.join(second)
+      yield* waitFor("both messages", () => server.received.length === 2)
+      expect(server.received.map((m) => m.method)).toEqual(["notifications/message", "notifications/roots/list_changed"])
+    }).pipe(Effect.provide(nodeConstructor())))
 
   for (const subprotocol of ["other", "none"] as const) {
     it.scopedLive(`a server answering subprotocol ${subprotocol} is refused with a typed error`, () =>

@@ -157,7 +157,9 @@ export const connect = (
       })
     }).pipe(
       // a platform that throws (a constructor refusing the URL) is a failed open, never a defect
-      Effect.catchAllDefect((defect) => Effect.fail(new Socket.SocketGenericError({ reason: isOpen ? "Read" : "Open", cause: defect }))),
+      Effect.catchAllDefect((defect) =>
+        Effect.fail(new Socket.SocketGenericError({ reason: isOpen ? "Read" : "Open", cause: defect }))
+      ),
       Effect.matchCause({
         onFailure: (cause) => {
           const failure = Cause.failureOption(cause)
@@ -173,11 +175,11 @@ export const connect = (
     yield* Deferred.await(opened)
     if (ws !== undefined && ws.protocol !== subprotocol) {
       const refused = new McpError.TransportError({
-          reason: "Connect",
-          phase: "subprotocol",
-          message: `${config.description}: the server accepted the WebSocket with ` +
-            (ws.protocol === "" ? "no subprotocol" : `subprotocol ${JSON.stringify(ws.protocol)}`) +
-            `, not "${subprotocol}"`
+        reason: "Connect",
+        phase: "subprotocol",
+        message: `${config.description}: the server accepted the WebSocket with ` +
+          (ws.protocol === "" ? "no subprotocol" : `subprotocol ${JSON.stringify(ws.protocol)}`) +
+          `, not "${subprotocol}"`
       })
       end(refused, 1002)
       return yield* Effect.fail(refused)

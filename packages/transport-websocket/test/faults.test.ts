@@ -212,6 +212,32 @@ describe("WebSocketTransport: faults on one connection", () => {
       expect(error.message).toContain("did not open within 5s")
     }).pipe(Effect.provide(nodeConstructor())))
 
+  it.scoped("after the server closed the socket, the next one opens on the reconnect schedule's delay (TestClock)", () =>
+    Effect.gen(function*() {
+      const server = yield* resource(() => startWsServer())
+      const pull = yield* connections({ url: server.url, reconnect: { schedule: Schedule.spaced("1 second") } })
+      const first = yield* pull
+      yield* waitFor("the server's socket", () => server.open() === 1)
+      server.closeAll(1012, "service restart")
+      expect(yield* Effect.flip(Stream.runDrain(first.incoming))).toMatchObject({ reason: "Closed", phase: "close" })
+      const next = yield* Effect.fork(pull)
+      yield* awaitSleepUntil(1000)
+      yield* TestClock.adjust("999 millis")
+      yield* realSleep(50)
+      expect(server.accepted()).toBe(1)
+      yield* TestClock.adjust("1 millis")
+      yield* Fiber.join(next)
+      expect(server.accepted()).toBe(2)
+    }).pipe(Effect.provide(nodeConstructor())))
+
+  it.scopedLive("a platform constructor that throws is a failed open, never a defect", () =>
+    Effect.gen(function*() {
+      const error = yield* connectFailure(yield* connections({ url: "ws://127.0.0.1:9/mcp", reconnect: once }))
+      expect(error).toMatchObject({ reason: "Connect", phase: "open" })
+    }).pipe(Effect.provide(Layer.succeed(Socket.WebSocketConstructor, () => {
+      throw new SyntaxError("refused by the platform")
+    }))))
+
   it.effect("bad options are typed errors, never defects", () =>
     Effect.gen(function*() {
       const bad: ReadonlyArray<[WebSocketTransport.Options, string]> = [

@@ -163,7 +163,15 @@ export const connect = (
       Effect.matchCause({
         onFailure: (cause) => {
           const failure = Cause.failureOption(cause)
-          if (failure._tag === "Some") end(socketError(config, failure.value, isOpen))
+          end(
+            failure._tag === "Some" ?
+              socketError(config, failure.value, isOpen) :
+              new McpError.TransportError({
+                reason: isOpen ? "Closed" : "Connect",
+                phase: isOpen ? "close" : "open",
+                message: `${config.description}: the socket stopped`
+              })
+          )
         },
         onSuccess: () => end(CloseCodes.closedError(config.description, 1000, ""))
       }),

@@ -167,19 +167,26 @@ describe("WebSocketTransport: faults on one connection", () => {
       }
     }).pipe(Effect.provide(nodeConstructor({ headers: { authorization: Redacted.make("Bearer s3cret"), "x-api-key": "plain" } }))))
 
-  it.scopedLive("a close code ends the connection: phase close, the code and reason in the cause", () =>
-    Effect.gen(function*() {
-      const server = yield* resource(() => startWsServer())
-      const connection = yield* (yield* connections({ url: server.url }))
-      const ended = yield* connection.incoming.pipe(Stream.runDrain, Effect.flip, Effect.fork)
-      yield* waitFor("the server's socket", () => server.open() === 1)
-      server.closeAll(4001, "session replaced")
-      const error = yield* Fiber.join(ended)
-      expect(error).toMatchObject({ _tag: "TransportError", reason: "Closed", phase: "close" })
-      expect(error.message).toContain("4001 application code: session replaced")
-      expect(error.cause).toBeInstanceOf(WebSocketError.ConnectionClosed)
-      expect(error.cause).toMatchObject({ code: 4001, reason: "session replaced" })
-    }).pipe(Effect.provide(nodeConstructor())))
+  for (
+    const [code, reason, kind, named] of [
+      [4001, "session replaced", "Closed", "4001 application code: session replaced"],
+      [1007, "bad utf-8", "Read", "1007 invalid payload: bad utf-8"]
+    ] as const
+  ) {
+    it.scopedLive(`close code ${code} ends the connection: reason ${kind}, phase close, the code and reason in the cause`, () =>
+      Effect.gen(function*() {
+        const server = yield* resource(() => startWsServer())
+        const connection = yield* (yield* connections({ url: server.url }))
+        const ended = yield* connection.incoming.pipe(Stream.runDrain, Effect.flip, Effect.fork)
+        yield* waitFor("the server's socket", () => server.open() === 1)
+        server.closeAll(code, reason)
+        const error = yield* Fiber.join(ended)
+        expect(error).toMatchObject({ _tag: "TransportError", reason: kind, phase: "close" })
+        expect(error.message).toContain(named)
+        expect(error.cause).toBeInstanceOf(WebSocketError.ConnectionClosed)
+        expect(error.cause).toMatchObject({ code, reason })
+      }).pipe(Effect.provide(nodeConstructor())))
+  }
 
   it.scoped("a server that never answers the handshake: a Connect error after openTimeout (TestClock)", () =>
     Effect.gen(function*() {

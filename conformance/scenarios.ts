@@ -18,7 +18,6 @@ import { McpClient } from "@mcp-effect/core"
 import * as Effect from "effect/Effect"
 import * as Auth from "./auth.js"
 import type { ScenarioTable } from "./scenario.js"
-import { scenarios as skills } from "./skills.js"
 import {
   acceptFormAsShown,
   authorizationCode,
@@ -28,6 +27,8 @@ import {
   isUnauthorized,
   protectedTool
 } from "./scenario.js"
+// other tables: one import and one spread line each
+import { scenarios as skills } from "./skills.js"
 
 export type { ConformanceContext, Scenario, ScenarioTable } from "./scenario.js"
 export { ScenarioFailed } from "./scenario.js"

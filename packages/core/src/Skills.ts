@@ -44,7 +44,8 @@
  *   }
  * })
  *
- * Effect.runPromise(Effect.provide(program, Skills.layer.pipe(Layer.provideMerge(Client))))
+ * // run it with `Effect.runPromise(main)`
+ * export const main = Effect.provide(program, Skills.layer.pipe(Layer.provideMerge(Client)))
  * ```
  *
  * @since 0.2.0

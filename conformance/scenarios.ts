@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import type { AuthServices, ConformanceContext } from "./auth.js"
 import * as Auth from "./auth.js"
+import { scenarios as auth2026 } from "./auth2026.js"
 import { ScenarioFailed } from "./errors.js"
 
 export type { ConformanceContext } from "./auth.js"
@@ -149,5 +150,6 @@ export const scenarios: Readonly<Record<string, Scenario>> = {
   // extensions: machine clients and enterprise-managed authorization
   "auth/client-credentials-jwt": { services: Auth.clientCredentials, program: protectedTool },
   "auth/client-credentials-basic": { services: Auth.clientCredentials, program: protectedTool },
-  "auth/cross-app-access-complete-flow": { services: Auth.crossAppAccess, program: protectedTool }
+  "auth/cross-app-access-complete-flow": { services: Auth.crossAppAccess, program: protectedTool },
+  ...auth2026
 }

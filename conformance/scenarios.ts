@@ -28,6 +28,7 @@ import {
   protectedTool
 } from "./scenario.js"
 // other tables: one import and one spread line each
+import { scenarios as auth2026 } from "./auth2026.js"
 import { scenarios as skills } from "./skills.js"
 
 export type { ConformanceContext, Scenario, ScenarioTable } from "./scenario.js"
@@ -90,5 +91,6 @@ const base: ScenarioTable = {
 
 export const scenarios: ScenarioTable = {
   ...base,
-  ...skills
+  ...skills,
+  ...auth2026
 }

@@ -13,6 +13,7 @@ import { OAuthError } from "../OAuthError.js"
 import type * as TokenStore from "../TokenStore.js"
 import * as UrlPolicy from "../UrlPolicy.js"
 import * as Calls from "./calls.js"
+import * as Dpop from "./dpop.js"
 import type * as Http from "./http.js"
 import type * as Identity from "./identity.js"
 import * as Wire from "./wire.js"
@@ -159,9 +160,9 @@ export const exchangeCode = (
       try: () => oauth.validateAuthResponse(as, input.identity.client, input.callback, input.state),
       catch: Calls.toOAuthError("Authorization")
     })
-    return yield* Calls.call(
+    return yield* send(
       http,
-      "Token",
+      as,
       (options) =>
         oauth.authorizationCodeGrantRequest(
           as,
@@ -173,20 +174,30 @@ export const exchangeCode = (
           { ...options, additionalParameters: { resource: input.resource } }
         ),
       (response) => oauth.processAuthorizationCodeResponse(as, input.identity.client, response)
-    ).pipe(Effect.flatMap(decodeTokens))
+    )
   }), as.issuer)
+
+/** Options of a token request: a DPoP proof goes in `headers` when DPoP is on. */
+type TokenRequestOptions = Calls.RequestOptions & { readonly headers: Record<string, string> }
+
+/** Sends a token request (with a DPoP proof when DPoP is on) and decodes the tokens. */
+const send = (
+  http: Http.Http,
+  as: oauth.AuthorizationServer,
+  request: (options: TokenRequestOptions) => Promise<Response>,
+  process: (response: Response) => Promise<unknown>
+): Effect.Effect<Wire.TokenResponse, OAuthError> =>
+  Dpop.proven(http.dpop, as, (headers) =>
+    Effect.flatMap(Calls.call(http, "Token", (options) => request({ ...options, headers }), process), decodeTokens))
 
 /** A request to the token endpoint, after checking that the server has one. */
 const tokenCall = (
   http: Http.Http,
   as: oauth.AuthorizationServer,
-  request: (options: Calls.RequestOptions) => Promise<Response>,
+  request: (options: TokenRequestOptions) => Promise<Response>,
   process: (response: Response) => Promise<unknown>
 ): Effect.Effect<Wire.TokenResponse, OAuthError> =>
-  Effect.zipRight(
-    endpoint(http, as, "token_endpoint", "token endpoint"),
-    Effect.flatMap(Calls.call(http, "Token", request, process), decodeTokens)
-  )
+  Effect.zipRight(endpoint(http, as, "token_endpoint", "token endpoint"), send(http, as, request, process))
 
 /** @internal */
 export const refresh = (

@@ -52,7 +52,7 @@ describe("DPoP with oidc-provider", () => {
       })
       const client = yield* connect(mcp.url, machineClient(yield* TokenStore.makeMemory()))
       expect(text(yield* client.mcp.callTool({ name: "read" }))).toBe("read ok")
-      expect(auth.nonceRefusals()).toBe(1)
+      expect(auth.grantErrors).toEqual(["use_dpop_nonce"])
       expect(auth.grants).toEqual(["client_credentials"])
       // the first token-bearing request is asked for a nonce; every later one carries it
       expect(mcp.nonceChallenges()).toBe(1)

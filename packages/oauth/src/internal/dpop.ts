@@ -157,12 +157,14 @@ const proof = (
   })
 
 /**
- * @internal sends a token request with a proof (`DPoP` header) when DPoP is on; a
- * `use_dpop_nonce` refusal that brought a new nonce is sent once more with it
+ * @internal sends a token request (to `tokenEndpoint`, already checked) with a proof
+ * (`DPoP` header) when DPoP is on; a `use_dpop_nonce` refusal that brought a new nonce is
+ * sent once more with it
  */
 export const proven = <A>(
   session: Session | undefined,
   as: oauth.AuthorizationServer,
+  tokenEndpoint: URL,
   send: (headers: Record<string, string>) => Effect.Effect<A, OAuthError>
 ): Effect.Effect<A, OAuthError> => {
   if (session === undefined) return send({})
@@ -172,16 +174,15 @@ export const proven = <A>(
       `the authorization server accepts DPoP proofs signed with ${supported.join(", ") || "nothing"}, not ${session.algorithm}`
     ))
   }
-  const endpoint = new URL(as.token_endpoint!)
   const once = Effect.gen(function*() {
     const key = yield* currentKey(session)
-    return yield* send({ dpop: yield* proof(session, key, "POST", endpoint, undefined) })
+    return yield* send({ dpop: yield* proof(session, key, "POST", tokenEndpoint, undefined) })
   })
   return Effect.suspend(() => {
-    const before = session.nonces.get(endpoint.origin)
+    const before = session.nonces.get(tokenEndpoint.origin)
     return Effect.catchIf(
       once,
-      (error) => error.error === "use_dpop_nonce" && session.nonces.get(endpoint.origin) !== before,
+      (error) => error.error === "use_dpop_nonce" && session.nonces.get(tokenEndpoint.origin) !== before,
       () => once
     )
   })

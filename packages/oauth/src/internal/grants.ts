@@ -155,7 +155,7 @@ export const exchangeCode = (
   input: CodeExchangeInput
 ): Effect.Effect<Wire.TokenResponse, OAuthError> =>
   tracedCode(Effect.gen(function*() {
-    yield* endpoint(http, as, "token_endpoint", "token endpoint")
+    const tokenEndpoint = yield* endpoint(http, as, "token_endpoint", "token endpoint")
     const validated = yield* Effect.try({
       try: () => oauth.validateAuthResponse(as, input.identity.client, input.callback, input.state),
       catch: Calls.toOAuthError("Authorization")
@@ -163,6 +163,7 @@ export const exchangeCode = (
     return yield* send(
       http,
       as,
+      tokenEndpoint,
       (options) =>
         oauth.authorizationCodeGrantRequest(
           as,
@@ -184,10 +185,11 @@ type TokenRequestOptions = Calls.RequestOptions & { readonly headers: Record<str
 const send = (
   http: Http.Http,
   as: oauth.AuthorizationServer,
+  tokenEndpoint: URL,
   request: (options: TokenRequestOptions) => Promise<Response>,
   process: (response: Response) => Promise<unknown>
 ): Effect.Effect<Wire.TokenResponse, OAuthError> =>
-  Dpop.proven(http.dpop, as, (headers) =>
+  Dpop.proven(http.dpop, as, tokenEndpoint, (headers) =>
     Effect.flatMap(Calls.call(http, "Token", (options) => request({ ...options, headers }), process), decodeTokens))
 
 /** A request to the token endpoint, after checking that the server has one. */
@@ -197,7 +199,10 @@ const tokenCall = (
   request: (options: TokenRequestOptions) => Promise<Response>,
   process: (response: Response) => Promise<unknown>
 ): Effect.Effect<Wire.TokenResponse, OAuthError> =>
-  Effect.zipRight(endpoint(http, as, "token_endpoint", "token endpoint"), send(http, as, request, process))
+  Effect.flatMap(
+    endpoint(http, as, "token_endpoint", "token endpoint"),
+    (tokenEndpoint) => send(http, as, tokenEndpoint, request, process)
+  )
 
 /** @internal */
 export const refresh = (

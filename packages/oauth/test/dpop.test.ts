@@ -43,6 +43,15 @@ describe("DPoP with oidc-provider", () => {
       expect(stored.dpopKey?.thumbprint).toBe((mcp.proofs[0] as { jkt: string }).jkt)
     }))
 
+  it.scopedLive("an Ed25519 key when asked for", () =>
+    Effect.gen(function*() {
+      const { mcp } = yield* protectedServer({ machines: [machine], resourceDpop: {} })
+      const client = yield* connect(mcp.url, machineClient(yield* TokenStore.makeMemory(), { algorithm: "Ed25519" }))
+      expect(text(yield* client.mcp.callTool({ name: "read" }))).toBe("read ok")
+      allProofsValid(mcp.proofs)
+      expect(mcp.proofs.map((p) => p.ok && p.alg)).toContain("Ed25519")
+    }))
+
   it.scopedLive("nonces: one retry at the token endpoint and one at the MCP server", () =>
     Effect.gen(function*() {
       const { auth, mcp } = yield* protectedServer({

@@ -211,15 +211,16 @@ export const present = (
 }
 
 /**
- * @internal a `401` whose `DPoP` challenge says `use_dpop_nonce`: with the new nonce it is sent
- * again (`"retry"`), without one it fails; `undefined` for any other challenge
+ * @internal a `401` whose challenge says `use_dpop_nonce`: with a `DPoP-Nonce` it is sent again
+ * (`"retry"`; the transport allows this once per request, and parallel requests challenged with
+ * the same nonce all retry), without one it fails; `undefined` for any other challenge
  */
 export const onNonceChallenge = (
   session: Session | undefined,
   info: HttpAuth.ChallengeInfo
 ): HttpAuth.Decision | undefined => {
   if (session === undefined || !HttpAuth.isNonceChallenge(info)) return undefined
-  if (info.nonce === undefined || info.nonce === session.nonces.get(new URL(info.url).origin)) return "fail"
+  if (info.nonce === undefined) return "fail"
   rememberNonce(session, info.url, info.nonce)
   return "retry"
 }

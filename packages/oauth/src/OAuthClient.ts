@@ -191,7 +191,7 @@ export class OAuthClient extends Context.Tag("@mcp-effect/oauth/OAuthClient")<OA
 const build = (options: Options, grant: Engine.Grant) =>
   Effect.gen(function*() {
     const policy = options.urlPolicy ?? UrlPolicy.strict
-    const dpop = Dpop.fromOptions(options.dpop)
+    const dpop = yield* Dpop.make(options.dpop)
     const http = yield* Http.make(policy, { tracePropagation: options.tracePropagation, dpop })
     const store = dpop === undefined ? yield* TokenStore : Dpop.bindStore(yield* TokenStore, dpop)
     const engine = Engine.make(

@@ -6,9 +6,11 @@ import { HttpAuth } from "@mcp-effect/transport-http"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
 import * as TestClock from "effect/TestClock"
 import * as jose from "jose"
 import { OAuthClient, TokenStore } from "../src/index.js"
+import * as Dpop from "../src/internal/dpop.js"
 import { type Answer, fakeHttp, type Seen } from "./fixtures/fakeHttp.js"
 
 const server = "https://mcp.example.com/mcp"
@@ -111,6 +113,19 @@ describe("DPoP proofs (fake authorization server)", () => {
       expect(decode((yield* hook.headers({ url: server, method: "POST" })).dpop).claims.nonce).toBe("rs-1")
       // a parallel request challenged with the same nonce retries too
       expect(yield* hook.onChallenge(nonceChallenge("rs-1"))).toBe("retry")
+    }))
+
+  it.effect("nonces of 32 origins are kept; the least recently told is forgotten first", () =>
+    Effect.gen(function*() {
+      const session = (yield* Dpop.make(true))!
+      for (let i = 0; i < 32; i++) yield* Dpop.rememberNonce(session, `https://s${i}.example.com/mcp`, `n${i}`)
+      yield* Dpop.rememberNonce(session, "https://s0.example.com/token", "n0-again") // s0 is now the newest
+      yield* Dpop.rememberNonce(session, "https://s32.example.com/mcp", "n32")
+      const nonces = yield* Ref.get(session.nonces)
+      expect(nonces.size).toBe(32)
+      expect(nonces.has("https://s1.example.com")).toBe(false)
+      expect(nonces.get("https://s0.example.com")).toBe("n0-again")
+      expect(nonces.get("https://s32.example.com")).toBe("n32")
     }))
 
   it.scoped("an authorization server without a token endpoint: an OAuthError, not a defect", () =>

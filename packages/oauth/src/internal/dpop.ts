@@ -15,6 +15,8 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
+import * as SynchronizedRef from "effect/SynchronizedRef"
 import * as jose from "jose"
 import type * as oauth from "oauth4webapi"
 import type * as Dpop from "../Dpop.js"
@@ -35,17 +37,21 @@ const maxNonces = 32
 /** @internal the DPoP state of one OAuth client Layer */
 export interface Session {
   readonly algorithm: Dpop.Algorithm
-  /** The key of the tokens in use, or the one made for the first token request. */
-  key: KeyPair | undefined
+  /** The key of the tokens in use, or the one made (once) for the first token request. */
+  readonly key: SynchronizedRef.SynchronizedRef<Option.Option<KeyPair>>
   /** The last `DPoP-Nonce` of each origin (authorization server, MCP server), at most `maxNonces`. */
-  readonly nonces: Map<string, string>
+  readonly nonces: Ref.Ref<ReadonlyMap<string, string>>
 }
 
 /** @internal the session of a Layer's `dpop` option; `undefined` when DPoP is off */
-export const fromOptions = (options: boolean | Dpop.Options | undefined): Session | undefined =>
+export const make = (options: boolean | Dpop.Options | undefined): Effect.Effect<Session | undefined> =>
   options === undefined || options === false
-    ? undefined
-    : { algorithm: (options === true ? undefined : options.algorithm) ?? "ES256", key: undefined, nonces: new Map() }
+    ? Effect.succeed(undefined)
+    : Effect.all({
+      algorithm: Effect.succeed((options === true ? undefined : options.algorithm) ?? "ES256"),
+      key: SynchronizedRef.make(Option.none<KeyPair>()),
+      nonces: Ref.make<ReadonlyMap<string, string>>(new Map())
+    })
 
 /** @internal whether a token type names a DPoP-bound token (the comparison is case-insensitive) */
 export const isDpopType = (tokenType: string): boolean => tokenType.toLowerCase() === "dpop"
@@ -107,21 +113,26 @@ const load = (stored: TokenStore.DpopKey): Effect.Effect<Option.Option<KeyPair>>
     }
   })
 
+/** The key in use; the first caller without one makes it, concurrent callers wait for that one. */
 const currentKey = (session: Session): Effect.Effect<KeyPair, OAuthError> =>
-  session.key === undefined
-    ? Effect.tap(generate(session.algorithm), (key) => Effect.sync(() => (session.key = key)))
-    : Effect.succeed(session.key)
+  SynchronizedRef.modifyEffect(session.key, (current) =>
+    Option.match(current, {
+      onSome: (key) => Effect.succeed([key, current] as const),
+      onNone: () => Effect.map(generate(session.algorithm), (key) => [key, Option.some(key)] as const)
+    }))
 
 /** `htu`: the request URL without query and fragment (RFC 9449 §4.2). */
 const htu = (url: URL) => `${url.origin}${url.pathname}`
 
-/** @internal remembers the `DPoP-Nonce` an origin sent */
-export const rememberNonce = (session: Session, url: string | URL, nonce: string): void => {
-  const origin = new URL(url).origin
-  session.nonces.delete(origin)
-  if (session.nonces.size >= maxNonces) session.nonces.delete(session.nonces.keys().next().value!)
-  session.nonces.set(origin, nonce)
-}
+/** @internal remembers the `DPoP-Nonce` an origin sent, forgetting the oldest origin past `maxNonces` */
+export const rememberNonce = (session: Session, url: string | URL, nonce: string): Effect.Effect<void> =>
+  Ref.update(session.nonces, (nonces) => {
+    const origin = new URL(url).origin
+    const kept = [...nonces].filter(([o]) => o !== origin).slice(-(maxNonces - 1))
+    return new Map([...kept, [origin, nonce]])
+  })
+
+const nonceOf = (session: Session, url: URL) => Effect.map(Ref.get(session.nonces), (nonces) => nonces.get(url.origin))
 
 const accessTokenHash = (token: string) =>
   Effect.promise(async () =>
@@ -138,7 +149,7 @@ const proof = (
 ): Effect.Effect<string, OAuthError> =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
-    const nonce = session.nonces.get(url.origin)
+    const nonce = yield* nonceOf(session, url)
     const claims: jose.JWTPayload = {
       jti: crypto.randomUUID(),
       htm: method,
@@ -178,13 +189,13 @@ export const proven = <A>(
     const key = yield* currentKey(session)
     return yield* send({ dpop: yield* proof(session, key, "POST", tokenEndpoint, undefined) })
   })
-  return Effect.suspend(() => {
-    const before = session.nonces.get(tokenEndpoint.origin)
-    return Effect.catchIf(
-      once,
-      (error) => error.error === "use_dpop_nonce" && session.nonces.get(tokenEndpoint.origin) !== before,
-      () => once
-    )
+  return Effect.gen(function*() {
+    const before = yield* nonceOf(session, tokenEndpoint)
+    return yield* Effect.catchAll(once, (error) =>
+      Effect.flatMap(
+        nonceOf(session, tokenEndpoint),
+        (after) => error.error === "use_dpop_nonce" && after !== before ? once : Effect.fail(error)
+      ))
   })
 }
 
@@ -199,15 +210,18 @@ export const present = (
 ): Effect.Effect<Record<string, string>, OAuthError> => {
   const token = Redacted.value(tokens.accessToken)
   if (!isDpopType(tokens.tokenType)) return Effect.succeed({ authorization: `Bearer ${token}` })
-  const key = session?.key
-  const bound = tokens.dpopKey?.thumbprint
-  if (session === undefined || key === undefined || (bound !== undefined && bound !== key.stored.thumbprint)) {
-    return Effect.fail(configuration("the stored token is DPoP-bound, but its key is not in use (the dpop option is off)"))
+  if (session === undefined) {
+    return Effect.fail(configuration("the stored token is DPoP-bound, but the dpop option is off"))
   }
-  return Effect.map(
-    proof(session, key, request.method, new URL(request.url), token),
-    (signed) => ({ authorization: `DPoP ${token}`, dpop: signed })
-  )
+  return Effect.gen(function*() {
+    const key = yield* SynchronizedRef.get(session.key)
+    const bound = tokens.dpopKey?.thumbprint
+    if (Option.isNone(key) || (bound !== undefined && bound !== key.value.stored.thumbprint)) {
+      return yield* configuration("the DPoP-bound token's key is not the one in use")
+    }
+    const signed = yield* proof(session, key.value, request.method, new URL(request.url), token)
+    return { authorization: `DPoP ${token}`, dpop: signed }
+  })
 }
 
 /**
@@ -218,11 +232,10 @@ export const present = (
 export const onNonceChallenge = (
   session: Session | undefined,
   info: HttpAuth.ChallengeInfo
-): HttpAuth.Decision | undefined => {
-  if (session === undefined || !HttpAuth.isNonceChallenge(info)) return undefined
-  if (info.nonce === undefined) return "fail"
-  rememberNonce(session, info.url, info.nonce)
-  return "retry"
+): Effect.Effect<HttpAuth.Decision | undefined> => {
+  if (session === undefined || !HttpAuth.isNonceChallenge(info)) return Effect.succeed(undefined)
+  if (info.nonce === undefined) return Effect.succeed("fail")
+  return Effect.as(rememberNonce(session, info.url, info.nonce), "retry")
 }
 
 /**
@@ -233,22 +246,24 @@ export const onNonceChallenge = (
 export const bindStore = (store: TokenStore.Service, session: Session): TokenStore.Service => ({
   ...store,
   setTokens: (key, tokens) =>
-    store.setTokens(
-      key,
-      isDpopType(tokens.tokenType) && tokens.dpopKey === undefined && session.key !== undefined
-        ? { ...tokens, dpopKey: session.key.stored }
-        : tokens
-    ),
+    Effect.flatMap(SynchronizedRef.get(session.key), (inUse) =>
+      store.setTokens(
+        key,
+        isDpopType(tokens.tokenType) && tokens.dpopKey === undefined && Option.isSome(inUse)
+          ? { ...tokens, dpopKey: inUse.value.stored }
+          : tokens
+      )),
   getTokens: (key) =>
     Effect.flatMap(store.getTokens(key), (found) => {
       if (Option.isNone(found) || !isDpopType(found.value.tokenType)) return Effect.succeed(found)
       const stored = found.value.dpopKey
       if (stored === undefined) return Effect.succeedNone
-      if (session.key !== undefined && sameKey(session.key.stored, stored)) return Effect.succeed(found)
-      return Effect.map(load(stored), Option.flatMap((pair) => {
-        session.key = pair
-        return found
-      }))
+      return SynchronizedRef.modifyEffect(session.key, (inUse) =>
+        Option.isSome(inUse) && sameKey(inUse.value.stored, stored)
+          ? Effect.succeed([found, inUse] as const)
+          : Effect.map(load(stored), (loaded) =>
+            Option.isSome(loaded) ? [found, loaded] as const : [Option.none(), inUse] as const
+          ))
     })
 })
 

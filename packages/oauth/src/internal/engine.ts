@@ -283,7 +283,7 @@ export const make = (
   const onChallenge = (info: HttpAuth.ChallengeInfo) =>
     Effect.gen(function*() {
       if (serverUrl === undefined) serverUrl = info.url
-      const nonce = Dpop.onNonceChallenge(http.dpop, info)
+      const nonce = yield* Dpop.onNonceChallenge(http.dpop, info)
       if (nonce !== undefined) return nonce
       const params = info.wwwAuthenticate?.params ?? {}
       if (info.status === 403 && params.error !== "insufficient_scope") return "fail" as const

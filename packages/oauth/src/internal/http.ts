@@ -193,7 +193,7 @@ export const make = (
         const response = yield* client.execute(request).pipe(Effect.mapError(httpError("OAuth endpoint", target)))
         if (response.status === 0) return yield* opaqueRedirect("OAuth endpoint", target)
         const nonce = response.headers["dpop-nonce"]
-        if (options?.dpop !== undefined && nonce !== undefined) Dpop.rememberNonce(options.dpop, target, nonce)
+        if (options?.dpop !== undefined && nonce !== undefined) yield* Dpop.rememberNonce(options.dpop, target, nonce)
         const body = yield* readBody(response, "OAuth endpoint")
         return new Response(nullBodyStatus.has(response.status) ? null : (body as Uint8Array<ArrayBuffer>), {
           status: response.status,

@@ -7,16 +7,22 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
 import * as jose from "jose"
-import { OAuthClient, TokenStore } from "../src/index.js"
+import { Authorizer, OAuthClient, ServerAuth, TokenStore } from "../src/index.js"
 import * as Dpop from "../src/internal/dpop.js"
 import { type Answer, fakeHttp, type Seen } from "./fixtures/fakeHttp.js"
 
 const server = "https://mcp.example.com/mcp"
 const issuer = "https://as.example.com"
 
-const setup = (options: { readonly metadata?: Record<string, unknown>; readonly token?: (seen: Seen, n: number) => Answer }) =>
+const setup = (options: {
+  readonly metadata?: Record<string, unknown>
+  readonly token?: (seen: Seen, n: number) => Answer
+  /** Build the client from an `oauth2` server config instead. */
+  readonly config?: unknown
+}) =>
   Effect.gen(function*() {
     let n = 0
     const http = fakeHttp((r) => {
@@ -31,12 +37,19 @@ const setup = (options: { readonly metadata?: Record<string, unknown>; readonly 
         return options.token?.(r, n) ?? { json: { access_token: `at-${n}`, token_type: "DPoP", expires_in: 3600 } }
       }
     })
-    const context = yield* Layer.build(
-      OAuthClient.layerClientCredentials({
+    const layer = options.config === undefined
+      ? OAuthClient.layerClientCredentials({
         serverUrl: server,
         client: { clientId: "bot", clientSecret: Redacted.make("bot-secret") },
         dpop: true
-      }).pipe(Layer.provide(TokenStore.layerMemory), Layer.provide(http.layer))
+      })
+      : ServerAuth.layer(Schema.decodeUnknownSync(ServerAuth.ServerAuth)(options.config), { serverUrl: server })
+    const context = yield* Layer.build(
+      layer.pipe(
+        Layer.provide(TokenStore.layerMemory),
+        Layer.provide(http.layer),
+        Layer.provide(Authorizer.layer("http://127.0.0.1:1/cb", () => Effect.never))
+      )
     )
     return {
       hook: context.unsafeMap.get(HttpAuth.HttpAuth.key) as HttpAuth.Service,
@@ -113,6 +126,15 @@ describe("DPoP proofs (fake authorization server)", () => {
       expect(decode((yield* hook.headers({ url: server, method: "POST" })).dpop).claims.nonce).toBe("rs-1")
       // a parallel request challenged with the same nonce retries too
       expect(yield* hook.onChallenge(nonceChallenge("rs-1"))).toBe("retry")
+    }))
+
+  it.scoped("an oauth2 server config with dpop: true gets DPoP-bound tokens", () =>
+    Effect.gen(function*() {
+      const config = { type: "oauth2", clientId: "bot", clientSecret: "bot-secret", dpop: true }
+      const { hook, oauth, proofs } = yield* setup({ config })
+      yield* oauth.authorize
+      expect(decode(proofs()[0]).header.typ).toBe("dpop+jwt")
+      expect((yield* hook.headers({ url: server, method: "POST" })).authorization).toBe("DPoP at-1")
     }))
 
   it.effect("nonces of 32 origins are kept; the least recently told is forgotten first", () =>

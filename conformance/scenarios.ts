@@ -12,10 +12,10 @@ import { Elicitation, McpClient, McpError } from "@mcp-effect/core"
 import type { McpSchema } from "@mcp-effect/core"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
+import { scenarios as proof } from "./proof.js"
 import type { AuthServices, ConformanceContext } from "./auth.js"
 import * as Auth from "./auth.js"
 import { ScenarioFailed } from "./errors.js"
-import { scenarios as proof } from "./proof.js"
 
 export type { ConformanceContext } from "./auth.js"
 export { ScenarioFailed } from "./errors.js"
@@ -101,6 +101,7 @@ const isInsufficientScope = (error: unknown): error is McpError.InsufficientScop
 const authorizationCode: Scenario = { services: Auth.authorizationCode, program: protectedTool }
 
 export const scenarios: Readonly<Record<string, Scenario>> = {
+  ...proof,
   initialize: {
     program: Effect.gen(function*() {
       const init = yield* (yield* McpClient.McpClient).initialized
@@ -150,6 +151,5 @@ export const scenarios: Readonly<Record<string, Scenario>> = {
   // extensions: machine clients and enterprise-managed authorization
   "auth/client-credentials-jwt": { services: Auth.clientCredentials, program: protectedTool },
   "auth/client-credentials-basic": { services: Auth.clientCredentials, program: protectedTool },
-  "auth/cross-app-access-complete-flow": { services: Auth.crossAppAccess, program: protectedTool },
-  ...proof
+  "auth/cross-app-access-complete-flow": { services: Auth.crossAppAccess, program: protectedTool }
 }

@@ -16,7 +16,7 @@
  *   (the private key as a JWK, sealed like the tokens), so a restarted client
  *   keeps signing with the key its token and refresh token are bound to. A
  *   DPoP-bound token whose key is missing, unreadable, not matching its
- *   thumbprint or unable to sign is never sent: it reads as absent and a new
+ *   thumbprint or not a valid key pair is never sent: it reads as absent and a new
  *   grant replaces it.
  * - Opt-in: DPoP is used where the Layer asks for it, whatever the server's
  *   metadata says. An authorization server that answers with a `Bearer`

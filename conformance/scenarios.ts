@@ -29,6 +29,7 @@ import {
 } from "./scenario.js"
 // other tables: one import and one spread line each
 import { scenarios as auth2026 } from "./auth2026.js"
+import { scenarios as proof } from "./proof.js"
 import { scenarios as skills } from "./skills.js"
 
 export type { ConformanceContext, Scenario, ScenarioTable } from "./scenario.js"
@@ -92,5 +93,6 @@ const base: ScenarioTable = {
 export const scenarios: ScenarioTable = {
   ...base,
   ...skills,
-  ...auth2026
+  ...auth2026,
+  ...proof
 }

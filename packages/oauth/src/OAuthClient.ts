@@ -9,6 +9,8 @@
  * - `layerClientCredentials`: a machine with a client secret
  *   (`client_secret_basic` / `client_secret_post`) or a private key
  *   (`private_key_jwt`, RFC 7523).
+ * - `layerJwtBearer`: a workload with its own JWT (workload identity
+ *   federation, RFC 7523 JWT-bearer grant).
  * - `layerCrossAppAccess`: enterprise-managed authorization — an ID token
  *   from the enterprise identity provider, exchanged for an ID-JAG and
  *   redeemed at the MCP server's authorization server.
@@ -41,6 +43,8 @@ import { Authorizer } from "./Authorizer.js"
 import * as AuthorizerModule from "./Authorizer.js"
 import * as AddressBar from "./internal/addressBar.js"
 import * as AuthorizationCode from "./internal/authorizationCode.js"
+import type * as DpopOptions from "./Dpop.js"
+import * as Dpop from "./internal/dpop.js"
 import * as Engine from "./internal/engine.js"
 import * as Http from "./internal/http.js"
 import * as Machine from "./internal/machine.js"
@@ -98,6 +102,13 @@ export interface Options {
    * @since 0.2.0
    */
   readonly tracePropagation?: boolean | undefined
+  /**
+   * DPoP (RFC 9449) sender-constrained tokens: `true` or the proof key's
+   * options. Default: off (`Bearer`). See `Dpop`.
+   *
+   * @since 0.2.0
+   */
+  readonly dpop?: boolean | DpopOptions.Options | undefined
 }
 
 /**
@@ -115,6 +126,21 @@ export interface AuthorizationCodeOptions extends Options {
  */
 export interface ClientCredentialsOptions extends Options {
   readonly client: ClientOptions & { readonly clientId: string }
+}
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface JwtBearerOptions extends Options {
+  readonly client: ClientOptions & { readonly clientId: string }
+  /**
+   * The workload's JWT (its audience: the authorization server), asked for
+   * each time a new token is needed, so a short-lived token from the
+   * platform (a projected service-account token, a CI job's OIDC token) is
+   * read fresh.
+   */
+  readonly assertion: Effect.Effect<Redacted.Redacted<string>, OAuthError>
 }
 
 /**
@@ -168,8 +194,9 @@ export class OAuthClient extends Context.Tag("@mcp-effect/oauth/OAuthClient")<OA
 const build = (options: Options, grant: Engine.Grant) =>
   Effect.gen(function*() {
     const policy = options.urlPolicy ?? UrlPolicy.strict
-    const http = yield* Http.make(policy, { tracePropagation: options.tracePropagation })
-    const store = yield* TokenStore
+    const dpop = yield* Dpop.make(options.dpop)
+    const http = yield* Http.make(policy, { tracePropagation: options.tracePropagation, dpop })
+    const store = dpop === undefined ? yield* TokenStore : Dpop.bindStore(yield* TokenStore, dpop)
     const engine = Engine.make(
       {
         serverUrl: options.serverUrl,
@@ -248,6 +275,21 @@ export const layerClientCredentials = (
   options: ClientCredentialsOptions
 ): Layer.Layer<HttpAuth.HttpAuth | OAuthClient, never, TokenStore | HttpClient.HttpClient> =>
   Layer.scopedContext(build(options, Machine.clientCredentials))
+
+/**
+ * Workload identity federation: the JWT-bearer grant (RFC 7523,
+ * `urn:ietf:params:oauth:grant-type:jwt-bearer`) with a JWT the workload
+ * already holds, instead of a client secret. A refused assertion
+ * (`invalid_grant`, `invalid_scope`, `unauthorized_client`) is an
+ * `McpError.Unauthorized` at once: no retry, no other grant.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerJwtBearer = (
+  options: JwtBearerOptions
+): Layer.Layer<HttpAuth.HttpAuth | OAuthClient, never, TokenStore | HttpClient.HttpClient> =>
+  Layer.scopedContext(build(options, Machine.jwtBearer(options.assertion)))
 
 /**
  * Cross-app access (enterprise-managed authorization).

@@ -9,6 +9,7 @@
  * { "type": "basic", "username": "ada", "password": "${PASSWORD}" }
  * { "type": "oauth2", "clientId": "my-app", "scopes": ["mcp:read"] }
  * { "type": "oauth2", "clientId": "bot", "privateKey": "${PEM}", "algorithm": "ES256" }
+ * { "type": "oauth2", "scopes": ["mcp:read"], "dpop": true }
  * ```
  *
  * Static credentials go to the transport (`transportAuth` → the `auth`
@@ -71,7 +72,9 @@ export const OAuth2 = Schema.Struct({
   privateKey: Schema.optional(Secret),
   algorithm: Schema.optional(Schema.String),
   scopes: Schema.optional(Schema.Array(Schema.String)),
-  grant: Schema.optional(Schema.Literal("authorization_code", "client_credentials"))
+  grant: Schema.optional(Schema.Literal("authorization_code", "client_credentials")),
+  /** DPoP-bound tokens (RFC 9449) with an `ES256` key; see `Dpop`. Default `false`. */
+  dpop: Schema.optional(Schema.Boolean)
 }).pipe(
   Schema.filter((config) =>
     config.grant === "client_credentials" && config.clientId === undefined
@@ -156,7 +159,7 @@ export const layer = (
   options: LayerOptions = {}
 ): Layer.Layer<never, never, TokenStore | Authorizer | HttpClient.HttpClient> => {
   if (config.type !== "oauth2") return Layer.empty
-  const common = { serverUrl: options.serverUrl, urlPolicy: options.urlPolicy, scopes: config.scopes }
+  const common = { serverUrl: options.serverUrl, urlPolicy: options.urlPolicy, scopes: config.scopes, dpop: config.dpop }
   const client = {
     clientSecret: config.clientSecret,
     privateKey: config.privateKey,

@@ -43,6 +43,26 @@ export interface Tokens {
   readonly expiresAt?: number | undefined
   /** The scopes granted (space separated). */
   readonly scope?: string | undefined
+  /**
+   * The key pair a DPoP-bound token (`tokenType` `DPoP`) is bound to; a
+   * DPoP-bound token without it is never used (see `Dpop`).
+   *
+   * @since 0.2.0
+   */
+  readonly dpopKey?: DpopKey | undefined
+}
+
+/**
+ * The key of DPoP-bound tokens (RFC 9449), kept with them.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface DpopKey {
+  /** The private key as a JWK (JSON, with its `alg`); the public key is read from it. */
+  readonly privateJwk: Redacted.Redacted<string>
+  /** The RFC 7638 SHA-256 thumbprint of the public key: the tokens' `cnf.jkt`. */
+  readonly thumbprint: string
 }
 
 /**

@@ -21,6 +21,11 @@ export * as Discovery from "./Discovery.js"
 /**
  * @since 0.2.0
  */
+export * as Dpop from "./Dpop.js"
+
+/**
+ * @since 0.2.0
+ */
 export * as HostResolver from "./HostResolver.js"
 
 /**

@@ -3,7 +3,11 @@
  * OAuth client, for example) supplies headers for every request and is told
  * about `401` / `403` challenges; after a challenge it answered with
  * `"retry"`, the transport sends the request once more with fresh headers
- * (each kind of challenge, `401` or `403`, at most once per request).
+ * (each kind of challenge at most once per request: `401`, `403`, and a `401`
+ * asking for a DPoP nonce, `error="use_dpop_nonce"`, RFC 9449 §9).
+ *
+ * Headers are asked for on every request, with its method and URL, so a hook
+ * can sign each one (a DPoP proof).
  *
  * The hook is optional: without it, static credentials from the transport
  * options are used and a challenge fails at once.
@@ -57,7 +61,24 @@ export interface ChallengeInfo {
   readonly wwwAuthenticate: Challenge | undefined
   /** Every challenge of the `WWW-Authenticate` header, in order. */
   readonly challenges: ReadonlyArray<Challenge>
+  /**
+   * The `DPoP-Nonce` header of the answer (RFC 9449 §9), when it has one.
+   *
+   * @since 0.2.0
+   */
+  readonly nonce?: string | undefined
 }
+
+/**
+ * Whether a challenge asks for a DPoP nonce (`error="use_dpop_nonce"`, RFC
+ * 9449 §9): the transport counts it apart from other `401`s, so a request
+ * can be sent again for a new token and then once more with the nonce.
+ *
+ * @since 0.2.0
+ * @category predicates
+ */
+export const isNonceChallenge = (info: Pick<ChallengeInfo, "status" | "challenges">): boolean =>
+  info.status === 401 && info.challenges.some((c) => c.params.error === "use_dpop_nonce")
 
 /**
  * `"retry"`: send the request once more (with headers asked for again);

@@ -194,6 +194,60 @@ describe("HttpAuth hook", () => {
       expect(inits.map((r) => r.headers.authorization)).toEqual(["Bearer stale", "Bearer unscoped", "Bearer scoped"])
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
+  it.scopedLive("a DPoP nonce round after a 401 re-authorization is put to the hook too, with the nonce, once", () =>
+    Effect.gen(function*() {
+      const seen: Array<HttpAuth.ChallengeInfo> = []
+      let nonce = "none"
+      const layer = Layer.succeed(HttpAuth.HttpAuth, {
+        headers: () =>
+          Effect.sync(() => ({ authorization: seen.length === 0 ? "DPoP stale" : "DPoP fresh", dpop: `proof-${nonce}` })),
+        onChallenge: (info) =>
+          Effect.sync(() => {
+            seen.push(info)
+            if (info.nonce !== undefined) nonce = info.nonce
+            return "retry" as const
+          })
+      })
+      const server = yield* resource(() =>
+        startFaultServer({
+          get405: true,
+          auth: {
+            header: "authorization",
+            value: "DPoP fresh",
+            challenge: "DPoP resource_metadata=\"http://127.0.0.1/prm\"",
+            dpop: { value: "proof-n1", nonce: "n1" }
+          }
+        })
+      )
+      const next = yield* connections({ url: server.url }).pipe(Effect.provide(layer))
+      yield* (yield* peer(yield* next)).initialize
+      expect(seen.map((c) => [c.status, c.nonce, HttpAuth.isNonceChallenge(c)])).toEqual([
+        [401, undefined, false],
+        [401, "n1", true]
+      ])
+      const inits = server.requests.filter((r) => r.body?.method === "initialize")
+      expect(inits.map((r) => r.headers.dpop)).toEqual(["proof-none", "proof-none", "proof-n1"])
+    }).pipe(Effect.provide(FetchHttpClient.layer)))
+
+  it.scopedLive("a second nonce challenge after the nonce retry fails with Unauthorized", () =>
+    Effect.gen(function*() {
+      const seen: Array<HttpAuth.ChallengeInfo> = []
+      const layer = Layer.succeed(HttpAuth.HttpAuth, {
+        headers: () => Effect.succeed({ authorization: "DPoP fresh", dpop: "proof-stale" }),
+        onChallenge: (info) => Effect.sync(() => (seen.push(info), "retry" as const))
+      })
+      const server = yield* resource(() =>
+        startFaultServer({
+          auth: { header: "authorization", value: "DPoP fresh", challenge, dpop: { value: "proof-n1", nonce: "n1" } }
+        })
+      )
+      const next = yield* connections({ url: server.url, reconnect: noRetry }).pipe(Effect.provide(layer))
+      const error = yield* Effect.flip((yield* peer(yield* next)).initialize)
+      expect(error).toBeInstanceOf(McpError.Unauthorized)
+      expect(seen).toHaveLength(1)
+      expect(server.requests.filter((r) => r.body?.method === "initialize")).toHaveLength(2)
+    }).pipe(Effect.provide(FetchHttpClient.layer)))
+
   it.scopedLive("a second challenge after the retry fails with Unauthorized", () =>
     Effect.gen(function*() {
       const { layer, state } = hook(false)

@@ -23,6 +23,7 @@ import { OAuthError, toMcpError } from "../OAuthError.js"
 import * as Scopes from "../Scopes.js"
 import type * as TokenStore from "../TokenStore.js"
 import type * as UrlPolicy from "../UrlPolicy.js"
+import * as Dpop from "./dpop.js"
 import * as Grants from "./grants.js"
 import type * as Http from "./http.js"
 import type * as Identity from "./identity.js"
@@ -254,7 +255,7 @@ export const make = (
       const tokens = yield* current(flow.value)
       const token = Option.getOrUndefined(tokens)
       yield* FiberRef.set(sent, token === undefined ? undefined : Redacted.value(token.accessToken))
-      return token === undefined ? {} : { authorization: `Bearer ${Redacted.value(token.accessToken)}` }
+      return token === undefined ? {} : yield* Dpop.present(http.dpop, token, request)
     }).pipe(Effect.mapError(toMcpError))
 
   const onUnauthorized = (flow: Flow): Effect.Effect<HttpAuth.Decision, OAuthError> =>
@@ -311,6 +312,8 @@ export const make = (
   const onChallenge = (info: HttpAuth.ChallengeInfo) =>
     Effect.gen(function*() {
       if (serverUrl === undefined) serverUrl = info.url
+      const nonce = yield* Dpop.onNonceChallenge(http.dpop, info)
+      if (nonce !== undefined) return nonce
       const params = info.wwwAuthenticate?.params ?? {}
       if (info.status === 403 && params.error !== "insufficient_scope") return "fail" as const
       const rejected = info.status === 401 && (yield* FiberRef.get(sent)) !== undefined

@@ -13,6 +13,7 @@ import { OAuthError } from "../OAuthError.js"
 import type * as TokenStore from "../TokenStore.js"
 import * as UrlPolicy from "../UrlPolicy.js"
 import * as Calls from "./calls.js"
+import * as Dpop from "./dpop.js"
 import type * as Http from "./http.js"
 import type * as Identity from "./identity.js"
 import * as Wire from "./wire.js"
@@ -154,14 +155,15 @@ export const exchangeCode = (
   input: CodeExchangeInput
 ): Effect.Effect<Wire.TokenResponse, OAuthError> =>
   tracedCode(Effect.gen(function*() {
-    yield* endpoint(http, as, "token_endpoint", "token endpoint")
+    const tokenEndpoint = yield* endpoint(http, as, "token_endpoint", "token endpoint")
     const validated = yield* Effect.try({
       try: () => oauth.validateAuthResponse(as, input.identity.client, input.callback, input.state),
       catch: Calls.toOAuthError("Authorization")
     })
-    return yield* Calls.call(
+    return yield* send(
       http,
-      "Token",
+      as,
+      tokenEndpoint,
       (options) =>
         oauth.authorizationCodeGrantRequest(
           as,
@@ -173,19 +175,33 @@ export const exchangeCode = (
           { ...options, additionalParameters: { resource: input.resource } }
         ),
       (response) => oauth.processAuthorizationCodeResponse(as, input.identity.client, response)
-    ).pipe(Effect.flatMap(decodeTokens))
+    )
   }), as.issuer)
+
+/** Options of a token request: a DPoP proof goes in `headers` when DPoP is on. */
+type TokenRequestOptions = Calls.RequestOptions & { readonly headers: Record<string, string> }
+
+/** Sends a token request (with a DPoP proof when DPoP is on) and decodes the tokens. */
+const send = (
+  http: Http.Http,
+  as: oauth.AuthorizationServer,
+  tokenEndpoint: URL,
+  request: (options: TokenRequestOptions) => Promise<Response>,
+  process: (response: Response) => Promise<unknown>
+): Effect.Effect<Wire.TokenResponse, OAuthError> =>
+  Dpop.proven(http.dpop, as, tokenEndpoint, (headers) =>
+    Effect.flatMap(Calls.call(http, "Token", (options) => request({ ...options, headers }), process), decodeTokens))
 
 /** A request to the token endpoint, after checking that the server has one. */
 const tokenCall = (
   http: Http.Http,
   as: oauth.AuthorizationServer,
-  request: (options: Calls.RequestOptions) => Promise<Response>,
+  request: (options: TokenRequestOptions) => Promise<Response>,
   process: (response: Response) => Promise<unknown>
 ): Effect.Effect<Wire.TokenResponse, OAuthError> =>
-  Effect.zipRight(
+  Effect.flatMap(
     endpoint(http, as, "token_endpoint", "token endpoint"),
-    Effect.flatMap(Calls.call(http, "Token", request, process), decodeTokens)
+    (tokenEndpoint) => send(http, as, tokenEndpoint, request, process)
   )
 
 /** @internal */

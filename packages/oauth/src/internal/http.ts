@@ -18,6 +18,7 @@ import * as Stream from "effect/Stream"
 import { HostResolver } from "../HostResolver.js"
 import { OAuthError } from "../OAuthError.js"
 import * as UrlPolicy from "../UrlPolicy.js"
+import * as Dpop from "./dpop.js"
 
 /** Largest response body read (metadata, token responses). */
 const maxBodyBytes = 1024 * 1024
@@ -31,6 +32,8 @@ export interface Http {
   /** Sends one request with redirects not followed; for `oauth4webapi`. */
   readonly fetch: (url: string, init: FetchInit) => Promise<Response>
   readonly client: HttpClient.HttpClient
+  /** DPoP, when the Layer turned it on: proofs on token requests, nonces from every answer. */
+  readonly dpop?: Dpop.Session | undefined
 }
 
 /** @internal */
@@ -117,7 +120,7 @@ const nullBodyStatus = new Set([101, 103, 204, 205, 304])
 /** @internal */
 export const make = (
   policy: UrlPolicy.UrlPolicy,
-  options?: { readonly tracePropagation?: boolean | undefined }
+  options?: { readonly tracePropagation?: boolean | undefined; readonly dpop?: Dpop.Session | undefined }
 ): Effect.Effect<Http, never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
     // trace headers only when asked for: in a browser each one needs the server's CORS permission
@@ -189,6 +192,8 @@ export const make = (
         }
         const response = yield* client.execute(request).pipe(Effect.mapError(httpError("OAuth endpoint", target)))
         if (response.status === 0) return yield* opaqueRedirect("OAuth endpoint", target)
+        const nonce = response.headers["dpop-nonce"]
+        if (options?.dpop !== undefined && nonce !== undefined) yield* Dpop.rememberNonce(options.dpop, target, nonce)
         const body = yield* readBody(response, "OAuth endpoint")
         return new Response(nullBodyStatus.has(response.status) ? null : (body as Uint8Array<ArrayBuffer>), {
           status: response.status,
@@ -199,5 +204,5 @@ export const make = (
     const fetch = (url: string, init: FetchInit): Promise<Response> =>
       Runtime.runPromise(runtime)(send(url, init), init.signal ? { signal: init.signal } : undefined)
 
-    return { policy, getJson, fetch, client }
+    return { policy, getJson, fetch, client, dpop: options?.dpop }
   })

@@ -1,6 +1,7 @@
 /**
  * Grants without a person in the loop: client credentials (client secret or
- * private-key JWT, RFC 7523) and cross-app access (enterprise-managed
+ * private-key JWT, RFC 7523), a workload's own JWT (the JWT-bearer grant,
+ * RFC 7523, for workload identity federation) and cross-app access (enterprise-managed
  * authorization: an ID token exchanged at the identity provider for an
  * ID-JAG, RFC 8693, then redeemed with the JWT-bearer grant, RFC 7523).
  *
@@ -37,6 +38,29 @@ export const clientCredentials: Engine.Grant = {
       return yield* Grants.toTokens(response, scope)
     })
 }
+
+/**
+ * @internal the JWT-bearer grant with a JWT the app obtains for its workload (a
+ * projected service-account token, a CI job's OIDC token), asked for anew for each
+ * grant. A refusal is final: no other grant is tried and nothing is sent again.
+ */
+export const jwtBearer = (assertion: Effect.Effect<Redacted.Redacted<string>, OAuthError>): Engine.Grant => ({
+  interactive: false,
+  offlineAccess: false,
+  identity,
+  obtain: (flow, scopes) =>
+    Effect.gen(function*() {
+      const scope = Scopes.format(scopes)
+      const client = yield* identity(flow)
+      const jwt = yield* assertion
+      const response = yield* Grants.generic(flow.http, flow.discovered.authorizationServer, client, Grants.jwtBearerGrant, {
+        assertion: Redacted.value(jwt),
+        resource: flow.key.resource,
+        ...(scope === undefined ? {} : { scope })
+      })
+      return yield* Grants.toTokens(response, scope)
+    })
+})
 
 /** @internal */
 export interface IdentityProvider {

@@ -16,7 +16,12 @@ export const tokens: TokenStore.Tokens = {
   tokenType: "Bearer",
   refreshToken: Redacted.make("refresh-token-77be02"),
   expiresAt: 1_700_000_360_000,
-  scope: "mcp:read mcp:write"
+  scope: "mcp:read mcp:write",
+  // the key DPoP-bound tokens are bound to is a secret of the same record
+  dpopKey: {
+    privateJwk: Redacted.make(JSON.stringify({ kty: "EC", crv: "P-256", x: "x-5e1f", y: "y-0a7c", d: "dpop-private-d-9c41" })),
+    thumbprint: "jkt-2b8e"
+  }
 }
 
 export const client: TokenStore.ClientRegistration = {
@@ -46,7 +51,8 @@ export const secrets = [
   "refresh-token-77be02",
   "client-secret-a81d4e",
   "registration-token-5c02f7",
-  "code-verifier-e4b6c8d0a2f1e3b5c7d9f0a1b2c3d4e5f6a7b8c9d0e"
+  "code-verifier-e4b6c8d0a2f1e3b5c7d9f0a1b2c3d4e5f6a7b8c9d0e",
+  "dpop-private-d-9c41"
 ]
 
 const secret = (value: Redacted.Redacted<string> | undefined) => {
@@ -59,7 +65,8 @@ const secret = (value: Redacted.Redacted<string> | undefined) => {
 export const exposeTokens = (t: TokenStore.Tokens) => ({
   ...t,
   accessToken: secret(t.accessToken),
-  refreshToken: secret(t.refreshToken)
+  refreshToken: secret(t.refreshToken),
+  dpopKey: t.dpopKey === undefined ? undefined : { ...t.dpopKey, privateJwk: secret(t.dpopKey.privateJwk) }
 })
 
 export const exposeClient = (c: TokenStore.ClientRegistration) => ({

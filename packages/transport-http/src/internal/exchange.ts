@@ -5,7 +5,7 @@ import { JsonRpc, McpError } from "@mcp-effect/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import type * as HttpAuth from "../HttpAuth.js"
+import * as HttpAuth from "../HttpAuth.js"
 import { type Config, describeUrl } from "./config.js"
 import * as Blocked from "./blocked.js"
 import * as Redirect from "./redirect.js"
@@ -223,7 +223,7 @@ export const makeExecute = (
       : execute
   }
   const attempt = (
-    retried: ReadonlyArray<number>
+    retried: ReadonlyArray<number | "nonce">
   ): Effect.Effect<HttpClientResponse.HttpClientResponse, ExchangeError> =>
     Effect.gen(function*() {
       const hookHeaders = Option.isSome(auth) ? yield* auth.value.headers(info) : {}
@@ -232,15 +232,18 @@ export const makeExecute = (
       yield* discard(config, response)
       const header = response.headers["www-authenticate"]
       const challenges = header === undefined ? [] : WwwAuthenticate.parse(header)
+      const nonce = response.headers["dpop-nonce"]
       const challenge: HttpAuth.ChallengeInfo = {
         status: response.status,
         url: info.url,
         wwwAuthenticate: challenges.find((c) => c.scheme.toLowerCase() === "bearer") ?? challenges[0],
-        challenges
+        challenges,
+        ...(nonce === undefined ? {} : { nonce })
       }
-      if (!retried.includes(response.status) && Option.isSome(auth)) {
+      const kind = HttpAuth.isNonceChallenge(challenge) ? "nonce" : response.status
+      if (!retried.includes(kind) && Option.isSome(auth)) {
         const decision = yield* auth.value.onChallenge(challenge)
-        if (decision === "retry") return yield* attempt([...retried, response.status])
+        if (decision === "retry") return yield* attempt([...retried, kind])
       }
       return yield* Effect.fail(challengeError(config, challenge))
     })

@@ -11,7 +11,8 @@ const Tokens = Schema.Struct({
   tokenType: Schema.String,
   refreshToken: Schema.optional(Secret),
   expiresAt: Schema.optional(Schema.Number),
-  scope: Schema.optional(Schema.String)
+  scope: Schema.optional(Schema.String),
+  dpopKey: Schema.optional(Schema.Struct({ privateJwk: Secret, thumbprint: Schema.String }))
 })
 
 const ClientRegistration = Schema.Struct({

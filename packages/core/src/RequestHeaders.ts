@@ -77,7 +77,9 @@ export const encodeValue: (value: string) => string = internal.encodeValue
 
 /**
  * `Mcp-Method`, and `Mcp-Name` for `tools/call`, `prompts/get`
- * (`params.name`) and `resources/read` (`params.uri`); lower-case names.
+ * (`params.name`), `resources/read` (`params.uri`) and, for the tasks
+ * extension, `tasks/get` / `tasks/update` / `tasks/cancel` (`params.taskId`);
+ * lower-case names.
  *
  * @since 0.2.0
  * @category utils

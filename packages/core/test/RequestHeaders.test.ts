@@ -42,6 +42,7 @@ describe("RequestHeaders.standardHeaders", () => {
     expect(RequestHeaders.standardHeaders("resources/read", { uri: "file:///ünï" })["mcp-name"]).toBe(
       `=?base64?${Buffer.from("file:///ünï").toString("base64")}?=`
     )
+    expect(RequestHeaders.standardHeaders("tasks/get", { taskId: "t-1" })["mcp-name"]).toBe("t-1")
     expect(RequestHeaders.standardHeaders("resources/read", undefined)).toEqual({ "mcp-method": "resources/read" })
   })
 })

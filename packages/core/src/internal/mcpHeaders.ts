@@ -187,16 +187,21 @@ export const paramHeaders = (
   return out
 }
 
-const namedBy: Readonly<Record<string, "name" | "uri">> = {
+// the tasks rows come from the tasks extension's HTTP binding (SEP-2663)
+const namedBy: Readonly<Record<string, "name" | "uri" | "taskId">> = {
   "tools/call": "name",
   "prompts/get": "name",
-  "resources/read": "uri"
+  "resources/read": "uri",
+  "tasks/get": "taskId",
+  "tasks/update": "taskId",
+  "tasks/cancel": "taskId"
 }
 
 /**
  * `Mcp-Method` for every message with a method, and `Mcp-Name` for
- * `tools/call`, `prompts/get` (`params.name`) and `resources/read`
- * (`params.uri`). Lower-case names.
+ * `tools/call`, `prompts/get` (`params.name`), `resources/read`
+ * (`params.uri`) and `tasks/get` / `tasks/update` / `tasks/cancel`
+ * (`params.taskId`). Lower-case names.
  *
  * @internal
  */

@@ -10,6 +10,8 @@ import { JsonRpc, McpError, type McpSchema, RequestHeaders } from "@mcp-effect/c
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Schedule from "effect/Schedule"
+import * as http from "node:http"
+import { listenLoopback } from "./fixtures/loopback.js"
 import { connections, peer, resource, resultOf, waitFor } from "./fixtures/harness.js"
 import { startSdkServer } from "./fixtures/sdkServer.js"
 import { MODERN, startSdkV2Server } from "./fixtures/sdkV2Server.js"
@@ -156,5 +158,16 @@ describe("HttpTransport in protocol 2026-07-28 (official SDK v2 server)", () => 
       const again = posts(server.requests, "subscriptions/listen")[1]!
       expect(again.body.id).toBe(7)
       expect(again.headers["mcp-method"]).toBe("subscriptions/listen")
+    }).pipe(Effect.provide(FetchHttpClient.layer)))
+
+  it.scopedLive("a modern request answered 202 without a body fails at once (there is no GET stream to answer it)", () =>
+    Effect.gen(function*() {
+      const server = yield* resource(async () => {
+        const listening = await listenLoopback(http.createServer((_req, res) => res.writeHead(202).end()))
+        return { ...listening, url: `http://127.0.0.1:${listening.port}/mcp` }
+      })
+      const client = yield* peer(yield* (yield* connections({ url: server.url })))
+      const exit = yield* Effect.exit(client.request("tools/list", modern()))
+      expect(exit).toStrictEqual(Exit.fail(expect.objectContaining({ _tag: "TransportError", reason: "Http", status: 202 })))
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 })

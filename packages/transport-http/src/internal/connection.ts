@@ -269,8 +269,10 @@ const postStreamable = (
     const status = response.status
     const requestId = isRequest ? (message as JsonRpc.Request).id : undefined
     if (status >= 200 && status < 300) {
-      if (requestId !== undefined && !isEventStream(response) && !isJson(response) && status !== 202 && status !== 204) {
-        // a request must be answered with JSON, an SSE stream or 202: an HTML page is no answer
+      // (202 / 204 without a body only before 2026-07-28, whose answer then comes on the GET stream, which 2026-07-28 lacks)
+      const bodyless = modern === undefined && (status === 202 || status === 204)
+      if (requestId !== undefined && !isEventStream(response) && !isJson(response) && !bodyless) {
+        // a request must be answered with JSON or an SSE stream: an HTML page is no answer
         yield* discard(config, response)
         return yield* Effect.fail(
           new McpError.TransportError({

@@ -10,6 +10,7 @@ import type * as McpClient from "../McpClient.js"
 import * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import type { McpTransport } from "../McpTransport.js"
+import * as RequestHeaders from "../RequestHeaders.js"
 import * as SingleFlight from "./singleFlight.js"
 import * as TaskPolling from "../TaskPolling.js"
 import { decodeResult, decoder, paginate } from "./decode.js"
@@ -146,6 +147,8 @@ const build = <R>(
     const polling = Option.getOrElse(yield* Effect.serviceOption(TaskPolling.TaskPolling), () => TaskPolling.defaults)
     const scope = yield* Effect.scope
     const validator = yield* validatorFromContext
+    // over HTTP: tools with invalid x-mcp-header annotations are left out, the others' headers remembered
+    const requestHeaders = yield* Effect.serviceOption(RequestHeaders.RequestHeaders)
 
     const toolsRef = yield* SubscriptionRef.make<ReadonlyArray<McpSchema.Tool>>([])
     const resourcesRef = yield* SubscriptionRef.make<ReadonlyArray<McpSchema.Resource>>([])
@@ -180,6 +183,7 @@ const build = <R>(
     let toolIndex = new Map<string, McpSchema.Tool>()
     const fetchTools = requireCapability("tools", "tools/list").pipe(
       Effect.zipRight(paginate((cursor) => decodeListTools(session, "tools/list", cursor), (r) => r.tools)),
+      Effect.flatMap((tools) => Option.isSome(requestHeaders) ? requestHeaders.value.register(tools) : Effect.succeed(tools)),
       latestView((tools) => {
         toolIndex = new Map(tools.map((tool) => [tool.name, tool]))
         return SubscriptionRef.set(toolsRef, tools)

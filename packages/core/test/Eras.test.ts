@@ -11,6 +11,7 @@ import type * as JsonRpc from "../src/JsonRpc.js"
 import * as McpClient from "../src/McpClient.js"
 import * as McpError from "../src/McpError.js"
 import * as McpSchema from "../src/McpSchema.js"
+import * as Roots from "../src/Roots.js"
 import * as TestServer from "../src/TestServer.js"
 import { clientInfo, clientLayer, eventually, receivedWith, textResult } from "./utils.js"
 
@@ -282,6 +283,31 @@ describe("McpClient in the modern era", () => {
           Effect.fail(new McpError.ProtocolError({ code: McpError.ErrorCode.InvalidParams, message: "Resource not found" }))
       }
     }))))
+})
+
+describe("roots in the modern era", () => {
+  it.effect("a change of roots sends no roots/list_changed (the era has none): the next input_required asks again", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const roots = yield* Roots.Roots
+      yield* client.initialized
+      yield* roots.set([{ uri: "file:///other" }])
+      const result = yield* client.callTool({ name: "where" })
+      expect(result).toMatchObject(textResult("file:///other"))
+      expect(yield* receivedWith("notifications/roots/list_changed")).toEqual([])
+    }).pipe(Effect.provide(clientLayer({
+      era: "modern",
+      handlers: {
+        "tools/call": ({ params }) => {
+          const answer = (params.inputResponses as { where?: { roots: ReadonlyArray<{ uri: string }> } } | undefined)?.where
+          return Effect.succeed(
+            answer === undefined ?
+              { resultType: "input_required", inputRequests: { where: { method: "roots/list" } } } :
+              textResult(answer.roots.map((r) => r.uri).join(","))
+          )
+        }
+      }
+    }).pipe(Layer.provideMerge(Roots.layer([{ uri: "file:///first" }]))))))
 })
 
 describe("tasks through the tasks extension (2026-07-28)", () => {

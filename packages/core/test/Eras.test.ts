@@ -374,6 +374,19 @@ describe("tasks through the tasks extension (2026-07-28)", () => {
       { status: "cancelled" }
     ]))))
 
+  it.effect("callTool's task option is the legacy era's: with a modern server the call goes out plain, the server decides", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const call = yield* Effect.fork(client.callTool({ name: "build" }, { task: true }))
+      yield* eventually(Effect.map(receivedWith("tools/call"), (l) => l.length === 1))
+      yield* TestClock.adjust("1 second")
+      expect(yield* Fiber.join(call)).toMatchObject(textResult("built"))
+      const [sent] = yield* receivedWith("tools/call")
+      expect("task" in sent!.params!).toBe(false)
+    }).pipe(Effect.provide(taskServer([
+      { status: "completed", result: { resultType: "complete", ...textResult("built") } }
+    ]))))
+
   it.effect("interrupting the call sends tasks/cancel for the task", () =>
     Effect.gen(function*() {
       const client = yield* McpClient.McpClient

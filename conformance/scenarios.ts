@@ -29,6 +29,8 @@ import {
 } from "./scenario.js"
 // other tables: one import and one spread line each
 import { scenarios as auth2026 } from "./auth2026.js"
+import { scenarios as http2026 } from "./http2026.js"
+import { scenarios as modern } from "./modern.js"
 import { scenarios as proof } from "./proof.js"
 import { scenarios as skills } from "./skills.js"
 
@@ -94,5 +96,7 @@ export const scenarios: ScenarioTable = {
   ...base,
   ...skills,
   ...auth2026,
-  ...proof
+  ...proof,
+  ...modern,
+  ...http2026
 }

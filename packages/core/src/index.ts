@@ -110,3 +110,11 @@ export * as ClientExtensions from "./ClientExtensions.js"
  * @since 0.2.0
  */
 export * as Skills from "./Skills.js"
+
+/**
+ * The `Mcp-*` request headers of Streamable HTTP (2026-07-28), `x-mcp-header`
+ * tool annotations included.
+ *
+ * @since 0.2.0
+ */
+export * as RequestHeaders from "./RequestHeaders.js"

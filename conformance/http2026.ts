@@ -11,9 +11,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import type { ConformanceContext } from "./auth.js"
 import { ScenarioFailed } from "./errors.js"
-import type { Scenario } from "./scenarios.js"
+import type { ConformanceContext, ScenarioTable } from "./scenario.js"
 
 /** The calls `http-custom-headers` asks for, from its context. */
 const ToolCalls = Schema.Struct({
@@ -46,7 +45,7 @@ const call = (name: string, args: Record<string, unknown>) =>
     )
   )
 
-export const scenarios: Readonly<Record<string, Scenario>> = {
+export const scenarios: ScenarioTable = {
   // every kind of request that names something: each tool, resource and prompt the server lists
   "http-standard-headers": {
     program: Effect.gen(function*() {

@@ -108,3 +108,13 @@ export * as SessionStore from "./SessionStore.js"
  * @since 0.2.0
  */
 export * as RequestHeaders from "./RequestHeaders.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as ClientExtensions from "./ClientExtensions.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as Skills from "./Skills.js"

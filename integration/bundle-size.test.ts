@@ -6,10 +6,11 @@ import { measureMinimalClient } from "../browser/bundle.js"
 // Deterministic for a given lockfile, so it is a test; timings live in `npm run bench`.
 //
 // The budgets are ~10 % above the sizes measured on 2026-11-23 (own code 30.2 KB, total 131.3 KB;
-// own code 33.3 KB, total 135.4 KB once request spans and session resumption landed, the same day):
+// own code 33.3 KB, total 135.4 KB once request spans and session resumption landed, the same day;
+// own code 41.4 KB, total 143.1 KB with protocol 2026-07-28: the core era and the HTTP binding):
 // they stop growth. Issue 8's targets are lower (own code ≤ 15 KB, total ≤ 100 KB); lower the
 // budgets as the bundle shrinks.
-const ownBudgetKb = 36
+const ownBudgetKb = 45
 const totalBudgetKb = 145
 
 describe("browser bundle size", () => {

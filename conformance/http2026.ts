@@ -11,9 +11,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import type { ConformanceContext } from "./auth.js"
 import { ScenarioFailed } from "./errors.js"
-import type { ScenarioTable } from "./scenario.js"
+import type { ConformanceContext, ScenarioTable } from "./scenario.js"
 
 /** The calls `http-custom-headers` asks for, from its context. */
 const ToolCalls = Schema.Struct({

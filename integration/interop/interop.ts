@@ -28,16 +28,22 @@ const elicitation = Elicitation.layer((params) =>
     params.mode === "url" ? { action: "decline" as const } : { action: "accept" as const, content: { name: "Ada" } }
   ), { modes: ["form"] })
 
-/**
- * Registers the interop suite `name` for a client over `transport`; `protocolVersion` is the
- * version the client and this server agree on.
- */
+/** What a suite expects of its server, and the client options it connects with. */
+export interface Expected {
+  /** The version the client and this server agree on. */
+  readonly protocolVersion: string
+  readonly serverName: string
+  /** Extra client options (an era pinned, say). */
+  readonly client?: Partial<McpClient.Options> | undefined
+}
+
+/** Registers the interop suite `name` for a client over `transport`. */
 export const interopSuite = <E>(
   name: string,
   transport: Layer.Layer<McpTransport.McpTransport, E>,
-  expected: { readonly protocolVersion: string; readonly serverName: string }
+  expected: Expected
 ) => {
-  const ClientLive = McpClient.layer({ clientInfo: { name: "interop-test", version: "1.0.0" } }).pipe(
+  const ClientLive = McpClient.layer({ clientInfo: { name: "interop-test", version: "1.0.0" }, ...expected.client }).pipe(
     Layer.provide(elicitation),
     Layer.provide(transport)
   )

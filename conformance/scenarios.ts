@@ -15,6 +15,7 @@ import type * as Layer from "effect/Layer"
 import type { AuthServices, ConformanceContext } from "./auth.js"
 import * as Auth from "./auth.js"
 import { ScenarioFailed } from "./errors.js"
+import * as Http2026 from "./http2026.js"
 
 export type { ConformanceContext } from "./auth.js"
 export { ScenarioFailed } from "./errors.js"
@@ -149,5 +150,6 @@ export const scenarios: Readonly<Record<string, Scenario>> = {
   // extensions: machine clients and enterprise-managed authorization
   "auth/client-credentials-jwt": { services: Auth.clientCredentials, program: protectedTool },
   "auth/client-credentials-basic": { services: Auth.clientCredentials, program: protectedTool },
-  "auth/cross-app-access-complete-flow": { services: Auth.crossAppAccess, program: protectedTool }
+  "auth/cross-app-access-complete-flow": { services: Auth.crossAppAccess, program: protectedTool },
+  ...Http2026.scenarios
 }

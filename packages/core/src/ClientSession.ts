@@ -16,6 +16,7 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type * as Subscribable from "effect/Subscribable"
+import * as Negotiation from "./internal/era/negotiation.js"
 import * as Handlers from "./internal/handlers.js"
 import * as internal from "./internal/session.js"
 import type * as JsonRpc from "./JsonRpc.js"
@@ -46,7 +47,33 @@ export interface Initialized {
     readonly subscriptions: ReadonlyArray<string>
     readonly loggingLevel: McpSchema.LoggingLevel | undefined
   } | undefined
+  /**
+   * The versions the server said it speaks (`server/discover`), for a
+   * server of the modern era; `undefined` after `initialize`.
+   *
+   * @since 0.2.0
+   */
+  readonly supportedVersions?: ReadonlyArray<string> | undefined
 }
+
+/**
+ * The two protocol eras: `"legacy"` revisions open with an `initialize`
+ * handshake (2025-11-25 and earlier); `"modern"` ones are stateless and put
+ * the version, client info and capabilities in the `_meta` of every request
+ * (2026-07-28).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Era = "modern" | "legacy"
+
+/**
+ * The era of a protocol version (of `Initialized.protocolVersion`, say).
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const eraOf: (protocolVersion: string) => Era = Negotiation.eraOf
 
 /**
  * @since 0.1.0
@@ -135,8 +162,24 @@ export interface Options {
    */
   readonly server?: string | undefined
   readonly capabilities?: McpSchema.ClientCapabilities | undefined
-  /** The version offered in `initialize`. Default `McpSchema.LATEST_PROTOCOL_VERSION`. */
+  /**
+   * Pins the protocol version, and with it the era: a modern version
+   * (`McpSchema.MODERN_PROTOCOL_VERSION`) is the only one tried, a legacy one
+   * is offered in `initialize` with no `server/discover` probe first (the
+   * server may still answer `initialize` with an older legacy version).
+   * Default: negotiated (see `era`).
+   */
   readonly protocolVersion?: string | undefined
+  /**
+   * Which eras to try. `"auto"` (the default) probes with `server/discover`
+   * offering the modern versions and falls back to `initialize` (offering
+   * `McpSchema.LATEST_PROTOCOL_VERSION`) when the server is not modern;
+   * `"modern"` never sends `initialize`; `"legacy"` never probes. The era a
+   * server spoke is tried first again after a reconnect.
+   *
+   * @since 0.2.0
+   */
+  readonly era?: "auto" | Era | undefined
   /** Server-to-client request handlers by method (`ping` is always answered). */
   readonly handlers?: Readonly<Record<string, ServerRequestHandler>> | undefined
   /** Default idle timeout of a request. Default 60 s. */

@@ -235,7 +235,14 @@ export class UnsupportedCapability extends Schema.TaggedError<UnsupportedCapabil
   "UnsupportedCapability",
   {
     capability: Schema.String,
-    method: Schema.String
+    method: Schema.String,
+    /**
+     * Set when the method does not exist in the protocol revision the
+     * server speaks (e.g. `ping` in 2026-07-28): that revision.
+     *
+     * @since 0.2.0
+     */
+    protocolVersion: Schema.optional(Schema.String)
   }
 ) {
   /**
@@ -244,7 +251,9 @@ export class UnsupportedCapability extends Schema.TaggedError<UnsupportedCapabil
   readonly [TypeId]: TypeId = TypeId
 
   override get message(): string {
-    return `${this.method} needs the server capability "${this.capability}", which the server did not declare`
+    return this.protocolVersion !== undefined ?
+      `${this.method} does not exist in protocol ${this.protocolVersion}, which the server speaks` :
+      `${this.method} needs the server capability "${this.capability}", which the server did not declare`
   }
 }
 
@@ -300,7 +309,25 @@ export const ErrorCode = {
   MethodNotFound: -32601,
   InvalidParams: -32602,
   InternalError: -32603,
+  /** Resource not found up to 2025-11-25; 2026-07-28 servers answer `InvalidParams` instead. */
   ResourceNotFound: -32002,
+  /** 2026-07-28: HTTP headers and body disagree, or a required header is missing. */
+  HeaderMismatch: -32020,
+  /** 2026-07-28: the request needs a client capability its `_meta` did not declare. */
+  MissingRequiredClientCapability: -32021,
   UnsupportedProtocolVersion: -32022,
   UrlElicitationRequired: -32042
 } as const
+
+/**
+ * Whether an error says the resource does not exist, in either era:
+ * `-32002` (up to 2025-11-25) or `-32602` Invalid Params answering
+ * `resources/read` (2026-07-28).
+ *
+ * @since 0.2.0
+ * @category guards
+ */
+export const isResourceNotFound = (error: unknown): error is ProtocolError =>
+  error instanceof ProtocolError &&
+  (error.code === ErrorCode.ResourceNotFound ||
+    (error.code === ErrorCode.InvalidParams && error.method === "resources/read"))

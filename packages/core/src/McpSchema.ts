@@ -34,6 +34,11 @@ export * from "./internal/schema/elicitation.js"
 export * from "./internal/schema/lifecycle.js"
 
 /**
+ * @since 0.2.0
+ */
+export * from "./internal/schema/modern.js"
+
+/**
  * @since 0.1.0
  */
 export * from "./internal/schema/prompts.js"
@@ -67,12 +72,30 @@ export * from "./internal/schema/tools.js"
 export const LATEST_PROTOCOL_VERSION = "2025-11-25"
 
 /**
- * Revisions this library can negotiate, newest first.
+ * Revisions of the legacy era (an `initialize` handshake) this library can
+ * negotiate, newest first.
  *
  * @since 0.1.0
  * @category constants
  */
 export const SUPPORTED_PROTOCOL_VERSIONS = [LATEST_PROTOCOL_VERSION, "2025-06-18", "2025-03-26", "2024-11-05"] as const
+
+/**
+ * The revision of the modern, stateless era (no `initialize`; version,
+ * client info and capabilities in the `_meta` of every request).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const MODERN_PROTOCOL_VERSION = "2026-07-28"
+
+/**
+ * Revisions of the modern era this library speaks, newest first.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const MODERN_PROTOCOL_VERSIONS = [MODERN_PROTOCOL_VERSION] as const
 
 /**
  * Every method name a client sends or receives, requests and notifications.
@@ -82,6 +105,8 @@ export const SUPPORTED_PROTOCOL_VERSIONS = [LATEST_PROTOCOL_VERSION, "2025-06-18
  */
 export const Method = {
   Initialize: "initialize",
+  ServerDiscover: "server/discover",
+  SubscriptionsListen: "subscriptions/listen",
   Ping: "ping",
   CompletionComplete: "completion/complete",
   LoggingSetLevel: "logging/setLevel",
@@ -111,7 +136,8 @@ export const Method = {
   NotificationsPromptsListChanged: "notifications/prompts/list_changed",
   NotificationsRootsListChanged: "notifications/roots/list_changed",
   NotificationsTasksStatus: "notifications/tasks/status",
-  NotificationsElicitationComplete: "notifications/elicitation/complete"
+  NotificationsElicitationComplete: "notifications/elicitation/complete",
+  NotificationsSubscriptionsAcknowledged: "notifications/subscriptions/acknowledged"
 } as const
 
 /**

@@ -86,6 +86,39 @@ export interface Connection {
    * @since 0.2.0
    */
   readonly resumed?: boolean | undefined
+
+  /**
+   * The session's hand-off of what its handshake negotiated. The session
+   * calls it once the protocol version is fixed and before it sends any
+   * other message on this connection (with the 2025 revisions: after the
+   * `initialize` result, before `notifications/initialized`; on a resumed
+   * connection: with the stored version). HTTP sends the version as
+   * `MCP-Protocol-Version` from then on. Transports read no protocol
+   * message to learn it.
+   *
+   * @since 0.2.0
+   */
+  readonly negotiated?: ((info: Negotiated) => Effect.Effect<void>) | undefined
+
+  /**
+   * Called by the session once the connection is ready (the handshake is
+   * complete, or the session was resumed), before waiting requests are
+   * released: the transport may now open what carries the server's own
+   * messages (HTTP's GET stream).
+   *
+   * @since 0.2.0
+   */
+  readonly ready?: Effect.Effect<void> | undefined
+}
+
+/**
+ * What the session's handshake agreed on, as a transport needs it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Negotiated {
+  readonly protocolVersion: string
 }
 
 /**

@@ -1,8 +1,10 @@
 /**
  * A small in-process MCP server over `InMemoryTransport`, for unit tests of
- * this library and of apps built on it. It answers `initialize` and `ping`,
- * routes every other request to a handler, records what it receives, and
- * can send notifications and requests to the client or drop the connection.
+ * this library and of apps built on it. It answers `initialize` and `ping`
+ * (legacy era) or `server/discover` and `subscriptions/listen` (modern era,
+ * see `Options.era`), routes every other request to a handler, records what
+ * it receives, and can send notifications and requests to the client or
+ * drop the connection.
  *
  * @since 0.1.0
  */
@@ -16,7 +18,14 @@ import * as Stream from "effect/Stream"
 import * as InMemoryTransport from "./InMemoryTransport.js"
 import * as JsonRpc from "./JsonRpc.js"
 import * as McpError from "./McpError.js"
+import * as McpSchema from "./McpSchema.js"
 import * as McpTransport from "./McpTransport.js"
+
+const modernVersion = McpSchema.MODERN_PROTOCOL_VERSION
+const legacyVersion = McpSchema.LATEST_PROTOCOL_VERSION
+const protocolVersionKey = McpSchema.MetaKey.ProtocolVersion
+const serverInfoKey = McpSchema.MetaKey.ServerInfo
+const subscriptionIdKey = McpSchema.MetaKey.SubscriptionId
 
 /**
  * @since 0.1.0
@@ -48,6 +57,18 @@ export interface Options {
   /** Handlers by method. */
   readonly handlers?: Readonly<Record<string, Handler>> | undefined
   readonly reconnect?: McpTransport.ReconnectOptions | undefined
+  /**
+   * Which protocol eras the server speaks. `"legacy"` (the default): it
+   * answers `initialize` and `ping`, and anything else before `initialize`
+   * like any unknown request. `"modern"`: it answers `server/discover`,
+   * checks the protocol version in every request's `_meta` (refusing others
+   * with `-32022`), answers `initialize` with `-32022`, and holds each
+   * `subscriptions/listen` open after acknowledging it. `"both"`: each
+   * request is served in the era it comes in.
+   *
+   * @since 0.2.0
+   */
+  readonly era?: "legacy" | "modern" | "both" | undefined
 }
 
 /**
@@ -93,6 +114,32 @@ export const layer = (options: Options = {}): Layer.Layer<TestServer | McpTransp
   Layer.scopedContext(Effect.gen(function*() {
     const memory = yield* InMemoryTransport.make(options.reconnect)
     const received: Array<JsonRpc.Message> = []
+    const era = options.era ?? "legacy"
+    const versionOf = (request: JsonRpc.Request) =>
+      (request.params?._meta as Record<string, unknown> | undefined)?.[protocolVersionKey]
+    const isModern = (request: JsonRpc.Request) => versionOf(request) !== undefined
+    const unsupported = (request: JsonRpc.Request, requested: unknown) =>
+      JsonRpc.failure(request.id, {
+        code: McpError.ErrorCode.UnsupportedProtocolVersion,
+        message: "Unsupported protocol version",
+        data: { supported: era === "both" ? [modernVersion, legacyVersion] : [modernVersion], requested }
+      })
+    /** A modern server's answer to a request it refuses before looking at the method, if it does. */
+    const refuseModern = (request: JsonRpc.Request): JsonRpc.Response | undefined => {
+      if (request.method === "initialize") {
+        return era === "modern" ? unsupported(request, request.params?.protocolVersion) : undefined
+      }
+      const version = versionOf(request)
+      if (version === undefined) {
+        return era === "modern" ?
+          JsonRpc.failure(request.id, {
+            code: McpError.ErrorCode.InvalidParams,
+            message: `missing _meta ${protocolVersionKey}`
+          }) :
+          undefined
+      }
+      return version === modernVersion ? undefined : unsupported(request, version)
+    }
     const handlers = new Map(Object.entries(options.handlers ?? {}))
     let connectionCount = 0
     let current: InMemoryTransport.ServerEnd | undefined
@@ -116,6 +163,24 @@ export const layer = (options: Options = {}): Layer.Layer<TestServer | McpTransp
             return Effect.void
           }
           const request = message
+          const refusal = era === "legacy" ? undefined : refuseModern(request)
+          if (refusal !== undefined) return end.send(refusal)
+          if (era !== "legacy" && request.method === "server/discover") {
+            return end.send(JsonRpc.success(request.id, {
+              resultType: "complete",
+              supportedVersions: era === "both" ? [modernVersion, legacyVersion] : [modernVersion],
+              capabilities: options.capabilities ?? { tools: {} },
+              ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
+              _meta: { [serverInfoKey]: options.serverInfo ?? { name: "test-server", version: "1.0.0" } }
+            }))
+          }
+          if (era !== "legacy" && request.method === "subscriptions/listen") {
+            // acknowledged at once, then held open until cancelled (its notifications are the test's to send)
+            return Effect.asVoid(end.send(JsonRpc.notification("notifications/subscriptions/acknowledged", {
+              _meta: { [subscriptionIdKey]: request.id },
+              notifications: request.params?.notifications ?? {}
+            })))
+          }
           if (request.method === "initialize") {
             return end.send(JsonRpc.success(request.id, {
               protocolVersion: options.protocolVersion ?? request.params?.protocolVersion,
@@ -124,7 +189,7 @@ export const layer = (options: Options = {}): Layer.Layer<TestServer | McpTransp
               ...(options.instructions !== undefined ? { instructions: options.instructions } : {})
             }))
           }
-          if (request.method === "ping") return end.send(JsonRpc.success(request.id, {}))
+          if (request.method === "ping" && !isModern(request)) return end.send(JsonRpc.success(request.id, {}))
           const handler = handlers.get(request.method)
           if (handler === undefined) {
             return end.send(JsonRpc.failure(request.id, {

@@ -100,3 +100,11 @@ export * as TestTracer from "./TestTracer.js"
  * @since 0.2.0
  */
 export * as SessionStore from "./SessionStore.js"
+
+/**
+ * The `Mcp-*` request headers of Streamable HTTP (2026-07-28), `x-mcp-header`
+ * tool annotations included.
+ *
+ * @since 0.2.0
+ */
+export * as RequestHeaders from "./RequestHeaders.js"

@@ -10,6 +10,7 @@ import type * as McpClient from "../McpClient.js"
 import * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import type { McpTransport } from "../McpTransport.js"
+import * as RequestHeaders from "../RequestHeaders.js"
 import * as SingleFlight from "./singleFlight.js"
 import * as TaskPolling from "../TaskPolling.js"
 import { decodeResult, decoder, paginate } from "./decode.js"
@@ -17,6 +18,8 @@ import * as tasks from "./tasks.js"
 import * as ToolCalls from "./toolCalls.js"
 import * as Handlers from "./handlers.js"
 import { validatorFromContext } from "./validation.js"
+import * as Listen from "./era/listen.js"
+import { isModernVersion } from "./era/negotiation.js"
 
 const decodeListTools = decodeResult(McpSchema.ListToolsResult)
 const decodeListResources = decodeResult(McpSchema.ListResourcesResult)
@@ -144,6 +147,8 @@ const build = <R>(
     const polling = Option.getOrElse(yield* Effect.serviceOption(TaskPolling.TaskPolling), () => TaskPolling.defaults)
     const scope = yield* Effect.scope
     const validator = yield* validatorFromContext
+    // over HTTP: tools with invalid x-mcp-header annotations are left out, the others' headers remembered
+    const requestHeaders = yield* Effect.serviceOption(RequestHeaders.RequestHeaders)
 
     const toolsRef = yield* SubscriptionRef.make<ReadonlyArray<McpSchema.Tool>>([])
     const resourcesRef = yield* SubscriptionRef.make<ReadonlyArray<McpSchema.Resource>>([])
@@ -153,6 +158,17 @@ const build = <R>(
 
     // `session` is assigned before any of these run: they only run after initialization.
     let session: ClientSession.Service = undefined as never
+
+    /** A method the modern era removed: fails at once with a server of that era. */
+    const legacyOnly = (method: string) =>
+      Effect.suspend(() =>
+        Effect.flatMap(session.initialized, (init) =>
+          isModernVersion(init.protocolVersion) ?
+            Effect.fail(
+              new McpError.UnsupportedCapability({ capability: method, method, protocolVersion: init.protocolVersion })
+            ) :
+            Effect.succeed(init))
+      )
 
     const requireCapability = (capability: Capability, method: string) =>
       Effect.suspend(() =>
@@ -167,6 +183,7 @@ const build = <R>(
     let toolIndex = new Map<string, McpSchema.Tool>()
     const fetchTools = requireCapability("tools", "tools/list").pipe(
       Effect.zipRight(paginate((cursor) => decodeListTools(session, "tools/list", cursor), (r) => r.tools)),
+      Effect.flatMap((tools) => Option.isSome(requestHeaders) ? requestHeaders.value.register(tools) : Effect.succeed(tools)),
       latestView((tools) => {
         toolIndex = new Map(tools.map((tool) => [tool.name, tool]))
         return SubscriptionRef.set(toolsRef, tools)
@@ -197,14 +214,20 @@ const build = <R>(
       ["notifications/prompts/list_changed", coalesced(refresh(fetchPrompts), scope)]
     ])
 
+    // the modern era's subscriptions/listen: list_changed and resource updates arrive through it
+    const listener = yield* Listen.make(() => session, scope)
+    const listen = (init: ClientSession.Initialized) => listener.update(Listen.filterOf(init.capabilities, subscriptions))
+
     const onInitialized = (init: ClientSession.Initialized) =>
       Effect.gen(function*() {
-        if (init.restored !== undefined) {
+        if (isModernVersion(init.protocolVersion)) {
+          yield* Effect.forkIn(refresh(listen(init)), scope)
+        } else if (init.restored !== undefined) {
           // the server still holds them for the resumed session: only remembered for a later new session
           for (const uri of init.restored.subscriptions) subscriptions.add(uri)
           loggingLevel = init.restored.loggingLevel
         }
-        if (init.generation > 1) {
+        if (init.generation > 1 && !isModernVersion(init.protocolVersion)) {
           for (const uri of subscriptions) {
             yield* refresh(session.request("resources/subscribe", { uri }))
           }
@@ -275,7 +298,7 @@ const build = <R>(
       session,
       initialized: session.initialized,
       state: session.state,
-      ping: Effect.asVoid(session.request("ping")),
+      ping: legacyOnly("ping").pipe(Effect.zipRight(session.request("ping")), Effect.asVoid),
       listTools,
       callTool: toolCalls.callTool,
       callToolStream: toolCalls.callToolStream,
@@ -293,16 +316,31 @@ const build = <R>(
           Effect.zipRight(decodeReadResource(session, "resources/read", { uri }))
         ),
       subscribe: (uri) =>
-        Effect.flatMap(session.initialized, (init) =>
-          init.capabilities.resources?.subscribe ?
-            Effect.asVoid(session.request("resources/subscribe", { uri })).pipe(
-              Effect.tap(() => Effect.sync(() => subscriptions.add(uri)))
-            ) :
-            Effect.fail(new McpError.UnsupportedCapability({ capability: "resources.subscribe", method: "resources/subscribe" }))),
+        Effect.flatMap(session.initialized, (init) => {
+          if (!init.capabilities.resources?.subscribe) {
+            return Effect.fail(
+              new McpError.UnsupportedCapability({ capability: "resources.subscribe", method: "resources/subscribe" })
+            )
+          }
+          if (isModernVersion(init.protocolVersion)) {
+            // the listen request is opened again with the URI added; a refusal takes it out again
+            return Effect.sync(() => subscriptions.add(uri)).pipe(
+              Effect.zipRight(listen(init)),
+              Effect.tapError(() => Effect.sync(() => subscriptions.delete(uri)))
+            )
+          }
+          return Effect.asVoid(session.request("resources/subscribe", { uri })).pipe(
+            Effect.tap(() => Effect.sync(() => subscriptions.add(uri)))
+          )
+        }),
       unsubscribe: (uri) =>
         Effect.sync(() => subscriptions.delete(uri)).pipe(
-          Effect.zipRight(session.request("resources/unsubscribe", { uri })),
-          Effect.asVoid
+          Effect.zipRight(session.initialized),
+          Effect.flatMap((init) =>
+            isModernVersion(init.protocolVersion) ?
+              listen(init) :
+              Effect.asVoid(session.request("resources/unsubscribe", { uri }))
+          )
         ),
       resourceUpdates: resourceUpdatesOf(session.notifications),
       subscribeResourceUpdates: Effect.map(session.subscribeNotifications, resourceUpdatesOf),
@@ -318,7 +356,8 @@ const build = <R>(
           Effect.zipRight(decodeComplete(session, "completion/complete", params as Record<string, unknown>))
         ),
       setLoggingLevel: (level) =>
-        requireCapability("logging", "logging/setLevel").pipe(
+        legacyOnly("logging/setLevel").pipe(
+          Effect.zipRight(requireCapability("logging", "logging/setLevel")),
           Effect.zipRight(session.request("logging/setLevel", { level })),
           Effect.tap(() => Effect.sync(() => loggingLevel = level)),
           Effect.asVoid

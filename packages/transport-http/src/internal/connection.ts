@@ -82,7 +82,6 @@ const connect = (
     const state: State = {
       sessionId: undefined,
       protocolVersion: undefined,
-      initializeId: undefined,
       failure: undefined,
       legacyEndpoint: undefined,
       getStreamStarted: false
@@ -91,19 +90,7 @@ const connect = (
       config,
       execute,
       state,
-      deliver: (items) =>
-        Effect.suspend(() => {
-          for (const item of items) {
-            if (
-              !JsonRpc.isMalformed(item) && "result" in item && item.id === state.initializeId &&
-              typeof item.result === "object" && item.result !== null
-            ) {
-              const version = (item.result as { readonly protocolVersion?: unknown }).protocolVersion
-              if (typeof version === "string") state.protocolVersion = version
-            }
-          }
-          return inbound.offer(items)
-        }),
+      deliver: (items) => inbound.offer(items),
       fail: (error) =>
         Effect.suspend(() => {
           if (state.failure === undefined) state.failure = error
@@ -155,8 +142,9 @@ const connect = (
     const send = (message: JsonRpc.Message): Effect.Effect<void, McpTransport.ConnectionError> =>
       Effect.suspend(() => {
         if (state.failure !== undefined) return Effect.fail(state.failure)
+        // the one message read by name: a failed initialize ends the connection, its answer carries the
+        // session id, and it is what falls back to HTTP+SSE
         const initialize = JsonRpc.isRequest(message) && message.method === "initialize"
-        if (initialize) state.initializeId = (message as JsonRpc.Request).id
         const sent = state.legacyEndpoint !== undefined
           ? Legacy.post(ctx, state.legacyEndpoint, message)
           : postStreamable(ctx, message, initialize, shared)
@@ -171,7 +159,17 @@ const connect = (
       description: `http ${config.description}`,
       networkTransport: "tcp",
       sessionId: () => state.sessionId,
-      resumed
+      resumed,
+      // the session says which version it negotiated: every later request carries it
+      negotiated: ({ protocolVersion }) => Effect.sync(() => state.protocolVersion = protocolVersion),
+      // the session is ready: open the server's own stream (HTTP+SSE has it already; a resumed session too)
+      ready: Effect.suspend(() => {
+        if (state.getStreamStarted || state.legacyEndpoint !== undefined || state.failure !== undefined) {
+          return Effect.void
+        }
+        state.getStreamStarted = true
+        return ctx.fork(runGetStream(ctx))
+      })
     }
   })
 
@@ -279,10 +277,6 @@ const postStreamable = (
           Effect.catchAll(ctx.fail)
         )
       )
-      if (JsonRpc.isNotification(message) && message.method === "notifications/initialized" && !state.getStreamStarted) {
-        state.getStreamStarted = true
-        yield* ctx.fork(runGetStream(ctx))
-      }
       return
     }
     if (status === 404 && hadSession) {

@@ -10,12 +10,13 @@ import type { Execute } from "./exchange.js"
  */
 export interface State {
   sessionId: string | undefined
+  /** set by the session's hand-off (`Connection.negotiated`) or a resumed session */
   protocolVersion: string | undefined
-  initializeId: JsonRpc.RequestId | undefined
   /** set once the connection failed; later sends fail with it */
   failure: McpTransport.ConnectionError | undefined
   /** set when this connection speaks the 2024-11-05 HTTP+SSE transport */
   legacyEndpoint: URL | undefined
+  /** set once the GET stream was opened (`Connection.ready`, or resuming) */
   getStreamStarted: boolean
 }
 

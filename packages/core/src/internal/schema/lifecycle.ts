@@ -34,7 +34,9 @@ export const ClientCapabilities = Schema.Struct({
       sampling: Schema.optional(Schema.Struct({ createMessage: Schema.optional(JsonObject) })),
       elicitation: Schema.optional(Schema.Struct({ create: Schema.optional(JsonObject) }))
     }))
-  }))
+  })),
+  /** Extensions (2026-07-28), by identifier, with their settings. */
+  extensions: Schema.optional(Schema.Record({ key: Schema.String, value: JsonObject }))
 })
 
 /**
@@ -65,7 +67,9 @@ export const ServerCapabilities = Schema.Struct({
     requests: Schema.optional(Schema.Struct({
       tools: Schema.optional(Schema.Struct({ call: Schema.optional(JsonObject) }))
     }))
-  }))
+  })),
+  /** Extensions (2026-07-28), by identifier, with their settings (e.g. `io.modelcontextprotocol/tasks`). */
+  extensions: Schema.optional(Schema.Record({ key: Schema.String, value: JsonObject }))
 })
 
 /**

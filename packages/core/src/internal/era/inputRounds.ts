@@ -1,0 +1,119 @@
+/**
+ * Multi-round-trip requests (2026-07-28): a server that needs input to
+ * finish `tools/call`, `prompts/get` or `resources/read` answers with
+ * `resultType: "input_required"` and the requests it needs answered. The
+ * client answers them with the same handlers that answer server-to-client
+ * requests in the legacy era (`Elicitation`, `Sampling`, `Roots`), then sends
+ * the original request again, as a new request (a new id), with the answers
+ * in `inputResponses` and the server's `requestState` echoed unchanged.
+ *
+ * Each round is a request of its own, with its own timeout; interrupting the
+ * caller interrupts whichever round (or handler) is running.
+ */
+import * as Effect from "effect/Effect"
+import type * as ClientSession from "../../ClientSession.js"
+import * as McpError from "../../McpError.js"
+import * as McpSchema from "../../McpSchema.js"
+import { checker } from "../decode.js"
+
+/**
+ * Methods whose results may ask for input.
+ *
+ * @internal
+ */
+export const inputMethods: ReadonlySet<string> = new Set(["tools/call", "prompts/get", "resources/read"])
+
+/**
+ * How many times in a row a server may ask for input before the request
+ * fails: a server that never settles must not keep a caller forever.
+ *
+ * @internal
+ */
+export const maxRounds = 16
+
+/**
+ * What a retry adds to the original params.
+ *
+ * @internal
+ */
+export interface Answers {
+  readonly inputResponses: Record<string, unknown>
+  readonly requestState?: string
+}
+
+const decodeInputRequired = checker(McpSchema.InputRequiredResult)
+
+const isInputRequired = (raw: unknown): boolean =>
+  typeof raw === "object" && raw !== null && (raw as { resultType?: unknown }).resultType === "input_required"
+
+/**
+ * Runs `send` (one round: the original request, plus the answers of the
+ * previous round) until the server's result is not `input_required`.
+ *
+ * @internal
+ */
+export const run = (
+  method: string,
+  send: (answers: Answers | undefined) => Effect.Effect<unknown, McpError.McpClientError>,
+  handlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>
+): Effect.Effect<unknown, McpError.McpClientError> => {
+  const round = (answers: Answers | undefined, n: number): Effect.Effect<unknown, McpError.McpClientError> =>
+    Effect.flatMap(send(answers), (raw) => {
+      if (!isInputRequired(raw)) return Effect.succeed(raw)
+      const decoded = decodeInputRequired(raw)
+      if (decoded._tag === "Left") {
+        return Effect.fail(
+          new McpError.DecodeError({ reason: "Schema", method, message: `invalid input_required result: ${decoded.left}` })
+        )
+      }
+      if (n >= maxRounds) {
+        return Effect.fail(
+          new McpError.ProtocolError({
+            code: McpError.ErrorCode.InternalError,
+            method,
+            message: `the server asked for input ${maxRounds} times in a row; ${method} was given up (client-side limit)`
+          })
+        )
+      }
+      const result = decoded.right
+      return Effect.map(answer(method, result.inputRequests ?? {}, handlers), (inputResponses) => ({
+        inputResponses,
+        ...(result.requestState !== undefined ? { requestState: result.requestState } : {})
+      })).pipe(Effect.flatMap((next) => round(next, n + 1)))
+    })
+  return round(undefined, 0)
+}
+
+/** Answers the server's input requests one after the other, in the order the server listed them. */
+const answer = (
+  method: string,
+  requests: Readonly<Record<string, McpSchema.InputRequest>>,
+  handlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>
+): Effect.Effect<Record<string, unknown>, McpError.McpClientError> =>
+  Effect.reduce(Object.entries(requests), {} as Record<string, unknown>, (responses, [key, request]) => {
+    const handler = handlers.get(request.method)
+    if (handler === undefined) {
+      return Effect.fail(
+        new McpError.ProtocolError({
+          code: McpError.ErrorCode.MethodNotFound,
+          method,
+          message: `the server needs ${request.method} answered to finish ${method}, and this client has no handler ` +
+            "for it (provide the Elicitation, Sampling or Roots layer)"
+        })
+      )
+    }
+    return Effect.map(handler(request.params ?? {}, { requestId: key }), (response) => {
+      responses[key] = response
+      return responses
+    })
+  })
+
+/**
+ * The params of a retry: the original params with the answers added.
+ *
+ * @internal
+ */
+export const withAnswers = (
+  params: Record<string, unknown> | undefined,
+  answers: Answers | undefined
+): Record<string, unknown> | undefined => answers === undefined ? params : { ...params, ...answers }

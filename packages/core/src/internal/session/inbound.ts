@@ -1,0 +1,260 @@
+import * as Cause from "effect/Cause"
+import type * as Chunk from "effect/Chunk"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
+import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import type * as ClientSession from "../../ClientSession.js"
+import * as JsonRpc from "../../JsonRpc.js"
+import * as McpError from "../../McpError.js"
+import * as McpSchema from "../../McpSchema.js"
+import type { ConnectionError } from "../../McpTransport.js"
+import { checker } from "../decode.js"
+import type { Live } from "./link.js"
+import type { PendingTable } from "./pending.js"
+
+const progressParams = checker(McpSchema.ProgressNotificationParams)
+
+/** Runs a callback of the app on the inbound path, where nothing may throw: a throw is logged. */
+const guarded = <A>(what: string, f: () => A): A | Effect.Effect<void> => {
+  try {
+    return f()
+  } catch (e) {
+    return Effect.logError(`mcp: ${what} threw`, Cause.die(e))
+  }
+}
+
+const guardedVoid = (what: string, f: () => void): Effect.Effect<void> | undefined => {
+  try {
+    f()
+    return undefined
+  } catch (e) {
+    return Effect.logError(`mcp: ${what} threw`, Cause.die(e))
+  }
+}
+
+/** Notifications and stray malformed input may be dropped; what settles or answers a request may not. */
+const isDroppable = (incoming: JsonRpc.Incoming) =>
+  JsonRpc.isMalformed(incoming) ? incoming.id === undefined : "method" in incoming && !("id" in incoming)
+
+/**
+ * Everything the server sends, routed: responses settle their request in
+ * the pending table, notifications go to progress callbacks, cancellations
+ * or subscribers, and server requests (ping, the app's handlers) are
+ * answered from fibers of their own.
+ *
+ * @internal
+ */
+export interface InboundRouter {
+  /** Reads a connection until it ends. */
+  readonly read: (live: Live) => Effect.Effect<void, ConnectionError>
+  /** The connection is gone: the server requests it carried are interrupted, unanswered. */
+  readonly abandonServerRequests: Effect.Effect<void>
+  readonly notifications: PubSub.PubSub<JsonRpc.Notification>
+  readonly malformed: PubSub.PubSub<McpError.DecodeError>
+  /** Notifications lost to a full subscriber or a full backlog. */
+  readonly dropped: () => number
+  /** Inbound messages waiting for the worker. */
+  readonly backlog: () => number
+}
+
+/** @internal */
+export const make = (options: {
+  readonly table: PendingTable
+  readonly handlers: ClientSession.Options["handlers"]
+  readonly onNotification: ClientSession.Options["onNotification"]
+  /** Bound of the notification PubSub (sliding). */
+  readonly notificationCapacity: number
+  /** Bound of the push backlog (notifications past it are dropped). */
+  readonly inboundCapacity: number
+}): Effect.Effect<InboundRouter, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const { inboundCapacity, notificationCapacity, table } = options
+    const scope = yield* Effect.scope
+    const handlers = new Map(Object.entries(options.handlers ?? {}))
+    const serverRequests = new Map<JsonRpc.RequestId, Fiber.RuntimeFiber<void>>()
+    const notifications = yield* PubSub.sliding<JsonRpc.Notification>(notificationCapacity)
+    const malformed = yield* PubSub.sliding<McpError.DecodeError>(64)
+    let dropped = 0
+    let backlog = 0
+
+    /** Publishes to a sliding PubSub, counting what a full subscriber loses. */
+    const publishNotification = (notification: JsonRpc.Notification) =>
+      Effect.suspend(() => {
+        const size = notifications.unsafeSize()
+        if (size._tag === "Some" && size.value >= notificationCapacity) dropped++
+        return PubSub.publish(notifications, notification)
+      })
+
+    const answer = (live: Live, message: JsonRpc.Message) => Effect.ignore(live.connection.send(message))
+
+    const onServerRequest = (live: Live, request: JsonRpc.Request): Effect.Effect<void> => {
+      if (request.method === "ping") return answer(live, JsonRpc.success(request.id, {}))
+      const handler = handlers.get(request.method)
+      if (handler === undefined) {
+        return answer(
+          live,
+          JsonRpc.failure(request.id, {
+            code: McpError.ErrorCode.MethodNotFound,
+            message: `the client does not support ${request.method}`
+          })
+        )
+      }
+      const run = Effect.suspend(() => handler(request.params ?? {}, { requestId: request.id })).pipe(
+        Effect.matchCauseEffect({
+          onSuccess: (result) => answer(live, JsonRpc.success(request.id, result)),
+          onFailure: (cause) => {
+            if (Cause.isInterruptedOnly(cause)) return Effect.void // cancelled by the server: no answer
+            const failure = Cause.failureOption(cause)
+            const error: JsonRpc.ErrorObject = Option.isSome(failure) ?
+              {
+                code: failure.value.code,
+                message: failure.value.message,
+                ...(failure.value.data !== undefined ? { data: failure.value.data } : {})
+              } :
+              { code: McpError.ErrorCode.InternalError, message: "the client's handler failed unexpectedly" }
+            return Effect.zipRight(
+              Option.isNone(failure) ? Effect.logError("mcp server request handler died", cause) : Effect.void,
+              answer(live, JsonRpc.failure(request.id, error))
+            )
+          }
+        }),
+        Effect.ensuring(Effect.sync(() => serverRequests.delete(request.id)))
+      )
+      return Effect.flatMap(Effect.forkIn(run, scope), (fiber) => Effect.sync(() => serverRequests.set(request.id, fiber)))
+    }
+
+    /** Handles what it can synchronously; returns an effect only for the rest. */
+    const onNotification = (notification: JsonRpc.Notification): Effect.Effect<void> | undefined => {
+      switch (notification.method) {
+        case "notifications/progress": {
+          const decoded = progressParams(notification.params)
+          if (decoded._tag === "Left") return undefined
+          const callback = table.progress(decoded.right)
+          return callback === undefined ? undefined : guardedVoid("a progress callback", callback)
+        }
+        case "notifications/cancelled": {
+          const requestId = notification.params?.requestId as JsonRpc.RequestId | undefined
+          const fiber = requestId === undefined ? undefined : serverRequests.get(requestId)
+          return fiber ? Fiber.interruptFork(fiber) : undefined
+        }
+        default: {
+          const publish = publishNotification(notification)
+          const onNotification = options.onNotification
+          const first = onNotification === undefined ? undefined : guarded("onNotification", () => onNotification(notification))
+          return first === undefined ? publish : Effect.zipRight(first, publish)
+        }
+      }
+    }
+
+    const onIncoming = (live: Live, incoming: JsonRpc.Incoming): Effect.Effect<void> | undefined => {
+      if (JsonRpc.isMalformed(incoming)) {
+        const entry = table.sentOn(incoming.id, live)
+        if (entry !== undefined) {
+          table.settle(entry, Exit.fail(incoming.error))
+          return undefined
+        }
+        return Effect.zipRight(
+          Effect.logWarning("mcp: ignored malformed input", incoming.error.message),
+          PubSub.publish(malformed, incoming.error)
+        )
+      }
+      if ("method" in incoming) {
+        return "id" in incoming ? onServerRequest(live, incoming) : onNotification(incoming)
+      }
+      const entry = table.sentOn(incoming.id, live)
+      if (entry === undefined) {
+        if (incoming.id === null && "error" in incoming) {
+          return Effect.logWarning("mcp: server reported an error", incoming.error.message)
+        }
+        return undefined // late answer to a cancelled or timed-out request
+      }
+      table.settle(
+        entry,
+        "error" in incoming ?
+          Exit.fail(
+            new McpError.ProtocolError({
+              code: incoming.error.code,
+              message: incoming.error.message,
+              method: entry.method,
+              ...(incoming.error.data !== undefined ? { data: incoming.error.data } : {})
+            })
+          ) :
+          Exit.succeed(incoming.result)
+      )
+      return undefined
+    }
+
+    /**
+     * Reads a connection until it ends. With a transport's `push`, responses
+     * settle in the transport's callback; what needs an effect (server
+     * requests, published notifications) goes, in order, to a worker, and
+     * while the worker is behind everything queues behind it to keep order.
+     * The queue holds at most `inboundCapacity` notifications: past it they
+     * are dropped and counted (a callback cannot wait); responses and server
+     * requests are always kept.
+     */
+    const read = (live: Live): Effect.Effect<void, ConnectionError> => {
+      const push = live.connection.push
+      if (push === undefined) return Stream.runForEachChunk(live.connection.incoming, onChunk(live))
+      return Effect.gen(function*() {
+        const work = yield* Queue.unbounded<Effect.Effect<void>>()
+        const enqueue = (effect: Effect.Effect<void>) => {
+          backlog++
+          work.unsafeOffer(effect)
+        }
+        const worker = yield* Queue.take(work).pipe(
+          Effect.flatMap((effect) => Effect.ensuring(effect, Effect.sync(() => backlog--))),
+          Effect.forever,
+          Effect.fork
+        )
+        const exit = yield* Effect.exit(push((messages) => {
+          for (const incoming of messages) {
+            if (backlog === 0) {
+              const effect = onIncoming(live, incoming)
+              if (effect !== undefined) enqueue(effect)
+            } else if (backlog >= inboundCapacity && isDroppable(incoming)) {
+              dropped++
+            } else {
+              enqueue(Effect.suspend(() => onIncoming(live, incoming) ?? Effect.void))
+            }
+          }
+        }))
+        // what arrived before the end is handled before the end is reported
+        const drained = yield* Deferred.make<void>()
+        enqueue(Deferred.succeed(drained, undefined))
+        yield* Deferred.await(drained)
+        yield* Fiber.interrupt(worker)
+        backlog = 0
+        return yield* exit
+      }).pipe(Effect.onInterrupt(() => Effect.sync(() => backlog = 0)))
+    }
+
+    /** Settles responses as they come; runs the effects of a chunk in order after it. */
+    const onChunk = (live: Live) => (chunk: Chunk.Chunk<JsonRpc.Incoming>): Effect.Effect<void> => {
+      let effects: Array<Effect.Effect<void>> | undefined
+      for (const incoming of chunk) {
+        const effect = onIncoming(live, incoming)
+        if (effect !== undefined) (effects ??= []).push(effect)
+      }
+      return effects === undefined ? Effect.void : Effect.forEach(effects, (effect) => effect, { discard: true })
+    }
+
+    return {
+      read,
+      abandonServerRequests: Effect.suspend(() => {
+        const orphans = [...serverRequests.values()]
+        serverRequests.clear()
+        return Effect.forEach(orphans, Fiber.interruptFork, { discard: true })
+      }),
+      notifications,
+      malformed,
+      dropped: () => dropped,
+      backlog: () => backlog
+    }
+  })

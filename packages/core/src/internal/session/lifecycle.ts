@@ -1,0 +1,249 @@
+import * as Cause from "effect/Cause"
+import type * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import type * as Tracer from "effect/Tracer"
+import type * as ClientSession from "../../ClientSession.js"
+import * as McpError from "../../McpError.js"
+import { ConnectionObserver, Resumption } from "../../McpTransport.js"
+import type { Connection, Retry } from "../../McpTransport.js"
+import type * as Resumer from "../resume.js"
+import * as Spans from "../spans.js"
+import { type Handshake, handOff, notifyOn } from "./handshake.js"
+import type { InboundRouter } from "./inbound.js"
+import * as Link from "./link.js"
+import type { PendingTable } from "./pending.js"
+
+/** Errors that end the session instead of trying the next connection. */
+const isFatal = (error: McpError.McpClientError) =>
+  error._tag === "ProtocolError" || error._tag === "DecodeError" || error._tag === "Unauthorized" ||
+  error._tag === "InsufficientScope"
+
+interface Closing {
+  readonly previous: Link.Link
+  readonly error: McpError.McpClientError
+}
+
+/**
+ * The connection lifecycle: reads the transport's connections one after the
+ * other, runs the handshake on each (or takes a resumed session), makes it
+ * ready, and when it is lost settles or resends what it carried; the
+ * `mcp.client reconnect` span covers the time between a lost connection and
+ * the next ready one. Ends with `close`: the session is over.
+ *
+ * @internal
+ */
+export const run = (options: {
+  readonly connections: Stream.Stream<Connection, McpError.TransportError>
+  readonly link: Ref.Ref<Link.Link>
+  readonly state: SubscriptionRef.SubscriptionRef<ClientSession.ConnectionState>
+  readonly closed: Deferred.Deferred<McpError.McpClientError>
+  readonly table: PendingTable
+  readonly router: InboundRouter
+  readonly handshake: Handshake
+  readonly resumer: Resumer.Resumer
+  readonly clock: Clock.Clock
+  /** A request on a given connection (the handshake's). */
+  readonly requestOn: (
+    live: Link.Live,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: ClientSession.RequestOptions
+  ) => Effect.Effect<unknown, McpError.McpClientError>
+  readonly onInitialized: ClientSession.Options["onInitialized"]
+}): Effect.Effect<{ readonly close: (error: McpError.McpClientError) => Effect.Effect<void> }, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const { clock, closed, link, resumer, router, state, table } = options
+    const scope = yield* Effect.scope
+    let generation = 0
+
+    const endSpan = (span: Tracer.Span, exit: Exit.Exit<void, McpError.McpClientError>) => {
+      if (Exit.isFailure(exit)) Spans.annotateOutcome(span, "reconnect", exit)
+      span.end(clock.unsafeCurrentTimeNanos(), exit)
+    }
+
+    const connectionLost = (live: Link.Live, failure: McpError.McpClientError) =>
+      Effect.gen(function*() {
+        const reason = failure.message
+        // the reconnect span opens when a ready connection is lost
+        const before = yield* Ref.get(link)
+        const span = before._tag === "Ready" && before.live === live ?
+          yield* Effect.makeSpan("mcp.client reconnect", {
+            attributes: { "mcp.connection.generation": live.generation + 1 },
+            captureStackTrace: false
+          }) :
+          undefined
+        const after = yield* Ref.modify(link, (current): [Link.Link, Link.Link] => {
+          live.alive = false
+          const next: Link.Link = current._tag === "Ready" ?
+            (current.live === live && span !== undefined ?
+              {
+                _tag: "Reconnecting",
+                ready: Link.newGate(),
+                lastFailure: failure,
+                previous: current.initialized,
+                span
+              } :
+              current) :
+            current._tag === "Closed" ?
+            current :
+            { ...current, lastFailure: failure }
+          return [next, next]
+        })
+        if (span !== undefined && (after._tag !== "Reconnecting" || after.span !== span)) span.end(clock.unsafeCurrentTimeNanos(), Exit.void)
+        table.lost(live, reason)
+        yield* router.abandonServerRequests
+        if (after._tag === "Closed") return
+        yield* SubscriptionRef.set(state, {
+          _tag: "Reconnecting",
+          generation: live.generation + 1,
+          reason,
+          lastFailure: failure,
+          attempt: 0,
+          nextDelay: undefined
+        })
+      })
+
+    const open = (live: Link.Live) =>
+      Effect.flatMap(Ref.get(link), (current) => {
+        const handshake = options.handshake.run({
+          request: (method, params, requestOptions) => options.requestOn(live, method, params, requestOptions),
+          notify: notifyOn(live.connection),
+          connection: live.connection,
+          generation: live.generation
+        })
+        return current._tag === "Reconnecting" ? Effect.withParentSpan(handshake, current.span) : handshake
+      })
+
+    const runConnection = (connection: Connection) =>
+      Effect.gen(function*() {
+        const live: Link.Live = { connection, generation: ++generation, alive: true }
+        yield* SubscriptionRef.set(state, { _tag: "Connecting", generation: live.generation })
+        const reader = yield* Effect.fork(router.read(live))
+        const resumed = resumer.connected(connection, live.generation)
+        const opened = resumed !== undefined ?
+          Either.right(resumed) :
+          yield* open(live).pipe(
+            Effect.raceFirst(
+              Fiber.join(reader).pipe(
+                Effect.zipRight(
+                  Effect.fail(
+                    new McpError.TransportError({ reason: "Closed", message: "the connection closed during initialize" })
+                  )
+                )
+              )
+            ),
+            Effect.either
+          )
+        if (opened._tag === "Left") {
+          yield* Fiber.interrupt(reader)
+          yield* connectionLost(live, opened.left)
+          if (isFatal(opened.left)) return yield* Effect.fail(opened.left)
+          yield* Effect.logWarning("mcp: initialize failed, trying a new connection", opened.left.message)
+          return
+        }
+        const initialized = opened.right
+        if (resumed !== undefined) yield* handOff(connection, initialized.protocolVersion)
+        yield* resumer.ready(initialized)
+        if (connection.ready !== undefined) yield* connection.ready
+        yield* table.resendOn(live)
+        const previous = yield* Ref.modify(link, (current): [Link.Link, Link.Link] => [
+          current,
+          current._tag === "Closed" ? current : { _tag: "Ready", live, initialized }
+        ])
+        if (previous._tag === "Closed") return
+        Link.release(previous, Exit.succeed(live))
+        if (previous._tag === "Reconnecting") endSpan(previous.span, Exit.void)
+        yield* SubscriptionRef.set(state, { _tag: "Ready", initialized })
+        if (options.onInitialized) yield* Effect.forkIn(options.onInitialized(initialized), scope)
+        const end = yield* Fiber.await(reader)
+        yield* connectionLost(
+          live,
+          Exit.isSuccess(end) ?
+            new McpError.TransportError({ reason: "Closed", message: "the server closed the connection" }) :
+            Option.getOrElse(
+              Cause.failureOption(end.cause),
+              () =>
+                new McpError.TransportError({
+                  reason: "Read",
+                  message: "the connection broke",
+                  cause: Cause.squash(end.cause)
+                })
+            )
+        )
+      })
+
+    const close = (reported: McpError.McpClientError) =>
+      Effect.flatMap(
+        Ref.modify(link, (current): [Closing | undefined, Link.Link] => {
+          if (current._tag === "Closed") return [undefined, current]
+          // the transport's own error names the last failed connect; a connection that died after it was
+          // handed over is known only here
+          const lastFailure = Link.lastFailure(current)
+          const error = reported._tag === "TransportError" && reported.reason === "Exhausted" &&
+              reported.cause === undefined && lastFailure ?
+            new McpError.TransportError({
+              ...reported,
+              message: `${reported.message} (last failure: ${lastFailure.message})`,
+              cause: lastFailure
+            }) :
+            reported
+          return [{ previous: current, error }, { _tag: "Closed", error, previous: Link.lastInitialized(current) }]
+        }),
+        (closing) => {
+          if (closing === undefined) return Effect.void
+          const { error, previous } = closing
+          Link.release(previous, Exit.fail(error))
+          if (previous._tag === "Reconnecting") endSpan(previous.span, Exit.fail(error))
+          table.failAll(error)
+          return SubscriptionRef.set(state, { _tag: "Closed", error }).pipe(
+            Effect.zipRight(Deferred.succeed(closed, error)),
+            // every public stream ends with the session
+            Effect.zipRight(PubSub.shutdown(router.notifications)),
+            Effect.zipRight(PubSub.shutdown(router.malformed))
+          )
+        }
+      )
+
+    const observer: ConnectionObserver["Type"] = {
+      established: Effect.map(Ref.get(link), Link.wasEstablished),
+      retrying: (retry: Retry) =>
+        Effect.flatMap(Ref.get(link), (current) => {
+          const failure = retry.lastFailure ?? Link.lastFailure(current)
+          return SubscriptionRef.set(state, {
+            _tag: "Reconnecting",
+            generation: generation + 1,
+            reason: failure?.message ?? "the connection ended",
+            lastFailure: failure,
+            attempt: retry.attempt,
+            nextDelay: retry.delay
+          })
+        })
+    }
+
+    yield* options.connections.pipe(
+      Stream.provideService(ConnectionObserver, observer),
+      Stream.provideService(Resumption, resumer.handoff),
+      Stream.runForEach(runConnection),
+      Effect.matchCauseEffect({
+        onSuccess: () =>
+          close(new McpError.TransportError({ reason: "Closed", message: "the transport has no more connections" })),
+        onFailure: (cause) =>
+          Option.match(Cause.failureOption(cause), {
+            onNone: () => Effect.void,
+            onSome: (error) => close(error)
+          })
+      }),
+      Effect.forkIn(scope)
+    )
+    return { close }
+  })

@@ -1,0 +1,348 @@
+import type * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import type * as Tracer from "effect/Tracer"
+import type * as ClientSession from "../../ClientSession.js"
+import * as JsonRpc from "../../JsonRpc.js"
+import * as McpError from "../../McpError.js"
+import type * as McpSchema from "../../McpSchema.js"
+import * as Spans from "../spans.js"
+import { expiredKind, makeSweeper, type Timed } from "../timeouts.js"
+import type { Live } from "./link.js"
+
+/** @internal */
+export const replayableMethods: ReadonlySet<string> = new Set([
+  "ping",
+  "tools/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "resources/subscribe",
+  "resources/unsubscribe",
+  "prompts/list",
+  "prompts/get",
+  "completion/complete",
+  "logging/setLevel",
+  "tasks/get",
+  "tasks/list",
+  "tasks/result"
+])
+
+/** How long sending `notifications/cancelled` may take before it is given up. */
+const cancelNoticeMillis = 5_000
+
+/** Methods whose idle timeout resets on progress unless a request says otherwise. */
+const progressMethods: ReadonlySet<string> = new Set([
+  "tools/call",
+  "resources/read",
+  "prompts/get",
+  "sampling/createMessage",
+  "tasks/result"
+])
+
+/** @internal */
+export type Outcome = Exit.Exit<unknown, McpError.McpClientError>
+
+/**
+ * A request the session waits on the answer of.
+ *
+ * @internal
+ */
+export interface Pending extends Timed {
+  readonly id: JsonRpc.RequestId
+  readonly method: string
+  readonly message: JsonRpc.Request
+  readonly replay: boolean
+  readonly toolName: string | undefined
+  readonly progressToken: JsonRpc.RequestId | undefined
+  readonly onProgress: ((p: McpSchema.ProgressNotificationParams) => void) | undefined
+  readonly resetOnProgress: boolean
+  /** The connection the request went out on; `undefined` while it waits for one. */
+  sentOn: Live | undefined
+  /** The fiber sending the request, while it may still be running: interrupted once the outcome is known. */
+  sender: Fiber.RuntimeFiber<void> | undefined
+  awaitingResend: boolean
+  /** The outcome, once known; `resume` hands it to the waiting fiber. */
+  outcome: Outcome | undefined
+  resume: ((outcome: Outcome) => void) | undefined
+  timedOut: boolean
+  /** The request's span, when a tracer is installed. */
+  readonly span: Tracer.Span | undefined
+}
+
+/**
+ * Changes a request's params before it is sent: the hook a protocol era
+ * uses to put what it needs (2026-07-28: version and client info in
+ * `_meta`) into every request.
+ *
+ * @internal
+ */
+export type Decorate = (
+  method: string,
+  params: Record<string, unknown> | undefined
+) => Record<string, unknown> | undefined
+
+/** Milliseconds of a timeout option (`undefined` for none); a value that is no duration is a typed error. @internal */
+export const toMillis = (
+  name: string,
+  t: ClientSession.Timeout | undefined
+): Either.Either<number | undefined, McpError.TransportError> => {
+  if (t === undefined || t === "none") return Either.right(undefined)
+  const decoded = Duration.decodeUnknown(t)
+  return Option.isSome(decoded) && Duration.isFinite(decoded.value) ?
+    Either.right(Duration.toMillis(decoded.value)) :
+    Either.left(
+      new McpError.TransportError({
+        reason: "Connect",
+        phase: "options",
+        message: `invalid option ${name}: not a finite Duration or "none"`
+      })
+    )
+}
+
+/**
+ * The session's table of requests in flight: ids, registration, settling,
+ * deadlines (one sweeper, `timeouts.ts`), progress, and the cancellation
+ * notice a request the client gives up on sends the server.
+ *
+ * @internal
+ */
+export interface PendingTable {
+  /**
+   * Registers a request and waits for its outcome; `send` puts it on a
+   * connection (from a fiber of its own, so an outcome such as a timeout is
+   * seen while a send is still blocked).
+   */
+  readonly request: (
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: ClientSession.RequestOptions | undefined,
+    span: Tracer.Span | undefined,
+    send: (entry: Pending) => Effect.Effect<void, McpError.McpClientError>
+  ) => Effect.Effect<unknown, McpError.McpClientError>
+  /** Sends an entry on a connection; a failed send settles it, unless the connection's loss handles it. */
+  readonly sendOn: (entry: Pending, live: Live) => Effect.Effect<void>
+  /** The entry waiting for a response with this id on this connection. */
+  readonly sentOn: (id: JsonRpc.RequestId | null | undefined, live: Live) => Pending | undefined
+  readonly settle: (entry: Pending, outcome: Outcome) => void
+  /** A progress notification: resets the idle budget and calls the request's callback (it may throw). */
+  readonly progress: (params: McpSchema.ProgressNotificationParams) => (() => void) | undefined
+  /**
+   * A connection is lost: what it carried is resent on the next when
+   * replayable, else settled with `OutcomeUnknown`.
+   */
+  readonly lost: (live: Live, reason: string) => void
+  /** Sends again, on `live`, what waits for a resend. */
+  readonly resendOn: (live: Live) => Effect.Effect<void>
+  /** Settles every entry with the error: the session is over. */
+  readonly failAll: (error: McpError.McpClientError) => void
+  readonly size: () => number
+}
+
+/** @internal */
+export const make = (options: {
+  readonly clock: Clock.Clock
+  readonly defaultIdle: number | undefined
+  readonly defaultTotal: number | undefined
+  readonly decorate?: Decorate | undefined
+}): Effect.Effect<PendingTable, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const { clock, decorate, defaultIdle, defaultTotal } = options
+    const pending = new Map<JsonRpc.RequestId, Pending>()
+    let nextId = 1
+
+    const settle = (entry: Pending, outcome: Outcome) => {
+      if (entry.outcome !== undefined) return
+      entry.outcome = outcome
+      timeouts.unwatch(entry)
+      entry.resume?.(outcome)
+    }
+
+    const timeouts = yield* makeSweeper<Pending>(clock, (entry) => {
+      const kind = expiredKind(entry)
+      entry.timedOut = true
+      settle(
+        entry,
+        Exit.fail(
+          new McpError.RequestTimeout({
+            method: entry.method,
+            kind,
+            millis: kind === "idle" ? entry.idleMillis! : entry.totalMillis!
+          })
+        )
+      )
+    })
+
+    /** Sends in a fiber of its own, so an outcome (a timeout) is seen while a send is still blocked. */
+    const startSending = (entry: Pending, send: Effect.Effect<void, McpError.McpClientError>) =>
+      Effect.map(
+        Effect.fork(
+          Effect.interruptible(Effect.catchAll(send, (error) => Effect.sync(() => settle(entry, Exit.fail(error)))))
+        ),
+        (fiber) => {
+          entry.sender = fiber
+        }
+      )
+
+    const awaitOutcome = (entry: Pending) =>
+      Effect.async<unknown, McpError.McpClientError>((resume) => {
+        if (entry.outcome !== undefined) return resume(entry.outcome)
+        entry.resume = resume
+      })
+
+    const sendOn = (entry: Pending, live: Live): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        entry.sentOn = live
+        if (entry.span !== undefined) Spans.annotateConnection(entry.span, live.connection)
+        return live.connection.send(entry.message).pipe(
+          Effect.catchAll((error) =>
+            Effect.sync(() => {
+              if (entry.sentOn !== live) return // the connection's death was already handled
+              if (error._tag === "SessionExpired") {
+                // the server did not know the session: it never ran this request
+                entry.sentOn = undefined
+                entry.awaitingResend = true
+                return
+              }
+              if (!live.alive) return // handled by the death of the connection
+              settle(entry, Exit.fail(error))
+            })
+          )
+        )
+      })
+
+    const cancelOnServer = (entry: Pending, reason: string) =>
+      Effect.suspend(() => {
+        const live = entry.sentOn
+        if (!live || !live.alive || entry.method === "initialize") return Effect.void
+        // best effort and bounded: an interrupt must never hang on a server that does not take the notice
+        // (it runs in a finalizer, so the send must be made interruptible for the bound to apply)
+        return Effect.interruptible(
+          live.connection.send(JsonRpc.notification("notifications/cancelled", { requestId: entry.id, reason }))
+        ).pipe(Effect.timeoutOption(cancelNoticeMillis), Effect.ignore)
+      })
+
+    const finish = (entry: Pending, exit: Exit.Exit<unknown, McpError.McpClientError>) => {
+      pending.delete(entry.id)
+      timeouts.unwatch(entry)
+      if (entry.span !== undefined) Spans.annotateOutcome(entry.span, entry.method, exit)
+      // a send still blocked (an HTTP POST waiting for headers) is of no use once the outcome is known
+      const sender = entry.sender
+      entry.sender = undefined
+      if (sender !== undefined && sender.unsafePoll() === null) sender.unsafeInterruptAsFork(FiberId.none)
+      if (entry.timedOut) return cancelOnServer(entry, "timeout")
+      if (entry.outcome === undefined && Exit.isInterrupted(exit)) {
+        entry.outcome = exit
+        return cancelOnServer(entry, "cancelled by the client")
+      }
+      return Effect.void
+    }
+
+    const request: PendingTable["request"] = (method, params, requestOptions, span, send) =>
+      // registering the entry and its cleanup is one step no interrupt can split
+      Effect.uninterruptibleMask((restore) => {
+        const idleMillis = requestOptions?.timeout !== undefined ?
+          toMillis("timeout", requestOptions.timeout) :
+          Either.right(defaultIdle)
+        const totalMillis = requestOptions?.maxTotalTimeout !== undefined ?
+          toMillis("maxTotalTimeout", requestOptions.maxTotalTimeout) :
+          Either.right(defaultTotal)
+        if (Either.isLeft(idleMillis)) return Effect.fail(idleMillis.left)
+        if (Either.isLeft(totalMillis)) return Effect.fail(totalMillis.left)
+        const id = nextId++
+        if (span !== undefined) span.attribute("jsonrpc.request.id", String(id))
+        const resetOnProgress = requestOptions?.resetTimeoutOnProgress ?? progressMethods.has(method)
+        const wantsProgress = resetOnProgress || requestOptions?.onProgress !== undefined
+        const withProgress = wantsProgress ?
+          { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: id } } :
+          params
+        const sentParams = decorate === undefined ? withProgress : decorate(method, withProgress)
+        const now = clock.unsafeCurrentTimeMillis()
+        const entry: Pending = {
+          id,
+          method,
+          message: JsonRpc.request(id, method, sentParams),
+          replay: requestOptions?.replay ?? replayableMethods.has(method),
+          toolName: requestOptions?.toolName,
+          progressToken: wantsProgress ? id : undefined,
+          onProgress: requestOptions?.onProgress,
+          resetOnProgress,
+          sentOn: undefined,
+          sender: undefined,
+          awaitingResend: false,
+          outcome: undefined,
+          resume: undefined,
+          timedOut: false,
+          idleMillis: idleMillis.right,
+          totalMillis: totalMillis.right,
+          startedAt: now,
+          lastActivity: now,
+          span
+        }
+        pending.set(id, entry)
+        if (entry.idleMillis !== undefined || entry.totalMillis !== undefined) timeouts.watch(entry)
+        return startSending(entry, send(entry)).pipe(
+          Effect.zipRight(restore(awaitOutcome(entry))),
+          Effect.onExit((exit) => finish(entry, exit))
+        )
+      })
+
+    return {
+      request,
+      sendOn,
+      sentOn: (id, live) => {
+        const entry = id === null || id === undefined ? undefined : pending.get(id)
+        return entry !== undefined && entry.sentOn === live ? entry : undefined
+      },
+      settle,
+      progress: (params) => {
+        // a request's progress token is its id
+        const entry = pending.get(params.progressToken)
+        if (!entry || entry.progressToken === undefined) return undefined
+        if (entry.resetOnProgress) entry.lastActivity = clock.unsafeCurrentTimeMillis()
+        const onProgress = entry.onProgress
+        return onProgress === undefined ? undefined : () => onProgress(params)
+      },
+      lost: (live, reason) => {
+        for (const entry of pending.values()) {
+          if (entry.sentOn !== live || entry.outcome !== undefined) continue
+          entry.sentOn = undefined
+          if (entry.replay) {
+            entry.awaitingResend = true
+          } else {
+            settle(
+              entry,
+              Exit.fail(
+                new McpError.OutcomeUnknown({
+                  method: entry.method,
+                  ...(entry.toolName !== undefined ? { toolName: entry.toolName } : {}),
+                  message: `the connection was lost (${reason}) after ${entry.method}` +
+                    (entry.toolName ? ` ${entry.toolName}` : "") +
+                    " was sent: it may or may not have run, and it is not sent again"
+                })
+              )
+            )
+          }
+        }
+      },
+      resendOn: (live) =>
+        Effect.forEach(
+          [...pending.values()].filter((entry) => entry.awaitingResend && entry.outcome === undefined),
+          (entry) => {
+            entry.awaitingResend = false
+            return startSending(entry, sendOn(entry, live))
+          },
+          { discard: true }
+        ),
+      failAll: (error) => {
+        for (const entry of pending.values()) settle(entry, Exit.fail(error))
+      },
+      size: () => pending.size
+    }
+  })

@@ -13,7 +13,7 @@
  */
 import { NodeContext, NodeHttpClient } from "@effect/platform-node"
 import { Elicitation, McpClient, McpError, Roots, Sampling } from "@mcp-effect/core"
-import type { McpSchema } from "@mcp-effect/core"
+import type { McpSchema, McpTransport } from "@mcp-effect/core"
 import { NodeTokenStore, OAuthClient, UrlPolicy } from "@mcp-effect/oauth"
 import * as NodeAuthorizer from "@mcp-effect/oauth/NodeAuthorizer"
 import * as NodeHostResolver from "@mcp-effect/oauth/NodeHostResolver"
@@ -66,7 +66,8 @@ const OAuth = (target: string) =>
     Layer.orDie
   )
 
-const Transport = url !== undefined ?
+// either transport; each also carries services of its own (stdio logs, HTTP request headers) the client finds
+const Transport: Layer.Layer<McpTransport.McpTransport, McpError.TransportError> = url !== undefined ?
   HttpTransport.layer({ url }).pipe(Layer.provide(OAuth(url)), Layer.provide(NodeHttpClient.layerUndici)) :
   NodeStdioTransport.layer({ command: cmd, args })
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { McpSchema, RequestHeaders } from "@mcp-effect/core"
+import { McpClient, type McpSchema, RequestHeaders } from "@mcp-effect/core"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import { clientLayer } from "./utils.js"
 
 const prop = (type: unknown, header: unknown) => ({ type, "x-mcp-header": header })
 const object = (properties: Record<string, unknown>) => ({ type: "object", properties })
@@ -180,4 +182,32 @@ describe("RequestHeaders.make", () => {
         "mcp-name": "valid_tool"
       })
     }))
+})
+
+describe("McpClient with a RequestHeaders service (as over HTTP)", () => {
+  const listed = {
+    tools: [
+      { name: "valid_tool", inputSchema: { type: "object", properties: { region: prop("string", "Region") } } },
+      { name: "invalid_number_header", inputSchema: { type: "object", properties: { score: prop("number", "Score") } } }
+    ]
+  }
+  const server = { capabilities: { tools: {} }, handlers: { "tools/list": () => Effect.succeed(listed) } }
+
+  it.effect("leaves tools with invalid x-mcp-header annotations out of the list and registers the others", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const headers = yield* RequestHeaders.RequestHeaders
+      expect((yield* client.listTools).map((t) => t.name)).toEqual(["valid_tool"])
+      expect((yield* client.tools.get).map((t) => t.name)).toEqual(["valid_tool"])
+      expect(headers.headersFor("tools/call", { name: "valid_tool", arguments: { region: "eu" } })["mcp-param-region"])
+        .toBe("eu")
+    }).pipe(
+      Effect.provide(clientLayer(server).pipe(Layer.provideMerge(Layer.effect(RequestHeaders.RequestHeaders, RequestHeaders.make))))
+    ))
+
+  it.effect("without one (stdio) lists every tool as the server sent it", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      expect((yield* client.listTools).map((t) => t.name)).toEqual(["valid_tool", "invalid_number_header"])
+    }).pipe(Effect.provide(clientLayer(server))))
 })

@@ -15,10 +15,12 @@
  * @since 0.1.0
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
-import { type McpError, McpTransport } from "@mcp-effect/core"
+import { type McpError, McpTransport, RequestHeaders } from "@mcp-effect/core"
 import type * as Duration from "effect/Duration"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import type * as Schedule from "effect/Schedule"
 import * as HttpAuth from "./HttpAuth.js"
@@ -134,7 +136,9 @@ export const defaultSseReconnect: Schedule.Schedule<unknown, unknown> = internal
 
 /**
  * Builds the transport service. Picks up an `HttpAuth` hook from the context
- * when one is provided. An invalid option (a URL that is not absolute
+ * when one is provided, and the `RequestHeaders` service the client fills
+ * with tool definitions (for `Mcp-Param-*` headers; without one only the
+ * standard headers are sent). An invalid option (a URL that is not absolute
  * `http:` / `https:`, a header name or value that cannot be sent, a negative
  * timeout, ...) fails with `TransportError` (`phase: "options"`), never
  * with a defect.
@@ -146,14 +150,21 @@ export const make = (
   options: Options
 ): Effect.Effect<McpTransport.McpTransport["Type"], McpError.TransportError, HttpClient.HttpClient> =>
   Effect.gen(function*() {
-    const connections = yield* internal.makeConnections(options, yield* Effect.serviceOption(HttpAuth.HttpAuth))
+    const requestHeaders = yield* Effect.serviceOption(RequestHeaders.RequestHeaders)
+    const connections = yield* internal.makeConnections(
+      options,
+      yield* Effect.serviceOption(HttpAuth.HttpAuth),
+      Option.isSome(requestHeaders) ? requestHeaders.value : yield* RequestHeaders.make
+    )
     return { connections }
   })
 
 /**
  * The Streamable HTTP transport as a Layer; it needs an `HttpClient`
  * (`NodeHttpClient.layerUndici` on Node, `FetchHttpClient.layer` in a
- * browser).
+ * browser). Beside `McpTransport` it provides the `RequestHeaders` service
+ * through which `McpClient` (given this Layer) hands over the tool
+ * definitions that `Mcp-Param-*` headers come from (protocol 2026-07-28).
  *
  * @example
  * ```ts
@@ -178,5 +189,15 @@ export const make = (
  */
 export const layer = (
   options: Options
-): Layer.Layer<McpTransport.McpTransport, McpError.TransportError, HttpClient.HttpClient> =>
-  Layer.effect(McpTransport.McpTransport, make(options))
+): Layer.Layer<
+  McpTransport.McpTransport | RequestHeaders.RequestHeaders,
+  McpError.TransportError,
+  HttpClient.HttpClient
+> =>
+  Layer.effectContext(Effect.gen(function*() {
+    const requestHeaders = yield* RequestHeaders.make
+    const transport = yield* Effect.provideService(make(options), RequestHeaders.RequestHeaders, requestHeaders)
+    return Context.make(McpTransport.McpTransport, transport).pipe(
+      Context.add(RequestHeaders.RequestHeaders, requestHeaders)
+    )
+  }))

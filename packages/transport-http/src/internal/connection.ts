@@ -1,6 +1,6 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { JsonRpc, McpError, McpTransport } from "@mcp-effect/core"
+import { JsonRpc, McpError, McpSchema, McpTransport, type RequestHeaders } from "@mcp-effect/core"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -12,6 +12,7 @@ import type * as HttpAuth from "../HttpAuth.js"
 import type { Options } from "../HttpTransport.js"
 import * as Blocked from "./blocked.js"
 import type { Ctx, State } from "./context.js"
+import type * as Backoff from "./backoff.js"
 import { type Config, resolveConfig } from "./config.js"
 import {
   discard,
@@ -23,6 +24,7 @@ import {
 } from "./exchange.js"
 import * as Inbound from "./inbound.js"
 import * as Legacy from "./legacy.js"
+import * as Modern from "./modern.js"
 import * as Resume from "./resume.js"
 import * as RetryAfter from "./retryAfter.js"
 import { followPostStream, isEventStream, runGetStream } from "./streams.js"
@@ -42,7 +44,8 @@ const acceptBoth = "application/json, text/event-stream"
  */
 export const makeConnections = (
   options: Options,
-  auth: Option.Option<HttpAuth.Service>
+  auth: Option.Option<HttpAuth.Service>,
+  requestHeaders: RequestHeaders.Service
 ): Effect.Effect<Stream.Stream<McpTransport.Connection, McpError.TransportError>, McpError.TransportError, HttpClient.HttpClient> =>
   Effect.flatMap(Effect.suspend(() => resolveConfig(options)), (config) =>
     Effect.map(HttpClient.HttpClient, (client) => {
@@ -59,7 +62,7 @@ export const makeConnections = (
               !answered && Blocked.isBlocked(error) ? Deferred.fail(blocked, error as McpError.TransportError) : Effect.void
             )
           )
-        return McpTransport.fromConnect(connect(config, watched, shared), options.reconnect).pipe(
+        return McpTransport.fromConnect(connect(config, watched, shared, requestHeaders), options.reconnect).pipe(
           Stream.interruptWhenDeferred(blocked)
         )
       }))
@@ -68,7 +71,8 @@ export const makeConnections = (
 const connect = (
   config: Config,
   execute: Execute,
-  shared: Shared
+  shared: Shared,
+  requestHeaders: RequestHeaders.Service
 ): Effect.Effect<McpTransport.Connection, McpError.TransportError, Scope.Scope> =>
   Effect.gen(function*() {
     // a server that asked for a pause (Retry-After) gets it, on top of the reconnect schedule's delay
@@ -90,6 +94,8 @@ const connect = (
       config,
       execute,
       state,
+      era: Modern.makeEra(),
+      requestHeaders,
       deliver: (items) => inbound.offer(items),
       fail: (error) =>
         Effect.suspend(() => {
@@ -142,6 +148,8 @@ const connect = (
     const send = (message: JsonRpc.Message): Effect.Effect<void, McpTransport.ConnectionError> =>
       Effect.suspend(() => {
         if (state.failure !== undefined) return Effect.fail(state.failure)
+        // protocol 2026-07-28 cancels a request by closing its response stream, with no message
+        if (Modern.isCancellation(ctx.era, message)) return Modern.cancel(ctx.era, message)
         // the one message read by name: a failed initialize ends the connection, its answer carries the
         // session id, and it is what falls back to HTTP+SSE
         const initialize = JsonRpc.isRequest(message) && message.method === "initialize"
@@ -164,7 +172,10 @@ const connect = (
       negotiated: ({ protocolVersion }) => Effect.sync(() => state.protocolVersion = protocolVersion),
       // the session is ready: open the server's own stream (HTTP+SSE has it already; a resumed session too)
       ready: Effect.suspend(() => {
-        if (state.getStreamStarted || state.legacyEndpoint !== undefined || state.failure !== undefined) {
+        // protocol 2026-07-28 has no GET stream: change notifications come through subscriptions/listen
+        const modern = ctx.era.version !== undefined ||
+          (state.protocolVersion !== undefined && !legacyVersions.includes(state.protocolVersion))
+        if (state.getStreamStarted || state.legacyEndpoint !== undefined || state.failure !== undefined || modern) {
           return Effect.void
         }
         state.getStreamStarted = true
@@ -172,6 +183,8 @@ const connect = (
       })
     }
   })
+
+const legacyVersions: ReadonlyArray<string> = McpSchema.SUPPORTED_PROTOCOL_VERSIONS
 
 const toConnectError = (error: ExchangeError): Effect.Effect<never, McpError.TransportError> =>
   error._tag === "TransportError" ? Effect.fail(error) : Effect.fail(
@@ -206,11 +219,17 @@ const postStreamable = (
   ctx: Ctx,
   message: JsonRpc.Message,
   initialize: boolean,
-  shared: Shared
+  shared: Shared,
+  listenBackoff?: Backoff.Backoff
 ): Effect.Effect<void, McpTransport.ConnectionError> =>
   Effect.gen(function*() {
     const { config, state } = ctx
     const isRequest = JsonRpc.isRequest(message)
+    // a message of protocol 2026-07-28 mirrors its body in headers and carries no session id
+    const modern = Modern.track(ctx.era, message)
+    const headers = modern !== undefined && "method" in message
+      ? Modern.headers(modern, message, ctx.requestHeaders)
+      : ctx.sessionHeaders()
     const hadSession = state.sessionId !== undefined
     const startedAt = yield* Clock.currentTimeMillis
     const total = config.totalMillis
@@ -221,7 +240,7 @@ const postStreamable = (
         body,
         rpcMethod: "method" in message ? message.method : undefined,
         accept: acceptBoth,
-        headers: ctx.sessionHeaders(),
+        headers,
         phase: "post",
         connectTimeout: !isRequest
       })
@@ -250,8 +269,10 @@ const postStreamable = (
     const status = response.status
     const requestId = isRequest ? (message as JsonRpc.Request).id : undefined
     if (status >= 200 && status < 300) {
-      if (requestId !== undefined && !isEventStream(response) && !isJson(response) && status !== 202 && status !== 204) {
-        // a request must be answered with JSON, an SSE stream or 202: an HTML page is no answer
+      // (202 / 204 without a body only before 2026-07-28, whose answer then comes on the GET stream, which 2026-07-28 lacks)
+      const bodyless = modern === undefined && (status === 202 || status === 204)
+      if (requestId !== undefined && !isEventStream(response) && !isJson(response) && !bodyless) {
+        // a request must be answered with JSON or an SSE stream: an HTML page is no answer
         yield* discard(config, response)
         return yield* Effect.fail(
           new McpError.TransportError({
@@ -268,15 +289,27 @@ const postStreamable = (
         state.sessionId = sessionId
         yield* ctx.resumable({ sessionId: Redacted.make(sessionId) })
       }
+      if (modern !== undefined && isRequest) ctx.era.confirmed = true
       const pending = new Set<JsonRpc.RequestId>(requestId !== undefined ? [requestId] : [])
-      const body = readBody(ctx, response, pending)
-      const remaining = total === undefined ? undefined : total - ((yield* Clock.currentTimeMillis) - startedAt)
-      yield* ctx.fork(
-        remaining === undefined ? body : body.pipe(
-          Effect.timeoutFail({ duration: Math.max(0, remaining), onTimeout: () => totalTimeout(config, total!) }),
-          Effect.catchAll(ctx.fail)
+      const listen = Modern.isListen(message)
+      const body = modern !== undefined && isEventStream(response)
+        ? Modern.followStream(
+          ctx,
+          response,
+          pending,
+          // the listen stream is long-lived: when it drops, the same request is posted again
+          listen ? (backoff) => postStreamable(ctx, message, false, shared, backoff) : undefined,
+          listenBackoff
         )
+        : readBody(ctx, response, pending)
+      const remaining = total === undefined || (modern !== undefined && listen)
+        ? undefined
+        : total - ((yield* Clock.currentTimeMillis) - startedAt)
+      const timed = remaining === undefined ? body : body.pipe(
+        Effect.timeoutFail({ duration: Math.max(0, remaining), onTimeout: () => totalTimeout(config, total!) }),
+        Effect.catchAll(ctx.fail)
       )
+      yield* ctx.fork(modern !== undefined && requestId !== undefined ? Modern.cancellable(ctx.era, requestId, timed) : timed)
       return
     }
     if (status === 404 && hadSession) {
@@ -286,7 +319,10 @@ const postStreamable = (
     // a JSON-RPC error for this request is its answer: no fallback, no retry
     const mayAnswer = requestId !== undefined && status !== 429 && status !== 503 && isJson(response)
     const answer = mayAnswer ? yield* errorAnswer(config, response, requestId) : undefined
-    if (answer !== undefined) return yield* ctx.deliver([answer])
+    // before a modern server accepted anything, only a modern error answers: any other 4xx means a legacy server
+    if (answer !== undefined && (modern === undefined || Modern.isAnswer(ctx.era, status, answer))) {
+      return yield* ctx.deliver([answer])
+    }
     if (!mayAnswer) yield* discard(config, response) // else errorAnswer read the body already
     if (initialize && config.fallbackToSse && (status === 400 || status === 404 || status === 405)) {
       const endpoint = yield* Legacy.open(ctx).pipe(

@@ -1,7 +1,8 @@
-import type { JsonRpc, McpError, McpTransport } from "@mcp-effect/core"
+import type { JsonRpc, McpError, McpTransport, RequestHeaders } from "@mcp-effect/core"
 import type * as Effect from "effect/Effect"
 import type { Config } from "./config.js"
 import type { Execute } from "./exchange.js"
+import type { Era } from "./modern.js"
 
 /**
  * Mutable state of one connection (one MCP session).
@@ -29,6 +30,10 @@ export interface Ctx {
   readonly config: Config
   readonly execute: Execute
   readonly state: State
+  /** what the connection knows of protocol 2026-07-28 */
+  readonly era: Era
+  /** the `Mcp-*` headers of a message */
+  readonly requestHeaders: RequestHeaders.Service
   readonly deliver: (items: ReadonlyArray<JsonRpc.Incoming>) => Effect.Effect<void>
   /** ends the connection: `incoming` fails with the error */
   readonly fail: (error: McpTransport.ConnectionError) => Effect.Effect<void>

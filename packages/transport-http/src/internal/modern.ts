@@ -6,10 +6,10 @@
  * is its cancellation; `subscriptions/listen` is a POST whose SSE response
  * stays open, posted again when it drops.
  *
- * A message is modern when its `_meta` names a protocol version: the
+ * A request is modern when its `_meta` names a protocol version: the
  * transport mirrors the body, as the revision asks, and needs no state of
  * the session for it. Notifications carry no version; they follow the last
- * modern request of the connection.
+ * request, once the server accepted a modern one.
  */
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { JsonRpc, McpError, type McpTransport, type RequestHeaders } from "@mcp-effect/core"
@@ -61,14 +61,20 @@ export const versionOf = (message: JsonRpc.Message): string | undefined => {
 
 /**
  * Notes the era of a message about to be posted; returns the modern
- * version it is sent under, `undefined` for a legacy message.
+ * version it is sent under, `undefined` for a legacy message. A legacy
+ * request (`initialize` after a refused probe) returns the connection to the
+ * legacy era; a notification is modern only once a modern request was
+ * accepted.
  *
  * @internal
  */
 export const track = (era: Era, message: JsonRpc.Message): string | undefined => {
+  if (JsonRpc.isNotification(message)) return era.confirmed ? era.version : undefined
+  if (!JsonRpc.isRequest(message)) return undefined
   const version = versionOf(message)
-  if (version !== undefined) era.version = version
-  return version ?? (JsonRpc.isNotification(message) ? era.version : undefined)
+  if (version === undefined) era.confirmed = false
+  era.version = version
+  return version
 }
 
 /**

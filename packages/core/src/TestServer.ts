@@ -63,7 +63,8 @@ export interface Options {
    * like any unknown request. `"modern"`: it answers `server/discover`,
    * checks the protocol version in every request's `_meta` (refusing others
    * with `-32022`), answers `initialize` with `-32022`, and holds each
-   * `subscriptions/listen` open after acknowledging it. `"both"`: each
+   * `subscriptions/listen` open after acknowledging it (unless a handler
+   * for it is given). `"both"`: each
    * request is served in the era it comes in.
    *
    * @since 0.2.0
@@ -174,7 +175,7 @@ export const layer = (options: Options = {}): Layer.Layer<TestServer | McpTransp
               _meta: { [serverInfoKey]: options.serverInfo ?? { name: "test-server", version: "1.0.0" } }
             }))
           }
-          if (era !== "legacy" && request.method === "subscriptions/listen") {
+          if (era !== "legacy" && request.method === "subscriptions/listen" && !handlers.has(request.method)) {
             // acknowledged at once, then held open until cancelled (its notifications are the test's to send)
             return Effect.asVoid(end.send(JsonRpc.notification("notifications/subscriptions/acknowledged", {
               _meta: { [subscriptionIdKey]: request.id },

@@ -207,10 +207,14 @@ describe("the server/discover handshake", () => {
       expect(yield* Effect.flip(Discover.discover(request, offer({}), identity, "5 seconds"))).toBe(lost)
     }))
 
-  it.effect("a result that is no DiscoverResult is a DecodeError", () =>
+  it.effect("a result that is no DiscoverResult: a legacy server, or a DecodeError when pinned to the modern era", () =>
     Effect.gen(function*() {
-      const { request } = scripted([Effect.succeed({ capabilities: {} })])
-      const error = yield* Effect.flip(Discover.discover(request, offer({}), identity, "5 seconds"))
+      const { request } = scripted([Effect.succeed({ capabilities: {} }), Effect.succeed({ capabilities: {} })])
+      expect(yield* Discover.discover(request, offer({}), identity, "5 seconds")).toEqual({
+        _tag: "Legacy",
+        version: LEGACY
+      })
+      const error = yield* Effect.flip(Discover.discover(request, offer({ era: "modern" }), identity, "5 seconds"))
       expect(error).toMatchObject({ _tag: "DecodeError", method: "server/discover" })
     }))
 

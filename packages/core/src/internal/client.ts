@@ -216,7 +216,8 @@ const build = <R>(
 
     // the modern era's subscriptions/listen: list_changed and resource updates arrive through it
     const listener = yield* Listen.make(() => session, scope)
-    const listen = (init: ClientSession.Initialized) => listener.update(Listen.filterOf(init.capabilities, subscriptions))
+    const listen = (init: ClientSession.Initialized) =>
+      Effect.suspend(() => listener.update(Listen.filterOf(init.capabilities, subscriptions)))
 
     const onInitialized = (init: ClientSession.Initialized) =>
       Effect.gen(function*() {

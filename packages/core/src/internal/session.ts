@@ -13,8 +13,10 @@ import * as JsonRpc from "../JsonRpc.js"
 import * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import { McpTransport } from "../McpTransport.js"
+import * as EraHandshake from "./era/handshake.js"
+import * as InputRounds from "./era/inputRounds.js"
+import * as Negotiation from "./era/negotiation.js"
 import * as Resumer from "./resume.js"
-import * as Handshake from "./session/handshake.js"
 import * as Inbound from "./session/inbound.js"
 import * as Lifecycle from "./session/lifecycle.js"
 import * as Link from "./session/link.js"
@@ -42,14 +44,16 @@ export const make = (
     const timing = Either.all({
       idle: Pending.toMillis("requestTimeout", options.requestTimeout ?? Duration.seconds(60)),
       total: Pending.toMillis("maxTotalTimeout", options.maxTotalTimeout ?? "none"),
-      initialize: Pending.toMillis("initializeTimeout", options.initializeTimeout ?? Duration.seconds(30))
+      initialize: Pending.toMillis("initializeTimeout", options.initializeTimeout ?? Duration.seconds(30)),
+      offer: Negotiation.offerOf(options)
     })
-    const handshake = Handshake.initialize({
-      protocolVersion: options.protocolVersion ?? McpSchema.LATEST_PROTOCOL_VERSION,
+    const handshake = EraHandshake.make({
+      offer: Either.isRight(timing) ? timing.right.offer : { modern: [], legacy: McpSchema.LATEST_PROTOCOL_VERSION },
       capabilities: options.capabilities ?? {},
       clientInfo: options.clientInfo,
       timeout: Duration.millis((Either.isRight(timing) ? timing.right.initialize : undefined) ?? 30_000)
     })
+    const inputHandlers = new Map(Object.entries(options.handlers ?? {}))
     const resumer = yield* Resumer.make(options.server)
     const table = yield* Pending.make({
       clock,
@@ -119,7 +123,18 @@ export const make = (
 
     const service: ClientSession.Service = {
       request: (method, params, requestOptions) =>
-        resumer.track(method, params, call(method, params, requestOptions, undefined)),
+        resumer.track(
+          method,
+          params,
+          InputRounds.inputMethods.has(method) ?
+            // 2026-07-28: a result may ask for input; each round is a request of its own
+            InputRounds.run(
+              method,
+              (answers) => call(method, InputRounds.withAnswers(params, answers), requestOptions, undefined),
+              inputHandlers
+            ) :
+            call(method, params, requestOptions, undefined)
+        ),
       notify: (method, params) =>
         Effect.flatMap(Link.awaitLive(link), (live) => live.connection.send(JsonRpc.notification(method, params))),
       initialized: Effect.flatMap(Ref.get(link), (current) =>

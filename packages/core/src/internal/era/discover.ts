@@ -99,13 +99,13 @@ export const discover = (
         onSuccess: (raw) => {
           const decoded = decodeDiscover(raw)
           if (decoded._tag === "Left") {
-            return Effect.fail(
-              new McpError.DecodeError({
-                reason: "Schema",
-                method: "server/discover",
-                message: `invalid server/discover result: ${decoded.left}`
-              })
-            )
+            // not what a modern server answers: a legacy server that answers unknown methods with anything
+            const error = new McpError.DecodeError({
+              reason: "Schema",
+              method: "server/discover",
+              message: `invalid server/discover result: ${decoded.left}`
+            })
+            return offer.legacy !== undefined ? legacyOr(error) : Effect.fail(error)
           }
           const result = decoded.right
           if (!result.supportedVersions.includes(version)) {

@@ -200,7 +200,7 @@ export const make = (options: {
       Effect.suspend(() => {
         entry.sentOn = live
         if (entry.span !== undefined) Spans.annotateConnection(entry.span, live.connection)
-        return live.connection.send(entry.message).pipe(
+        return live.connection.send(decorated(entry)).pipe(
           Effect.catchAll((error) =>
             Effect.sync(() => {
               if (entry.sentOn !== live) return // the connection's death was already handled
@@ -216,6 +216,13 @@ export const make = (options: {
           )
         )
       })
+
+    /** The message as it goes out now: the era's decoration is applied when sent (the era may be agreed on only then). */
+    const decorated = (entry: Pending): JsonRpc.Request => {
+      if (decorate === undefined) return entry.message
+      const params = decorate(entry.method, entry.message.params)
+      return params === entry.message.params ? entry.message : JsonRpc.request(entry.id, entry.method, params)
+    }
 
     const cancelOnServer = (entry: Pending, reason: string) =>
       Effect.suspend(() => {
@@ -262,12 +269,11 @@ export const make = (options: {
         const withProgress = wantsProgress ?
           { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: id } } :
           params
-        const sentParams = decorate === undefined ? withProgress : decorate(method, withProgress)
         const now = clock.unsafeCurrentTimeMillis()
         const entry: Pending = {
           id,
           method,
-          message: JsonRpc.request(id, method, sentParams),
+          message: JsonRpc.request(id, method, withProgress),
           replay: requestOptions?.replay ?? replayableMethods.has(method),
           toolName: requestOptions?.toolName,
           progressToken: wantsProgress ? id : undefined,

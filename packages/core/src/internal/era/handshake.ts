@@ -1,0 +1,96 @@
+/**
+ * The session's handshake when two eras are on offer: the `server/discover`
+ * probe of the modern era, falling back to the legacy `initialize` (the
+ * rule is in `negotiation.ts`). The era a server spoke is remembered and
+ * tried first on the next connection; a legacy server that answers
+ * `initialize` with `-32022` naming a modern version is probed after all.
+ *
+ * In the modern era every request's `_meta` carries the version, client
+ * info and capabilities (`decorate`, applied when a request is sent, so a
+ * request queued before the handshake finished carries the version it
+ * agreed on).
+ */
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as ClientSession from "../../ClientSession.js"
+import * as McpError from "../../McpError.js"
+import type * as McpSchema from "../../McpSchema.js"
+import * as Handshake from "../session/handshake.js"
+import * as Discover from "./discover.js"
+import { modernCapabilities, withModernMeta } from "./meta.js"
+import * as Negotiation from "./negotiation.js"
+
+/** Requests that carry their own handshake params: never decorated. */
+const handshakeMethods: ReadonlySet<string> = new Set(["initialize", "server/discover"])
+
+/**
+ * The negotiating handshake of a session.
+ *
+ * @internal
+ */
+export const make = (options: {
+  readonly offer: Negotiation.Offer
+  readonly clientInfo: McpSchema.Implementation
+  readonly capabilities: McpSchema.ClientCapabilities
+  /** How long `initialize`, and each `server/discover` probe, may take. */
+  readonly timeout: Duration.DurationInput
+}): Handshake.Handshake => {
+  const identity = { clientInfo: options.clientInfo, capabilities: modernCapabilities(options.capabilities) }
+  /** The modern version agreed on the current connection; `undefined` in the legacy era. */
+  let modernVersion: string | undefined
+  /** What the last server spoke: tried first on the next connection. */
+  let learned: Negotiation.Era | undefined
+
+  const legacy = (context: Handshake.HandshakeContext, version: string) =>
+    Handshake.initialize({
+      protocolVersion: version,
+      capabilities: options.capabilities,
+      clientInfo: options.clientInfo,
+      timeout: options.timeout
+    }).run(context).pipe(
+      Effect.tap(() => Effect.sync(() => learned = "legacy"))
+    )
+
+  const modern = (context: Handshake.HandshakeContext, offer: Negotiation.Offer) =>
+    Effect.flatMap(
+      Discover.discover(context.request, offer, identity, options.timeout),
+      (outcome): Effect.Effect<ClientSession.Initialized, McpError.McpClientError> => {
+        if (outcome._tag === "Legacy") return legacy(context, outcome.version)
+        modernVersion = outcome.initialized.protocolVersion
+        learned = "modern"
+        return Effect.as(
+          Handshake.handOff(context.connection, outcome.initialized.protocolVersion),
+          { ...outcome.initialized, generation: context.generation }
+        )
+      }
+    )
+
+  /** A legacy server refusing `initialize` with a modern version on its list: it was upgraded. */
+  const upgraded = (error: McpError.McpClientError): string | undefined => {
+    if (error._tag !== "ProtocolError" || error.code !== McpError.ErrorCode.UnsupportedProtocolVersion) return undefined
+    const version = Negotiation.choose(options.offer, Negotiation.supportedOf(error))
+    return version !== undefined && Negotiation.isModernVersion(version) ? version : undefined
+  }
+
+  const run = (context: Handshake.HandshakeContext) =>
+    Effect.suspend(() => {
+      modernVersion = undefined
+      const { offer } = options
+      if (offer.modern.length === 0 || (learned === "legacy" && offer.legacy !== undefined)) {
+        return legacy(context, offer.legacy!).pipe(
+          Effect.catchAll((error) => {
+            const version = upgraded(error)
+            return version === undefined ? Effect.fail(error) : modern(context, { ...offer, modern: [version] })
+          })
+        )
+      }
+      return modern(context, offer)
+    })
+
+  const decorate: Handshake.Handshake["decorate"] = (method, params) =>
+    modernVersion === undefined || handshakeMethods.has(method) ?
+      params :
+      withModernMeta(params, modernVersion, identity)
+
+  return { run, decorate }
+}

@@ -1,0 +1,281 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
+import * as TestClock from "effect/TestClock"
+import * as Elicitation from "../src/Elicitation.js"
+import type * as JsonRpc from "../src/JsonRpc.js"
+import * as McpClient from "../src/McpClient.js"
+import * as McpError from "../src/McpError.js"
+import * as McpSchema from "../src/McpSchema.js"
+import * as TestServer from "../src/TestServer.js"
+import { clientInfo, clientLayer, eventually, receivedWith, textResult } from "./utils.js"
+
+const MODERN = McpSchema.MODERN_PROTOCOL_VERSION
+
+const methodsReceived = Effect.map(
+  Effect.flatMap(TestServer.TestServer, (server) => server.received),
+  (messages) => messages.flatMap((m) => "method" in m ? [m.method] : [])
+)
+
+const metaOf = (message: JsonRpc.Request | JsonRpc.Notification) =>
+  (message.params?._meta ?? {}) as Record<string, unknown>
+
+const tools = { "tools/list": () => Effect.succeed({ tools: [{ name: "echo", inputSchema: { type: "object" } }] }) }
+
+describe("choosing the era", () => {
+  it.effect("a legacy server: the probe fails, initialize follows; later requests carry no modern _meta", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const init = yield* client.initialized
+      expect(init.protocolVersion).toBe(McpSchema.LATEST_PROTOCOL_VERSION)
+      expect(init.supportedVersions).toBeUndefined()
+      yield* client.listTools
+      yield* client.ping
+      expect(yield* methodsReceived).toEqual([
+        "server/discover",
+        "initialize",
+        "notifications/initialized",
+        "tools/list",
+        "ping"
+      ])
+      const [list] = yield* receivedWith("tools/list")
+      expect(metaOf(list!)).toEqual({})
+    }).pipe(Effect.provide(clientLayer({ handlers: tools }))))
+
+  it.effect("a modern server: server/discover only, and every request carries version, client info and capabilities", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      // asked before the handshake is done: the request still goes out with the agreed version
+      const listed = yield* Effect.fork(client.listTools)
+      const init = yield* client.initialized
+      expect(init).toMatchObject({
+        protocolVersion: MODERN,
+        serverInfo: { name: "test-server", version: "1.0.0" },
+        supportedVersions: [MODERN],
+        instructions: "modern"
+      })
+      expect((yield* Fiber.join(listed)).map((t) => t.name)).toEqual(["echo"])
+      expect(yield* methodsReceived).toEqual(["server/discover", "tools/list"])
+      const [list] = yield* receivedWith("tools/list")
+      expect(metaOf(list!)).toEqual({
+        [McpSchema.MetaKey.ProtocolVersion]: MODERN,
+        [McpSchema.MetaKey.ClientInfo]: clientInfo,
+        [McpSchema.MetaKey.ClientCapabilities]: { elicitation: { form: {} } }
+      })
+    }).pipe(
+      Effect.provide(clientLayer({ era: "modern", handlers: tools, instructions: "modern" })),
+      Effect.provide(Elicitation.layerAcceptDefaults)
+    ))
+
+  it.effect("a server of both eras: the modern one, the newest both speak", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const init = yield* client.initialized
+      expect(init.protocolVersion).toBe(MODERN)
+      expect(init.supportedVersions).toEqual([MODERN, McpSchema.LATEST_PROTOCOL_VERSION])
+      expect(yield* methodsReceived).toEqual(["server/discover"])
+    }).pipe(Effect.provide(clientLayer({ era: "both" }))))
+
+  it.effect("pinned to the legacy era: no probe, initialize only (also with a server of both eras)", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      expect((yield* client.initialized).protocolVersion).toBe(McpSchema.LATEST_PROTOCOL_VERSION)
+      expect(yield* methodsReceived).toEqual(["initialize", "notifications/initialized"])
+    }).pipe(Effect.provide(clientLayer({ era: "both" }, { era: "legacy" }))))
+
+  it.effect("a pinned legacy version is offered in initialize, with no probe", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      expect((yield* client.initialized).protocolVersion).toBe("2025-06-18")
+      expect(yield* methodsReceived).toEqual(["initialize", "notifications/initialized"])
+    }).pipe(Effect.provide(clientLayer({}, { protocolVersion: "2025-06-18" }))))
+
+  it.effect("pinned to the modern era, a legacy server ends the session with a ProtocolError saying why", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const error = yield* Effect.flip(client.initialized)
+      expect(error).toMatchObject({ _tag: "ProtocolError", code: McpError.ErrorCode.MethodNotFound })
+      expect(error.message).toContain("does not speak the modern era")
+      expect(yield* methodsReceived).toEqual(["server/discover"])
+    }).pipe(Effect.provide(clientLayer({}, { era: "modern" }))))
+
+  it.effect("a modern-only server refusing initialize with -32022: a session pinned to legacy says what it supports", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const error = yield* Effect.flip(client.initialized)
+      expect(error).toMatchObject({ _tag: "ProtocolError", code: McpError.ErrorCode.UnsupportedProtocolVersion })
+      expect(error.message).toContain(`the server supports ${MODERN}`)
+    }).pipe(Effect.provide(clientLayer({ era: "modern" }, { era: "legacy" }))))
+
+  it.effect("era and a pinned version of the other era: a typed options error, nothing sent", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      expect(yield* Effect.flip(client.initialized)).toMatchObject({ _tag: "TransportError", phase: "options" })
+      expect(yield* methodsReceived).toEqual([])
+    }).pipe(Effect.provide(clientLayer({}, { era: "modern", protocolVersion: "2025-06-18" }))))
+
+  it.effect("after a reconnect the era the server spoke is tried first: no second probe of a legacy server", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const test = yield* TestServer.TestServer
+      yield* client.initialized
+      yield* test.dropConnection
+      yield* eventually(Effect.map(client.state.get, (s) => s._tag === "Reconnecting" && s.attempt > 0))
+      yield* TestClock.adjust("1 second")
+      expect((yield* client.initialized).generation).toBe(2)
+      expect(yield* methodsReceived).toEqual([
+        "server/discover",
+        "initialize",
+        "notifications/initialized",
+        "initialize",
+        "notifications/initialized"
+      ])
+    }).pipe(Effect.provide(clientLayer({ reconnect: { schedule: Schedule.spaced("1 second") } }))))
+})
+
+describe("McpClient in the modern era", () => {
+  it.effect("methods the era removed fail at once with UnsupportedCapability naming the version", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const ping = yield* Effect.flip(client.ping)
+      expect(ping).toMatchObject({ _tag: "UnsupportedCapability", method: "ping", protocolVersion: MODERN })
+      expect(ping.message).toBe(`ping does not exist in protocol ${MODERN}, which the server speaks`)
+      const level = yield* Effect.flip(client.setLoggingLevel("info"))
+      expect(level).toMatchObject({ _tag: "UnsupportedCapability", method: "logging/setLevel" })
+      expect(yield* methodsReceived).toEqual(["server/discover"])
+    }).pipe(Effect.provide(clientLayer({ era: "modern", capabilities: { logging: {} } }))))
+
+  it.effect("input_required: answered with the Elicitation layer, retried on a new id with requestState echoed", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const result = yield* client.callTool({ name: "deploy", arguments: { env: "prod" } })
+      expect(result).toMatchObject(textResult("deployed"))
+      const calls = yield* receivedWith("tools/call")
+      expect(calls.length).toBe(2)
+      const [first, retry] = calls as ReadonlyArray<JsonRpc.Request>
+      expect(retry!.id).not.toEqual(first!.id)
+      expect(retry!.params).toMatchObject({
+        name: "deploy",
+        arguments: { env: "prod" },
+        inputResponses: { confirm: { action: "accept", content: { sure: true } } },
+        requestState: "opaque-☃-state"
+      })
+      expect(metaOf(retry!)[McpSchema.MetaKey.ProtocolVersion]).toBe(MODERN)
+      expect("inputResponses" in first!.params!).toBe(false)
+    }).pipe(
+      Effect.provide(clientLayer({
+        era: "modern",
+        handlers: {
+          ...tools,
+          "tools/call": ({ params }) =>
+            Effect.succeed(
+              params.inputResponses === undefined ?
+                {
+                  resultType: "input_required",
+                  inputRequests: {
+                    confirm: {
+                      method: "elicitation/create",
+                      params: {
+                        message: "deploy to prod?",
+                        requestedSchema: { type: "object", properties: { sure: { type: "boolean", default: true } } }
+                      }
+                    }
+                  },
+                  requestState: "opaque-☃-state"
+                } :
+                { resultType: "complete", ...textResult("deployed") }
+            )
+        }
+      })),
+      Effect.provide(Elicitation.layerAcceptDefaults)
+    ))
+
+  it.effect("subscribe goes through subscriptions/listen; updates reach resourceUpdates; unsubscribe re-listens", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const test = yield* TestServer.TestServer
+      yield* client.initialized
+      const updates = yield* client.subscribeResourceUpdates
+      yield* client.subscribe("file:///a")
+      const [listen] = yield* receivedWith("subscriptions/listen")
+      expect(listen!.params).toMatchObject({ notifications: { resourceSubscriptions: ["file:///a"] } })
+      expect(metaOf(listen!)[McpSchema.MetaKey.ProtocolVersion]).toBe(MODERN)
+      const first = yield* Effect.fork(Stream.runHead(updates))
+      yield* test.notify("notifications/resources/updated", {
+        _meta: { [McpSchema.MetaKey.SubscriptionId]: (listen as JsonRpc.Request).id },
+        uri: "file:///a"
+      })
+      expect(yield* Fiber.join(first)).toMatchObject({ _tag: "Some", value: { uri: "file:///a" } })
+      yield* client.unsubscribe("file:///a")
+      // the old listen is cancelled; with nothing left to listen to, no new one is opened
+      const cancelled = yield* receivedWith("notifications/cancelled")
+      expect(cancelled.map((n) => n.params?.requestId)).toEqual([(listen as JsonRpc.Request).id])
+      expect((yield* receivedWith("subscriptions/listen")).length).toBe(1)
+      expect(yield* receivedWith("resources/subscribe")).toEqual([])
+    }).pipe(Effect.scoped, Effect.provide(clientLayer({ era: "modern", capabilities: { resources: { subscribe: true } } }))))
+
+  it.effect("list_changed views: the listen request opts in to what the server offers, and a change refreshes", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const test = yield* TestServer.TestServer
+      yield* client.initialized
+      const listen = yield* eventually(Effect.map(receivedWith("subscriptions/listen"), (l) => l[0]))
+      expect(listen.params).toMatchObject({ notifications: { toolsListChanged: true } })
+      yield* eventually(Effect.map(client.tools.get, (t) => t.length === 1))
+      yield* test.notify("notifications/tools/list_changed", {
+        _meta: { [McpSchema.MetaKey.SubscriptionId]: (listen as JsonRpc.Request).id }
+      })
+      yield* eventually(Effect.map(receivedWith("tools/list"), (l) => l.length === 2))
+    }).pipe(Effect.provide(clientLayer(
+      { era: "modern", capabilities: { tools: { listChanged: true } }, handlers: tools },
+      { prefetch: true }
+    ))))
+
+  it.effect("a server without subscriptions/listen fails subscribe with its error, and the URI is not kept", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      yield* client.initialized
+      const error = yield* Effect.flip(client.subscribe("file:///a"))
+      expect(error).toMatchObject({ _tag: "ProtocolError", code: McpError.ErrorCode.MethodNotFound })
+      yield* Effect.flip(client.subscribe("file:///b"))
+      const listens = yield* receivedWith("subscriptions/listen")
+      expect(listens.map((l) => l.params?.notifications)).toEqual([
+        { resourceSubscriptions: ["file:///a"] },
+        { resourceSubscriptions: ["file:///b"] }
+      ])
+    }).pipe(Effect.provide(
+      McpClient.layer({ clientInfo, prefetch: false }).pipe(
+        Layer.provideMerge(TestServer.layer({
+          era: "modern",
+          capabilities: { resources: { subscribe: true } },
+          handlers: {
+            "subscriptions/listen": () =>
+              Effect.fail(new McpError.ProtocolError({ code: McpError.ErrorCode.MethodNotFound, message: "no" }))
+          }
+        }))
+      )
+    )))
+
+  it.effect("resource not found: -32602 from a modern server and -32002 from a legacy one are both recognised", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const exit = yield* Effect.exit(client.readResource("file:///missing"))
+      expect(Exit.isFailure(exit)).toBe(true)
+      const error = yield* Effect.flip(client.readResource("file:///missing"))
+      expect(McpError.isResourceNotFound(error)).toBe(true)
+      expect(McpError.isResourceNotFound(new McpError.ProtocolError({ code: -32002, message: "gone" }))).toBe(true)
+      expect(McpError.isResourceNotFound(new McpError.ProtocolError({ code: -32602, message: "bad", method: "tools/call" })))
+        .toBe(false)
+    }).pipe(Effect.provide(clientLayer({
+      era: "modern",
+      capabilities: { resources: {} },
+      handlers: {
+        "resources/read": () =>
+          Effect.fail(new McpError.ProtocolError({ code: McpError.ErrorCode.InvalidParams, message: "Resource not found" }))
+      }
+    }))))
+})

@@ -16,6 +16,7 @@ import type { AuthServices, ConformanceContext } from "./auth.js"
 import * as Auth from "./auth.js"
 import { ScenarioFailed } from "./errors.js"
 import * as Http2026 from "./http2026.js"
+import * as Modern from "./modern.js"
 
 export type { ConformanceContext } from "./auth.js"
 export { ScenarioFailed } from "./errors.js"
@@ -151,5 +152,6 @@ export const scenarios: Readonly<Record<string, Scenario>> = {
   "auth/client-credentials-jwt": { services: Auth.clientCredentials, program: protectedTool },
   "auth/client-credentials-basic": { services: Auth.clientCredentials, program: protectedTool },
   "auth/cross-app-access-complete-flow": { services: Auth.crossAppAccess, program: protectedTool },
+  ...Modern.scenarios,
   ...Http2026.scenarios
 }

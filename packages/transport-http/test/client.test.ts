@@ -85,7 +85,9 @@ describe("McpClient over HttpTransport", () => {
       expect(server.toolExecutions()).toBe(1)
       expect(server.requests.filter((r) => r.body?.method === "tools/call")).toHaveLength(1)
       // the stalled list was replayed on the new session, which never saw the old id
-      const reinit = server.requests.findIndex((r, i) => i > 0 && r.body?.method === "initialize")
+      const isInit = (r: (typeof server.requests)[number]) => r.body?.method === "initialize"
+      const firstInit = server.requests.findIndex(isInit) // after the server/discover probe
+      const reinit = server.requests.findIndex((r, i) => i > firstInit && isInit(r))
       const after = server.requests.slice(reinit)
       expect(after[0]!.headers["mcp-session-id"]).toBeUndefined()
       expect(after.slice(1).every((r) => r.headers["mcp-session-id"] === "s2")).toBe(true)

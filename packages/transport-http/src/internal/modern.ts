@@ -12,7 +12,7 @@
  * request, once the server accepted a modern one.
  */
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { JsonRpc, McpError, type McpTransport, type RequestHeaders } from "@mcp-effect/core"
+import { JsonRpc, McpError, McpSchema, type McpTransport, type RequestHeaders } from "@mcp-effect/core"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -21,7 +21,7 @@ import * as Backoff from "./backoff.js"
 import type { Ctx } from "./context.js"
 import { consume, makeProgress } from "./streams.js"
 
-const versionKey = "io.modelcontextprotocol/protocolVersion"
+const versionKey = McpSchema.MetaKey.ProtocolVersion
 
 /** The long-lived request whose response stream carries change notifications. */
 const listenMethod = "subscriptions/listen"
@@ -99,8 +99,8 @@ export const headers = (
  */
 const modernCodes: ReadonlySet<number> = new Set([
   McpError.ErrorCode.UnsupportedProtocolVersion,
-  -32020, // HeaderMismatch
-  -32021 // MissingRequiredClientCapability
+  McpError.ErrorCode.HeaderMismatch,
+  McpError.ErrorCode.MissingRequiredClientCapability
 ])
 
 /**

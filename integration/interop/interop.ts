@@ -12,11 +12,9 @@ import * as Stream from "effect/Stream"
 /** The resource the fixtures let us subscribe to (`bump` changes it). */
 export const COUNTER_URI = "interop://counter"
 
-/** Every feature the suite checks, the columns of the matrix. */
-export type Feature = "connect" | "list" | "call" | "cancel" | "progress" | "elicitation" | "subscriptions" | "listChanged"
-
 const text = (result: { readonly content: ReadonlyArray<unknown> }) =>
-  result.content.flatMap((c) => (c as { type: string; text?: string }).type === "text" ? [(c as { text: string }).text] : [])
+  result.content
+    .flatMap((c) => (c as { type: string; text?: string }).type === "text" ? [(c as { text: string }).text] : [])
     .join("\n")
 
 const within = <A, E, R>(what: string, effect: Effect.Effect<A, E, R>) =>
@@ -43,7 +41,10 @@ export const interopSuite = <E>(
   transport: Layer.Layer<McpTransport.McpTransport, E>,
   expected: Expected
 ) => {
-  const ClientLive = McpClient.layer({ clientInfo: { name: "interop-test", version: "1.0.0" }, ...expected.client }).pipe(
+  const ClientLive = McpClient.layer({
+    clientInfo: { name: "interop-test", version: "1.0.0" },
+    ...expected.client
+  }).pipe(
     Layer.provide(elicitation),
     Layer.provide(transport)
   )

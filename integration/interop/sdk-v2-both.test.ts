@@ -21,4 +21,8 @@ interopSuite("SDK v2 dual-era over Streamable HTTP, legacy era pinned", Fixture.
 
 // the SDK's default dual-era posture over HTTP: `createMcpHandler` with its stateless 2025 leg
 const stateless: Fixture.Fixture = { script: "sdk-v2-server.mjs", args: ["both-stateless"] }
-interopSuite("SDK v2 dual-era, stateless 2025 leg (createMcpHandler default), over Streamable HTTP", Fixture.http(stateless), negotiated)
+interopSuite(
+  "SDK v2 dual-era, stateless 2025 leg (createMcpHandler default), over Streamable HTTP",
+  Fixture.http(stateless),
+  negotiated
+)

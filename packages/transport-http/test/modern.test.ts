@@ -6,11 +6,14 @@
  */
 import { FetchHttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { JsonRpc, McpError, type McpSchema, RequestHeaders } from "@mcp-effect/core"
+import { JsonRpc, McpClient, McpError, type McpSchema, RequestHeaders } from "@mcp-effect/core"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as http from "node:http"
+import * as Stream from "effect/Stream"
+import { HttpTransport } from "../src/index.js"
 import { listenLoopback } from "./fixtures/loopback.js"
 import { connections, peer, resource, resultOf, waitFor } from "./fixtures/harness.js"
 import { startSdkServer } from "./fixtures/sdkServer.js"
@@ -169,5 +172,31 @@ describe("HttpTransport in protocol 2026-07-28 (official SDK v2 server)", () => 
       const client = yield* peer(yield* (yield* connections({ url: server.url })))
       const exit = yield* Effect.exit(client.request("tools/list", modern()))
       expect(exit).toStrictEqual(Exit.fail(expect.objectContaining({ _tag: "TransportError", reason: "Http", status: 202 })))
+    }).pipe(Effect.provide(FetchHttpClient.layer)))
+
+  it.scopedLive("McpClient on HttpTransport.layer: x-mcp-header calls and resource updates end to end", () =>
+    Effect.gen(function*() {
+      const server = yield* resource(startSdkV2Server)
+      const context = yield* Layer.build(
+        McpClient.layer({ clientInfo: { name: "http-2026", version: "1.0.0" } }).pipe(
+          Layer.provide(HttpTransport.layer({ url: server.url })),
+          Layer.provide(FetchHttpClient.layer)
+        )
+      )
+      const client = context.unsafeMap.get(McpClient.McpClient.key) as McpClient.Service
+      expect((yield* client.initialized).protocolVersion).toBe(MODERN)
+      expect((yield* client.listTools).map((t) => t.name)).toContain("regional")
+      const result = yield* client.callTool({ name: "regional", arguments: { region: "ap-south", query: "q" } })
+      expect(result.content).toEqual([{ type: "text", text: "ap-south/-" }])
+      expect(posts(server.requests, "tools/call").at(-1)!.headers["mcp-param-region"]).toBe("ap-south")
+
+      const updates = yield* client.subscribeResourceUpdates
+      yield* client.subscribe("test://counter")
+      server.notify.resourceUpdated("test://counter")
+      const update = yield* Stream.runHead(updates)
+      expect(update._tag === "Some" && update.value.uri).toBe("test://counter")
+      expect(posts(server.requests, "subscriptions/listen").at(-1)!.body.params.notifications.resourceSubscriptions)
+        .toEqual(["test://counter"])
+      expect(server.requests.some((r) => r.method !== "POST" || r.headers["mcp-session-id"] !== undefined)).toBe(false)
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 })

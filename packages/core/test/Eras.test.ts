@@ -11,6 +11,7 @@ import type * as JsonRpc from "../src/JsonRpc.js"
 import * as McpClient from "../src/McpClient.js"
 import * as McpError from "../src/McpError.js"
 import * as McpSchema from "../src/McpSchema.js"
+import * as Roots from "../src/Roots.js"
 import * as TestServer from "../src/TestServer.js"
 import { clientInfo, clientLayer, eventually, receivedWith, textResult } from "./utils.js"
 
@@ -64,7 +65,11 @@ describe("choosing the era", () => {
       expect(metaOf(list!)).toEqual({
         [McpSchema.MetaKey.ProtocolVersion]: MODERN,
         [McpSchema.MetaKey.ClientInfo]: clientInfo,
-        [McpSchema.MetaKey.ClientCapabilities]: { elicitation: { form: {} } }
+        // the tasks extension is always declared: the session follows any task handle
+        [McpSchema.MetaKey.ClientCapabilities]: {
+          elicitation: { form: {} },
+          extensions: { "io.modelcontextprotocol/tasks": {} }
+        }
       })
     }).pipe(
       Effect.provide(clientLayer({ era: "modern", handlers: tools, instructions: "modern" })),
@@ -278,4 +283,118 @@ describe("McpClient in the modern era", () => {
           Effect.fail(new McpError.ProtocolError({ code: McpError.ErrorCode.InvalidParams, message: "Resource not found" }))
       }
     }))))
+})
+
+describe("roots in the modern era", () => {
+  it.effect("a change of roots sends no roots/list_changed (the era has none): the next input_required asks again", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const roots = yield* Roots.Roots
+      yield* client.initialized
+      yield* roots.set([{ uri: "file:///other" }])
+      const result = yield* client.callTool({ name: "where" })
+      expect(result).toMatchObject(textResult("file:///other"))
+      expect(yield* receivedWith("notifications/roots/list_changed")).toEqual([])
+    }).pipe(Effect.provide(clientLayer({
+      era: "modern",
+      handlers: {
+        "tools/call": ({ params }) => {
+          const answer = (params.inputResponses as { where?: { roots: ReadonlyArray<{ uri: string }> } } | undefined)?.where
+          return Effect.succeed(
+            answer === undefined ?
+              { resultType: "input_required", inputRequests: { where: { method: "roots/list" } } } :
+              textResult(answer.roots.map((r) => r.uri).join(","))
+          )
+        }
+      }
+    }).pipe(Layer.provideMerge(Roots.layer([{ uri: "file:///first" }]))))))
+})
+
+describe("tasks through the tasks extension (2026-07-28)", () => {
+  /** A server whose tools/call answers with a task handle, and whose tasks/get walks the given states. */
+  const taskServer = (states: ReadonlyArray<Record<string, unknown>>) => {
+    let polls = 0
+    return clientLayer({
+      era: "modern",
+      handlers: {
+        "tools/call": () =>
+          Effect.succeed({ resultType: "task", taskId: "t1", status: "working", ttlMs: null, pollIntervalMs: 1000 }),
+        "tasks/get": () =>
+          Effect.succeed({ resultType: "complete", taskId: "t1", ttlMs: null, pollIntervalMs: 1000, ...states[polls++] }),
+        "tasks/update": () => Effect.succeed({ resultType: "complete" }),
+        "tasks/cancel": () => Effect.succeed({ resultType: "complete" })
+      }
+    })
+  }
+
+  const confirm = {
+    method: "elicitation/create",
+    params: { message: "go on?", requestedSchema: { type: "object", properties: { ok: { type: "boolean", default: true } } } }
+  }
+
+  it.effect("a task handle is polled at its interval; its questions are answered once with tasks/update; the result returns", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const call = yield* Effect.fork(client.callTool({ name: "build" }))
+      yield* eventually(Effect.map(receivedWith("tools/call"), (l) => l.length === 1))
+      for (let i = 0; i < 4; i++) {
+        yield* TestClock.adjust("1 second")
+        yield* eventually(Effect.map(receivedWith("tasks/get"), (l) => l.length >= i + 1))
+      }
+      expect(yield* Fiber.join(call)).toMatchObject(textResult("built"))
+      expect((yield* receivedWith("tasks/get")).map((m) => m.params?.taskId)).toEqual(["t1", "t1", "t1", "t1"])
+      const updates = yield* receivedWith("tasks/update")
+      // asked twice (two polls listed the same key), answered once
+      expect(updates.map((m) => m.params)).toMatchObject([
+        { taskId: "t1", inputResponses: { q1: { action: "accept", content: { ok: true } } } }
+      ])
+    }).pipe(
+      Effect.provide(taskServer([
+        { status: "working" },
+        { status: "input_required", inputRequests: { q1: confirm } },
+        { status: "input_required", inputRequests: { q1: confirm } },
+        { status: "completed", result: { resultType: "complete", ...textResult("built") } }
+      ])),
+      Effect.provide(Elicitation.layerAcceptDefaults)
+    ))
+
+  it.effect("a failed task is its JSON-RPC error; a cancelled one is RequestCancelled", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const failed = yield* Effect.fork(Effect.flip(client.callTool({ name: "build" })))
+      yield* eventually(Effect.map(receivedWith("tools/call"), (l) => l.length === 1))
+      yield* TestClock.adjust("1 second")
+      expect(yield* Fiber.join(failed)).toMatchObject({ _tag: "ProtocolError", code: -32603, message: "disk full" })
+      const cancelled = yield* Effect.fork(Effect.flip(client.callTool({ name: "build" })))
+      yield* eventually(Effect.map(receivedWith("tools/call"), (l) => l.length === 2))
+      yield* TestClock.adjust("1 second")
+      expect(yield* Fiber.join(cancelled)).toMatchObject({ _tag: "RequestCancelled", method: "tools/call" })
+    }).pipe(Effect.provide(taskServer([
+      { status: "failed", error: { code: -32603, message: "disk full" } },
+      { status: "cancelled" }
+    ]))))
+
+  it.effect("callTool's task option is the legacy era's: with a modern server the call goes out plain, the server decides", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const call = yield* Effect.fork(client.callTool({ name: "build" }, { task: true }))
+      yield* eventually(Effect.map(receivedWith("tools/call"), (l) => l.length === 1))
+      yield* TestClock.adjust("1 second")
+      expect(yield* Fiber.join(call)).toMatchObject(textResult("built"))
+      const [sent] = yield* receivedWith("tools/call")
+      expect("task" in sent!.params!).toBe(false)
+    }).pipe(Effect.provide(taskServer([
+      { status: "completed", result: { resultType: "complete", ...textResult("built") } }
+    ]))))
+
+  it.effect("interrupting the call sends tasks/cancel for the task", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const call = yield* Effect.fork(client.callTool({ name: "build" }))
+      yield* eventually(Effect.map(receivedWith("tools/call"), (l) => l.length === 1))
+      yield* TestClock.adjust("1 second")
+      yield* eventually(Effect.map(receivedWith("tasks/get"), (l) => l.length === 1))
+      yield* Fiber.interrupt(call)
+      expect((yield* receivedWith("tasks/cancel")).map((m) => m.params?.taskId)).toEqual(["t1"])
+    }).pipe(Effect.provide(taskServer([{ status: "working" }, { status: "working" }]))))
 })

@@ -8,7 +8,7 @@ import * as TestServer from "../src/TestServer.js"
 import { clientInfo } from "./utils.js"
 
 /** A transport that records what the session sends and the hand-offs it makes, in order. */
-const recording = () => {
+const recording = (era?: TestServer.Options["era"]) => {
   const events: Array<string> = []
   const record = (connection: McpTransport.Connection): McpTransport.Connection => ({
     ...connection,
@@ -26,7 +26,7 @@ const recording = () => {
   )
   const layer = McpClient.layer({ clientInfo, prefetch: false }).pipe(
     Layer.provide(transport),
-    Layer.provideMerge(TestServer.layer({}))
+    Layer.provideMerge(TestServer.layer({ era }))
   )
   return { events, layer }
 }
@@ -39,6 +39,7 @@ describe("the session's hand-off to its transport", () => {
       // asked for at once: it goes out only once the connection is ready
       yield* client.ping
       expect(run.events).toEqual([
+        "send server/discover", // the probe of the modern era, which this server does not speak
         "send initialize",
         "negotiated 2025-11-25",
         "send notifications/initialized",
@@ -46,4 +47,17 @@ describe("the session's hand-off to its transport", () => {
         "send ping"
       ])
     }).pipe(Effect.provide(run.layer)))
+
+  const modern = recording("modern")
+  it.effect("with a modern server: the version agreed by server/discover, then ready, then requests", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      yield* Effect.either(client.listTools) // answered -32601: only the order of what was sent matters here
+      expect(modern.events).toEqual([
+        "send server/discover",
+        "negotiated 2026-07-28",
+        "ready",
+        "send tools/list"
+      ])
+    }).pipe(Effect.provide(modern.layer)))
 })

@@ -371,9 +371,10 @@ const build = <R>(
       resources: readonly(resourcesRef),
       prompts: readonly(promptsRef),
       getTask: (taskId) => tasks.getTask(taskContext, taskId),
-      listTasks: tasks.listTasks(taskContext),
+      // the tasks extension of 2026-07-28 has neither tasks/list nor tasks/result
+      listTasks: legacyOnly("tasks/list").pipe(Effect.zipRight(tasks.listTasks(taskContext))),
       cancelTask: (taskId) => tasks.cancelTask(taskContext, taskId),
-      getTaskResult: (taskId) => tasks.getTaskResult(taskContext, taskId),
+      getTaskResult: (taskId) => legacyOnly("tasks/result").pipe(Effect.zipRight(tasks.getTaskResult(taskContext, taskId))),
       taskStatus: (taskId) => tasks.taskStatus(taskContext, taskId)
     }
     return service

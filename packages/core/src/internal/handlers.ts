@@ -9,6 +9,7 @@ import * as McpSchema from "../McpSchema.js"
 import * as Roots from "../Roots.js"
 import * as Sampling from "../Sampling.js"
 import { decoder } from "./decode.js"
+import { isModernVersion } from "./era/negotiation.js"
 import { checkElicitResult, validatorFromContext } from "./validation.js"
 
 const decodeCreateMessage = decoder(McpSchema.CreateMessageRequestParams)
@@ -70,7 +71,11 @@ export const fromContext: Effect.Effect<FromContext> = Effect.gen(function*() {
     capabilities: capabilities as McpSchema.ClientCapabilities,
     announceRoots: (session) =>
       Option.isNone(roots) ? Effect.void : roots.value.changes.pipe(
-        Stream.runForEach(() => Effect.ignore(session.notify("notifications/roots/list_changed"))),
+        Stream.runForEach(() =>
+          Effect.ignore(Effect.flatMap(session.initialized, (init) =>
+            // 2026-07-28 has no such notification: the roots are asked for again when the server needs them
+            isModernVersion(init.protocolVersion) ? Effect.void : session.notify("notifications/roots/list_changed")))
+        ),
         Effect.forkScoped,
         Effect.asVoid
       )

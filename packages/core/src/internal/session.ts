@@ -16,6 +16,8 @@ import { McpTransport } from "../McpTransport.js"
 import * as EraHandshake from "./era/handshake.js"
 import * as InputRounds from "./era/inputRounds.js"
 import * as Negotiation from "./era/negotiation.js"
+import * as TaskHandles from "./era/taskHandles.js"
+import * as TaskPolling from "../TaskPolling.js"
 import * as Resumer from "./resume.js"
 import * as Inbound from "./session/inbound.js"
 import * as Lifecycle from "./session/lifecycle.js"
@@ -54,6 +56,7 @@ export const make = (
       timeout: Duration.millis((Either.isRight(timing) ? timing.right.initialize : undefined) ?? 30_000)
     })
     const inputHandlers = new Map(Object.entries(options.handlers ?? {}))
+    const polling = Option.getOrElse(yield* Effect.serviceOption(TaskPolling.TaskPolling), () => TaskPolling.defaults)
     const resumer = yield* Resumer.make(options.server)
     const table = yield* Pending.make({
       clock,
@@ -116,6 +119,10 @@ export const make = (
       )
     )
 
+    /** A request as the task follower sends it: no rounds, no task handles of its own. */
+    const plain: ClientSession.Service["request"] = (method, params, requestOptions) =>
+      call(method, params, requestOptions, undefined)
+
     const isClosed = Effect.map(Ref.get(link), (current) => current._tag === "Closed")
 
     const subscribeNotifications = Effect.flatMap(isClosed, (closed) =>
@@ -127,11 +134,15 @@ export const make = (
           method,
           params,
           InputRounds.inputMethods.has(method) ?
-            // 2026-07-28: a result may ask for input; each round is a request of its own
+            // 2026-07-28: a result may ask for input (each round is a request of its own), or be a task handle
             InputRounds.run(
               method,
               (answers) => call(method, InputRounds.withAnswers(params, answers), requestOptions, undefined),
               inputHandlers
+            ).pipe(
+              Effect.flatMap((raw) =>
+                TaskHandles.taskMethods.has(method) ? TaskHandles.follow(method, raw, plain, inputHandlers, polling) : Effect.succeed(raw)
+              )
             ) :
             call(method, params, requestOptions, undefined)
         ),

@@ -7,6 +7,7 @@ import * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import * as TaskPolling from "../TaskPolling.js"
 import { decodeResult, paginate } from "./decode.js"
+import { isModernVersion } from "./era/negotiation.js"
 
 /** @internal */
 export interface TaskContext {
@@ -131,14 +132,17 @@ const callKnown = (
     toolName: params.name,
     onProgress: listeners.progress
   }
-  if (!asTask) {
+  const plain = Effect.suspend(() => {
     const replay = ctx.trusted &&
       (tool?.annotations?.idempotentHint === true || tool?.annotations?.readOnlyHint === true)
     return decodeCallToolResult(ctx.session(), "tools/call", params as Record<string, unknown>, { ...request, replay })
-  }
+  })
+  if (!asTask) return plain
   return Effect.gen(function*() {
     const session = ctx.session()
     const init = yield* session.initialized
+    // 2026-07-28: the server decides whether a call becomes a task; the session follows its handle
+    if (isModernVersion(init.protocolVersion)) return yield* plain
     if (init.capabilities.tasks?.requests?.tools?.call === undefined) {
       return yield* new McpError.UnsupportedCapability({ capability: "tasks.requests.tools.call", method: "tools/call" })
     }

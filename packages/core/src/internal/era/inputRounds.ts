@@ -84,8 +84,13 @@ export const run = (
   return round(undefined, 0)
 }
 
-/** Answers the server's input requests one after the other, in the order the server listed them. */
-const answer = (
+/**
+ * Answers the server's input requests one after the other, in the order the
+ * server listed them.
+ *
+ * @internal
+ */
+export const answer = (
   method: string,
   requests: Readonly<Record<string, McpSchema.InputRequest>>,
   handlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>

@@ -19,18 +19,17 @@ export interface Identity {
 /**
  * The client capabilities of the legacy era as the modern era declares
  * them: `roots` carries no `listChanged` (there is no such notification any
- * more), and the legacy `tasks` capability gives way to the tasks extension.
+ * more), the legacy `tasks` capability is gone, and the tasks extension is
+ * declared (the session follows every task handle a server answers with).
  *
  * @internal
  */
 export const modernCapabilities = (capabilities: McpSchema.ClientCapabilities): McpSchema.ClientCapabilities => {
-  const { roots, tasks, ...rest } = capabilities
+  const { roots, tasks: _tasks, ...rest } = capabilities
   return {
     ...rest,
     ...(roots !== undefined ? { roots: {} } : {}),
-    ...(tasks !== undefined ?
-      { extensions: { ...rest.extensions, [tasksExtension]: {} } } :
-      {})
+    extensions: { ...rest.extensions, [tasksExtension]: {} }
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { McpClient, type McpSchema, RequestHeaders } from "@mcp-effect/core"
+import { McpClient, McpError, type McpSchema, RequestHeaders } from "@mcp-effect/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
@@ -210,4 +210,47 @@ describe("McpClient with a RequestHeaders service (as over HTTP)", () => {
       const client = yield* McpClient.McpClient
       expect((yield* client.listTools).map((t) => t.name)).toEqual(["valid_tool", "invalid_number_header"])
     }).pipe(Effect.provide(clientLayer(server))))
+})
+
+describe("McpClient: a call refused with HeaderMismatch (-32020)", () => {
+  const serverOf = () => {
+    const seen = { lists: 0, calls: 0 }
+    const options = {
+      capabilities: { tools: {} },
+      handlers: {
+        "tools/list": () => Effect.sync(() => (seen.lists++, { tools: [{ name: "t", inputSchema: { type: "object" } }] })),
+        // refused once, as a server whose tool gained an x-mcp-header annotation refuses a call without it
+        "tools/call": () =>
+          ++seen.calls === 1 ?
+            Effect.fail(new McpError.ProtocolError({ code: McpError.ErrorCode.HeaderMismatch, message: "mismatch" })) :
+            Effect.succeed({ content: [{ type: "text", text: "ok" }] })
+      }
+    }
+    return { seen, options }
+  }
+
+  const withHeaders = serverOf()
+  it.effect("over HTTP: lists the tools again and sends the call once more", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const result = yield* client.callTool({ name: "t", arguments: {} })
+      expect(result.content).toEqual([{ type: "text", text: "ok" }])
+      // one list to find the tool before the call, one after the refusal
+      expect(withHeaders.seen).toEqual({ lists: 2, calls: 2 })
+    }).pipe(
+      Effect.provide(
+        clientLayer(withHeaders.options).pipe(
+          Layer.provideMerge(Layer.effect(RequestHeaders.RequestHeaders, RequestHeaders.make))
+        )
+      )
+    ))
+
+  const without = serverOf()
+  it.effect("without RequestHeaders: the refusal is the call's error", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const error = yield* Effect.flip(client.callTool({ name: "t", arguments: {} }))
+      expect(error).toMatchObject({ _tag: "ProtocolError", code: McpError.ErrorCode.HeaderMismatch })
+      expect(without.seen.calls).toBe(1)
+    }).pipe(Effect.provide(clientLayer(without.options))))
 })

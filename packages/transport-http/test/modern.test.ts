@@ -199,4 +199,30 @@ describe("HttpTransport in protocol 2026-07-28 (official SDK v2 server)", () => 
         .toEqual(["test://counter"])
       expect(server.requests.some((r) => r.method !== "POST" || r.headers["mcp-session-id"] !== undefined)).toBe(false)
     }).pipe(Effect.provide(FetchHttpClient.layer)))
+
+  it.scopedLive("a 307 to another origin keeps the Mcp-* headers (they mirror the body that goes along)", () =>
+    Effect.gen(function*() {
+      const server = yield* resource(startSdkV2Server)
+      const front = yield* resource(async () => {
+        const listening = await listenLoopback(
+          http.createServer((_req, res) => res.writeHead(307, { location: server.url.replace("127.0.0.1", "localhost") }).end())
+        )
+        return { ...listening, url: `http://127.0.0.1:${listening.port}/mcp` }
+      })
+      const requestHeaders = yield* RequestHeaders.make
+      const client = yield* peer(
+        yield* (yield* Effect.provideService(connections({ url: front.url }), RequestHeaders.RequestHeaders, requestHeaders))
+      )
+      yield* requestHeaders.register(resultOf(yield* client.request("tools/list", modern())).tools)
+      const call = resultOf(
+        yield* client.request("tools/call", modern({ name: "regional", arguments: { region: "eu", query: "q" } }))
+      )
+      expect(call.content).toEqual([{ type: "text", text: "eu/-" }])
+      const arrived = posts(server.requests, "tools/call")[0]!
+      expect([arrived.headers["mcp-method"], arrived.headers["mcp-name"], arrived.headers["mcp-param-region"]]).toEqual([
+        "tools/call",
+        "regional",
+        "eu"
+      ])
+    }).pipe(Effect.provide(FetchHttpClient.layer)))
 })

@@ -277,7 +277,21 @@ const build = <R>(
       findTool,
       cachedTool: (name) => toolIndex.get(name),
       validator,
-      call: (params, callOptions) => tasks.callTool(taskContext, params, callOptions),
+      call: (params, callOptions) =>
+        tasks.callTool(taskContext, params, callOptions).pipe(
+          // over HTTP, a HeaderMismatch means the tool's x-mcp-header annotations changed: the server
+          // refused the call before running it, so it is sent again once with the headers of a fresh list
+          Effect.catchIf(
+            (error) =>
+              Option.isSome(requestHeaders) && error._tag === "ProtocolError" &&
+              error.code === McpError.ErrorCode.HeaderMismatch,
+            (error) =>
+              Effect.zipRight(
+                Effect.orElseFail(fetchTools, () => error),
+                tasks.callTool(taskContext, params, callOptions)
+              )
+          )
+        ),
       stream: (params, callOptions) => tasks.callToolStream(taskContext, params, callOptions)
     })
 

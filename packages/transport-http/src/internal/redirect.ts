@@ -22,8 +22,14 @@ export interface Request {
   readonly discard: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<void>
 }
 
-/** Headers that may follow a request to another origin: nothing that identifies or authorizes. */
-const crossOriginHeaders = new Set(["accept", "mcp-protocol-version", "last-event-id"])
+/**
+ * Headers that may follow a request to another origin: nothing that
+ * identifies or authorizes. The `Mcp-*` request headers of 2026-07-28 mirror
+ * the body, which goes along (`307` / `308`), and the server checks them
+ * against it.
+ */
+const crossOriginHeaders = new Set(["accept", "mcp-protocol-version", "last-event-id", "mcp-method", "mcp-name"])
+const crossOriginPrefix = "mcp-param-"
 
 const isRedirect = (status: number) =>
   status === 301 || status === 302 || status === 303 || status === 307 || status === 308
@@ -32,7 +38,8 @@ const isRedirect = (status: number) =>
  * Sends a request and follows redirects itself, whatever the `HttpClient`
  * would do: `fetch` is told `redirect: "manual"`, each hop is sent by this
  * function, at most `maxRedirects` hops. Once a hop leaves `origin`, only
- * `Accept`, `MCP-Protocol-Version` and `Last-Event-ID` go with it: no
+ * `Accept`, `MCP-Protocol-Version`, `Last-Event-ID` and the `Mcp-*` request
+ * headers (they mirror the body) go with it: no
  * `Authorization`, cookie, auth-hook or static header, no `MCP-Session-Id`
  * (also when a later hop comes back). `307` / `308` keep the method and
  * body; `301` / `302` / `303` are followed for `GET` only (a JSON-RPC POST
@@ -98,7 +105,7 @@ export const follow = (
 const keepCrossOrigin = (headers: Readonly<Record<string, string>>): Readonly<Record<string, string>> => {
   const kept: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
-    if (crossOriginHeaders.has(name)) kept[name] = value
+    if (crossOriginHeaders.has(name) || name.startsWith(crossOriginPrefix)) kept[name] = value
   }
   return kept
 }

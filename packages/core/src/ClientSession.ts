@@ -186,7 +186,11 @@ export interface Options {
   readonly requestTimeout?: Timeout | undefined
   /** Default hard maximum of a request. Default `"none"`. */
   readonly maxTotalTimeout?: Timeout | undefined
-  /** How long `initialize` may take. Default 30 s. */
+  /**
+   * How long `initialize` may take, and each `server/discover` probe (a
+   * legacy server that does not answer the probe in time gets `initialize`).
+   * Default 30 s.
+   */
   readonly initializeTimeout?: Duration.DurationInput | undefined
   /**
    * Sees every notification (except progress) before it is published to

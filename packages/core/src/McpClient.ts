@@ -1,7 +1,8 @@
 /**
  * The app-facing MCP client: typed methods for every client feature of MCP
- * 2025-11-25, live views of tools, resources and prompts, and task-augmented
- * tool calls. Requires an `McpTransport`; answers sampling, elicitation and
+ * 2025-11-25 and 2026-07-28 (the era is negotiated per server, see
+ * `ClientSession.Options.era`), live views of tools, resources and prompts,
+ * and task-augmented tool calls. Requires an `McpTransport`; answers sampling, elicitation and
  * roots requests when the app provides those services.
  *
  * @since 0.1.0

@@ -1,7 +1,9 @@
 /**
  * Wire schemas for the Model Context Protocol, revision 2025-11-25, covering
- * every message a client sends or receives. Older revisions (2025-06-18,
- * 2025-03-26, 2024-11-05) decode too: fields they lack are optional.
+ * every message a client sends or receives, and what revision 2026-07-28
+ * adds (`server/discover`, `input_required`, `subscriptions/listen`, the
+ * reserved `_meta` keys). Older revisions (2025-06-18, 2025-03-26,
+ * 2024-11-05) decode too: fields they lack are optional.
  *
  * Every schema is a plain `Schema.Struct` (decoded values are plain objects).
  * Decode and encode with `{ onExcessProperty: "preserve" }` so that fields

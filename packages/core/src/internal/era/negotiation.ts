@@ -68,7 +68,11 @@ export const offerOf = (
   })
 }
 
-/** The versions a server listed in `-32022`'s `data.supported`. */
+/**
+ * The versions a server listed in `-32022`'s `data.supported`.
+ *
+ * @internal
+ */
 export const supportedOf = (error: McpError.ProtocolError): ReadonlyArray<string> => {
   const supported = (error.data as { readonly supported?: unknown } | undefined)?.supported
   return Array.isArray(supported) ? supported.filter((v): v is string => typeof v === "string") : []
@@ -147,7 +151,11 @@ export const classify = (offer: Offer, requested: string, error: McpError.McpCli
   }
 }
 
-/** A refusal naming no version this client speaks: the message says what each side offered. */
+/**
+ * A refusal naming no version this client speaks: the message says what each side offered.
+ *
+ * @internal
+ */
 export const explainRefusal = (
   offer: Offer,
   requested: string,

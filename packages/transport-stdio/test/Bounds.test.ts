@@ -60,7 +60,8 @@ describe("StdioTransport bounds", () => {
       const backend: Backend<never> = () =>
         Effect.succeed({
           pid: fakePid,
-          write: () => true,
+          write: () => {},
+          hasRoom: () => true,
           writable: Effect.void,
           endInput: Effect.void,
           readStdout: (onBytes) => Effect.zipRight(Deferred.succeed(deliver, onBytes), Effect.never),

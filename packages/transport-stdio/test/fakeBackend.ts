@@ -30,7 +30,8 @@ export const fakeBackend = (exitsOn: ExitsOn, events: Array<Event>): Backend<nev
         Effect.void
     return {
       pid: fakePid,
-      write: () => true,
+      write: () => {},
+      hasRoom: () => true,
       writable: Effect.void,
       endInput: Effect.zipRight(record("stdin closed"), exitIf("stdin", { _tag: "Code", code: 0 })),
       readStdout: () => Effect.never,

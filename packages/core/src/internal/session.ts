@@ -81,14 +81,16 @@ export const make = (
     ): Effect.Effect<unknown, McpError.McpClientError> => {
       const send = pinned === undefined ? dispatch : (entry: Pending.Pending) => table.sendOn(entry, pinned)
       return Effect.withFiberRuntime((fiber) =>
-        Spans.isTracing(fiber) ?
-          Effect.flatMap(Ref.get(link), (current) =>
+        Effect.flatMap(Ref.get(link), (current) => {
+          const ready = pinned ?? (current._tag === "Ready" ? current.live : undefined)
+          return Spans.isTracing(fiber) ?
             Effect.useSpan(
               Spans.requestSpanName(method),
               Spans.requestSpanOptions(method, params, Link.lastInitialized(current)?.protocolVersion),
-              (span) => Effect.withParentSpan(table.request(method, params, requestOptions, span, send), span)
-            )) :
-          table.request(method, params, requestOptions, undefined, send)
+              (span) => Effect.withParentSpan(table.request(method, params, requestOptions, span, send, ready), span)
+            ) :
+            table.request(method, params, requestOptions, undefined, send, ready)
+        })
       )
     }
 

@@ -42,12 +42,14 @@ export interface StartFailure {
  */
 export interface Process {
   readonly pid: number
+  /** Queues one NDJSON line (with its newline) for the server's stdin; never blocks, never throws. */
+  readonly write: (line: string) => void
   /**
-   * Queues one NDJSON line (with its newline) for the server's stdin; never
-   * blocks, never throws. Returns `false` once `StartOptions.stdinHighWaterBytes` or more
-   * wait to be written: the caller waits for `writable` before writing more.
+   * Whether fewer than `StartOptions.stdinHighWaterBytes` wait to be written
+   * (or stdin is gone): when not, the caller waits for `writable` before
+   * writing more.
    */
-  readonly write: (line: string) => boolean
+  readonly hasRoom: () => boolean
   /** Completes once fewer than the high-water mark of bytes wait to be written, or stdin is gone. */
   readonly writable: Effect.Effect<void>
   /** Ends the server's stdin once everything written so far is flushed. */

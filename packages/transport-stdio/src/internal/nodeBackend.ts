@@ -97,8 +97,8 @@ export const nodeBackend: Backend<never> = (options) =>
       pid: child.pid!,
       write: (line) => {
         if (!writeFailed && stdin.writable) stdin.write(line)
-        return hasRoom()
       },
+      hasRoom,
       // past the stream's own high-water mark (smaller than ours), "drain" is sure to come
       writable: Effect.async<void>((resume) => {
         if (hasRoom()) return resume(Effect.void)

@@ -277,18 +277,23 @@ export const make = <R>(
           )
         }))
 
-        // past the high-water mark, a send returns once the server has read enough
+        // past the high-water mark, a send waits until the server has read enough, then writes
+        const write = (message: JsonRpc.Message): Effect.Effect<void, McpError.TransportError> => {
+          if (closed !== undefined) return Effect.fail(closed)
+          process.write(Ndjson.encode(message))
+          return Effect.void
+        }
         const waitForRoom = Effect.raceFirst(process.writable, Deferred.await(closing))
+        const sendsAtOnce = () => closed !== undefined || process.hasRoom()
         const send = (message: JsonRpc.Message): Effect.Effect<void, McpError.TransportError> =>
-          Effect.suspend(() => {
-            if (closed !== undefined) return Effect.fail(closed)
-            return process.write(Ndjson.encode(message)) ? Effect.void : waitForRoom
-          })
+          Effect.suspend(() =>
+            sendsAtOnce() ? write(message) : Effect.zipRight(waitForRoom, Effect.suspend(() => write(message)))
+          )
 
         yield* Effect.logDebug(`stdio server process ${process.pid} started`).pipe(
           Effect.annotateLogs("mcp.server", description)
         )
-        return { incoming, push, send, description, networkTransport: "pipe" }
+        return { incoming, push, send, sendsAtOnce, description, networkTransport: "pipe" }
       })
 
     // the backend's services, but not this layer's scope: each connection has its own

@@ -114,9 +114,12 @@ for (const backend of backends) {
       Effect.gen(function*() {
         const { transport } = yield* backend.make(nodeServer("slow-reader.mjs"))
         const pull = yield* Stream.toPull(transport.connections)
-        const rpc = yield* reader(Chunk.unsafeHead(yield* pull))
+        const connection = Chunk.unsafeHead(yield* pull)
+        const rpc = yield* reader(connection)
         const message = Option.getOrThrow(yield* rpc.next) as JsonRpc.Notification
         const pid = message.params!.pid as number
+        // with room, a send completes at once: the session may send inline
+        assert.isTrue(connection.sendsAtOnce?.())
         const payload = "x".repeat(8 * 1024)
         let sent = 0
         const sender = yield* Effect.fork(
@@ -130,6 +133,8 @@ for (const backend of backends) {
         assert.isTrue(Option.isNone(yield* Effect.timeoutOption(Fiber.await(sender), "1 second")))
         // the pipe (64 KiB on Linux), the high-water mark (64 KiB) and the stream stages in between
         assert.isBelow(sent * payload.length, 512 * 1024, `${sent} messages were accepted`)
+        // past the high-water mark it says a send would wait: the session sends from a fiber of its own
+        assert.isFalse(connection.sendsAtOnce?.())
         process.kill(pid, "SIGUSR1")
         yield* Fiber.join(sender)
         assert.deepStrictEqual(result(yield* rpc.call(1, "last")), { count: 1001 })

@@ -294,9 +294,22 @@ export const make = (options: {
         }
         pending.set(id, entry)
         if (entry.idleMillis !== undefined || entry.totalMillis !== undefined) timeouts.watch(entry)
-        return (sendsAtOnce(ready) ? sendOn(entry, ready) : startSending(entry, send(entry))).pipe(
-          Effect.zipRight(restore(awaitOutcome(entry))),
-          Effect.onExit((exit) => finish(entry, exit))
+        // already uninterruptible: one match settles the entry whatever ends the wait (no `onExit` mask of its own)
+        return Effect.matchCauseEffect(
+          Effect.zipRight(
+            sendsAtOnce(ready) ? sendOn(entry, ready) : startSending(entry, send(entry)),
+            restore(awaitOutcome(entry))
+          ),
+          {
+            onFailure: (cause) => {
+              const done = finish(entry, Exit.failCause(cause))
+              return done === Effect.void ? Effect.failCause(cause) : Effect.zipRight(done, Effect.failCause(cause))
+            },
+            onSuccess: (value) => {
+              const done = finish(entry, Exit.succeed(value))
+              return done === Effect.void ? Effect.succeed(value) : Effect.as(done, value)
+            }
+          }
         )
       })
 

@@ -67,7 +67,7 @@ describe("StdioTransport bounds", () => {
           readStdout: (onBytes) => Effect.zipRight(Deferred.succeed(deliver, onBytes), Effect.never),
           pauseStdout: () => flow.push("pause"),
           resumeStdout: () => flow.push("resume"),
-          stderr: Stream.empty,
+          readStderr: () => Effect.void,
           // already exited, so closing the connection runs through the ladder at once
           exited: Effect.succeed({ _tag: "Code", code: 0 }),
           isRunning: Effect.succeed(false),

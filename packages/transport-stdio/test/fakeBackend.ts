@@ -1,7 +1,6 @@
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
 import type { Backend, ExitStatus, Signal } from "../src/internal/backend.js"
 
 /** When a fake server exits: on stdin closing, on a signal, or never (it cannot even be reaped). */
@@ -37,7 +36,7 @@ export const fakeBackend = (exitsOn: ExitsOn, events: Array<Event>): Backend<nev
       readStdout: () => Effect.never,
       pauseStdout: () => {},
       resumeStdout: () => {},
-      stderr: Stream.empty,
+      readStderr: () => Effect.void,
       exited: Deferred.await(exited),
       isRunning: Effect.map(Deferred.isDone(exited), (done) => !done),
       kill: (signal) =>

@@ -1,7 +1,6 @@
 import type * as McpError from "@mcp-effect/core/McpError"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import type * as Stream from "effect/Stream"
 
 /** A signal the shutdown ladder sends to a server's process group. */
 export type Signal = "SIGTERM" | "SIGKILL"
@@ -62,7 +61,8 @@ export interface Process {
   readonly readStdout: (onBytes: (bytes: Uint8Array) => void) => Effect.Effect<void, string>
   readonly pauseStdout: () => void
   readonly resumeStdout: () => void
-  readonly stderr: Stream.Stream<Uint8Array>
+  /** Hands each stderr chunk to `onBytes` until stderr ends (or breaks: what broke it is not the transport's concern). */
+  readonly readStderr: (onBytes: (bytes: Uint8Array) => void) => Effect.Effect<void>
   /** Completes when the process has exited. */
   readonly exited: Effect.Effect<ExitStatus>
   readonly isRunning: Effect.Effect<boolean>

@@ -101,7 +101,15 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
         ),
       pauseStdout: () => reading.unsafeClose(),
       resumeStdout: () => reading.unsafeOpen(),
-      stderr: Stream.orDie(process.stderr),
+      readStderr: (onBytes) =>
+        process.stderr.pipe(
+          Stream.runForEachChunk((chunk) =>
+            Effect.sync(() => {
+              for (const bytes of chunk) onBytes(bytes)
+            })
+          ),
+          Effect.ignore
+        ),
       exited: Effect.map(Effect.exit(process.exitCode), (exit): ExitStatus =>
         Exit.isSuccess(exit) ?
           { _tag: "Code", code: exit.value } :

@@ -27,6 +27,9 @@ const build = async (entry: string, options: { readonly minify: boolean; readonl
 /** The app the suite drives. */
 export const bundlePage = (): Promise<string> => build("./page/entry.ts", { minify: false })
 
+/** The WebSocket scenario's part of the page (added to the page by `websocket.ts`). */
+export const bundleWebSocketPage = (): Promise<string> => build("./page/websocket.ts", { minify: false })
+
 const gzipKb = (text: string) => gzipSync(text, { level: 9 }).length / 1024
 
 /**

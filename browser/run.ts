@@ -16,6 +16,7 @@ import { bundlePage, measureMinimalClient } from "./bundle.js"
 import type { Harness, Outcome } from "./page/entry.js"
 import { allowedHeaders, type McpFixture, type Recorded, startMcpFixture } from "./servers/mcpServer.js"
 import { startPageServer } from "./servers/pageServer.js"
+import { websocketScenarios } from "./websocket.js"
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 const launchArgs = [
@@ -169,6 +170,8 @@ const main = async () => {
       expect(requestedHeaders(preflights[0]!).includes("traceparent"), "the preflight did not ask for traceparent")
       expect(since(reqs, from).every((r) => r.method === "OPTIONS"), "a request passed the preflight")
     })
+
+    await websocketScenarios(page, pages.origin, scenario)
 
     // --- token store -------------------------------------------------------
     const resource = `${mcp.origin}/secure/mcp?api_key=secret-in-url`

@@ -6,7 +6,14 @@
  *     tsx --conditions=@mcp-effect/source conformance/client.ts <server url>
  *
  * The server URL is the last argument. Exits 0 when the scenario's program
- * succeeds, non-zero with a message on stderr otherwise.
+ * succeeds, non-zero with a message on stderr otherwise. The entry is looked
+ * up as `<name>@<protocol version>` first (the alpha runner sets
+ * `MCP_CONFORMANCE_PROTOCOL_VERSION`; 2025-11-25 when unset), then `<name>`.
+ *
+ *   tsx --conditions=@mcp-effect/source conformance/client.ts --list
+ *
+ * prints the table's keys, one a line (`run.mjs` checks the runner's
+ * scenario names against them).
  */
 import { NodeHttpClient } from "@effect/platform-node"
 import { McpClient } from "@mcp-effect/core"
@@ -47,20 +54,31 @@ const parseContext = (json: string | undefined): ConformanceContext => {
   return fail("MCP_CONFORMANCE_CONTEXT is not a JSON object")
 }
 
-const scenarioNamed = (name: string | undefined): Scenario => {
+const scenarioNamed = (name: string | undefined, protocolVersion: string): Scenario => {
   if (name === undefined || name === "") return fail("MCP_CONFORMANCE_SCENARIO is not set")
-  const scenario = Object.hasOwn(scenarios, name) ? scenarios[name] : undefined
-  return scenario ?? fail(`unknown scenario "${name}" (known: ${Object.keys(scenarios).join(", ")})`)
+  const key = [`${name}@${protocolVersion}`, name].find((k) => Object.hasOwn(scenarios, k))
+  return key !== undefined ?
+    scenarios[key] :
+    fail(`unknown scenario "${name}" at ${protocolVersion} (known: ${Object.keys(scenarios).join(", ")})`)
+}
+
+if (process.argv.includes("--list")) {
+  process.stdout.write(Object.keys(scenarios).map((key) => `${key}\n`).join(""))
+  process.exit(0)
 }
 
 const name = process.env.MCP_CONFORMANCE_SCENARIO
-const scenario = scenarioNamed(name)
+const protocolVersion = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION || "2025-11-25"
+const scenario = scenarioNamed(name, protocolVersion)
 const url = parseUrl(process.argv.at(-1))
 const context = parseContext(process.env.MCP_CONFORMANCE_CONTEXT)
 
 // the app's services (handlers, the OAuth hook) share the app's HTTP client with the transport
 const services = Layer.provideMerge(scenario.services?.(context) ?? Layer.empty, NodeHttpClient.layerUndici)
-const client = McpClient.layer({ clientInfo: { name: "mcp-effect-conformance", version: "0.1.0" } }).pipe(
+const client = McpClient.layer({
+  ...scenario.client,
+  clientInfo: { name: "mcp-effect-conformance", version: "0.1.0" }
+}).pipe(
   Layer.provide(HttpTransport.layer({ url })),
   Layer.provideMerge(services)
 )

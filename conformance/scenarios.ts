@@ -2,104 +2,39 @@
  * The client scenarios of the official MCP conformance suite, as a table:
  * scenario name → the services an app would supply for it and the program it
  * runs against the scenario's server. Everything goes through the public API
- * (`McpClient`, `Elicitation`, `HttpTransport`, `@mcp-effect/oauth`), the way
- * an app would use it.
+ * (`McpClient`, `Elicitation`, `HttpTransport`, `@mcp-effect/oauth`, `Skills`),
+ * the way an app would use it.
+ *
+ * This file holds the scenarios of 2025-11-25 and the auth scenarios of both
+ * runners; other tables are spread in below, one import and one spread line
+ * each. A key is `name` (any wire) or `name@<protocol version>` (that wire
+ * only, looked up first). `run.mjs` fails every scenario a runner lists that
+ * no key covers.
  *
  * The auth scenarios (`auth/*`) supply an OAuth Layer (see `auth.ts`) built
  * from the conformance context; it provides the transport's `HttpAuth` hook.
  */
-import { Elicitation, McpClient, McpError } from "@mcp-effect/core"
-import type { McpSchema } from "@mcp-effect/core"
+import { McpClient } from "@mcp-effect/core"
 import * as Effect from "effect/Effect"
-import type * as Layer from "effect/Layer"
-import type { AuthServices, ConformanceContext } from "./auth.js"
 import * as Auth from "./auth.js"
-import { ScenarioFailed } from "./errors.js"
+import type { ScenarioTable } from "./scenario.js"
+import {
+  acceptFormAsShown,
+  authorizationCode,
+  callListedTool,
+  expectFailure,
+  isInsufficientScope,
+  isUnauthorized,
+  protectedTool
+} from "./scenario.js"
+// other tables: one import and one spread line each
+import { scenarios as auth2026 } from "./auth2026.js"
+import { scenarios as skills } from "./skills.js"
 
-export type { ConformanceContext } from "./auth.js"
-export { ScenarioFailed } from "./errors.js"
+export type { ConformanceContext, Scenario, ScenarioTable } from "./scenario.js"
+export { ScenarioFailed } from "./scenario.js"
 
-export interface Scenario {
-  /**
-   * What the app supplies for this scenario, none by default: any of
-   * `McpClient.HandlerServices` (handlers for server requests, picked up by
-   * `McpClient`) and `HttpAuth` (the auth hook, picked up by `HttpTransport`).
-   * Both look these up as optional services, hence no output in the type;
-   * the OAuth Layers use the app's `HttpClient`.
-   */
-  readonly services?: (context: ConformanceContext) => Layer.Layer<never> | AuthServices
-  /** Runs against the connected client; succeeds with a one-line description of what happened. */
-  readonly program: Effect.Effect<string, McpError.McpClientError | ScenarioFailed, McpClient.McpClient>
-}
-
-const textOf = (result: McpSchema.CallToolResult): string =>
-  result.content.map((c) => c.type === "text" ? c.text : `[${c.type}]`).join(" ")
-
-/** Lists the tools, checks that `name` is offered, calls it, and fails on a tool error. */
-const callListedTool = (name: string, args: Record<string, unknown>) =>
-  Effect.gen(function*() {
-    const client = yield* McpClient.McpClient
-    const tools = yield* client.listTools
-    if (!tools.some((tool) => tool.name === name)) {
-      return yield* new ScenarioFailed({
-        message: `tool "${name}" not listed (server offers: ${tools.map((t) => t.name).join(", ") || "none"})`
-      })
-    }
-    const result = yield* client.callTool({ name, arguments: args })
-    if (result.isError === true) {
-      return yield* new ScenarioFailed({ message: `tool "${name}" returned an error: ${textOf(result)}` })
-    }
-    return `${name} -> ${textOf(result)}`
-  })
-
-type FormContent = NonNullable<McpSchema.ElicitResult["content"]>
-
-/**
- * A user who accepts every form as shown: nothing typed in, so the answer is
- * the form's defaults (SEP-1034). URL elicitation is declined.
- */
-const acceptFormAsShown = Elicitation.layer((params) =>
-  Effect.succeed(
-    params.mode === "url" ?
-      { action: "decline" as const } :
-      {
-        action: "accept" as const,
-        // applyDefaults returns Record<string, unknown>; the defaults are the schema's primitive values
-        content: Elicitation.applyDefaults(params.requestedSchema, {}) as FormContent
-      }
-  )
-)
-
-/** The tool every protected mock server of the auth scenarios offers: listed and called once authorized. */
-const protectedTool = callListedTool("test-tool", {})
-
-type ExpectedError = McpError.Unauthorized | McpError.InsufficientScope
-
-/**
- * For scenarios where the right behaviour is to give up: succeeds when the
- * program fails with the expected typed error, fails otherwise.
- */
-const expectFailure = (
-  program: Effect.Effect<string, McpError.McpClientError | ScenarioFailed, McpClient.McpClient>,
-  expected: (error: unknown) => error is ExpectedError
-) =>
-  Effect.matchEffect(program, {
-    onSuccess: (result) =>
-      new ScenarioFailed({ message: `expected the client to give up, but it succeeded: ${result}` }),
-    onFailure: (error) =>
-      expected(error) ?
-        Effect.succeed(`gave up as expected: ${error._tag}: ${error.message}`) :
-        new ScenarioFailed({ message: `expected another error, got ${error._tag}: ${error.message}` })
-  })
-
-const isUnauthorized = (error: unknown): error is McpError.Unauthorized => error instanceof McpError.Unauthorized
-const isInsufficientScope = (error: unknown): error is McpError.InsufficientScope =>
-  error instanceof McpError.InsufficientScope
-
-/** An authorization-code scenario: the person authorizes, then the protected tool is listed and called. */
-const authorizationCode: Scenario = { services: Auth.authorizationCode, program: protectedTool }
-
-export const scenarios: Readonly<Record<string, Scenario>> = {
+const base: ScenarioTable = {
   initialize: {
     program: Effect.gen(function*() {
       const init = yield* (yield* McpClient.McpClient).initialized
@@ -149,5 +84,13 @@ export const scenarios: Readonly<Record<string, Scenario>> = {
   // extensions: machine clients and enterprise-managed authorization
   "auth/client-credentials-jwt": { services: Auth.clientCredentials, program: protectedTool },
   "auth/client-credentials-basic": { services: Auth.clientCredentials, program: protectedTool },
-  "auth/cross-app-access-complete-flow": { services: Auth.crossAppAccess, program: protectedTool }
+  "auth/cross-app-access-complete-flow": { services: Auth.crossAppAccess, program: protectedTool },
+  // the same flow under its 0.2 name (SEP-990)
+  "auth/enterprise-managed-authorization": { services: Auth.crossAppAccess, program: protectedTool }
+}
+
+export const scenarios: ScenarioTable = {
+  ...base,
+  ...skills,
+  ...auth2026
 }

@@ -3,7 +3,8 @@
 // user would. Then, in that app:
 //   1. type-checks examples/installed-app.ts (the README's quick start) and runs it against
 //      @modelcontextprotocol/server-everything over stdio;
-//   2. bundles examples/installed-browser.ts for the browser with esbuild and prints its size.
+//   2. type-checks every public module of every package (skipLibCheck off);
+//   3. bundles examples/installed-browser.ts for the browser with esbuild and prints its size.
 // Also checks that `internal/` modules cannot be imported. Run by `npm run check:packages`.
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -44,6 +45,7 @@ try {
     "@effect/platform-browser",
     "typescript",
     "@types/node",
+    "@types/react",
     "esbuild"
   ]
   const esbuildVersion = JSON.parse(fs.readFileSync(path.join(root, "node_modules/esbuild/package.json"), "utf8")).version
@@ -68,6 +70,21 @@ try {
 
   fs.copyFileSync(path.join(root, "examples/installed-app.ts"), path.join(app, "installed-app.ts"))
   fs.copyFileSync(path.join(root, "examples/installed-browser.ts"), path.join(app, "installed-browser.ts"))
+  // every public module of every package, so the published types of each are checked, not only those the
+  // quick start happens to import
+  const entries = []
+  for (const dir of workspace.workspaces) {
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, dir, "package.json"), "utf8"))
+    for (const subpath of Object.keys(manifest.exports ?? {})) {
+      if (subpath.endsWith(".json") || subpath.includes("*")) continue
+      entries.push(manifest.name + subpath.slice(1))
+    }
+  }
+  fs.writeFileSync(
+    path.join(app, "every-entry.ts"),
+    entries.map((name, i) => `import * as m${i} from ${JSON.stringify(name)}`).join("\n") +
+      `\nexport const modules = [${entries.map((_, i) => `m${i}`).join(", ")}]\n`
+  )
   fs.writeFileSync(
     path.join(app, "internal-import.ts"),
     `// @ts-expect-error internal modules are not exported\nimport * as session from "@mcp-effect/core/internal/session"\nexport { session }\n`
@@ -90,7 +107,7 @@ try {
     })
   )
   run("npx", ["tsc", "-p", "."], app, { stdio: "inherit" })
-  console.log("pack: the installed packages type-check (skipLibCheck off), internal/ is not importable")
+  console.log(`pack: the installed packages type-check (skipLibCheck off, ${entries.length} public modules), internal/ is not importable`)
 
   const everything = path.join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js")
   const output = run("node", ["out/installed-app.js", "node", everything, "stdio"], app, { timeout: 60_000 })

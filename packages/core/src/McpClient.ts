@@ -14,6 +14,7 @@ import type * as Stream from "effect/Stream"
 import type * as Subscribable from "effect/Subscribable"
 import type * as ApprovalPolicy from "./ApprovalPolicy.js"
 import type * as Approver from "./Approver.js"
+import type * as ClientExtensions from "./ClientExtensions.js"
 import type * as ClientSession from "./ClientSession.js"
 import type * as Elicitation from "./Elicitation.js"
 import * as internal from "./internal/client.js"
@@ -181,8 +182,9 @@ export class McpClient extends Context.Tag("@mcp-effect/core/McpClient")<McpClie
 
 /**
  * Starts a client under the scope. Optional services in the context decide
- * the advertised capabilities: `Sampling`, `Elicitation`, `Roots`, and
- * `TaskPolling` (how tasks are polled). Tool calls go through the
+ * the advertised capabilities: `Sampling`, `Elicitation`, `Roots`,
+ * `ClientExtensions` (the `extensions` entry), and `TaskPolling` (how tasks
+ * are polled). Tool calls go through the
  * `ApprovalPolicy` (asking the `Approver`) and are recorded in the
  * `ToolCallLog` when those are in the context; `structuredContent` and
  * elicitation answers are checked by the `JsonSchemaValidator` in the context
@@ -264,3 +266,4 @@ export type HandlerServices =
   | Approver.Approver
   | ToolCallLog.ToolCallLog
   | JsonSchemaValidator.JsonSchemaValidator
+  | ClientExtensions.ClientExtensions

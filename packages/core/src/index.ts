@@ -100,3 +100,13 @@ export * as TestTracer from "./TestTracer.js"
  * @since 0.2.0
  */
 export * as SessionStore from "./SessionStore.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as ClientExtensions from "./ClientExtensions.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as Skills from "./Skills.js"

@@ -10,7 +10,10 @@
  *    `/.well-known/oauth-authorization-server/<path>`, then
  *    `/.well-known/openid-configuration/<path>`, then
  *    `<path>/.well-known/openid-configuration`; without a path the first two
- *    at the root. The `issuer` must match.
+ *    at the root. The document's `issuer` must be identical to the issuer
+ *    the URL was built from (RFC 8414 §3.3): compared as plain strings, a
+ *    trailing slash is a different issuer. Metadata that fails this is not
+ *    used.
  *
  * A server without protected-resource metadata is treated as a 2025-03-26
  * server: its origin is the authorization server, and without metadata the
@@ -154,6 +157,7 @@ export const authorizationServerMetadataUrls = (issuer: string | URL): ReadonlyA
   ]
 }
 
+/** The app naming one of the listed authorization servers: a trailing slash aside. */
 const sameIssuer = (a: string, b: string): boolean => trimSlash(a) === trimSlash(b)
 
 const readResourceMetadata = (json: unknown, url: URL): Effect.Effect<ProtectedResourceMetadata, OAuthError> =>
@@ -178,7 +182,7 @@ const fetchResourceMetadata = (
 
 /**
  * Fetches authorization-server metadata for `issuer`. With `checkIssuer`
- * the document's `issuer` must be `issuer` (a trailing slash aside).
+ * the document's `issuer` must be `issuer`, character for character.
  */
 const fetchAuthorizationServerMetadata = (
   http: Http.Http,
@@ -190,7 +194,7 @@ const fetchAuthorizationServerMetadata = (
       const json = yield* http.getJson(url, "authorization-server metadata")
       if (Option.isNone(json)) continue
       const doc = yield* readServerMetadata(json.value, url)
-      if (options.checkIssuer && !sameIssuer(doc.issuer, issuer)) {
+      if (options.checkIssuer && doc.issuer !== issuer) {
         return yield* new OAuthError({
           reason: "Discovery",
           message: `${url.href} names issuer ${doc.issuer}, expected ${issuer}`

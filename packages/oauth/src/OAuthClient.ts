@@ -17,7 +17,10 @@
  * through the well-known locations, so a token stored by an earlier run
  * (keyed by server and issuer in the `TokenStore`) goes out with it and the
  * server sees no `401`. On a `401` it discovers from the challenge, obtains
- * tokens and asks the transport to retry. An authorization server that is
+ * tokens and asks the transport to retry; when the `401` rejects a token it
+ * reads the protected-resource metadata again first, so a resource that
+ * moved to another authorization server gets a registration there and never
+ * the old server's client id (SEP-2352). An authorization server that is
  * down (unreachable, DNS, `5xx`, `429`) is a retryable
  * `McpError.TransportError` with the `OAuthError` as `cause`. Tokens are refreshed before they expire and
  * silently after a `401`; a refused refresh token ends in

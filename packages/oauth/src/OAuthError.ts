@@ -30,6 +30,8 @@ import * as Schema from "effect/Schema"
  * - `Configuration`: the options cannot work (a missing key, an unknown algorithm)
  * - `Http`: a request could not be made (connection refused, DNS, an unreadable answer), or the server answered `5xx` / `429`
  * - `Store`: the `TokenStore` failed
+ * - `AuthorizationServerChanged`: the resource moved to another authorization server, where the configured
+ *   (pre-registered) client id is not valid (SEP-2352); since 0.2.0
  *
  * @since 0.1.0
  * @category models
@@ -46,7 +48,8 @@ export const Reason = Schema.Literal(
   "Interaction",
   "Configuration",
   "Http",
-  "Store"
+  "Store",
+  "AuthorizationServerChanged"
 )
 
 /**

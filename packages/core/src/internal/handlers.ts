@@ -2,6 +2,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as ClientExtensions from "../ClientExtensions.js"
 import type * as ClientSession from "../ClientSession.js"
 import * as Elicitation from "../Elicitation.js"
 import * as McpError from "../McpError.js"
@@ -35,6 +36,7 @@ export const fromContext: Effect.Effect<FromContext> = Effect.gen(function*() {
   const sampling = yield* Effect.serviceOption(Sampling.Sampling)
   const elicitation = yield* Effect.serviceOption(Elicitation.Elicitation)
   const roots = yield* Effect.serviceOption(Roots.Roots)
+  const extensions = yield* Effect.serviceOption(ClientExtensions.ClientExtensions)
   const validator = yield* validatorFromContext
 
   const handlers: Record<string, ClientSession.ServerRequestHandler> = {}
@@ -64,6 +66,9 @@ export const fromContext: Effect.Effect<FromContext> = Effect.gen(function*() {
   if (Option.isSome(roots)) {
     capabilities.roots = { listChanged: true }
     handlers["roots/list"] = () => Effect.map(roots.value.list, (list) => ({ roots: list }))
+  }
+  if (Option.isSome(extensions) && Object.keys(extensions.value).length > 0) {
+    capabilities.extensions = { ...extensions.value }
   }
   return {
     handlers,

@@ -100,9 +100,41 @@ export const make = (
     client: config.client
   })
 
-  const discover = (resourceMetadataUrl: string | undefined): Effect.Effect<Flow, OAuthError> =>
+  /**
+   * SEP-2352: client credentials belong to the authorization server that issued them. A registration is looked up
+   * by issuer, so a new issuer means a new registration (or the portable metadata document). Configured (pre-
+   * registered) credentials are bound to the configured `authorizationServer`, else to the first issuer found: a
+   * resource that moves elsewhere is refused rather than sent someone else's client id.
+   */
+  const adopt = (discovered: Discovery.Discovered, resourceMetadataUrl: string | undefined) =>
     Effect.suspend(() => {
-      if (known !== undefined && (resourceMetadataUrl === undefined || resourceMetadataUrl === known.resourceMetadataUrl)) {
+      const previous = known?.discovered.issuer
+      if (
+        previous !== undefined && previous !== discovered.issuer && config.client.clientId !== undefined &&
+        config.authorizationServer === undefined
+      ) {
+        return Effect.fail(
+          new OAuthError({
+            reason: "AuthorizationServerChanged",
+            message: `the resource moved from authorization server ${previous} to ${discovered.issuer}; ` +
+              `the configured client id is registered at ${previous} only`
+          })
+        )
+      }
+      known = { discovered, resourceMetadataUrl }
+      return Effect.succeed(flowOf(discovered))
+    })
+
+  /**
+   * The flow for the resource: what was discovered before, unless the challenge names other metadata or `fresh`
+   * asks to read it again (a token was rejected: the resource may have moved to another authorization server).
+   */
+  const discover = (resourceMetadataUrl: string | undefined, fresh = false): Effect.Effect<Flow, OAuthError> =>
+    Effect.suspend(() => {
+      if (
+        !fresh && known !== undefined &&
+        (resourceMetadataUrl === undefined || resourceMetadataUrl === known.resourceMetadataUrl)
+      ) {
         return Effect.succeed(flowOf(known.discovered))
       }
       if (serverUrl === undefined) {
@@ -111,17 +143,14 @@ export const make = (
       const url = serverUrl
       return singleFlight(
         `discover ${resourceMetadataUrl ?? ""}`,
-        Effect.map(
+        Effect.flatMap(
           Discovery.discoverWith(http, {
             serverUrl: url,
             resourceMetadataUrl,
             authorizationServer: config.authorizationServer,
             policy: config.policy
           }),
-          (discovered) => {
-            known = { discovered, resourceMetadataUrl }
-            return flowOf(discovered)
-          }
+          (discovered) => adopt(discovered, resourceMetadataUrl)
         )
       )
     })
@@ -284,7 +313,8 @@ export const make = (
       if (serverUrl === undefined) serverUrl = info.url
       const params = info.wwwAuthenticate?.params ?? {}
       if (info.status === 403 && params.error !== "insufficient_scope") return "fail" as const
-      const flow = yield* discover(params.resource_metadata)
+      const rejected = info.status === 401 && (yield* FiberRef.get(sent)) !== undefined
+      const flow = yield* discover(params.resource_metadata, rejected)
       if (info.status === 403) return yield* onInsufficientScope(flow, info.wwwAuthenticate)
       if (params.scope !== undefined) challengeScope = params.scope
       return yield* onUnauthorized(flow)

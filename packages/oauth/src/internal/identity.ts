@@ -273,6 +273,15 @@ const requestedMethod = (as: oauth.AuthorizationServer): AuthMethod | undefined 
   return undefined
 }
 
+/**
+ * The grants this client registers for: `refresh_token` too (SEP-2207), unless the server lists its
+ * `grant_types_supported` without it (a server without refresh tokens refuses a registration asking for them).
+ */
+const registeredGrants = (as: oauth.AuthorizationServer): Array<string> =>
+  as.grant_types_supported === undefined || as.grant_types_supported.includes("refresh_token")
+    ? ["authorization_code", "refresh_token"]
+    : ["authorization_code"]
+
 const register = (
   input: ResolveInput,
   redirectUri: string
@@ -284,7 +293,7 @@ const register = (
     const metadata: Partial<oauth.OmitSymbolProperties<oauth.Client>> = {
       client_name: "mcp-effect",
       redirect_uris: [redirectUri],
-      grant_types: ["authorization_code", "refresh_token"],
+      grant_types: registeredGrants(input.as),
       response_types: ["code"],
       application_type: loopback ? "native" : "web",
       ...(method === undefined ? {} : { token_endpoint_auth_method: method }),

@@ -16,7 +16,7 @@
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { JsonRpc, McpClient, McpTransport } from "@mcp-effect/core"
-import { StdioTransport } from "@mcp-effect/transport-stdio"
+import { NodeStdioTransport, StdioTransport } from "@mcp-effect/transport-stdio"
 import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -37,11 +37,14 @@ import { echoCall, echoText } from "./subject.js"
 const { values: flags } = parseArgs({
   options: {
     calls: { type: "string", default: "3000" },
-    repeats: { type: "string", default: "3" }
+    repeats: { type: "string", default: "3" },
+    concurrency: { type: "string", default: "100" },
+    only: { type: "string" }
   }
 })
 const calls = Number(flags.calls)
 const repeats = Number(flags.repeats)
+const concurrency = Number(flags.concurrency)
 
 /** Runs `n` sequential calls; resolves with the elapsed milliseconds. */
 type Loop = (n: number) => Promise<number>
@@ -64,6 +67,27 @@ const timedLoop = <E>(once: Effect.Effect<unknown, E>): Loop => (n) =>
   }))
 
 const stdio = StdioTransport.layer({ command: stdioServer.command, args: stdioServer.args, env: serverEnv })
+const nodeStdio = NodeStdioTransport.layer({ command: stdioServer.command, args: stdioServer.args, env: serverEnv })
+
+/** `n` calls, `concurrency` at a time (in batches), as one Effect; resolves with the elapsed milliseconds. */
+const batchedLoop = <E>(once: Effect.Effect<unknown, E>): Loop => (n) =>
+  runtime.runPromise(Effect.gen(function*() {
+    const start = performance.now()
+    for (let done = 0; done < n; done += concurrency) {
+      yield* Effect.forEach(Array.from({ length: Math.min(concurrency, n - done) }), () => once, {
+        concurrency: "unbounded",
+        discard: true
+      })
+    }
+    return performance.now() - start
+  }))
+
+/** The same batches for a promise client. */
+const batchedPromises = (concurrent: (n: number) => Promise<number>): Loop => async (n) => {
+  const start = performance.now()
+  for (let done = 0; done < n; done += concurrency) await concurrent(Math.min(concurrency, n - done))
+  return performance.now() - start
+}
 
 /** An in-process transport whose server answers every request at once (through JSON, like a wire). */
 const loopback = Layer.succeed(McpTransport.McpTransport, {
@@ -91,7 +115,7 @@ const loopback = Layer.succeed(McpTransport.McpTransport, {
 const client = async (
   transport: Layer.Layer<McpTransport.McpTransport, never, NodeContext.NodeContext>,
   options: Partial<McpClient.Options>,
-  via: "client" | "session"
+  via: "client" | "session" | "batched"
 ): Promise<Loop> => {
   const mcp = await inScope(
     McpClient.make({ clientInfo: { name: "bench-breakdown", version: "1.0.0" }, prefetch: false, ...options }).pipe(
@@ -101,6 +125,8 @@ const client = async (
   )
   return via === "client" ?
     timedLoop(Effect.suspend(() => mcp.callTool(echoCall))) :
+    via === "batched" ?
+    batchedLoop(Effect.suspend(() => mcp.callTool(echoCall))) :
     timedLoop(Effect.suspend(() => mcp.session.request("tools/call", echoCall)))
 }
 
@@ -144,18 +170,27 @@ const transportOnly = async (): Promise<Loop> => {
 const main = async () => {
   const sdk = await Sdk.startStdio(stdioServer)
   const raw = await Raw.start(stdioServer)
-  const rows: Array<Row> = [
-    { name: "client/stdio", loop: await client(stdio, {}, "client") },
-    { name: "client/stdio no-timeout", loop: await client(stdio, { requestTimeout: "none" }, "client") },
-    { name: "session/stdio", loop: await client(stdio, {}, "session") },
-    { name: "transport/stdio", loop: await transportOnly() },
-    { name: "client/loopback", loop: await client(loopback, {}, "client") },
-    { name: "client/loopback no-timeout", loop: await client(loopback, { requestTimeout: "none" }, "client") },
-    { name: "session/loopback", loop: await client(loopback, {}, "session") },
-    { name: "session/loopback no-timeout", loop: await client(loopback, { requestTimeout: "none" }, "session") },
-    { name: "sdk/stdio", loop: sdk.sequential },
-    { name: "raw/stdio", loop: raw.sequential }
+  const all: Array<[string, () => Promise<Loop>]> = [
+    ["client/node-stdio", () => client(nodeStdio, {}, "client")],
+    [`client/node-stdio x${concurrency}`, () => client(nodeStdio, {}, "batched")],
+    ["client/stdio", () => client(stdio, {}, "client")],
+    ["client/stdio no-timeout", () => client(stdio, { requestTimeout: "none" }, "client")],
+    ["session/stdio", () => client(stdio, {}, "session")],
+    ["transport/stdio", transportOnly],
+    ["client/loopback", () => client(loopback, {}, "client")],
+    ["client/loopback no-timeout", () => client(loopback, { requestTimeout: "none" }, "client")],
+    ["session/loopback", () => client(loopback, {}, "session")],
+    ["session/loopback no-timeout", () => client(loopback, { requestTimeout: "none" }, "session")],
+    ["sdk/stdio", async () => sdk.sequential],
+    [`sdk/stdio x${concurrency}`, async () => batchedPromises(sdk.concurrent)],
+    ["raw/stdio", async () => raw.sequential]
   ]
+  const rows: Array<Row> = []
+  for (const [name, make] of all) {
+    if (flags.only === undefined || flags.only.split(",").some((part) => name.includes(part))) {
+      rows.push({ name, loop: await make() })
+    }
+  }
   const wall = new Map<string, Array<number>>(rows.map((row) => [row.name, []]))
   const cpu = new Map<string, Array<number>>(rows.map((row) => [row.name, []]))
   for (const row of rows) await row.loop(Math.min(1000, calls))

@@ -17,17 +17,20 @@
  *   `stdio latency` measures). `--client sdk` runs the official SDK client instead, for comparison.
  * - `idle [--sessions N] [--heap-out FILE]`: opens N idle sessions (after one warm-up session) and
  *   profiles what they hold (`HeapProfiler` sampling, live objects only).
+ * - `inflight [--calls N] [--heap-out FILE]`: N pending `hold` calls on one session, profiled the same
+ *   way once the server holds them all; prints the `heapUsed` growth per call.
  */
 import { McpClient } from "@mcp-effect/core"
 import { NodeStdioTransport } from "@mcp-effect/transport-stdio"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Runtime from "effect/Runtime"
 import { writeFileSync } from "node:fs"
 import * as Inspector from "node:inspector/promises"
 import { parseArgs } from "node:util"
 import * as Sdk from "./clients/sdk.js"
 import { serverEnv, stdioServer } from "./servers.js"
-import { checkEcho, echoCall } from "./subject.js"
+import { checkEcho, countOf, echoCall } from "./subject.js"
 
 const { positionals, values: flags } = parseArgs({
   allowPositionals: true,
@@ -109,6 +112,43 @@ const idle = Effect.gen(function*() {
   )
 })
 
+/**
+ * With `--heap-out FILE`, a sampling heap profile of what `--calls` pending `hold` calls on one
+ * session hold, once the server holds them all, after a full GC; then they are released.
+ */
+const inflight = Effect.gen(function*() {
+  const client = yield* session
+  const n = Number(flags.calls)
+  const pending = Effect.map(client.callTool({ name: "pending" }), countOf)
+  yield* Effect.forEach(Array.from({ length: 10 }), () => client.callTool(echoCall), { discard: true })
+  const out = flags["heap-out"]
+  const inspector = new Inspector.Session()
+  gc()
+  if (out !== undefined) {
+    inspector.connect()
+    yield* Effect.promise(() => inspector.post("HeapProfiler.startSampling", { samplingInterval: 1024 }))
+  }
+  const before = process.memoryUsage().heapUsed
+  const held = yield* Effect.fork(
+    Effect.forEach(Array.from({ length: n }), () => client.callTool({ name: "hold" }), {
+      concurrency: "unbounded",
+      discard: true
+    })
+  )
+  while ((yield* pending) < n) yield* Effect.sleep("10 millis")
+  gc()
+  gc()
+  const perCall = (process.memoryUsage().heapUsed - before) / n / 1024
+  if (out !== undefined) {
+    const { profile } = yield* Effect.promise(() => inspector.post("HeapProfiler.stopSampling"))
+    writeFileSync(out, JSON.stringify(profile))
+    inspector.disconnect()
+  }
+  yield* client.callTool({ name: "release" })
+  yield* Fiber.join(held)
+  yield* Effect.sync(() => process.stderr.write(`${n} calls held: ${perCall.toFixed(2)} KiB per call\n`))
+})
+
 /** The same workload with the SDK client: `C` loops of `N / C` sequential calls each. */
 const sdkCalls = async () => {
   const client = await Sdk.openStdio(stdioServer)
@@ -130,8 +170,12 @@ const sdkCalls = async () => {
 }
 
 const mode = positionals[0] ?? "calls"
-if (mode !== "calls" && mode !== "idle") throw new Error(`mode must be calls or idle, got ${mode}`)
-const run = flags.client === "sdk" && mode === "calls" ? sdkCalls() : Effect.runPromise(Effect.scoped(mode === "calls" ? calls : idle))
+if (mode !== "calls" && mode !== "idle" && mode !== "inflight") {
+  throw new Error(`mode must be calls, idle or inflight, got ${mode}`)
+}
+const run = flags.client === "sdk" && mode === "calls" ?
+  sdkCalls() :
+  Effect.runPromise(Effect.scoped(mode === "calls" ? calls : mode === "idle" ? idle : inflight))
 run.then(() => process.exit(0), (error) => {
   console.error(error)
   process.exit(1)

@@ -60,6 +60,15 @@ export interface Connection {
    */
   readonly send: (message: JsonRpc.Message) => Effect.Effect<void, ConnectionError>
   /**
+   * Optional: whether `send`, run now, completes without waiting (the link is
+   * open and has room). When it says so, the session sends from the
+   * requesting fiber instead of a fiber of its own; a transport whose send
+   * may wait (an HTTP POST) leaves it out.
+   *
+   * @since 0.2.0
+   */
+  readonly sendsAtOnce?: (() => boolean) | undefined
+  /**
    * A short description for logs and errors (never containing secrets).
    */
   readonly description: string

@@ -1,7 +1,11 @@
+import { expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as TestClock from "effect/TestClock"
 import type * as JsonRpc from "../src/JsonRpc.js"
 import * as McpClient from "../src/McpClient.js"
+import * as McpError from "../src/McpError.js"
 import * as TestServer from "../src/TestServer.js"
 
 /** Lets other fibers run until `check` holds (no clock involved). */
@@ -37,3 +41,21 @@ export const receivedWith = (method: string) =>
   )
 
 export const textResult = (text: string) => ({ content: [{ type: "text", text }] })
+
+/**
+ * Calls tool `x` with a 2 s idle budget on a server that does not answer: still running at
+ * 1999 ms, failed with `RequestTimeout` at 2000 ms; resolves with the server's cancellation notice.
+ */
+export const idleTimeout = Effect.gen(function*() {
+  const client = yield* McpClient.McpClient
+  yield* client.initialized
+  const fiber = yield* Effect.fork(client.callTool({ name: "x" }, { timeout: "2 seconds" }))
+  yield* TestClock.adjust("1999 millis")
+  expect(fiber.unsafePoll()).toBeNull()
+  yield* TestClock.adjust("1 millis")
+  const error = yield* Effect.flip(Fiber.join(fiber))
+  expect(error).toEqual(new McpError.RequestTimeout({ method: "tools/call", kind: "idle", millis: 2000 }))
+  const [cancelled] = yield* eventually(Effect.map(receivedWith("notifications/cancelled"), (l) => l.length > 0 && l))
+  expect(cancelled.params).toMatchObject({ reason: "timeout" })
+  return client
+})

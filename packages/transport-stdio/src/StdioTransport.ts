@@ -93,9 +93,9 @@ export interface Options {
   readonly incomingCapacity?: number | undefined
   /**
    * How many bytes may wait to be written to the server's stdin. Past it, a
-   * send returns only once the server has read enough (it has written its
-   * message already), so a server that stops reading slows its senders down
-   * instead of growing a buffer. Default 65536.
+   * send waits until the server has read enough and then writes its message,
+   * so a server that stops reading slows its senders down instead of growing
+   * a buffer. Default 65536.
    *
    * @since 0.2.0
    */

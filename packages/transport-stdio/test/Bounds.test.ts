@@ -60,13 +60,14 @@ describe("StdioTransport bounds", () => {
       const backend: Backend<never> = () =>
         Effect.succeed({
           pid: fakePid,
-          write: () => true,
+          write: () => {},
+          hasRoom: () => true,
           writable: Effect.void,
           endInput: Effect.void,
           readStdout: (onBytes) => Effect.zipRight(Deferred.succeed(deliver, onBytes), Effect.never),
           pauseStdout: () => flow.push("pause"),
           resumeStdout: () => flow.push("resume"),
-          stderr: Stream.empty,
+          readStderr: () => Effect.void,
           // already exited, so closing the connection runs through the ladder at once
           exited: Effect.succeed({ _tag: "Code", code: 0 }),
           isRunning: Effect.succeed(false),
@@ -113,9 +114,12 @@ for (const backend of backends) {
       Effect.gen(function*() {
         const { transport } = yield* backend.make(nodeServer("slow-reader.mjs"))
         const pull = yield* Stream.toPull(transport.connections)
-        const rpc = yield* reader(Chunk.unsafeHead(yield* pull))
+        const connection = Chunk.unsafeHead(yield* pull)
+        const rpc = yield* reader(connection)
         const message = Option.getOrThrow(yield* rpc.next) as JsonRpc.Notification
         const pid = message.params!.pid as number
+        // with room, a send completes at once: the session may send inline
+        assert.isTrue(connection.sendsAtOnce?.())
         const payload = "x".repeat(8 * 1024)
         let sent = 0
         const sender = yield* Effect.fork(
@@ -129,6 +133,8 @@ for (const backend of backends) {
         assert.isTrue(Option.isNone(yield* Effect.timeoutOption(Fiber.await(sender), "1 second")))
         // the pipe (64 KiB on Linux), the high-water mark (64 KiB) and the stream stages in between
         assert.isBelow(sent * payload.length, 512 * 1024, `${sent} messages were accepted`)
+        // past the high-water mark it says a send would wait: the session sends from a fiber of its own
+        assert.isFalse(connection.sendsAtOnce?.())
         process.kill(pid, "SIGUSR1")
         yield* Fiber.join(sender)
         assert.deepStrictEqual(result(yield* rpc.call(1, "last")), { count: 1001 })

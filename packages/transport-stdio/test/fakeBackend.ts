@@ -1,7 +1,6 @@
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
 import type { Backend, ExitStatus, Signal } from "../src/internal/backend.js"
 
 /** When a fake server exits: on stdin closing, on a signal, or never (it cannot even be reaped). */
@@ -30,13 +29,14 @@ export const fakeBackend = (exitsOn: ExitsOn, events: Array<Event>): Backend<nev
         Effect.void
     return {
       pid: fakePid,
-      write: () => true,
+      write: () => {},
+      hasRoom: () => true,
       writable: Effect.void,
       endInput: Effect.zipRight(record("stdin closed"), exitIf("stdin", { _tag: "Code", code: 0 })),
       readStdout: () => Effect.never,
       pauseStdout: () => {},
       resumeStdout: () => {},
-      stderr: Stream.empty,
+      readStderr: () => Effect.void,
       exited: Deferred.await(exited),
       isRunning: Effect.map(Deferred.isDone(exited), (done) => !done),
       kill: (signal) =>

@@ -2,7 +2,6 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -88,14 +87,16 @@ export const make = (
     ): Effect.Effect<unknown, McpError.McpClientError> => {
       const send = pinned === undefined ? dispatch : (entry: Pending.Pending) => table.sendOn(entry, pinned)
       return Effect.withFiberRuntime((fiber) =>
-        Spans.isTracing(fiber) ?
-          Effect.flatMap(Ref.get(link), (current) =>
+        Effect.flatMap(Ref.get(link), (current) => {
+          const ready = pinned ?? (current._tag === "Ready" ? current.live : undefined)
+          return Spans.isTracing(fiber) ?
             Effect.useSpan(
               Spans.requestSpanName(method),
               Spans.requestSpanOptions(method, params, Link.lastInitialized(current)?.protocolVersion),
-              (span) => Effect.withParentSpan(table.request(method, params, requestOptions, span, send), span)
-            )) :
-          table.request(method, params, requestOptions, undefined, send)
+              (span) => Effect.withParentSpan(table.request(method, params, requestOptions, span, send, ready), span)
+            ) :
+            table.request(method, params, requestOptions, undefined, send, ready)
+        })
       )
     }
 
@@ -126,7 +127,9 @@ export const make = (
     const isClosed = Effect.map(Ref.get(link), (current) => current._tag === "Closed")
 
     const subscribeNotifications = Effect.flatMap(isClosed, (closed) =>
-      closed ? Effect.succeed(Stream.empty) : Stream.fromPubSub(router.notifications, { scoped: true }))
+      closed ?
+        Effect.succeed(Stream.empty) :
+        Effect.flatMap(router.notifications, (hub) => Stream.fromPubSub(hub, { scoped: true })))
 
     const service: ClientSession.Service = {
       request: (method, params, requestOptions) =>
@@ -160,13 +163,14 @@ export const make = (
       notifications: Stream.unwrapScoped(subscribeNotifications),
       subscribeNotifications,
       malformed: Stream.unwrap(
-        Effect.map(isClosed, (closed) => closed ? Stream.empty : Stream.fromPubSub(router.malformed))
+        Effect.flatMap(isClosed, (closed) =>
+          closed ? Effect.succeed(Stream.empty) : Effect.map(router.malformed, (hub) => Stream.fromPubSub(hub)))
       ),
       closed: Deferred.await(closed),
       stats: Effect.sync(() => ({
         droppedNotifications: router.dropped(),
         backlog: router.backlog(),
-        retainedNotifications: Option.getOrElse(router.notifications.unsafeSize(), () => 0),
+        retainedNotifications: router.retainedNotifications(),
         pending: table.size()
       }))
     }

@@ -1,7 +1,6 @@
 import type * as McpError from "@mcp-effect/core/McpError"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import type * as Stream from "effect/Stream"
 
 /** A signal the shutdown ladder sends to a server's process group. */
 export type Signal = "SIGTERM" | "SIGKILL"
@@ -42,12 +41,14 @@ export interface StartFailure {
  */
 export interface Process {
   readonly pid: number
+  /** Queues one NDJSON line (with its newline) for the server's stdin; never blocks, never throws. */
+  readonly write: (line: string) => void
   /**
-   * Queues one NDJSON line (with its newline) for the server's stdin; never
-   * blocks, never throws. Returns `false` once `StartOptions.stdinHighWaterBytes` or more
-   * wait to be written: the caller waits for `writable` before writing more.
+   * Whether fewer than `StartOptions.stdinHighWaterBytes` wait to be written
+   * (or stdin is gone): when not, the caller waits for `writable` before
+   * writing more.
    */
-  readonly write: (line: string) => boolean
+  readonly hasRoom: () => boolean
   /** Completes once fewer than the high-water mark of bytes wait to be written, or stdin is gone. */
   readonly writable: Effect.Effect<void>
   /** Ends the server's stdin once everything written so far is flushed. */
@@ -60,7 +61,8 @@ export interface Process {
   readonly readStdout: (onBytes: (bytes: Uint8Array) => void) => Effect.Effect<void, string>
   readonly pauseStdout: () => void
   readonly resumeStdout: () => void
-  readonly stderr: Stream.Stream<Uint8Array>
+  /** Hands each stderr chunk to `onBytes` until stderr ends (or breaks: what broke it is not the transport's concern). */
+  readonly readStderr: (onBytes: (bytes: Uint8Array) => void) => Effect.Effect<void>
   /** Completes when the process has exited. */
   readonly exited: Effect.Effect<ExitStatus>
   readonly isRunning: Effect.Effect<boolean>

@@ -53,7 +53,7 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
     if (options.cwd !== undefined) command = Command.workingDirectory(command, options.cwd)
     const process = yield* Effect.mapError(executor.start(command), (error) => startError(options, error))
 
-    // bounded by `write` answering false at the high-water mark; the sink waits for "drain"
+    // bounded by `hasRoom` answering false at the high-water mark; the sink waits for "drain"
     const stdin = yield* Queue.unbounded<Uint8Array>()
     let queuedBytes = 0
     let stdinGone = false
@@ -78,14 +78,13 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
     return {
       pid: process.pid,
       write: (line) => {
-        if (stdinGone) return true
+        if (stdinGone) return
         const bytes = encoder.encode(line)
         queuedBytes += bytes.length
         stdin.unsafeOffer(bytes)
-        if (queuedBytes < options.stdinHighWaterBytes) return true
-        room.unsafeClose()
-        return false
+        if (queuedBytes >= options.stdinHighWaterBytes) room.unsafeClose()
       },
+      hasRoom: () => stdinGone || queuedBytes < options.stdinHighWaterBytes,
       writable: room.await,
       endInput: Effect.sync(() => stdin.unsafeOffer(endOfInput)),
       readStdout: (onBytes) =>
@@ -102,7 +101,15 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
         ),
       pauseStdout: () => reading.unsafeClose(),
       resumeStdout: () => reading.unsafeOpen(),
-      stderr: Stream.orDie(process.stderr),
+      readStderr: (onBytes) =>
+        process.stderr.pipe(
+          Stream.runForEachChunk((chunk) =>
+            Effect.sync(() => {
+              for (const bytes of chunk) onBytes(bytes)
+            })
+          ),
+          Effect.ignore
+        ),
       exited: Effect.map(Effect.exit(process.exitCode), (exit): ExitStatus =>
         Exit.isSuccess(exit) ?
           { _tag: "Code", code: exit.value } :

@@ -7,8 +7,6 @@
  * the limit is detected while it accumulates: its bytes are discarded up to
  * the next newline and one `Overflow` is reported in its place.
  */
-import * as Chunk from "effect/Chunk"
-import * as Stream from "effect/Stream"
 
 /** @internal */
 export const Overflow: unique symbol = Symbol.for("@mcp-effect/transport-stdio/LineSplitter/Overflow")
@@ -108,35 +106,3 @@ export const make = (maxLineBytes: number): LineSplitter => {
 
   return { push, end }
 }
-
-/**
- * Splits a byte stream into lines and hands each frame to `onFrame`, which
- * appends what it makes of it to `out`.
- *
- * @internal
- */
-export const splitStream = <A, E, R>(
-  bytes: Stream.Stream<Uint8Array, E, R>,
-  maxLineBytes: number,
-  onFrame: (frame: Frame, out: Array<A>) => void
-): Stream.Stream<A, E, R> =>
-  Stream.suspend(() => {
-    const splitter = make(maxLineBytes)
-    const frames: Array<Frame> = []
-    const drain = (): Array<A> => {
-      const out: Array<A> = []
-      for (const frame of frames) onFrame(frame, out)
-      frames.length = 0
-      return out
-    }
-    return bytes.pipe(
-      Stream.mapChunks((chunk) => {
-        for (const part of chunk) splitter.push(part, frames)
-        return frames.length === 0 ? Chunk.empty<A>() : Chunk.unsafeFromArray(drain())
-      }),
-      Stream.concat(Stream.suspend(() => {
-        splitter.end(frames)
-        return Stream.fromIterable(drain())
-      }))
-    )
-  })

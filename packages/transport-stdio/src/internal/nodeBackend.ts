@@ -1,7 +1,6 @@
 import * as McpError from "@mcp-effect/core/McpError"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import type { Backend, ExitStatus, Signal, StartFailure, StartOptions } from "./backend.js"
@@ -37,10 +36,6 @@ const missingCwd = (options: StartOptions): StartFailure | undefined => {
     permanent: true
   }
 }
-
-// stderr chunks (at most 64 KiB each) waiting for the transport's line splitter;
-// it never blocks, so this only fills when its fiber starves, and then drops the oldest
-const stderrChunks = 256
 
 /**
  * Starts servers with Node's `child_process` directly: writes go straight to
@@ -97,8 +92,8 @@ export const nodeBackend: Backend<never> = (options) =>
       pid: child.pid!,
       write: (line) => {
         if (!writeFailed && stdin.writable) stdin.write(line)
-        return hasRoom()
       },
+      hasRoom,
       // past the stream's own high-water mark (smaller than ours), "drain" is sure to come
       writable: Effect.async<void>((resume) => {
         if (hasRoom()) return resume(Effect.void)
@@ -131,21 +126,18 @@ export const nodeBackend: Backend<never> = (options) =>
         }),
       pauseStdout: () => child.stdout.pause(),
       resumeStdout: () => child.stdout.resume(),
-      stderr: Stream.asyncPush<Uint8Array>((emit) =>
-        Effect.acquireRelease(
-          Effect.sync(() => {
-            const onData = (bytes: Uint8Array) => emit.single(bytes)
-            const onEnd = () => emit.end()
-            child.stderr.on("data", onData)
-            child.stderr.once("end", onEnd)
-            return { onData, onEnd }
-          }),
-          ({ onData, onEnd }) =>
-            Effect.sync(() => {
-              child.stderr.off("data", onData)
-              child.stderr.off("end", onEnd)
-            })
-        ), { bufferSize: stderrChunks, strategy: "sliding" }),
+      readStderr: (onBytes) =>
+        Effect.async<void>((resume) => {
+          const onEnd = () => resume(Effect.void)
+          child.stderr.on("data", onBytes)
+          child.stderr.once("end", onEnd)
+          child.stderr.once("error", onEnd)
+          return Effect.sync(() => {
+            child.stderr.off("data", onBytes)
+            child.stderr.off("end", onEnd)
+            child.stderr.off("error", onEnd)
+          })
+        }),
       exited: Deferred.await(exited),
       isRunning: Effect.map(Deferred.isDone(exited), (done) => !done),
       kill: (signal) => Effect.zipRight(Effect.sync(() => signalGroup(signal)), Deferred.await(exited))

@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
 import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as StdioTransport from "../StdioTransport.js"
@@ -104,8 +105,12 @@ export const make = <R>(
     const env = environment.build(options.env, options.inheritEnv)
     const args = options.args ?? []
 
-    const stderrLine = (frame: LineSplitter.Frame, out: Array<string>) =>
-      out.push(frame === LineSplitter.Overflow ? `[stderr line longer than ${maxStderrLineBytes} bytes dropped]` : frame)
+    const stderrLine = (frame: LineSplitter.Frame) =>
+      frame === LineSplitter.Overflow ? `[stderr line longer than ${maxStderrLineBytes} bytes dropped]` : frame
+    const logStderr = (lines: ReadonlyArray<string>) =>
+      Effect.forEach(lines, (line) => Effect.zipRight(logHub.publish(line), Effect.logDebug(line)), { discard: true }).pipe(
+        Effect.annotateLogs({ "mcp.server": description, "mcp.stream": "stderr" })
+      )
 
     const connect = (
       permanentFailure: Deferred.Deferred<never, McpError.TransportError>
@@ -133,16 +138,28 @@ export const make = <R>(
           )
         )
 
+        // stderr is split, kept, published and logged in the callback that reads it: no stream per connection
         const tail = Stderr.makeTail()
         const stderrEnded = yield* Deferred.make<void>()
-        yield* LineSplitter.splitStream(process.stderr, maxStderrLineBytes, stderrLine).pipe(
-          Stream.runForEach((line) => {
-            tail.add(line)
-            return Effect.zipRight(logHub.publish(line), Effect.logDebug(line))
-          }),
-          Effect.ignore,
+        const runtime = yield* Effect.runtime<never>()
+        const stderrSplitter = LineSplitter.make(maxStderrLineBytes)
+        const stderrFrames: Array<LineSplitter.Frame> = []
+        const flushStderr = () => {
+          if (stderrFrames.length === 0) return
+          const lines = stderrFrames.map(stderrLine)
+          stderrFrames.length = 0
+          for (const line of lines) tail.add(line)
+          Runtime.runSync(runtime, logStderr(lines))
+        }
+        yield* process.readStderr((bytes) => {
+          stderrSplitter.push(bytes, stderrFrames)
+          flushStderr()
+        }).pipe(
+          Effect.zipRight(Effect.sync(() => {
+            stderrSplitter.end(stderrFrames)
+            flushStderr()
+          })),
           Effect.zipRight(Deferred.succeed(stderrEnded, undefined)),
-          Effect.annotateLogs({ "mcp.server": description, "mcp.stream": "stderr" }),
           Effect.forkScoped
         )
         yield* process.exited.pipe(
@@ -277,18 +294,23 @@ export const make = <R>(
           )
         }))
 
-        // past the high-water mark, a send returns once the server has read enough
+        // past the high-water mark, a send waits until the server has read enough, then writes
+        const write = (message: JsonRpc.Message): Effect.Effect<void, McpError.TransportError> => {
+          if (closed !== undefined) return Effect.fail(closed)
+          process.write(Ndjson.encode(message))
+          return Effect.void
+        }
         const waitForRoom = Effect.raceFirst(process.writable, Deferred.await(closing))
+        const sendsAtOnce = () => closed !== undefined || process.hasRoom()
         const send = (message: JsonRpc.Message): Effect.Effect<void, McpError.TransportError> =>
-          Effect.suspend(() => {
-            if (closed !== undefined) return Effect.fail(closed)
-            return process.write(Ndjson.encode(message)) ? Effect.void : waitForRoom
-          })
+          Effect.suspend(() =>
+            sendsAtOnce() ? write(message) : Effect.zipRight(waitForRoom, Effect.suspend(() => write(message)))
+          )
 
         yield* Effect.logDebug(`stdio server process ${process.pid} started`).pipe(
           Effect.annotateLogs("mcp.server", description)
         )
-        return { incoming, push, send, description, networkTransport: "pipe" }
+        return { incoming, push, send, sendsAtOnce, description, networkTransport: "pipe" }
       })
 
     // the backend's services, but not this layer's scope: each connection has its own

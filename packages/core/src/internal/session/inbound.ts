@@ -38,6 +38,33 @@ const guardedVoid = (what: string, f: () => void): Effect.Effect<void> | undefin
   }
 }
 
+/**
+ * A sliding PubSub made on first use. A bounded PubSub allocates its whole
+ * buffer up front (8 KiB for 1024 messages), and an idle session often has
+ * no subscriber: one that was never made holds nothing, and a message
+ * published with no subscriber is dropped by a made one too.
+ */
+const lazySliding = <A>(capacity: number) => {
+  let hub: PubSub.PubSub<A> | undefined
+  let ended = false
+  return {
+    get: Effect.suspend((): Effect.Effect<PubSub.PubSub<A>> =>
+      hub !== undefined ? Effect.succeed(hub) : Effect.flatMap(PubSub.sliding<A>(capacity), (made) => {
+        if (hub !== undefined) return Effect.succeed(hub)
+        hub = made
+        return ended ? Effect.as(PubSub.shutdown(made), made) : Effect.succeed(made)
+      })
+    ),
+    /** Publishes when the PubSub was made (else nobody can be subscribed). */
+    publish: (a: A): Effect.Effect<void> => hub === undefined ? Effect.void : Effect.asVoid(PubSub.publish(hub, a)),
+    size: (): number => hub === undefined ? 0 : Option.getOrElse(hub.unsafeSize(), () => 0),
+    shutdown: Effect.suspend(() => {
+      ended = true
+      return hub === undefined ? Effect.void : PubSub.shutdown(hub)
+    })
+  }
+}
+
 /** Notifications and stray malformed input may be dropped; what settles or answers a request may not. */
 const isDroppable = (incoming: JsonRpc.Incoming) =>
   JsonRpc.isMalformed(incoming) ? incoming.id === undefined : "method" in incoming && !("id" in incoming)
@@ -55,8 +82,14 @@ export interface InboundRouter {
   readonly read: (live: Live) => Effect.Effect<void, ConnectionError>
   /** The connection is gone: the server requests it carried are interrupted, unanswered. */
   readonly abandonServerRequests: Effect.Effect<void>
-  readonly notifications: PubSub.PubSub<JsonRpc.Notification>
-  readonly malformed: PubSub.PubSub<McpError.DecodeError>
+  /** The notifications PubSub (sliding, `notificationCapacity`), made on first use. */
+  readonly notifications: Effect.Effect<PubSub.PubSub<JsonRpc.Notification>>
+  /** The malformed-input PubSub (sliding, 64), made on first use. */
+  readonly malformed: Effect.Effect<PubSub.PubSub<McpError.DecodeError>>
+  /** Notifications waiting in the PubSub for its slowest subscriber. */
+  readonly retainedNotifications: () => number
+  /** Ends both PubSubs (and those made later): the session is over. */
+  readonly shutdown: Effect.Effect<void>
   /** Notifications lost to a full subscriber or a full backlog. */
   readonly dropped: () => number
   /** Inbound messages waiting for the worker. */
@@ -78,17 +111,16 @@ export const make = (options: {
     const scope = yield* Effect.scope
     const handlers = new Map(Object.entries(options.handlers ?? {}))
     const serverRequests = new Map<JsonRpc.RequestId, Fiber.RuntimeFiber<void>>()
-    const notifications = yield* PubSub.sliding<JsonRpc.Notification>(notificationCapacity)
-    const malformed = yield* PubSub.sliding<McpError.DecodeError>(64)
+    const notifications = lazySliding<JsonRpc.Notification>(notificationCapacity)
+    const malformed = lazySliding<McpError.DecodeError>(64)
     let dropped = 0
     let backlog = 0
 
     /** Publishes to a sliding PubSub, counting what a full subscriber loses. */
     const publishNotification = (notification: JsonRpc.Notification) =>
       Effect.suspend(() => {
-        const size = notifications.unsafeSize()
-        if (size._tag === "Some" && size.value >= notificationCapacity) dropped++
-        return PubSub.publish(notifications, notification)
+        if (notifications.size() >= notificationCapacity) dropped++
+        return notifications.publish(notification)
       })
 
     const answer = (live: Live, message: JsonRpc.Message) => Effect.ignore(live.connection.send(message))
@@ -161,7 +193,7 @@ export const make = (options: {
         }
         return Effect.zipRight(
           Effect.logWarning("mcp: ignored malformed input", incoming.error.message),
-          PubSub.publish(malformed, incoming.error)
+          malformed.publish(incoming.error)
         )
       }
       if ("method" in incoming) {
@@ -252,8 +284,10 @@ export const make = (options: {
         serverRequests.clear()
         return Effect.forEach(orphans, Fiber.interruptFork, { discard: true })
       }),
-      notifications,
-      malformed,
+      notifications: notifications.get,
+      malformed: malformed.get,
+      retainedNotifications: notifications.size,
+      shutdown: Effect.zipRight(notifications.shutdown, malformed.shutdown),
       dropped: () => dropped,
       backlog: () => backlog
     }

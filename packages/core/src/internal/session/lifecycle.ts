@@ -6,7 +6,6 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
-import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -208,8 +207,7 @@ export const run = (options: {
           return SubscriptionRef.set(state, { _tag: "Closed", error }).pipe(
             Effect.zipRight(Deferred.succeed(closed, error)),
             // every public stream ends with the session
-            Effect.zipRight(PubSub.shutdown(router.notifications)),
-            Effect.zipRight(PubSub.shutdown(router.malformed))
+            Effect.zipRight(router.shutdown)
           )
         }
       )

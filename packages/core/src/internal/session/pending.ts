@@ -115,16 +115,19 @@ export const toMillis = (
  */
 export interface PendingTable {
   /**
-   * Registers a request and waits for its outcome; `send` puts it on a
-   * connection (from a fiber of its own, so an outcome such as a timeout is
-   * seen while a send is still blocked).
+   * Registers a request and waits for its outcome. When `ready` is alive and
+   * its transport says the send completes at once (`sendsAtOnce`), the
+   * request is sent on it from the calling fiber; else `send` puts it on a
+   * connection from a fiber of its own, so an outcome such as a timeout is
+   * seen while a send is still blocked.
    */
   readonly request: (
     method: string,
     params: Record<string, unknown> | undefined,
     options: ClientSession.RequestOptions | undefined,
     span: Tracer.Span | undefined,
-    send: (entry: Pending) => Effect.Effect<void, McpError.McpClientError>
+    send: (entry: Pending) => Effect.Effect<void, McpError.McpClientError>,
+    ready: Live | undefined
   ) => Effect.Effect<unknown, McpError.McpClientError>
   /** Sends an entry on a connection; a failed send settles it, unless the connection's loss handles it. */
   readonly sendOn: (entry: Pending, live: Live) => Effect.Effect<void>
@@ -251,7 +254,11 @@ export const make = (options: {
       return Effect.void
     }
 
-    const request: PendingTable["request"] = (method, params, requestOptions, span, send) =>
+    /** Whether a send on `live` completes without waiting, so it needs no fiber of its own. */
+    const sendsAtOnce = (live: Live | undefined): live is Live =>
+      live !== undefined && live.alive && live.connection.sendsAtOnce?.() === true
+
+    const request: PendingTable["request"] = (method, params, requestOptions, span, send, ready) =>
       // registering the entry and its cleanup is one step no interrupt can split
       Effect.uninterruptibleMask((restore) => {
         const idleMillis = requestOptions?.timeout !== undefined ?
@@ -293,9 +300,22 @@ export const make = (options: {
         }
         pending.set(id, entry)
         if (entry.idleMillis !== undefined || entry.totalMillis !== undefined) timeouts.watch(entry)
-        return startSending(entry, send(entry)).pipe(
-          Effect.zipRight(restore(awaitOutcome(entry))),
-          Effect.onExit((exit) => finish(entry, exit))
+        // already uninterruptible: one match settles the entry whatever ends the wait (no `onExit` mask of its own)
+        return Effect.matchCauseEffect(
+          Effect.zipRight(
+            sendsAtOnce(ready) ? sendOn(entry, ready) : startSending(entry, send(entry)),
+            restore(awaitOutcome(entry))
+          ),
+          {
+            onFailure: (cause) => {
+              const done = finish(entry, Exit.failCause(cause))
+              return done === Effect.void ? Effect.failCause(cause) : Effect.zipRight(done, Effect.failCause(cause))
+            },
+            onSuccess: (value) => {
+              const done = finish(entry, Exit.succeed(value))
+              return done === Effect.void ? Effect.succeed(value) : Effect.as(done, value)
+            }
+          }
         )
       })
 

@@ -1,0 +1,79 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Equal from "effect/Equal"
+import * as Fiber from "effect/Fiber"
+import type * as FiberId from "effect/FiberId"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import * as JsonRpc from "../src/JsonRpc.js"
+import * as McpClient from "../src/McpClient.js"
+import * as McpTransport from "../src/McpTransport.js"
+import * as TestServer from "../src/TestServer.js"
+import { clientInfo, eventually, idleTimeout, textResult } from "./utils.js"
+
+/**
+ * The test server's transport, saying through `sendsAtOnce` whether its
+ * send completes at once; it records which fiber sends each `tools/call`.
+ */
+const withSendsAtOnce = (atOnce: boolean, handler: () => Effect.Effect<unknown> = () => Effect.succeed(textResult("done"))) => {
+  const senders: Array<FiberId.FiberId> = []
+  const mark = (connection: McpTransport.Connection): McpTransport.Connection => ({
+    ...connection,
+    sendsAtOnce: () => atOnce,
+    send: (message) =>
+      JsonRpc.isRequest(message) && message.method === "tools/call" ?
+        Effect.zipRight(Effect.fiberIdWith((id) => Effect.sync(() => senders.push(id))), connection.send(message)) :
+        connection.send(message)
+  })
+  const transport = Layer.effect(
+    McpTransport.McpTransport,
+    Effect.map(McpTransport.McpTransport, (inner) => ({ connections: Stream.map(inner.connections, mark) }))
+  )
+  const layer = McpClient.layer({ clientInfo, prefetch: false }).pipe(
+    Layer.provide(transport),
+    Layer.provideMerge(TestServer.layer({ handlers: { "tools/call": handler } }))
+  )
+  return { senders, layer }
+}
+
+describe("a connection whose send completes at once (sendsAtOnce)", () => {
+  for (const atOnce of [true, false]) {
+    const subject = withSendsAtOnce(atOnce)
+    it.effect(
+      atOnce ?
+        "gets the request from the calling fiber, with no sender fiber" :
+        "without it, the request is sent from a fiber of its own",
+      () =>
+        Effect.gen(function*() {
+          const client = yield* McpClient.McpClient
+          yield* client.initialized
+          const caller = yield* Effect.fiberId
+          expect(yield* client.callTool({ name: "x" })).toEqual(textResult("done"))
+          expect(subject.senders).toHaveLength(1)
+          expect(Equal.equals(subject.senders[0], caller)).toBe(atOnce)
+        }).pipe(Effect.provide(subject.layer))
+    )
+  }
+
+  const silent = withSendsAtOnce(true, () => Effect.never)
+  it.effect("a request sent inline still times out, and the server is told", () =>
+    Effect.gen(function*() {
+      const client = yield* idleTimeout
+      expect(silent.senders).toHaveLength(1)
+      expect((yield* client.session.stats).pending).toBe(0)
+    }).pipe(Effect.provide(silent.layer)))
+
+  const held = withSendsAtOnce(true, () => Effect.never)
+  it.effect("interrupting inline calls at any point leaves no pending entry behind", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      yield* client.initialized
+      for (let yields = 0; yields < 30; yields++) {
+        const fiber = yield* Effect.fork(client.session.request("tools/call", { name: "x" }))
+        for (let i = 0; i < yields; i++) yield* Effect.yieldNow()
+        yield* Fiber.interrupt(fiber)
+      }
+      yield* eventually(Effect.map(client.session.stats, (s) => s.pending === 0))
+      expect(held.senders.length).toBeGreaterThan(0)
+    }).pipe(Effect.provide(held.layer)))
+})

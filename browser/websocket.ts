@@ -34,7 +34,8 @@ export const websocketScenarios = async (page: Page, pageOrigin: string, scenari
       expect(handshake["sec-websocket-protocol"] === "mcp", `subprotocol asked: ${handshake["sec-websocket-protocol"]}`)
       expect(handshake.origin === pageOrigin, `origin: ${handshake.origin}`)
       const methods = server.received.map((m) => m.method)
-      const expected = ["initialize", "notifications/initialized", "tools/list", "tools/call"]
+      // the dual-era client probes with server/discover first; this legacy server refuses it, so initialize follows
+      const expected = ["server/discover", "initialize", "notifications/initialized", "tools/list", "tools/call"]
       expect(JSON.stringify(methods) === JSON.stringify(expected), `the server received ${methods.join(", ")}`)
       // the page's scope closed the socket with a normal closure
       for (let i = 0; i < 100 && server.closeCodes.length === 0; i++) await new Promise((r) => setTimeout(r, 20))

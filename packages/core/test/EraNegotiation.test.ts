@@ -83,6 +83,12 @@ describe("telling the eras apart by how a probe fails", () => {
     expect(classify(new McpError.Unauthorized({ message: "no" }))).toBe("Fatal")
   })
 
+  it("a probe a browser blocked (CORS without the Mcp-* headers) means a legacy server; a refused connection does not", () => {
+    expect(classify(new McpError.TransportError({ reason: "Connect", phase: "modern-blocked", message: "blocked" })))
+      .toBe("Legacy")
+    expect(classify(new McpError.TransportError({ reason: "Connect", phase: "post", message: "refused" }))).toBe("Lost")
+  })
+
   it("-32022 names the versions to retry with; other modern codes end the session", () => {
     expect(Negotiation.classify(offer({}), MODERN, refused([MODERN]))).toEqual({ _tag: "Retry", version: MODERN })
     expect(Negotiation.classify(offer({}), MODERN, refused([LEGACY]))).toEqual({ _tag: "Retry", version: LEGACY })

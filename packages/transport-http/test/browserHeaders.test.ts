@@ -68,6 +68,7 @@ describe("HttpTransport headers for browsers", () => {
       expect(error._tag).toBe("TransportError")
       expect(error.message).toMatch(/POST https:\/\/mcp\.example\.com\/mcp was blocked \(CORS or network\)/)
       expect(error.message).toMatch(/content-type, traceparent, b3/)
-      expect(attempts.count).toBe(1)
+      // the era probe (blocked: read as a legacy server) and initialize (blocked: the end), no retry loop
+      expect(attempts.count).toBe(2)
     }))
 })

@@ -59,7 +59,9 @@ export const makeConnections = (
           execute(exchange).pipe(
             Effect.tap(() => Effect.sync(() => answered = true)),
             Effect.tapError((error) =>
-              !answered && Blocked.isBlocked(error) ? Deferred.fail(blocked, error as McpError.TransportError) : Effect.void
+              !answered && !exchange.modernProbe && Blocked.isBlocked(error) ?
+                Deferred.fail(blocked, error as McpError.TransportError) :
+                Effect.void
             )
           )
         return McpTransport.fromConnect(connect(config, watched, shared, requestHeaders), options.reconnect).pipe(
@@ -234,6 +236,7 @@ const postStreamable = (
     const startedAt = yield* Clock.currentTimeMillis
     const total = config.totalMillis
     const body = JsonRpc.encode(message)
+    const modernProbe = modern !== undefined && !ctx.era.confirmed
     const postOnce = Effect.suspend(() =>
       ctx.execute({
         method: "POST",
@@ -242,8 +245,22 @@ const postStreamable = (
         accept: acceptBoth,
         headers,
         phase: "post",
-        connectTimeout: !isRequest
+        connectTimeout: !isRequest,
+        modernProbe
       })
+    ).pipe(
+      // a browser that blocks the first modern request (a legacy server's CORS does not list the
+      // `Mcp-*` headers) says the server does not take the modern era from this page: the session
+      // falls back to `initialize`, whose headers that CORS does allow
+      Effect.mapError((error) =>
+        modernProbe && Blocked.isBlocked(error) ?
+          new McpError.TransportError({
+            reason: "Connect",
+            phase: Modern.blockedPhase,
+            message: error.message
+          }) :
+          error
+      )
     )
     // 429 / 503 with Retry-After: the server did not take the message, so it is sent again after the pause
     // (initialize is not: its connection ends, and the next one waits for the pause)

@@ -22,6 +22,12 @@ export interface Exchange {
   /** where this request belongs, for errors: "post", "get", "resume", "delete", "legacy-get", "legacy-post" */
   readonly phase: string
   readonly connectTimeout: boolean
+  /**
+   * A request of protocol 2026-07-28 sent before the server accepted one:
+   * a browser blocking it (CORS refusing the `Mcp-*` headers) tells the era,
+   * not that the server is unreachable.
+   */
+  readonly modernProbe?: boolean | undefined
 }
 
 /** @internal */

@@ -136,9 +136,11 @@ export const classify = (offer: Offer, requested: string, error: McpError.McpCli
     // a legacy server does not answer an unknown method before `initialize`
     case "RequestTimeout":
       return { _tag: "Legacy", error }
-    // an HTTP status with no modern error in its body: a legacy HTTP server
+    // an HTTP status with no modern error in its body: a legacy HTTP server; so is a browser that blocked
+    // the probe (phase "modern-blocked", set by the HTTP transport): the server's CORS does not allow the
+    // modern `Mcp-*` headers, so from this page it can only be spoken to in the legacy era
     case "TransportError":
-      return error.reason === "Http" && error.status !== undefined && error.status >= 400 && error.status < 500 &&
+      return error.phase === "modern-blocked" ? { _tag: "Legacy", error } : error.reason === "Http" && error.status !== undefined && error.status >= 400 && error.status < 500 &&
           error.status !== 401 && error.status !== 403 ?
         { _tag: "Legacy", error } :
         { _tag: "Lost", error }

@@ -10,7 +10,7 @@ import * as McpClient from "../src/McpClient.js"
 import * as McpError from "../src/McpError.js"
 import * as McpTransport from "../src/McpTransport.js"
 import * as TestServer from "../src/TestServer.js"
-import { clientInfo, clientLayer, eventually, idleTimeout, receivedWith, textResult } from "./utils.js"
+import { clientInfo, clientLayer, eventually, idleTimeout, interruptAtEveryStep, receivedWith, textResult } from "./utils.js"
 
 /**
  * A transport whose send of `tools/call` blocks the way an HTTP POST waits
@@ -84,15 +84,6 @@ describe("a request whose send is still blocked", () => {
     }).pipe(Effect.provide(clientLayer({ reconnect: { schedule: Schedule.spaced("1 minute") } }))))
 
   it.effect("interrupting calls at any point leaves no pending entry behind", () =>
-    Effect.gen(function*() {
-      const client = yield* McpClient.McpClient
-      yield* client.initialized
-      for (let yields = 0; yields < 30; yields++) {
-        const fiber = yield* Effect.fork(client.session.request("tools/call", { name: "x" }))
-        for (let i = 0; i < yields; i++) yield* Effect.yieldNow()
-        yield* Fiber.interrupt(fiber)
-      }
-      yield* eventually(Effect.map(client.session.stats, (s) => s.pending === 0))
-    }).pipe(Effect.provide(clientLayer({ handlers: { "tools/call": () => Effect.never } }))))
+    interruptAtEveryStep.pipe(Effect.provide(clientLayer({ handlers: { "tools/call": () => Effect.never } }))))
 })
 

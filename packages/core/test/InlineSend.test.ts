@@ -1,7 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Equal from "effect/Equal"
-import * as Fiber from "effect/Fiber"
 import type * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
@@ -9,7 +8,7 @@ import * as JsonRpc from "../src/JsonRpc.js"
 import * as McpClient from "../src/McpClient.js"
 import * as McpTransport from "../src/McpTransport.js"
 import * as TestServer from "../src/TestServer.js"
-import { clientInfo, eventually, idleTimeout, textResult } from "./utils.js"
+import { clientInfo, idleTimeout, interruptAtEveryStep, textResult } from "./utils.js"
 
 /**
  * The test server's transport, saying through `sendsAtOnce` whether its
@@ -66,14 +65,7 @@ describe("a connection whose send completes at once (sendsAtOnce)", () => {
   const held = withSendsAtOnce(true, () => Effect.never)
   it.effect("interrupting inline calls at any point leaves no pending entry behind", () =>
     Effect.gen(function*() {
-      const client = yield* McpClient.McpClient
-      yield* client.initialized
-      for (let yields = 0; yields < 30; yields++) {
-        const fiber = yield* Effect.fork(client.session.request("tools/call", { name: "x" }))
-        for (let i = 0; i < yields; i++) yield* Effect.yieldNow()
-        yield* Fiber.interrupt(fiber)
-      }
-      yield* eventually(Effect.map(client.session.stats, (s) => s.pending === 0))
+      yield* interruptAtEveryStep
       expect(held.senders.length).toBeGreaterThan(0)
     }).pipe(Effect.provide(held.layer)))
 })

@@ -59,3 +59,18 @@ export const idleTimeout = Effect.gen(function*() {
   expect(cancelled.params).toMatchObject({ reason: "timeout" })
   return client
 })
+
+/**
+ * Starts a `tools/call` 30 times and interrupts it after 0, 1, … 29 yields, so an interrupt lands
+ * at every step of a request's life; then waits until nothing is pending.
+ */
+export const interruptAtEveryStep = Effect.gen(function*() {
+  const client = yield* McpClient.McpClient
+  yield* client.initialized
+  for (let yields = 0; yields < 30; yields++) {
+    const fiber = yield* Effect.fork(client.session.request("tools/call", { name: "x" }))
+    for (let i = 0; i < yields; i++) yield* Effect.yieldNow()
+    yield* Fiber.interrupt(fiber)
+  }
+  yield* eventually(Effect.map(client.session.stats, (s) => s.pending === 0))
+})

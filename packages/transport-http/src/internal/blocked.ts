@@ -19,6 +19,16 @@ export const isBrowserFetchFailure = (error: { readonly reason?: unknown; readon
  */
 const safelisted = new Set(["accept", "accept-language", "content-language"])
 
+/**
+ * The `phase` of a blocked first request of protocol 2026-07-28: a browser
+ * blocking it (CORS refusing the `Mcp-*` headers) tells the era, not that
+ * the server is unreachable; the session's era negotiation reads it as a
+ * legacy server (core `internal/era/negotiation.ts`).
+ *
+ * @internal
+ */
+export const modernProbePhase = "modern-blocked"
+
 const blocked = new WeakSet<McpError.TransportError>()
 
 /**
@@ -48,5 +58,5 @@ export const blockedError = (options: {
 }
 
 /** @internal */
-export const isBlocked = (error: unknown): boolean =>
+export const isBlocked = (error: unknown): error is McpError.TransportError =>
   typeof error === "object" && error !== null && blocked.has(error as McpError.TransportError)

@@ -59,8 +59,8 @@ export const makeConnections = (
           execute(exchange).pipe(
             Effect.tap(() => Effect.sync(() => answered = true)),
             Effect.tapError((error) =>
-              !answered && !exchange.modernProbe && Blocked.isBlocked(error) ?
-                Deferred.fail(blocked, error as McpError.TransportError) :
+              !answered && Blocked.isBlocked(error) && error.phase !== Blocked.modernProbePhase ?
+                Deferred.fail(blocked, error) :
                 Effect.void
             )
           )
@@ -236,6 +236,8 @@ const postStreamable = (
     const startedAt = yield* Clock.currentTimeMillis
     const total = config.totalMillis
     const body = JsonRpc.encode(message)
+    // a first modern request a browser blocks (a legacy server's CORS does not list the `Mcp-*` headers)
+    // says the era, not that the server is unreachable: the session falls back to `initialize`
     const modernProbe = modern !== undefined && !ctx.era.confirmed
     const postOnce = Effect.suspend(() =>
       ctx.execute({
@@ -248,19 +250,6 @@ const postStreamable = (
         connectTimeout: !isRequest,
         modernProbe
       })
-    ).pipe(
-      // a browser that blocks the first modern request (a legacy server's CORS does not list the
-      // `Mcp-*` headers) says the server does not take the modern era from this page: the session
-      // falls back to `initialize`, whose headers that CORS does allow
-      Effect.mapError((error) =>
-        modernProbe && Blocked.isBlocked(error) ?
-          new McpError.TransportError({
-            reason: "Connect",
-            phase: Modern.blockedPhase,
-            message: error.message
-          }) :
-          error
-      )
     )
     // 429 / 503 with Retry-After: the server did not take the message, so it is sent again after the pause
     // (initialize is not: its connection ends, and the next one waits for the pause)

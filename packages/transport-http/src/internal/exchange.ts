@@ -205,7 +205,7 @@ export const makeExecute = (
           Blocked.blockedError({
             method: exchange.method,
             target: describeUrl(hop),
-            phase: exchange.phase,
+            phase: exchange.modernProbe ? Blocked.modernProbePhase : exchange.phase,
             headers: [...Object.keys(headers), ...(exchange.body === undefined ? [] : ["content-type"])],
             tracePropagation: config.tracePropagation
           }) :

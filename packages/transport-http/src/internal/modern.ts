@@ -40,15 +40,6 @@ export interface Era {
   readonly cancels: Map<JsonRpc.RequestId, Deferred.Deferred<void>>
 }
 
-/**
- * The `phase` of the error for a first modern request a browser blocked;
- * the session's era negotiation reads it as a legacy server (core
- * `internal/era/negotiation.ts`).
- *
- * @internal
- */
-export const blockedPhase = "modern-blocked"
-
 /** @internal */
 export const makeEra = (): Era => ({ version: undefined, confirmed: false, cancels: new Map() })
 

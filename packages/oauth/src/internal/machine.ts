@@ -19,8 +19,17 @@ import * as Identity from "./identity.js"
 
 const identity = (flow: Engine.Flow) => Identity.requireConfigured(flow.discovered.authorizationServer, flow.client)
 
-/** @internal */
-export const clientCredentials: Engine.Grant = {
+/**
+ * A grant with no person in it: the configured client asks the token endpoint
+ * with `request` (given the client and the formatted scope) and keeps what it answers.
+ */
+const headless = (
+  request: (
+    flow: Engine.Flow,
+    client: Effect.Effect.Success<ReturnType<typeof identity>>,
+    scope: string | undefined
+  ) => ReturnType<typeof Grants.clientCredentials>
+): Engine.Grant => ({
   interactive: false,
   offlineAccess: false,
   identity,
@@ -28,39 +37,30 @@ export const clientCredentials: Engine.Grant = {
     Effect.gen(function*() {
       const scope = Scopes.format(scopes)
       const client = yield* identity(flow)
-      const response = yield* Grants.clientCredentials(
-        flow.http,
-        flow.discovered.authorizationServer,
-        client,
-        flow.key.resource,
-        scope
-      )
+      const response = yield* request(flow, client, scope)
       return yield* Grants.toTokens(response, scope)
     })
-}
+})
+
+/** @internal */
+export const clientCredentials: Engine.Grant = headless((flow, client, scope) =>
+  Grants.clientCredentials(flow.http, flow.discovered.authorizationServer, client, flow.key.resource, scope)
+)
 
 /**
  * @internal the JWT-bearer grant with a JWT the app obtains for its workload (a
  * projected service-account token, a CI job's OIDC token), asked for anew for each
  * grant. A refusal is final: no other grant is tried and nothing is sent again.
  */
-export const jwtBearer = (assertion: Effect.Effect<Redacted.Redacted<string>, OAuthError>): Engine.Grant => ({
-  interactive: false,
-  offlineAccess: false,
-  identity,
-  obtain: (flow, scopes) =>
-    Effect.gen(function*() {
-      const scope = Scopes.format(scopes)
-      const client = yield* identity(flow)
-      const jwt = yield* assertion
-      const response = yield* Grants.generic(flow.http, flow.discovered.authorizationServer, client, Grants.jwtBearerGrant, {
+export const jwtBearer = (assertion: Effect.Effect<Redacted.Redacted<string>, OAuthError>): Engine.Grant =>
+  headless((flow, client, scope) =>
+    Effect.flatMap(assertion, (jwt) =>
+      Grants.generic(flow.http, flow.discovered.authorizationServer, client, Grants.jwtBearerGrant, {
         assertion: Redacted.value(jwt),
         resource: flow.key.resource,
         ...(scope === undefined ? {} : { scope })
-      })
-      return yield* Grants.toTokens(response, scope)
-    })
-})
+      }))
+  )
 
 /** @internal */
 export interface IdentityProvider {

@@ -1,4 +1,5 @@
 import { FetchHttpClient } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { JsonRpc, McpError } from "@mcp-effect/core"
 import * as Deferred from "effect/Deferred"
@@ -222,6 +223,34 @@ describe("HttpTransport against the fault server", () => {
       expect(init[1]!.headers["mcp-session-id"]).toBeUndefined()
       const after = server.requests.filter((r) => r.body?.method === "notifications/initialized").at(-1)!
       expect(after.headers["mcp-session-id"]).toBe("s2")
+    }).pipe(Effect.provide(FetchHttpClient.layer)))
+
+  for (const [name, client] of [["fetch", FetchHttpClient.layer], ["undici", NodeHttpClient.layerUndici]] as const) {
+    it.scopedLive(`${name}: an SSE answer is read to its end, not aborted once answered (the socket stays reusable)`, () =>
+      Effect.gen(function*() {
+        const server = yield* resource(() => startFaultServer({ get405: true }))
+        server.faults.lingerAfterAnswer = 100
+        const next = yield* connections({ url: server.url })
+        const client = yield* peer(yield* next)
+        yield* client.initialize
+        for (let i = 0; i < 3; i++) expect(resultOf(yield* client.request("tools/call", { name: "count" }))).toBeDefined()
+        yield* waitFor("the four answer streams to end", () => server.lingered().ended + server.lingered().cut === 4)
+        expect(server.lingered()).toEqual({ ended: 4, cut: 0 })
+      }).pipe(Effect.provide(client)))
+  }
+
+  it.scopedLive("the total budget ends with the last answer: a stream lingering past it does not end the connection", () =>
+    Effect.gen(function*() {
+      const server = yield* resource(() => startFaultServer({ get405: true }))
+      server.faults.lingerAfterAnswer = 300
+      const next = yield* connections({ url: server.url, timeouts: { totalMillis: 50 } })
+      const client = yield* peer(yield* next)
+      yield* client.initialize
+      expect(resultOf(yield* client.request("tools/call", { name: "count" }))).toBeDefined()
+      yield* waitFor("both answer streams to end", () => server.lingered().ended + server.lingered().cut === 2)
+      server.faults.lingerAfterAnswer = 0
+      expect(resultOf(yield* client.request("ping"))).toEqual({})
+      expect(yield* Deferred.isDone(client.ended)).toBe(false)
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
   it.scopedLive("notifications answered 200 with a body are accepted", () =>

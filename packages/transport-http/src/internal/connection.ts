@@ -328,7 +328,7 @@ const postStreamable = (
         : total - ((yield* Clock.currentTimeMillis) - startedAt)
       const timed = remaining === undefined ? body : body.pipe(
         Effect.timeoutFail({ duration: Math.max(0, remaining), onTimeout: () => totalTimeout(config, total!) }),
-        // the total budget ends with the last answer: the rest of the stream is read on without it
+        // the total budget ends with the last answer: running out while the rest of the stream is read only stops reading
         Effect.catchAll((error) => pending.size === 0 ? Effect.void : ctx.fail(error))
       )
       return yield* read(

@@ -4,10 +4,10 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as Stream from "effect/Stream"
 import * as Backoff from "./backoff.js"
 import type { Ctx } from "./context.js"
-import { describeFailure, discard, httpError } from "./exchange.js"
+import * as Body from "./body.js"
+import { bodyFailure, describeFailure, discard, httpError } from "./exchange.js"
 import * as RetryAfter from "./retryAfter.js"
 import * as Sse from "./sse.js"
 
@@ -38,7 +38,7 @@ export const isEventStream = (response: HttpClientResponse.HttpClientResponse): 
  * `TransportError` (phase `idle` for the idle timeout) when reading breaks.
  *
  * The bytes are decoded and parsed in one pass per chunk (no stream stage
- * per step).
+ * per step; see `Body.read`).
  *
  * @internal
  */
@@ -54,16 +54,6 @@ export const consume = (
   const reader = Sse.makeReader(config.maxMessageBytes)
   const decoder = new TextDecoder()
   const idle = config.idleMillis
-  const bytes = idle === undefined ? response.stream : Stream.timeoutFail(
-    response.stream,
-    () =>
-      new McpError.TransportError({
-        reason: "Read",
-        phase: "idle",
-        message: `the SSE stream from ${config.description} was silent for ${idle} ms`
-      }),
-    idle
-  )
   const handle = (item: Sse.Item): Effect.Effect<boolean> => {
     switch (item._tag) {
       case "Retry":
@@ -114,15 +104,27 @@ export const consume = (
     })
     return Effect.as(ctx.deliver(marked), true)
   }
-  return Stream.runForEachWhile(bytes, (chunk) => {
-    const items = reader.feed(decoder.decode(chunk, { stream: true }))
-    return items.length === 0 ? reading : handleFrom(items, 0)
-  }).pipe(
+  return Body.read(
+    response,
+    (chunk) => {
+      const items = reader.feed(decoder.decode(chunk, { stream: true }))
+      return items.length === 0 ? reading : handleFrom(items, 0)
+    },
+    idle === undefined ? undefined : {
+      millis: idle,
+      error: () =>
+        new McpError.TransportError({
+          reason: "Read",
+          phase: "idle",
+          message: `the SSE stream from ${config.description} was silent for ${idle} ms`
+        })
+    }
+  ).pipe(
     Effect.mapError((error) =>
       error._tag === "TransportError" ? error : new McpError.TransportError({
         reason: "Read",
         phase,
-        message: `the SSE stream from ${config.description} broke: ${describeFailure(error)}`
+        message: `the SSE stream from ${config.description} broke: ${describeFailure(bodyFailure(error))}`
       })
     )
   )

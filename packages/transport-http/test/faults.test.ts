@@ -1,4 +1,4 @@
-import { FetchHttpClient } from "@effect/platform"
+import { FetchHttpClient, HttpClient } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { JsonRpc, McpError } from "@mcp-effect/core"
@@ -16,6 +16,22 @@ import { awaitSleepUntil, connections, failureOf, peer, realSleep, resource, res
 
 const isResponseTo = (id: JsonRpc.RequestId) => (m: JsonRpc.Incoming) =>
   !JsonRpc.isMalformed(m) && JsonRpc.isResponse(m) && m.id === id
+
+/**
+ * The fetch client with each response behind a proxy that counts reads of `stream` and, with
+ * `hide`, hides where the platform keeps the body (as a custom `HttpClientResponse` would).
+ */
+const watchedResponses = (hide: boolean, streamed: { count: number }) =>
+  Effect.map(HttpClient.HttpClient, (client) =>
+    HttpClient.transformResponse(client, Effect.map((response) =>
+      new Proxy(response, {
+        get: (target, key) => {
+          if (key === "stream") streamed.count++
+          if (hide && (key === "original" || key === "source")) return undefined
+          return Reflect.get(target, key, target)
+        }
+      })
+    ))).pipe(Effect.provide(FetchHttpClient.layer))
 
 const fast = Schedule.spaced("10 millis").pipe(Schedule.intersect(Schedule.recurs(5)))
 
@@ -264,9 +280,11 @@ describe("HttpTransport against the fault server", () => {
       expect(client.received.filter(JsonRpc.isMalformed)).toEqual([])
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
-  for (const responseMode of ["sse", "json"] as const) {
-    it.scopedLive(`${responseMode}: malformed and oversized answers arrive as typed Malformed for their request`, () =>
-      Effect.gen(function*() {
+  // bodies are read where the response keeps them, or through `response.stream` when it hides them
+  for (const [responseMode, body] of [["sse", "native"], ["json", "native"], ["sse", "stream"], ["json", "stream"]] as const) {
+    it.scopedLive(`${responseMode}, ${body} body: malformed and oversized answers arrive as typed Malformed for their request`, () => {
+      const streamed = { count: 0 }
+      return Effect.gen(function*() {
         const server = yield* resource(() => startFaultServer({ get405: true, responseMode }))
         const next = yield* connections({ url: server.url, maxMessageBytes: 64 * 1024 })
         const client = yield* peer(yield* next)
@@ -281,7 +299,10 @@ describe("HttpTransport against the fault server", () => {
         expect(JsonRpc.isMalformed(big) && big.error.reason).toBe("TooLarge")
         server.faults.oversizedFor = undefined
         expect(resultOf(yield* client.request("ping"))).toEqual({})
-      }).pipe(Effect.provide(FetchHttpClient.layer)))
+        if (body === "native") expect(streamed.count).toBe(0)
+        else expect(streamed.count).toBeGreaterThan(0)
+      }).pipe(Effect.provideServiceEffect(HttpClient.HttpClient, watchedResponses(body === "stream", streamed)))
+    })
   }
 
   it.scopedLive("an oversized event on the GET stream ends the connection: a waiting request fails at once", () =>

@@ -39,8 +39,11 @@ const acceptBoth = "application/json, text/event-stream"
 /**
  * The transport's connections. A request the browser blocks (CORS or
  * network) before any request of this stream was ever answered ends the
- * stream with that error at once: retrying cannot help a CORS refusal, and
- * the app learns why now rather than after the reconnect schedule.
+ * stream with that error when the next connection is asked for (the
+ * blocked request ended the one it was sent on): retrying cannot help a
+ * CORS refusal, and the app learns why now rather than after the reconnect
+ * schedule. (Checked when asked, not raced: racing the stream would cost
+ * two fibers per session for as long as it lives.)
  *
  * @internal
  */
@@ -73,7 +76,7 @@ export const makeConnections = (
             )
           )
         return McpTransport.fromConnect(connect(config, watched, shared, requestHeaders), options.reconnect).pipe(
-          Stream.interruptWhenDeferred(blocked)
+          Stream.haltWhenDeferred(blocked)
         )
       }))
     }))

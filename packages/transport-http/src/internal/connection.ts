@@ -4,6 +4,7 @@ import { JsonRpc, McpError, McpSchema, McpTransport, type RequestHeaders } from 
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
@@ -64,7 +65,9 @@ export const makeConnections = (
       )
       // learned once per transport: later connections go straight to HTTP+SSE
       const shared: Shared = { legacy: false, notBefore: 0 }
-      return Stream.unwrap(Effect.map(Deferred.make<never, McpError.TransportError>(), (blocked) => {
+      // each run of the stream (one per session) has its own
+      return Stream.suspend(() => {
+        const blocked = Deferred.unsafeMake<never, McpError.TransportError>(FiberId.none)
         let answered = false
         const watched: Execute = (exchange) =>
           execute(exchange).pipe(
@@ -78,7 +81,7 @@ export const makeConnections = (
         return McpTransport.fromConnect(connect(config, watched, shared, requestHeaders), options.reconnect).pipe(
           Stream.haltWhenDeferred(blocked)
         )
-      }))
+      })
     }))
 
 const connect = (
@@ -91,7 +94,6 @@ const connect = (
     // a server that asked for a pause (Retry-After) gets it, on top of the reconnect schedule's delay
     const pause = shared.notBefore - (yield* Clock.currentTimeMillis)
     if (pause > 0) yield* Effect.sleep(pause)
-    const scope = yield* Effect.scope
     const handoff = Option.getOrUndefined(yield* Effect.serviceOption(McpTransport.Resumption))
     const inbound = Inbound.make(config.inboundCapacity)
     const sends = Sends.make()
@@ -129,7 +131,7 @@ const connect = (
         return headers
       },
       resumable: (update) => handoff === undefined ? Effect.void : handoff.save(update),
-      fork: (effect) => Effect.asVoid(Effect.forkIn(effect, scope))
+      fork: sends.fork
     }
 
     // runs after the background fibers (forked later into the same scope) are interrupted

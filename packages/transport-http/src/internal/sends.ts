@@ -16,8 +16,10 @@ type Failure = McpTransport.ConnectionError
  *   connection's error, and its HTTP request is aborted (`failWaiting`).
  * - Interrupting a waiting send aborts its HTTP request; once `sent` ran,
  *   the answer is read on whatever the sender does.
+ * - `fork` runs a background fiber of the connection (a GET stream).
  * - `close` (the connection's scope closes) interrupts every fiber, the
- *   ones reading answers too, and fails later sends at once.
+ *   ones reading answers and the background ones too, and fails later
+ *   sends at once.
  *
  * @internal
  */
@@ -25,6 +27,7 @@ export interface Sends {
   readonly run: <E>(
     send: (sent: Effect.Effect<void>) => Effect.Effect<void, E>
   ) => Effect.Effect<void, E | Failure>
+  readonly fork: (effect: Effect.Effect<void>) => Effect.Effect<void>
   readonly failWaiting: (error: Failure) => Effect.Effect<void>
   readonly close: (error: Failure) => Effect.Effect<void>
   /** fibers running (for tests) */
@@ -80,6 +83,15 @@ export const make = (): Sends => {
       })
     })
 
+  const fork = (effect: Effect.Effect<void>): Effect.Effect<void> =>
+    Effect.uninterruptible(Effect.suspend(() => {
+      if (closed !== undefined) return Effect.void
+      return Effect.map(Effect.forkDaemon(Effect.interruptible(effect)), (fiber) => {
+        running.add(fiber)
+        fiber.addObserver(() => running.delete(fiber))
+      })
+    }))
+
   // (a send that fails the connection itself is not interrupted: it ends with its own error)
   const failWaiting = (error: Failure) =>
     Effect.withFiberRuntime<void>((self) => {
@@ -92,6 +104,7 @@ export const make = (): Sends => {
 
   return {
     run,
+    fork,
     failWaiting,
     close: (error) =>
       Effect.suspend(() => {

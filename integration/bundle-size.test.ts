@@ -12,11 +12,13 @@ import { measureMinimalClient } from "../browser/bundle.js"
 //
 // History: own code 30.2 KB, total 131.3 KB (2026-11-23); 33.3 / 135.4 KB with request spans and
 // session resumption; 41.3 / 143.0 KB with protocol 2026-07-28 beside 2025-11-25; 35.8 / 137.4 KB
-// up front + 6.0 KB on demand once the validator loads on first use. The budgets are a little
+// up front + 6.0 KB on demand once the validator loads on first use; total 122.9 KB once the entry
+// imports `effect/Effect`, `effect/Layer` and `@effect/platform/FetchHttpClient` rather than the
+// barrels (esbuild keeps a barrel's whole `export * as` namespace). The budgets are a little
 // above the last sizes: they stop growth. Issue 8's targets are lower (own code ≤ 15 KB, total
 // ≤ 100 KB); lower the budgets as the bundle shrinks.
 const ownBudgetKb = 37.5
-const totalBudgetKb = 139.5
+const totalBudgetKb = 125
 const onDemandBudgetKb = 6.5
 
 describe("browser bundle size", () => {

@@ -174,9 +174,11 @@ const bundle = async () => {
 
 const cold = async () => {
   log(`cold start: ${options.coldRuns} fresh Node processes per client (median), import + spawn + initialize + one call`)
-  const { cpu, wall } = await coldStart(options.coldRuns, log)
+  const { cpu, floor, wall } = await coldStart(options.coldRuns, log)
   print(line("stdio cold start", wall, 0, "lower").replace("(lower", "(ms, lower"))
   print(line("stdio cold start CPU", cpu, 0, "lower").replace("(lower", "(ms, lower"))
+  print(line("stdio cold start import floor", floor.wall, 0, "lower").replace("(lower", "(ms, lower"))
+  print(line("stdio cold start import floor CPU", floor.cpu, 0, "lower").replace("(lower", "(ms, lower"))
 }
 
 const heap = async (ours: Ours.Ours) => {

@@ -177,6 +177,9 @@ const cold = async () => {
   const { cpu, floor, wall } = await coldStart(options.coldRuns, log)
   print(line("stdio cold start", wall, 0, "lower").replace("(lower", "(ms, lower"))
   print(line("stdio cold start CPU", cpu, 0, "lower").replace("(lower", "(ms, lower"))
+  const published = (scores: Readonly<Record<"ours" | "ours-dist" | "sdk", number>>): Scores => ({ ours: scores["ours-dist"], sdk: scores.sdk })
+  print(line("stdio cold start, packages as published", published(wall), 0, "lower").replace("(lower", "(ms, lower"))
+  print(line("stdio cold start CPU, packages as published", published(cpu), 0, "lower").replace("(lower", "(ms, lower"))
   print(line("stdio cold start import floor", floor.wall, 0, "lower").replace("(lower", "(ms, lower"))
   print(line("stdio cold start import floor CPU", floor.cpu, 0, "lower").replace("(lower", "(ms, lower"))
 }

@@ -4,7 +4,7 @@
  *
  * Both entries (`entries/cold-*.ts`) are compiled to plain ESM with esbuild
  * first, so neither pays for `tsx`: our workspace packages are bundled from
- * their sources (as their `dist` would be), while `effect`, `@effect/*` and
+ * their sources into the entry (tree-shaken), while `effect`, `@effect/*` and
  * the SDK stay imports from `node_modules`, loaded the way an app loads them.
  *
  * Bundling our packages is kinder to us than an app's `node_modules`: a

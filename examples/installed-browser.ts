@@ -2,7 +2,7 @@
  * The browser entry the pack check bundles from the installed tarballs: a minimal client over
  * Streamable HTTP with the platform's fetch client (connect, list tools, call one).
  * It imports Effect modules by path (`effect/Effect`), as the packages do: esbuild keeps every
- * export of a namespace re-exported by a barrel (`import { Effect } from "effect"`), about 10 KB
+ * export of a namespace re-exported by a barrel (`import { Effect } from "effect"`), about 14 KB
  * gzip here.
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"

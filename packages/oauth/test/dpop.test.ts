@@ -4,6 +4,7 @@
 import { FetchHttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { McpError } from "@mcp-effect/core"
+import type * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -110,31 +111,57 @@ describe("DPoP with oidc-provider", () => {
       expect((mcp.proofs[0] as { jkt: string }).jkt).toBe(jkt)
     }))
 
-  it.scopedLive("a full-page redirect: the next page load exchanges the code with the key the request named", () =>
-    Effect.gen(function*() {
-      const { auth, mcp } = yield* protectedServer({ resourceDpop: {} })
-      const store = yield* TokenStore.makeMemory()
-      const redirectUri = "http://127.0.0.1:8976/callback"
-      const page = (authorizer: Layer.Layer<Authorizer.Authorizer>) =>
-        OAuthClient.layerAuthorizationCode({ serverUrl: mcp.url, urlPolicy: UrlPolicy.loopbackDevelopment, dpop: true })
-          .pipe(Layer.provide(authorizer), Layer.provide(Layer.succeed(TokenStore.TokenStore, store)))
+  const redirectUri = "http://127.0.0.1:8976/callback"
 
-      // the first page sends the browser away: its flow never gets the callback, the page is gone
+  /** A page's OAuth Layer over `store` (the pages of one browser share it). */
+  const page = (
+    mcp: { readonly url: string },
+    store: TokenStore.Service,
+    authorizer: Layer.Layer<Authorizer.Authorizer>,
+    dpop = true
+  ) =>
+    OAuthClient.layerAuthorizationCode({ serverUrl: mcp.url, urlPolicy: UrlPolicy.loopbackDevelopment, dpop }).pipe(
+      Layer.provide(authorizer),
+      Layer.provide(Layer.succeed(TokenStore.TokenStore, store))
+    )
+
+  /** The first page sends the browser to the authorization server and is gone; yields the callback that lands. */
+  const leaveForAuthorization = (
+    auth: { readonly drive: (url: URL, redirectUri: string) => Promise<URL> },
+    mcp: { readonly url: string },
+    store: TokenStore.Service
+  ) =>
+    Effect.gen(function*() {
       const landed = yield* Deferred.make<URL>()
       const leaves = Authorizer.layer(redirectUri, (request) =>
         Effect.promise(() => auth.drive(request.url, redirectUri)).pipe(
           Effect.flatMap((callback) => Deferred.succeed(landed, callback)),
           Effect.zipRight(Effect.never)
         ))
-      yield* Effect.forkScoped(Effect.flatMap(connect(mcp.url, page(leaves)), (first) => first.mcp.listTools))
-      const callback = yield* Deferred.await(landed)
+      yield* Effect.forkScoped(Effect.flatMap(connect(mcp.url, page(mcp, store, leaves)), (first) => first.mcp.listTools))
+      return yield* Deferred.await(landed)
+    })
 
-      // the next page load: a new OAuth Layer (no key in memory) over the same store finishes the flow
-      const asksNobody = Authorizer.layer(redirectUri, () => Effect.die("the second page never authorizes again"))
-      const second = yield* Layer.build(page(asksNobody).pipe(Layer.provide(FetchHttpClient.layer)))
-      yield* Effect.flatMap(OAuthClient.OAuthClient, (oauth) => oauth.completeAuthorization(callback)).pipe(
-        Effect.provide(second)
+  /** The next page load: a new OAuth Layer (no key in memory) over the same store. */
+  const nextPage = (mcp: { readonly url: string }, store: TokenStore.Service, dpop = true) =>
+    Layer.build(
+      page(mcp, store, Authorizer.layer(redirectUri, () => Effect.die("the next page never authorizes again")), dpop).pipe(
+        Layer.provide(FetchHttpClient.layer)
       )
+    )
+
+  const completeOn = (context: Context.Context<OAuthClient.OAuthClient>, callback: URL) =>
+    Effect.flatMap(OAuthClient.OAuthClient, (oauth) => oauth.completeAuthorization(callback)).pipe(
+      Effect.provide(context)
+    )
+
+  it.scopedLive("a full-page redirect: the next page load exchanges the code with the key the request named", () =>
+    Effect.gen(function*() {
+      const { auth, mcp } = yield* protectedServer({ resourceDpop: {} })
+      const store = yield* TokenStore.makeMemory()
+      const callback = yield* leaveForAuthorization(auth, mcp, store)
+      const second = yield* nextPage(mcp, store)
+      yield* completeOn(second, callback)
       const client = yield* connect(mcp.url, Layer.succeedContext(second))
       expect(text(yield* client.mcp.callTool({ name: "read" }))).toBe("read ok")
 
@@ -145,6 +172,17 @@ describe("DPoP with oidc-provider", () => {
       expect(stored.dpopKey?.thumbprint).toBe(jkt)
       allProofsValid(mcp.proofs)
       expect((mcp.proofs[0] as { jkt: string }).jkt).toBe(jkt)
+    }))
+
+  it.scopedLive("a code bound to a DPoP key, completed by a page without the dpop option: Configuration, no exchange", () =>
+    Effect.gen(function*() {
+      const { auth, mcp } = yield* protectedServer({ resourceDpop: {} })
+      const store = yield* TokenStore.makeMemory()
+      const callback = yield* leaveForAuthorization(auth, mcp, store)
+      const error = yield* Effect.flip(completeOn(yield* nextPage(mcp, store, false), callback))
+      expect(error.reason).toBe("Configuration")
+      expect(error.message).toContain("bound to a DPoP key")
+      expect(auth.grants).toEqual([])
     }))
 
   it.scopedLive("a DPoP-Nonce on a successful answer is used on the next request, with no 401 first", () =>

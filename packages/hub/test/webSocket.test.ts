@@ -5,13 +5,13 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
-import * as Stream from "effect/Stream"
 import { createRequire } from "node:module"
 import * as BrowserTransportFactory from "../src/BrowserTransportFactory.js"
 import * as NodeTransportFactory from "../src/NodeTransportFactory.js"
 import * as ServerConfig from "../src/ServerConfig.js"
 import * as ServerRegistry from "../src/ServerRegistry.js"
 import type * as TransportFactory from "../src/TransportFactory.js"
+import { statusesWhere, text } from "./fixtures/registry.js"
 import { startWsServer } from "../../transport-websocket/test/fixtures/sdkWebSocketServer.js"
 
 const everything = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/dist/index.js")
@@ -24,22 +24,6 @@ const registryOn = (factory: Layer.Layer<TransportFactory.TransportFactory>, fil
     )
     return context.unsafeMap.get(ServerRegistry.ServerRegistry.key) as ServerRegistry.Service
   })
-
-/** The statuses by name once `ok` holds. */
-const statusesWhere = (
-  registry: ServerRegistry.Service,
-  ok: (statuses: ReadonlyMap<string, ServerRegistry.ServerStatus>) => boolean
-) =>
-  registry.servers.changes.pipe(
-    Stream.map((list) => new Map(list.map((s) => [s.name, s] as const))),
-    Stream.filter(ok),
-    Stream.runHead,
-    Effect.flatten,
-    Effect.timeoutFail({ duration: "30 seconds", onTimeout: () => new Error("statuses never settled") })
-  )
-
-const text = (result: { readonly content: ReadonlyArray<unknown> }) =>
-  result.content.map((c) => (c as { text?: string }).text ?? "").join("")
 
 describe("ServerRegistry over WebSocket", () => {
   it.scopedLive("a stdio server and a ws: server: both listed and called; headers and auth go with the handshake", () =>

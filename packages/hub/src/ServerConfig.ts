@@ -240,9 +240,12 @@ const kinds: Record<Transport["_tag"], TransportKind> = {
 }
 
 /**
- * The kind of transport, for display.
+ * The kind of transport, for display: of a config, or of a resolved one (a
+ * `url` written as `${VAR}` without `type` is known to be a WebSocket only
+ * once resolved).
  *
  * @since 0.2.0
  * @category utils
  */
-export const transportKind = (config: ServerConfig): TransportKind => kinds[config.transport._tag]
+export const transportKind = (config: { readonly transport: { readonly _tag: Transport["_tag"] } }): TransportKind =>
+  kinds[config.transport._tag]

@@ -26,9 +26,10 @@ import * as TransportFactory from "./TransportFactory.js"
 export const make: Effect.Effect<TransportFactory.Service> = internal.make(
   FetchHttpClient.layer,
   internal.noStdio,
-  internal.webSocketWithoutHeaders((target, options) =>
-    BrowserWebSocketTransport.layer({ url: target.url, reconnect: options.reconnect })
-  )
+  {
+    sendsHeaders: false,
+    layer: (target, options) => BrowserWebSocketTransport.layer({ url: target.url, reconnect: options.reconnect })
+  }
 )
 
 /**

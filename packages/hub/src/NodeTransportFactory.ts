@@ -34,15 +34,11 @@ const stdio: internal.StdioBuilder = (_config, transport, options) =>
     (built) => ({ context: StdioTransport.toContext(built), sessionId: Effect.succeed(undefined) })
   )
 
-const webSocket: internal.WebSocketBuilder = (config, target, options) =>
-  Effect.map(
-    internal.build(
-      config,
-      "websocket",
-      NodeWebSocketTransport.layer({ url: target.url, headers: target.headers, reconnect: options.reconnect })
-    ),
-    (context) => ({ context, sessionId: Effect.succeed(undefined) })
-  )
+const webSocket: internal.WebSocketPlatform = {
+  sendsHeaders: true,
+  layer: (target, options) =>
+    NodeWebSocketTransport.layer({ url: target.url, headers: target.headers, reconnect: options.reconnect })
+}
 
 /**
  * @since 0.2.0

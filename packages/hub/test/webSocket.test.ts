@@ -64,16 +64,19 @@ describe("ServerRegistry over WebSocket", () => {
       expect(ws.handshakes[0]!["sec-websocket-protocol"]).toBe("mcp")
     }), { timeout: 60_000 })
 
-  it.scopedLive("a url written as ${VAR} with a ws: value: a WebSocket server, shown as such", () =>
+  it.scopedLive("a url written as ${VAR} with a ws: value: a WebSocket server, shown as such; basic auth", () =>
     Effect.gen(function*() {
       const ws = yield* Effect.acquireRelease(Effect.promise(() => startWsServer()), (server) =>
         Effect.promise(() => server.close()))
       const registry = yield* registryOn(NodeTransportFactory.layer, {
-        mcpServers: { later: { url: "${HUB_TEST_WS_URL:-" + ws.url + "}" } }
+        mcpServers: {
+          later: { url: "${HUB_TEST_WS_URL:-" + ws.url + "}", auth: { type: "basic", username: "ada", password: "pa55" } }
+        }
       })
       const statuses = yield* statusesWhere(registry, (s) => (s.get("later")?.toolCount ?? 0) > 0)
       expect(statuses.get("later")).toMatchObject({ _tag: "Connected", transport: "websocket" })
       expect(text(yield* registry.callTool("echo", { text: "late" }))).toBe("late")
+      expect(ws.handshakes[0]!.authorization).toBe(`Basic ${Buffer.from("ada:pa55").toString("base64")}`)
     }), { timeout: 60_000 })
 
   it.scopedLive("what a WebSocket cannot carry is that server's TransportUnavailable, before any socket opens", () =>

@@ -29,15 +29,18 @@ export interface WebSocketTarget {
   readonly headers: Readonly<Record<string, Redacted.Redacted<string>>>
 }
 
-/** How a platform opens a WebSocket server's transport, or why it cannot. */
-export type WebSocketBuilder = (
-  config: ServerConfig.Resolved,
-  target: WebSocketTarget,
-  options: TransportFactory.MakeOptions
-) => Effect.Effect<TransportFactory.Built, TransportUnavailable, Scope.Scope>
+/** How a platform opens a WebSocket server: its transport Layer, and whether it can send handshake headers. */
+export interface WebSocketPlatform {
+  /** Browsers send no headers with the handshake: a server that needs some cannot be reached there. */
+  readonly sendsHeaders: boolean
+  readonly layer: (
+    target: WebSocketTarget,
+    options: TransportFactory.MakeOptions
+  ) => Layer.Layer<McpTransport.McpTransport, { readonly message: string }>
+}
 
 /** Builds a transport Layer in the server's scope; a failure (a bad option) is that server's `TransportUnavailable`. */
-export const build = <E extends { readonly message: string }>(
+const build = <E extends { readonly message: string }>(
   config: ServerConfig.Resolved,
   transport: TransportUnavailable["transport"],
   layer: Layer.Layer<McpTransport.McpTransport, E>
@@ -48,37 +51,40 @@ export const build = <E extends { readonly message: string }>(
 
 /**
  * The handshake headers of a WebSocket server: its `headers` and its static credentials. A WebSocket has no
- * auth hook, so `oauth2` cannot be used there.
+ * auth hook, so `oauth2` cannot be used there; a platform that sends no headers cannot reach a server that
+ * needs some.
  */
 const webSocketTarget = (
   config: ServerConfig.Resolved,
-  transport: Remote
+  transport: Remote,
+  platform: WebSocketPlatform
 ): Effect.Effect<WebSocketTarget, TransportUnavailable> => {
+  const unavailable = (reason: string) =>
+    Effect.fail(new TransportUnavailable({ server: config.name, transport: "websocket", reason }))
   const headers: Record<string, Redacted.Redacted<string>> = {}
   for (const [name, value] of Object.entries(transport.headers)) headers[name.toLowerCase()] = value
-  const secret = (text: string) => Redacted.make(text)
   switch (config.auth.type) {
     case "oauth2":
-      return Effect.fail(
-        new TransportUnavailable({
-          server: config.name,
-          transport: "websocket",
-          reason: "OAuth (auth type oauth2) needs an HTTP server; a WebSocket takes static credentials only"
-        })
-      )
+      return unavailable("OAuth (auth type oauth2) needs an HTTP server; a WebSocket takes static credentials only")
     case "bearer":
-      headers.authorization = secret(`Bearer ${Redacted.value(config.auth.token)}`)
+      headers.authorization = Redacted.make(`Bearer ${Redacted.value(config.auth.token)}`)
       break
     case "api-key":
       headers[config.auth.header.toLowerCase()] = config.auth.key
       break
     case "basic":
-      headers.authorization = secret(
+      headers.authorization = Redacted.make(
         `Basic ${Encoding.encodeBase64(`${config.auth.username}:${Redacted.value(config.auth.password)}`)}`
       )
       break
     case "none":
       break
+  }
+  if (!platform.sendsHeaders && Object.keys(headers).length > 0) {
+    return unavailable(
+      "a browser sends no headers with a WebSocket handshake (headers or auth are set); " +
+        "authenticate with a cookie of the server's origin"
+    )
   }
   return Effect.succeed({ url: transport.url, headers })
 }
@@ -102,7 +108,7 @@ const noAuthorizer = Authorizer.make("http://127.0.0.1/unused", () =>
 export const make = (
   httpClient: Layer.Layer<HttpClient.HttpClient>,
   stdio: StdioBuilder,
-  webSocket: WebSocketBuilder
+  webSocket: WebSocketPlatform
 ): Effect.Effect<TransportFactory.Service> =>
   Effect.gen(function*() {
     const found = yield* Effect.serviceOption(TokenStore.TokenStore)
@@ -162,32 +168,16 @@ export const make = (
           case "Stdio":
             return stdio(config, transport, options)
           case "WebSocket":
-            return Effect.flatMap(webSocketTarget(config, transport), (target) => webSocket(config, target, options))
+            return webSocketTarget(config, transport, webSocket).pipe(
+              Effect.flatMap((target) => build(config, "websocket", webSocket.layer(target, options))),
+              Effect.map((context) => ({ context, sessionId: Effect.succeed(undefined) }))
+            )
           default:
             return http(config, transport, options)
         }
       }
     }
   })
-
-/** For platforms that cannot send WebSocket handshake headers (browsers): servers without them only. */
-export const webSocketWithoutHeaders = (
-  open: (target: WebSocketTarget, options: TransportFactory.MakeOptions) => Layer.Layer<McpTransport.McpTransport, { readonly message: string }>
-): WebSocketBuilder =>
-(config, target, options) =>
-  Object.keys(target.headers).length > 0
-    ? Effect.fail(
-      new TransportUnavailable({
-        server: config.name,
-        transport: "websocket",
-        reason: "a browser sends no headers with a WebSocket handshake (headers or auth are set); " +
-          "authenticate with a cookie of the server's origin"
-      })
-    )
-    : Effect.map(build(config, "websocket", open(target, options)), (context) => ({
-      context,
-      sessionId: Effect.succeed(undefined)
-    }))
 
 /** For platforms without processes. */
 export const noStdio: StdioBuilder = (config) =>

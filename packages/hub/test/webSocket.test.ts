@@ -16,6 +16,10 @@ import { startWsServer } from "../../transport-websocket/test/fixtures/sdkWebSoc
 
 const everything = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/dist/index.js")
 
+/** transport-websocket's fixture: the SDK's McpServer (`echo`, `slow`) behind `ws` on 127.0.0.1. */
+const wsServer = Effect.acquireRelease(Effect.promise(() => startWsServer()), (server) =>
+  Effect.promise(() => server.close()))
+
 const registryOn = (factory: Layer.Layer<TransportFactory.TransportFactory>, file: unknown) =>
   Effect.gen(function*() {
     const parsed = Either.getOrThrow(ServerConfig.fromJson(file))
@@ -28,8 +32,7 @@ const registryOn = (factory: Layer.Layer<TransportFactory.TransportFactory>, fil
 describe("ServerRegistry over WebSocket", () => {
   it.scopedLive("a stdio server and a ws: server: both listed and called; headers and auth go with the handshake", () =>
     Effect.gen(function*() {
-      const ws = yield* Effect.acquireRelease(Effect.promise(() => startWsServer()), (server) =>
-        Effect.promise(() => server.close()))
+      const ws = yield* wsServer
       const registry = yield* registryOn(NodeTransportFactory.layer, {
         mcpServers: {
           everything: { command: process.execPath, args: [everything, "stdio"] },
@@ -66,8 +69,7 @@ describe("ServerRegistry over WebSocket", () => {
 
   it.scopedLive("a url written as ${VAR} with a ws: value: a WebSocket server, shown as such; basic auth", () =>
     Effect.gen(function*() {
-      const ws = yield* Effect.acquireRelease(Effect.promise(() => startWsServer()), (server) =>
-        Effect.promise(() => server.close()))
+      const ws = yield* wsServer
       const registry = yield* registryOn(NodeTransportFactory.layer, {
         mcpServers: {
           later: { url: "${HUB_TEST_WS_URL:-" + ws.url + "}", auth: { type: "basic", username: "ada", password: "pa55" } }
@@ -81,8 +83,7 @@ describe("ServerRegistry over WebSocket", () => {
 
   it.scopedLive("what a WebSocket cannot carry is that server's TransportUnavailable, before any socket opens", () =>
     Effect.gen(function*() {
-      const ws = yield* Effect.acquireRelease(Effect.promise(() => startWsServer()), (server) =>
-        Effect.promise(() => server.close()))
+      const ws = yield* wsServer
       const node = yield* registryOn(NodeTransportFactory.layer, {
         mcpServers: { oauth: { url: ws.url, auth: { type: "oauth2", clientId: "app" } } }
       })

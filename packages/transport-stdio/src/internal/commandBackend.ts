@@ -3,6 +3,7 @@ import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as PlatformError from "@effect/platform/Error"
 import * as McpError from "@mcp-effect/core/McpError"
 import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Queue from "effect/Queue"
@@ -13,6 +14,10 @@ const encoder = new TextEncoder()
 
 // written to the stdin queue to end the input stream (compared by identity)
 const endOfInput = new Uint8Array(0)
+
+// ends every chunk handed to the stdin sink: the sink waits for "drain" between the writes of a
+// chunk but not after its last one, so without this a chunk of one write would never wait
+const waitForDrain = new Uint8Array(0)
 
 const describeCause = (error: PlatformError.PlatformError): string =>
   error.description ?? (error._tag === "SystemError" ? error.reason : "bad argument")
@@ -63,7 +68,7 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
       Stream.mapChunks((chunk) => {
         for (const bytes of chunk) queuedBytes -= bytes.length
         if (queuedBytes < options.stdinHighWaterBytes) room.unsafeOpen()
-        return chunk
+        return Chunk.append(chunk, waitForDrain)
       }),
       Stream.run(process.stdin),
       Effect.catchAll((error) => Effect.sync(() => options.onWriteError(describeCause(error)))),

@@ -1,3 +1,4 @@
+import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -182,11 +183,36 @@ export const make = (options: {
       )
     })
 
+    /**
+     * A send that died (a transport bug): the request fails at once with a
+     * typed error instead of waiting for its timeout, and the defect is logged.
+     */
+    const sendDied = (entry: Pending, cause: Cause.Cause<unknown>): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        settle(
+          entry,
+          Exit.fail(
+            new McpError.TransportError({
+              reason: "Write",
+              phase: "send",
+              message: `${entry.method}: the transport failed unexpectedly while sending the request (the defect is logged)`
+            })
+          )
+        )
+        return Effect.logError(`mcp: the transport's send of ${entry.method} died`, cause)
+      })
+
     /** Sends in a fiber of its own, so an outcome (a timeout) is seen while a send is still blocked. */
     const startSending = (entry: Pending, send: Effect.Effect<void, McpError.McpClientError>) =>
       Effect.map(
         Effect.fork(
-          Effect.interruptible(Effect.catchAll(send, (error) => Effect.sync(() => settle(entry, Exit.fail(error)))))
+          Effect.interruptible(Effect.catchAllCause(send, (cause) => {
+            if (Cause.isInterruptedOnly(cause)) return Effect.void // the outcome is known: the send was stopped
+            const failure = Cause.failureOption(cause)
+            return Option.isSome(failure) ?
+              Effect.sync(() => settle(entry, Exit.fail(failure.value))) :
+              sendDied(entry, cause)
+          }))
         ),
         (fiber) => {
           entry.sender = fiber
@@ -216,7 +242,8 @@ export const make = (options: {
               if (!live.alive) return // handled by the death of the connection
               settle(entry, Exit.fail(error))
             })
-          )
+          ),
+          Effect.catchAllDefect((defect) => sendDied(entry, Cause.die(defect)))
         )
       })
 

@@ -6,6 +6,7 @@ import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import type { Backend, ExitStatus, StartFailure, StartOptions } from "./backend.js"
@@ -62,14 +63,26 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
     const stdin = yield* Queue.unbounded<Uint8Array>()
     let queuedBytes = 0
     let stdinGone = false
+    let inputEnded = false
     const room = yield* Effect.makeLatch(true)
-    yield* Stream.fromQueue(stdin).pipe(
-      Stream.takeWhile((bytes) => bytes !== endOfInput),
-      Stream.mapChunks((chunk) => {
-        for (const bytes of chunk) queuedBytes -= bytes.length
+    // one stage between the queue and the sink: what is queued, up to the end of the input
+    const pullStdin = Effect.suspend(() =>
+      inputEnded ? Effect.fail(Option.none()) : Effect.map(Queue.takeBetween(stdin, 1, Infinity), (taken) => {
+        const chunk: Array<Uint8Array> = []
+        for (const bytes of taken) {
+          if (bytes === endOfInput) {
+            inputEnded = true
+            break
+          }
+          queuedBytes -= bytes.length
+          chunk.push(bytes)
+        }
         if (queuedBytes < options.stdinHighWaterBytes) room.unsafeOpen()
-        return Chunk.append(chunk, waitForDrain)
-      }),
+        chunk.push(waitForDrain)
+        return Chunk.unsafeFromArray(chunk)
+      })
+    )
+    yield* Stream.repeatEffectChunkOption(pullStdin).pipe(
       Stream.run(process.stdin),
       Effect.catchAll((error) => Effect.sync(() => options.onWriteError(describeCause(error)))),
       Effect.ensuring(Effect.sync(() => {

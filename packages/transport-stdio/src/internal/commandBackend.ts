@@ -16,9 +16,13 @@ const encoder = new TextEncoder()
 // written to the stdin queue to end the input stream (compared by identity)
 const endOfInput = new Uint8Array(0)
 
-// ends every chunk handed to the stdin sink: the sink waits for "drain" between the writes of a
-// chunk but not after its last one, so without this a chunk of one write would never wait
+// ends a chunk handed to the stdin sink once `drainCheckBytes` were written since the last one: the
+// sink waits for "drain" between the writes of a chunk but not after its last one, so without it a
+// chunk of one write would never wait. An empty write costs a system call: small chunks go without.
 const waitForDrain = new Uint8Array(0)
+
+// Node's default high-water mark of a writable stream: below it, a write never asks to wait for "drain"
+const drainCheckBytes = 16 * 1024
 
 const describeCause = (error: PlatformError.PlatformError): string =>
   error.description ?? (error._tag === "SystemError" ? error.reason : "bad argument")
@@ -64,6 +68,7 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
     let queuedBytes = 0
     let stdinGone = false
     let inputEnded = false
+    let sinceDrainCheck = 0
     const room = yield* Effect.makeLatch(true)
     // one stage between the queue and the sink: what is queued, up to the end of the input
     const pullStdin = Effect.suspend(() =>
@@ -75,10 +80,14 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
             break
           }
           queuedBytes -= bytes.length
+          sinceDrainCheck += bytes.length
           chunk.push(bytes)
         }
         if (queuedBytes < options.stdinHighWaterBytes) room.unsafeOpen()
-        chunk.push(waitForDrain)
+        if (sinceDrainCheck >= drainCheckBytes) {
+          sinceDrainCheck = 0
+          chunk.push(waitForDrain)
+        }
         return Chunk.unsafeFromArray(chunk)
       })
     )

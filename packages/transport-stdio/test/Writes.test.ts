@@ -5,34 +5,23 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
-import type { Backend, ExitStatus, Process } from "../src/internal/backend.js"
+import type { Backend } from "../src/internal/backend.js"
 import * as internal from "../src/internal/stdioTransport.js"
-import { fakePid } from "./fakeBackend.js"
+import { fakeBackend } from "./fakeBackend.js"
 
 /** A process that records what is written to its stdin; its room and its `writable` are the test's. */
 const recording = (room: { has: boolean; waits: number; opened: Deferred.Deferred<void> }) => {
   const writes: Array<string> = []
-  const backend: Backend<never> = () =>
-    Effect.map(Deferred.make<ExitStatus>(), (exited): Process => ({
-      pid: fakePid,
-      write: (line) => {
-        writes.push(line)
-      },
-      hasRoom: () => room.has,
-      writable: Effect.suspend(() => {
-        room.waits++
-        return Deferred.await(room.opened)
-      }),
-      // exits when its stdin is closed, so closing the connection needs no signal
-      endInput: Deferred.succeed(exited, { _tag: "Code", code: 0 }),
-      readStdout: () => Effect.never,
-      pauseStdout: () => {},
-      resumeStdout: () => {},
-      readStderr: () => Effect.void,
-      exited: Deferred.await(exited),
-      isRunning: Effect.map(Deferred.isDone(exited), (done) => !done),
-      kill: () => Effect.void
-    }))
+  const backend = fakeBackend("stdin", [], {
+    write: (line) => {
+      writes.push(line)
+    },
+    hasRoom: () => room.has,
+    writable: Effect.suspend(() => {
+      room.waits++
+      return Deferred.await(room.opened)
+    })
+  })
   return { backend, writes }
 }
 

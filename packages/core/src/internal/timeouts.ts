@@ -27,19 +27,20 @@ export const expiredKind = (timed: Timed): "idle" | "total" =>
 
 /**
  * One fiber per session watches every request's deadline, instead of a timer
- * per request: a request costs a `Set` insert. The fiber sleeps on the
- * `Clock` until the earliest deadline (or, with none left, the latest one it
- * was shown; so `TestClock` drives it), and is woken only when a new
- * deadline comes before the time it sleeps towards.
+ * per request. It reads the deadlines from the caller's own table of
+ * requests (`watched`), so a request costs no insert or removal here: `watch`
+ * only wakes the fiber when a new deadline comes before the time it sleeps
+ * towards. The fiber sleeps on the `Clock` until the earliest deadline (or,
+ * with none left, the latest one it was shown; so `TestClock` drives it).
  *
  * @internal
  */
 export const makeSweeper = <T extends Timed>(
   clock: Clock.Clock,
+  watched: () => Iterable<T>,
   expire: (timed: T) => void
-): Effect.Effect<{ readonly watch: (timed: T) => void; readonly unwatch: (timed: T) => void }, never, Scope.Scope> =>
+): Effect.Effect<{ readonly watch: (timed: T) => void }, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const watched = new Set<T>()
     const wake = yield* Queue.sliding<void>(1)
     let sleepingUntil = Infinity
     let latestDeadline = -Infinity
@@ -47,10 +48,9 @@ export const makeSweeper = <T extends Timed>(
     const sweep = Effect.suspend(() => {
       const now = clock.unsafeCurrentTimeMillis()
       let next = Infinity
-      for (const timed of watched) {
+      for (const timed of watched()) {
         const deadline = deadlineOf(timed)
         if (deadline <= now) {
-          watched.delete(timed)
           expire(timed)
         } else if (deadline < next) {
           next = deadline
@@ -66,16 +66,12 @@ export const makeSweeper = <T extends Timed>(
 
     return {
       watch: (timed) => {
-        watched.add(timed)
         const deadline = deadlineOf(timed)
         if (deadline > latestDeadline) latestDeadline = deadline
         if (deadline < sleepingUntil) {
           sleepingUntil = deadline
           wake.unsafeOffer(undefined)
         }
-      },
-      unwatch: (timed) => {
-        watched.delete(timed)
       }
     }
   })

@@ -1,11 +1,14 @@
+import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as ScheduleDecision from "effect/ScheduleDecision"
 import * as ScheduleIntervals from "effect/ScheduleIntervals"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as McpError from "../McpError.js"
 import type { Connection, ReconnectOptions } from "../McpTransport.js"
@@ -41,15 +44,22 @@ const traced = <A, R>(connect: Effect.Effect<A, McpError.TransportError, R>, att
  * Two phases: until the consumer has established a connection (the session
  * initialized one; without an observer, a connect succeeded) failures are
  * retried on the short `firstConnect` budget; after that on the full
- * `schedule`, which a healthy connection resets.
+ * `schedule`, which a healthy connection resets. Once `giveUp` has failed,
+ * the stream fails with its error instead of trying again.
+ *
+ * One pull per connection, with no stream stage per attempt: a pull closes
+ * the scope of the connection before it (the consumer is done with it),
+ * waits for the schedule and connects in a new scope; the stream's own
+ * scope closes the last one.
  *
  * @internal
  */
 export const fromConnect = (
   connect: Effect.Effect<Connection, McpError.TransportError, Scope.Scope>,
-  options?: ReconnectOptions
+  options?: ReconnectOptions,
+  giveUp?: Deferred.Deferred<never, McpError.TransportError>
 ): Stream.Stream<Connection, McpError.TransportError> =>
-  Stream.unwrapScoped(Effect.gen(function*() {
+  Stream.fromPull(Effect.gen(function*() {
     const observer = yield* Effect.serviceOption(ConnectionObserver)
     const healthyAfter = options?.healthyAfterMillis ?? 10_000
     let first = true
@@ -58,6 +68,15 @@ export const fromConnect = (
     let attempts = 0
     let connectedAt: number | undefined
     let lastError: McpError.TransportError | undefined
+    /** The scope of the connection handed out last (or being opened). */
+    let current: Scope.CloseableScope | undefined
+
+    const closeCurrent = Effect.suspend(() => {
+      const scope = current
+      current = undefined
+      return scope === undefined ? Effect.void : Scope.close(scope, Exit.void)
+    })
+    yield* Effect.addFinalizer(() => closeCurrent)
 
     // the delay of each decision is reported before the driver sleeps on it
     const observed = (schedule: AnySchedule) =>
@@ -72,6 +91,12 @@ export const fromConnect = (
     const driver = yield* Schedule.driver(observed(options?.schedule ?? defaultSchedule))
 
     const isEstablished = Option.isNone(observer) ? Effect.sync(() => connectedOnce) : observer.value.established
+
+    /** Fails with the error of `giveUp` once it has one. */
+    const checkGiveUp: Effect.Effect<void, Option.Option<McpError.TransportError>> = giveUp === undefined ?
+      Effect.void :
+      Effect.flatMap(Deferred.poll(giveUp), (done) =>
+        Option.isNone(done) ? Effect.void : Effect.mapError(done.value, Option.some))
 
     const tick: Effect.Effect<void, Option.Option<McpError.TransportError>> = Effect.suspend(() => {
       if (first) {
@@ -105,21 +130,37 @@ export const fromConnect = (
       })
     })
 
-    const attempt = Stream.scoped(
-      Effect.tap(Effect.suspend(() => traced(connect, attempts + 1)), () =>
-        Effect.map(Clock.currentTimeMillis, (now) => {
-          connectedAt = now
-          connectedOnce = true
-          lastError = undefined
-        }))
-    ).pipe(
-      Stream.catchAll((error) =>
-        Effect.logDebug("mcp connect failed", error.message).pipe(
-          Effect.zipRight(Effect.sync(() => lastError = error)),
-          Stream.drain
+    /** One attempt in a scope of its own, closed at once when it fails (and by the stream's finalizer if interrupted). */
+    const attempt: Effect.Effect<Connection | undefined> = Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(Scope.make(), (scope) => {
+        current = scope
+        return restore(traced(Scope.extend(connect, scope), attempts + 1)).pipe(
+          Effect.matchEffect({
+            onSuccess: (connection) =>
+              Effect.map(Clock.currentTimeMillis, (now) => {
+                connectedAt = now
+                connectedOnce = true
+                lastError = undefined
+                return connection
+              }),
+            onFailure: (error) =>
+              closeCurrent.pipe(
+                Effect.zipRight(Effect.logDebug("mcp connect failed", error.message)),
+                Effect.as(undefined),
+                Effect.ensuring(Effect.sync(() => lastError = error))
+              )
+          })
         )
-      )
+      })
     )
 
-    return Stream.repeatEffectOption(tick).pipe(Stream.flatMap(() => attempt))
+    const pull: Effect.Effect<Chunk.Chunk<Connection>, Option.Option<McpError.TransportError>> = closeCurrent.pipe(
+      Effect.zipRight(checkGiveUp),
+      Effect.zipRight(tick),
+      Effect.zipRight(attempt),
+      Effect.flatMap((connection) =>
+        connection !== undefined ? Effect.succeed(Chunk.of(connection)) : Effect.zipRight(checkGiveUp, Effect.suspend(() => pull))
+      )
+    )
+    return pull
   }))

@@ -319,9 +319,7 @@ export const make = <R>(
       Effect.map(
         Deferred.make<never, McpError.TransportError>(),
         (permanentFailure) =>
-          McpTransport.fromConnect(Effect.provide(connect(permanentFailure), context), options.reconnect).pipe(
-            Stream.interruptWhenDeferred(permanentFailure)
-          )
+          McpTransport.fromConnect(Effect.provide(connect(permanentFailure), context), options.reconnect, permanentFailure)
       )
     )
 

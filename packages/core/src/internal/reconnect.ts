@@ -47,10 +47,11 @@ const traced = <A, R>(connect: Effect.Effect<A, McpError.TransportError, R>, att
  * `schedule`, which a healthy connection resets. Once `giveUp` has failed,
  * the stream fails with its error instead of trying again.
  *
- * One pull per connection, with no stream stage per attempt: a pull closes
- * the scope of the connection before it (the consumer is done with it),
- * waits for the schedule and connects in a new scope; the stream's own
- * scope closes the last one.
+ * One pull per connection, with no stream stage per attempt (each stage of
+ * a stream the session reads stays in memory as long as the session): a
+ * pull closes the scope of the connection before it (the consumer is done
+ * with it), waits for the schedule and connects in a new scope; the end of
+ * the stream closes the last one.
  *
  * @internal
  */
@@ -59,8 +60,7 @@ export const fromConnect = (
   options?: ReconnectOptions,
   giveUp?: Deferred.Deferred<never, McpError.TransportError>
 ): Stream.Stream<Connection, McpError.TransportError> =>
-  Stream.fromPull(Effect.gen(function*() {
-    const observer = yield* Effect.serviceOption(ConnectionObserver)
+  Stream.suspend(() => {
     const healthyAfter = options?.healthyAfterMillis ?? 10_000
     let first = true
     let connectedOnce = false
@@ -76,10 +76,9 @@ export const fromConnect = (
       current = undefined
       return scope === undefined ? Effect.void : Scope.close(scope, Exit.void)
     })
-    yield* Effect.addFinalizer(() => closeCurrent)
 
     // the delay of each decision is reported before the driver sleeps on it
-    const observed = (schedule: AnySchedule) =>
+    const observed = (observer: Option.Option<ConnectionObserver["Type"]>, schedule: AnySchedule) =>
       Option.isNone(observer) ? schedule : Schedule.onDecision(schedule, (_, decision) =>
         ScheduleDecision.isDone(decision) ? Effect.void : Effect.flatMap(Clock.currentTimeMillis, (now) =>
           observer.value.retrying({
@@ -87,10 +86,27 @@ export const fromConnect = (
             delay: Duration.millis(Math.max(0, ScheduleIntervals.start(decision.intervals) - now)),
             lastFailure: lastError
           })))
-    const firstDriver = yield* Schedule.driver(observed(options?.firstConnect ?? defaultFirstConnect))
-    const driver = yield* Schedule.driver(observed(options?.schedule ?? defaultSchedule))
-
-    const isEstablished = Option.isNone(observer) ? Effect.sync(() => connectedOnce) : observer.value.established
+    /** Made on the first retry, where the consumer's observer is known (most streams never retry). */
+    let retries: {
+      readonly firstDriver: Schedule.ScheduleDriver<unknown, unknown>
+      readonly driver: Schedule.ScheduleDriver<unknown, unknown>
+      readonly isEstablished: Effect.Effect<boolean>
+    } | undefined
+    const makeRetries = Effect.suspend(() =>
+      retries !== undefined ? Effect.succeed(retries) : Effect.flatMap(Effect.serviceOption(ConnectionObserver), (observer) =>
+        Effect.map(
+          Effect.zip(
+            Schedule.driver(observed(observer, options?.firstConnect ?? defaultFirstConnect)),
+            Schedule.driver(observed(observer, options?.schedule ?? defaultSchedule))
+          ),
+          ([firstDriver, driver]) =>
+            retries = {
+              firstDriver,
+              driver,
+              isEstablished: Option.isNone(observer) ? Effect.sync(() => connectedOnce) : observer.value.established
+            }
+        ))
+    )
 
     /** Fails with the error of `giveUp` once it has one. */
     const checkGiveUp: Effect.Effect<void, Option.Option<McpError.TransportError>> = giveUp === undefined ?
@@ -103,31 +119,33 @@ export const fromConnect = (
         first = false
         return Effect.void
       }
-      return Effect.flatMap(Effect.zip(isEstablished, Clock.currentTimeMillis), ([nowEstablished, now]) => {
-        const healthy = connectedAt !== undefined && now - connectedAt >= healthyAfter
-        connectedAt = undefined
-        // a new phase starts its count afresh
-        if (nowEstablished && !established) {
-          established = true
-          attempts = 0
-        }
-        const reset = healthy && established ? Effect.zipRight(driver.reset, Effect.sync(() => attempts = 0)) : Effect.void
-        return reset.pipe(
-          Effect.zipRight((established ? driver : firstDriver).next(lastError)),
-          Effect.zipRight(Effect.sync(() => attempts++)),
-          Effect.mapError(() =>
-            Option.some(
-              new McpError.TransportError({
-                reason: "Exhausted",
-                message: `gave up after ${attempts + 1} connection attempts` +
-                  (established ? "" : " (no connection has worked yet)") +
-                  (lastError ? `: ${lastError.message}` : ": every connection ended before it was usable"),
-                ...(lastError ? { cause: lastError } : {})
-              })
+      return Effect.flatMap(makeRetries, ({ driver, firstDriver, isEstablished }) =>
+        Effect.flatMap(Effect.zip(isEstablished, Clock.currentTimeMillis), ([nowEstablished, now]) => {
+          const healthy = connectedAt !== undefined && now - connectedAt >= healthyAfter
+          connectedAt = undefined
+          // a new phase starts its count afresh
+          if (nowEstablished && !established) {
+            established = true
+            attempts = 0
+          }
+          const reset = healthy && established ? Effect.zipRight(driver.reset, Effect.sync(() => attempts = 0)) : Effect.void
+          return reset.pipe(
+            Effect.zipRight((established ? driver : firstDriver).next(lastError)),
+            Effect.zipRight(Effect.sync(() => attempts++)),
+            Effect.mapError(() =>
+              Option.some(
+                new McpError.TransportError({
+                  reason: "Exhausted",
+                  message: `gave up after ${attempts + 1} connection attempts` +
+                    (established ? "" : " (no connection has worked yet)") +
+                    (lastError ? `: ${lastError.message}` : ": every connection ended before it was usable"),
+                  ...(lastError ? { cause: lastError } : {})
+                })
+              )
             )
           )
-        )
-      })
+        })
+      )
     })
 
     /** One attempt in a scope of its own, closed at once when it fails (and by the stream's finalizer if interrupted). */
@@ -162,5 +180,6 @@ export const fromConnect = (
         connection !== undefined ? Effect.succeed(Chunk.of(connection)) : Effect.zipRight(checkGiveUp, Effect.suspend(() => pull))
       )
     )
-    return pull
-  }))
+    // the stream's end (or interruption) closes the connection handed out last
+    return Stream.repeatEffectChunkOption(pull).pipe(Stream.ensuring(closeCurrent))
+  })

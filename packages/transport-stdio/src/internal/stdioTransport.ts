@@ -315,13 +315,11 @@ export const make = <R>(
 
     // the backend's services, but not this layer's scope: each connection has its own
     const context = Context.omit(Scope.Scope)(yield* Effect.context<R | Scope.Scope>()) as Context.Context<R>
-    const connections = Stream.unwrap(
-      Effect.map(
-        Deferred.make<never, McpError.TransportError>(),
-        (permanentFailure) =>
-          McpTransport.fromConnect(Effect.provide(connect(permanentFailure), context), options.reconnect, permanentFailure)
-      )
-    )
+    // a suspended stream, not an unwrapped one: one stream stage less for as long as the session reads it
+    const connections = Stream.suspend(() => {
+      const permanentFailure = Deferred.unsafeMake<never, McpError.TransportError>(FiberId.none)
+      return McpTransport.fromConnect(Effect.provide(connect(permanentFailure), context), options.reconnect, permanentFailure)
+    })
 
     return {
       transport: { connections },

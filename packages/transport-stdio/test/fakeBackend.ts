@@ -37,6 +37,8 @@ export const fakeBackend = (exitsOn: ExitsOn, events: Array<Event>): Backend<nev
       pauseStdout: () => {},
       resumeStdout: () => {},
       readStderr: () => Effect.void,
+      onExit: (onExit) =>
+        Effect.asVoid(Effect.forkScoped(Effect.flatMap(Deferred.await(exited), (status) => Effect.sync(() => onExit(status))))),
       exited: Deferred.await(exited),
       isRunning: Effect.map(Deferred.isDone(exited), (done) => !done),
       kill: (signal) =>

@@ -44,6 +44,8 @@ export const fakeBackend = (
       pauseStdout: () => {},
       resumeStdout: () => {},
       readStderr: () => Effect.void,
+      onExit: (onExit) =>
+        Effect.asVoid(Effect.forkScoped(Effect.flatMap(Deferred.await(exited), (status) => Effect.sync(() => onExit(status))))),
       exited: Deferred.await(exited),
       isRunning: Effect.map(Deferred.isDone(exited), (done) => !done),
       kill: (signal) =>

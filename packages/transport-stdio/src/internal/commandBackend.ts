@@ -100,6 +100,10 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
       })),
       Effect.forkScoped
     )
+    const exited = Effect.map(Effect.exit(process.exitCode), (exit): ExitStatus =>
+      Exit.isSuccess(exit) ?
+        { _tag: "Code", code: exit.value } :
+        { _tag: "Signal", signal: signalOf(exit.cause) })
     // pulls stop at the closed latch, so the server blocks on a full pipe
     const reading = yield* Effect.makeLatch(true)
     return {
@@ -128,19 +132,21 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
         ),
       pauseStdout: () => reading.unsafeClose(),
       resumeStdout: () => reading.unsafeOpen(),
-      readStderr: (onBytes) =>
+      // the platform's process offers streams and effects only: a fiber each waits for the end
+      readStderr: (onBytes, onEnd) =>
         process.stderr.pipe(
           Stream.runForEachChunk((chunk) =>
             Effect.sync(() => {
               for (const bytes of chunk) onBytes(bytes)
             })
           ),
-          Effect.ignore
+          Effect.ignore,
+          Effect.zipRight(Effect.sync(onEnd)),
+          Effect.forkScoped,
+          Effect.asVoid
         ),
-      exited: Effect.map(Effect.exit(process.exitCode), (exit): ExitStatus =>
-        Exit.isSuccess(exit) ?
-          { _tag: "Code", code: exit.value } :
-          { _tag: "Signal", signal: signalOf(exit.cause) }),
+      onExit: (onExit) => Effect.asVoid(Effect.forkScoped(Effect.flatMap(exited, (status) => Effect.sync(() => onExit(status))))),
+      exited,
       isRunning: Effect.orElseSucceed(process.isRunning, () => false),
       kill: (signal) => Effect.ignore(process.kill(signal))
     }

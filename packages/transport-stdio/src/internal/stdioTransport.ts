@@ -153,25 +153,27 @@ export const make = <R>(
           for (const line of lines) tail.add(line)
           Runtime.runSync(runtime, logStderr(lines))
         }
-        yield* process.readStderr((bytes) => {
-          stderrSplitter.push(bytes, stderrFrames)
-          flushStderr()
-        }).pipe(
-          Effect.zipRight(Effect.sync(() => {
+        // callbacks, not fibers waiting for the end: an idle session pays for every fiber
+        yield* process.readStderr(
+          (bytes) => {
+            stderrSplitter.push(bytes, stderrFrames)
+            flushStderr()
+          },
+          () => {
             stderrSplitter.end(stderrFrames)
             flushStderr()
-          })),
-          Effect.zipRight(Deferred.succeed(stderrEnded, undefined)),
-          Effect.forkScoped
+            Deferred.unsafeDone(stderrEnded, Effect.void)
+          }
         )
-        yield* process.exited.pipe(
-          Effect.flatMap((status) => {
-            close(`the server process exited ${describeExit(status)}`)
-            return Effect.logDebug(`stdio server process ${process.pid} exited ${describeExit(status)}`)
-          }),
-          Effect.annotateLogs("mcp.server", description),
-          Effect.forkScoped
-        )
+        yield* process.onExit((status) => {
+          close(`the server process exited ${describeExit(status)}`)
+          Runtime.runSync(
+            runtime,
+            Effect.logDebug(`stdio server process ${process.pid} exited ${describeExit(status)}`).pipe(
+              Effect.annotateLogs("mcp.server", description)
+            )
+          )
+        })
         // added last so it runs first, before the fibers above are interrupted
         // and before a backend's own release
         yield* Effect.addFinalizer(() =>
@@ -331,15 +333,11 @@ export const make = <R>(
 
     // the backend's services, but not this layer's scope: each connection has its own
     const context = Context.omit(Scope.Scope)(yield* Effect.context<R | Scope.Scope>()) as Context.Context<R>
-    const connections = Stream.unwrap(
-      Effect.map(
-        Deferred.make<never, McpError.TransportError>(),
-        (permanentFailure) =>
-          McpTransport.fromConnect(Effect.provide(connect(permanentFailure), context), options.reconnect).pipe(
-            Stream.interruptWhenDeferred(permanentFailure)
-          )
-      )
-    )
+    // a suspended stream, not an unwrapped one: one stream stage less for as long as the session reads it
+    const connections = Stream.suspend(() => {
+      const permanentFailure = Deferred.unsafeMake<never, McpError.TransportError>(FiberId.none)
+      return McpTransport.fromConnect(Effect.provide(connect(permanentFailure), context), options.reconnect, permanentFailure)
+    })
 
     return {
       transport: { connections },

@@ -7,6 +7,7 @@
  *
  * Rows (median of `--repeats` interleaved rounds of `--calls` calls):
  * - `client/stdio`: `McpClient.callTool` over `StdioTransport` (what the benchmark measures)
+ * - `client/node-stdio x100`, `client/stdio x100`: the same, `--concurrency` calls at a time (in batches)
  * - `client/stdio no-timeout`: the same with `requestTimeout: "none"` (no per-request watchdog)
  * - `session/stdio`: `ClientSession.request("tools/call")`, skipping McpClient, tasks and result decoding
  * - `transport/stdio`: one `StdioTransport` connection with a minimal id -> Deferred correlation
@@ -192,6 +193,7 @@ const main = async () => {
     ["client/node-stdio", () => client(nodeStdio, {}, "client")],
     [`client/node-stdio x${concurrency}`, () => client(nodeStdio, {}, "batched")],
     ["client/stdio", () => client(stdio, {}, "client")],
+    [`client/stdio x${concurrency}`, () => client(stdio, {}, "batched")],
     ["client/stdio no-timeout", () => client(stdio, { requestTimeout: "none" }, "client")],
     ["session/stdio", () => client(stdio, {}, "session")],
     ["transport/stdio", transportOnly],

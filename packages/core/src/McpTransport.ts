@@ -10,6 +10,7 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
+import type * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -272,12 +273,19 @@ export const defaultReconnectSchedule: internal.AnySchedule = internal.defaultSc
  * `ConnectionObserver`), of `schedule` after. A connection that lived for
  * `healthyAfterMillis` resets the schedule.
  *
+ * `giveUp` (since 0.2.0) is for failures retrying cannot help (a program
+ * that does not exist): once it has failed, the stream fails with its error
+ * instead of trying again. It is looked at before each attempt and after a
+ * failed one, so fail it before `connect` fails. It costs no fiber, unlike
+ * `Stream.interruptWhenDeferred`.
+ *
  * @since 0.1.0
  * @category constructors
  */
 export const fromConnect: (
   connect: Effect.Effect<Connection, McpError.TransportError, Scope.Scope>,
-  options?: ReconnectOptions
+  options?: ReconnectOptions,
+  giveUp?: Deferred.Deferred<never, McpError.TransportError>
 ) => Stream.Stream<Connection, McpError.TransportError> = internal.fromConnect
 
 /**

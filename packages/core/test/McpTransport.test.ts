@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -199,5 +200,41 @@ describe("McpTransport.fromConnect", () => {
       yield* TestClock.adjust("200 millis")
       yield* Fiber.join(fiber)
       expect(attempts).toEqual([0, 100, 300])
+    }))
+
+  it.effect("a failed giveUp ends the stream with its error at once, with no other attempt", () =>
+    Effect.gen(function*() {
+      const attempts: Array<number> = []
+      const giveUp = yield* Deferred.make<never, McpError.TransportError>()
+      const permanent = new McpError.TransportError({ reason: "Connect", message: "command not found" })
+      const connect = Effect.gen(function*() {
+        attempts.push(yield* TestClock.currentTimeMillis)
+        // the second attempt finds that retrying cannot help
+        if (attempts.length === 2) yield* Deferred.fail(giveUp, permanent)
+        return yield* new McpError.TransportError({ reason: "Connect", message: `refused #${attempts.length}` })
+      })
+      const fiber = yield* McpTransport.fromConnect(connect, undefined, giveUp).pipe(Stream.runDrain, Effect.fork)
+      yield* TestClock.adjust("1 minute")
+      expect(yield* Effect.flip(Fiber.join(fiber))).toBe(permanent)
+      expect(attempts).toEqual([0, 100])
+    }))
+
+  it.effect("the connection handed out last is closed when the consumer stops", () =>
+    Effect.gen(function*() {
+      const events: Array<string> = []
+      const connect = Effect.acquireRelease(
+        Effect.sync(() => {
+          events.push("open")
+          return connection
+        }),
+        () => Effect.sync(() => events.push("close"))
+      )
+      const fiber = yield* McpTransport.fromConnect(connect).pipe(
+        Stream.runForEach(() => Effect.never),
+        Effect.fork
+      )
+      yield* eventually(Effect.sync(() => events.length === 1))
+      yield* Fiber.interrupt(fiber)
+      expect(events).toEqual(["open", "close"])
     }))
 })

@@ -68,6 +68,7 @@ describe("StdioTransport bounds", () => {
           pauseStdout: () => flow.push("pause"),
           resumeStdout: () => flow.push("resume"),
           readStderr: () => Effect.void,
+          onExit: (onExit) => Effect.sync(() => onExit({ _tag: "Code", code: 0 })),
           // already exited, so closing the connection runs through the ladder at once
           exited: Effect.succeed({ _tag: "Code", code: 0 }),
           isRunning: Effect.succeed(false),

@@ -1,11 +1,14 @@
+import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as ScheduleDecision from "effect/ScheduleDecision"
 import * as ScheduleIntervals from "effect/ScheduleIntervals"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as McpError from "../McpError.js"
 import type { Connection, ReconnectOptions } from "../McpTransport.js"
@@ -41,16 +44,23 @@ const traced = <A, R>(connect: Effect.Effect<A, McpError.TransportError, R>, att
  * Two phases: until the consumer has established a connection (the session
  * initialized one; without an observer, a connect succeeded) failures are
  * retried on the short `firstConnect` budget; after that on the full
- * `schedule`, which a healthy connection resets.
+ * `schedule`, which a healthy connection resets. Once `giveUp` has failed,
+ * the stream fails with its error instead of trying again.
+ *
+ * One pull per connection, with no stream stage per attempt (each stage of
+ * a stream the session reads stays in memory as long as the session): a
+ * pull closes the scope of the connection before it (the consumer is done
+ * with it), waits for the schedule and connects in a new scope; the end of
+ * the stream closes the last one.
  *
  * @internal
  */
 export const fromConnect = (
   connect: Effect.Effect<Connection, McpError.TransportError, Scope.Scope>,
-  options?: ReconnectOptions
+  options?: ReconnectOptions,
+  giveUp?: Deferred.Deferred<never, McpError.TransportError>
 ): Stream.Stream<Connection, McpError.TransportError> =>
-  Stream.unwrapScoped(Effect.gen(function*() {
-    const observer = yield* Effect.serviceOption(ConnectionObserver)
+  Stream.suspend(() => {
     const healthyAfter = options?.healthyAfterMillis ?? 10_000
     let first = true
     let connectedOnce = false
@@ -58,9 +68,17 @@ export const fromConnect = (
     let attempts = 0
     let connectedAt: number | undefined
     let lastError: McpError.TransportError | undefined
+    /** The scope of the connection handed out last (or being opened). */
+    let current: Scope.CloseableScope | undefined
+
+    const closeCurrent = Effect.suspend(() => {
+      const scope = current
+      current = undefined
+      return scope === undefined ? Effect.void : Scope.close(scope, Exit.void)
+    })
 
     // the delay of each decision is reported before the driver sleeps on it
-    const observed = (schedule: AnySchedule) =>
+    const observed = (observer: Option.Option<ConnectionObserver["Type"]>, schedule: AnySchedule) =>
       Option.isNone(observer) ? schedule : Schedule.onDecision(schedule, (_, decision) =>
         ScheduleDecision.isDone(decision) ? Effect.void : Effect.flatMap(Clock.currentTimeMillis, (now) =>
           observer.value.retrying({
@@ -68,58 +86,100 @@ export const fromConnect = (
             delay: Duration.millis(Math.max(0, ScheduleIntervals.start(decision.intervals) - now)),
             lastFailure: lastError
           })))
-    const firstDriver = yield* Schedule.driver(observed(options?.firstConnect ?? defaultFirstConnect))
-    const driver = yield* Schedule.driver(observed(options?.schedule ?? defaultSchedule))
+    /** Made on the first retry, where the consumer's observer is known (most streams never retry). */
+    let retries: {
+      readonly firstDriver: Schedule.ScheduleDriver<unknown, unknown>
+      readonly driver: Schedule.ScheduleDriver<unknown, unknown>
+      readonly isEstablished: Effect.Effect<boolean>
+    } | undefined
+    const makeRetries = Effect.suspend(() =>
+      retries !== undefined ? Effect.succeed(retries) : Effect.flatMap(Effect.serviceOption(ConnectionObserver), (observer) =>
+        Effect.map(
+          Effect.zip(
+            Schedule.driver(observed(observer, options?.firstConnect ?? defaultFirstConnect)),
+            Schedule.driver(observed(observer, options?.schedule ?? defaultSchedule))
+          ),
+          ([firstDriver, driver]) =>
+            retries = {
+              firstDriver,
+              driver,
+              isEstablished: Option.isNone(observer) ? Effect.sync(() => connectedOnce) : observer.value.established
+            }
+        ))
+    )
 
-    const isEstablished = Option.isNone(observer) ? Effect.sync(() => connectedOnce) : observer.value.established
+    /** Fails with the error of `giveUp` once it has one. */
+    const checkGiveUp: Effect.Effect<void, Option.Option<McpError.TransportError>> = giveUp === undefined ?
+      Effect.void :
+      Effect.flatMap(Deferred.poll(giveUp), (done) =>
+        Option.isNone(done) ? Effect.void : Effect.mapError(done.value, Option.some))
 
     const tick: Effect.Effect<void, Option.Option<McpError.TransportError>> = Effect.suspend(() => {
       if (first) {
         first = false
         return Effect.void
       }
-      return Effect.flatMap(Effect.zip(isEstablished, Clock.currentTimeMillis), ([nowEstablished, now]) => {
-        const healthy = connectedAt !== undefined && now - connectedAt >= healthyAfter
-        connectedAt = undefined
-        // a new phase starts its count afresh
-        if (nowEstablished && !established) {
-          established = true
-          attempts = 0
-        }
-        const reset = healthy && established ? Effect.zipRight(driver.reset, Effect.sync(() => attempts = 0)) : Effect.void
-        return reset.pipe(
-          Effect.zipRight((established ? driver : firstDriver).next(lastError)),
-          Effect.zipRight(Effect.sync(() => attempts++)),
-          Effect.mapError(() =>
-            Option.some(
-              new McpError.TransportError({
-                reason: "Exhausted",
-                message: `gave up after ${attempts + 1} connection attempts` +
-                  (established ? "" : " (no connection has worked yet)") +
-                  (lastError ? `: ${lastError.message}` : ": every connection ended before it was usable"),
-                ...(lastError ? { cause: lastError } : {})
-              })
+      return Effect.flatMap(makeRetries, ({ driver, firstDriver, isEstablished }) =>
+        Effect.flatMap(Effect.zip(isEstablished, Clock.currentTimeMillis), ([nowEstablished, now]) => {
+          const healthy = connectedAt !== undefined && now - connectedAt >= healthyAfter
+          connectedAt = undefined
+          // a new phase starts its count afresh
+          if (nowEstablished && !established) {
+            established = true
+            attempts = 0
+          }
+          const reset = healthy && established ? Effect.zipRight(driver.reset, Effect.sync(() => attempts = 0)) : Effect.void
+          return reset.pipe(
+            Effect.zipRight((established ? driver : firstDriver).next(lastError)),
+            Effect.zipRight(Effect.sync(() => attempts++)),
+            Effect.mapError(() =>
+              Option.some(
+                new McpError.TransportError({
+                  reason: "Exhausted",
+                  message: `gave up after ${attempts + 1} connection attempts` +
+                    (established ? "" : " (no connection has worked yet)") +
+                    (lastError ? `: ${lastError.message}` : ": every connection ended before it was usable"),
+                  ...(lastError ? { cause: lastError } : {})
+                })
+              )
             )
           )
-        )
-      })
+        })
+      )
     })
 
-    const attempt = Stream.scoped(
-      Effect.tap(Effect.suspend(() => traced(connect, attempts + 1)), () =>
-        Effect.map(Clock.currentTimeMillis, (now) => {
-          connectedAt = now
-          connectedOnce = true
-          lastError = undefined
-        }))
-    ).pipe(
-      Stream.catchAll((error) =>
-        Effect.logDebug("mcp connect failed", error.message).pipe(
-          Effect.zipRight(Effect.sync(() => lastError = error)),
-          Stream.drain
+    /** One attempt in a scope of its own, closed at once when it fails (and by the stream's finalizer if interrupted). */
+    const attempt: Effect.Effect<Connection | undefined> = Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(Scope.make(), (scope) => {
+        current = scope
+        return restore(traced(Scope.extend(connect, scope), attempts + 1)).pipe(
+          Effect.matchEffect({
+            onSuccess: (connection) =>
+              Effect.map(Clock.currentTimeMillis, (now) => {
+                connectedAt = now
+                connectedOnce = true
+                lastError = undefined
+                return connection
+              }),
+            onFailure: (error) =>
+              closeCurrent.pipe(
+                Effect.zipRight(Effect.logDebug("mcp connect failed", error.message)),
+                Effect.as(undefined),
+                Effect.ensuring(Effect.sync(() => lastError = error))
+              )
+          })
         )
-      )
+      })
     )
 
-    return Stream.repeatEffectOption(tick).pipe(Stream.flatMap(() => attempt))
-  }))
+    const pull: Effect.Effect<Chunk.Chunk<Connection>, Option.Option<McpError.TransportError>> = closeCurrent.pipe(
+      Effect.zipRight(checkGiveUp),
+      Effect.zipRight(tick),
+      Effect.zipRight(attempt),
+      Effect.flatMap((connection) =>
+        connection !== undefined ? Effect.succeed(Chunk.of(connection)) : Effect.zipRight(checkGiveUp, Effect.suspend(() => pull))
+      )
+    )
+    // the stream's end (or interruption) closes the connection handed out last
+    return Stream.repeatEffectChunkOption(pull).pipe(Stream.ensuring(closeCurrent))
+  })

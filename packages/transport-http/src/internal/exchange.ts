@@ -238,11 +238,15 @@ export const makeExecute = (
     Effect.gen(function*() {
       const hookHeaders = Option.isSome(auth) ? yield* auth.value.headers(info) : {}
       const response = yield* send(hookHeaders)
-      if (response.status !== 401 && response.status !== 403) return response
+      const nonce = response.headers["dpop-nonce"]
+      if (response.status !== 401 && response.status !== 403) {
+        const onResponse = Option.isSome(auth) ? auth.value.onResponse : undefined
+        if (onResponse !== undefined) yield* onResponse({ url: info.url, status: response.status, nonce })
+        return response
+      }
       yield* discard(config, response)
       const header = response.headers["www-authenticate"]
       const challenges = header === undefined ? [] : WwwAuthenticate.parse(header)
-      const nonce = response.headers["dpop-nonce"]
       const challenge: HttpAuth.ChallengeInfo = {
         status: response.status,
         url: info.url,

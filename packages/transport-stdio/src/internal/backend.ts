@@ -61,8 +61,15 @@ export interface Process {
   readonly readStdout: (onBytes: (bytes: Uint8Array) => void) => Effect.Effect<void, string>
   readonly pauseStdout: () => void
   readonly resumeStdout: () => void
-  /** Hands each stderr chunk to `onBytes` until stderr ends (or breaks: what broke it is not the transport's concern). */
-  readonly readStderr: (onBytes: (bytes: Uint8Array) => void) => Effect.Effect<void>
+  /**
+   * Hands each stderr chunk to `onBytes` and calls `onEnd` once stderr ends
+   * (or breaks: what broke it is not the transport's concern), until the
+   * scope closes. It returns at once: a backend that can, listens without a
+   * fiber waiting for the end (an idle session pays for every such fiber).
+   */
+  readonly readStderr: (onBytes: (bytes: Uint8Array) => void, onEnd: () => void) => Effect.Effect<void, never, Scope.Scope>
+  /** Calls `onExit` once the process has exited (at once if it has), unless the scope closed before; returns at once. */
+  readonly onExit: (onExit: (status: ExitStatus) => void) => Effect.Effect<void, never, Scope.Scope>
   /** Completes when the process has exited. */
   readonly exited: Effect.Effect<ExitStatus>
   readonly isRunning: Effect.Effect<boolean>

@@ -50,6 +50,8 @@ export const nodeBackend: Backend<never> = (options) =>
     const cwdFailure = missingCwd(options)
     if (cwdFailure) return yield* Effect.fail(cwdFailure)
     const exited = yield* Deferred.make<ExitStatus>()
+    let status: ExitStatus | undefined
+    const exitListeners = new Set<(status: ExitStatus) => void>()
     const child = yield* Effect.async<ChildProcess.ChildProcessWithoutNullStreams, StartFailure>((resume) => {
       const child = ChildProcess.spawn(options.command, [...options.args], {
         env: options.env,
@@ -58,11 +60,13 @@ export const nodeBackend: Backend<never> = (options) =>
         detached: !isWindows,
         windowsHide: true
       })
-      child.once("exit", (code, signal) =>
-        Deferred.unsafeDone(
-          exited,
-          Effect.succeed(code !== null ? { _tag: "Code", code } : { _tag: "Signal", signal: signal ?? "a signal" })
-        ))
+      child.once("exit", (code, signal) => {
+        const ended: ExitStatus = code !== null ? { _tag: "Code", code } : { _tag: "Signal", signal: signal ?? "a signal" }
+        status = ended
+        Deferred.unsafeDone(exited, Effect.succeed(ended))
+        for (const listener of exitListeners) listener(ended)
+        exitListeners.clear()
+      })
       child.once("error", (error) => resume(Effect.fail(startError(options, error))))
       child.once("spawn", () => resume(Effect.succeed(child)))
     })
@@ -126,18 +130,35 @@ export const nodeBackend: Backend<never> = (options) =>
         }),
       pauseStdout: () => child.stdout.pause(),
       resumeStdout: () => child.stdout.resume(),
-      readStderr: (onBytes) =>
-        Effect.async<void>((resume) => {
-          const onEnd = () => resume(Effect.void)
-          child.stderr.on("data", onBytes)
-          child.stderr.once("end", onEnd)
-          child.stderr.once("error", onEnd)
-          return Effect.sync(() => {
-            child.stderr.off("data", onBytes)
-            child.stderr.off("end", onEnd)
-            child.stderr.off("error", onEnd)
-          })
-        }),
+      readStderr: (onBytes, onEnd) => {
+        let ended = false
+        const end = () => {
+          if (ended) return
+          ended = true
+          onEnd()
+        }
+        return Effect.acquireRelease(
+          Effect.sync(() => {
+            child.stderr.on("data", onBytes)
+            child.stderr.once("end", end)
+            child.stderr.once("error", end)
+          }),
+          () =>
+            Effect.sync(() => {
+              child.stderr.off("data", onBytes)
+              child.stderr.off("end", end)
+              child.stderr.off("error", end)
+            })
+        )
+      },
+      onExit: (onExit) =>
+        Effect.acquireRelease(
+          Effect.sync(() => {
+            if (status !== undefined) onExit(status)
+            else exitListeners.add(onExit)
+          }),
+          () => Effect.sync(() => exitListeners.delete(onExit))
+        ),
       exited: Deferred.await(exited),
       isRunning: Effect.map(Deferred.isDone(exited), (done) => !done),
       kill: (signal) => Effect.zipRight(Effect.sync(() => signalGroup(signal)), Deferred.await(exited))

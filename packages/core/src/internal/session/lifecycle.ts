@@ -1,5 +1,6 @@
 import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -229,8 +230,8 @@ export const run = (options: {
     }
 
     yield* options.connections.pipe(
-      Stream.provideService(ConnectionObserver, observer),
-      Stream.provideService(Resumption, resumer.handoff),
+      // one stage for both (each `provideService` would be a stream of its own around it)
+      Stream.provideSomeContext(Context.make(ConnectionObserver, observer).pipe(Context.add(Resumption, resumer.handoff))),
       Stream.runForEach(runConnection),
       Effect.matchCauseEffect({
         onSuccess: () =>

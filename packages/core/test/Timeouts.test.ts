@@ -1,0 +1,84 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as TestClock from "effect/TestClock"
+import { makeSweeper, type Timed } from "../src/internal/timeouts.js"
+
+interface Entry extends Timed {
+  readonly name: string
+}
+
+const entry = (name: string, startedAt: number, idleMillis: number): Entry => ({
+  name,
+  idleMillis,
+  totalMillis: undefined,
+  startedAt,
+  lastActivity: startedAt
+})
+
+/** A sweeper on the test clock, recording when each entry expired. */
+const sweeper = Effect.gen(function*() {
+  const clock = yield* Effect.clock
+  const expired: Array<[string, number]> = []
+  // the caller's table of requests: the sweeper reads the deadlines from it
+  const table = new Set<Entry>()
+  const sweeper = yield* makeSweeper<Entry>(clock, () => table, (e) => {
+    table.delete(e)
+    expired.push([e.name, clock.unsafeCurrentTimeMillis()])
+  })
+  const timeouts = {
+    watch: (e: Entry) => {
+      table.add(e)
+      sweeper.watch(e)
+    },
+    /** The request was answered: it leaves the table. */
+    unwatch: (e: Entry) => table.delete(e),
+    sleeping: sweeper.sleeping
+  }
+  return { timeouts, expired }
+})
+
+describe("the deadline sweeper", () => {
+  it.scoped("expires each entry at its deadline, an earlier one arriving late included", () =>
+    Effect.gen(function*() {
+      const { expired, timeouts } = yield* sweeper
+      timeouts.watch(entry("slow", 0, 10_000))
+      yield* TestClock.adjust("1 second")
+      // comes while the sweeper sleeps towards 10 s: it must not wait until then
+      timeouts.watch(entry("fast", 1_000, 2_000))
+      yield* TestClock.adjust("2 seconds")
+      expect(expired).toEqual([["fast", 3_000]])
+      yield* TestClock.adjust("7 seconds")
+      expect(expired).toEqual([["fast", 3_000], ["slow", 10_000]])
+    }))
+
+  it.scoped("holds no fiber once no deadline is left ahead", () =>
+    Effect.gen(function*() {
+      const { expired, timeouts } = yield* sweeper
+      expect(timeouts.sleeping()).toBe(false)
+      const answered = entry("answered", 0, 5_000)
+      timeouts.watch(answered)
+      expect(timeouts.sleeping()).toBe(true)
+      timeouts.unwatch(answered)
+      // it sleeps on towards the deadline it was shown, then ends
+      yield* TestClock.adjust("5 seconds")
+      expect(timeouts.sleeping()).toBe(false)
+      expect(expired).toEqual([])
+      // and starts again for the next deadline
+      timeouts.watch(entry("next", 5_000, 1_000))
+      expect(timeouts.sleeping()).toBe(true)
+      yield* TestClock.adjust("1 second")
+      expect(expired).toEqual([["next", 6_000]])
+      expect(timeouts.sleeping()).toBe(false)
+    }))
+
+  it.effect("stops with its scope", () =>
+    Effect.gen(function*() {
+      const { expired, timeouts } = yield* Effect.scoped(
+        Effect.tap(sweeper, ({ timeouts }) => Effect.sync(() => timeouts.watch(entry("late", 0, 1_000))))
+      )
+      expect(timeouts.sleeping()).toBe(false)
+      timeouts.watch(entry("after close", 0, 1_000))
+      yield* TestClock.adjust("2 seconds")
+      expect(expired).toEqual([])
+    }))
+})

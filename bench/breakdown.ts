@@ -51,6 +51,12 @@ const { values: flags } = parseArgs({
     "http-response": { type: "string", default: "sse" }
   }
 })
+// the SDK's HTTP client adds an abort listener per concurrent request to one signal and Node warns each time
+process.removeAllListeners("warning")
+process.on("warning", (warning) => {
+  if (warning.name !== "MaxListenersExceededWarning") process.stderr.write(`${warning}\n`)
+})
+
 const calls = Number(flags.calls)
 const repeats = Number(flags.repeats)
 const concurrency = Number(flags.concurrency)

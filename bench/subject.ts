@@ -49,3 +49,27 @@ export const checkEcho = (who: string, result: unknown): void => {
 }
 
 export const elapsedSince = (start: number): number => performance.now() - start
+
+/**
+ * The subject of a hand-written client: its first echo is checked, then its
+ * timed batches call `request("tools/call", echoCall)`.
+ */
+export const rawSubject = async (
+  request: (method: string, params: unknown) => Promise<unknown>,
+  close: () => Promise<void>
+): Promise<Subject> => {
+  checkEcho("raw", await request("tools/call", echoCall))
+  return {
+    sequential: async (n) => {
+      const start = performance.now()
+      for (let i = 0; i < n; i++) await request("tools/call", echoCall)
+      return elapsedSince(start)
+    },
+    concurrent: async (n) => {
+      const start = performance.now()
+      await Promise.all(Array.from({ length: n }, () => request("tools/call", echoCall)))
+      return elapsedSince(start)
+    },
+    close
+  }
+}

@@ -4,7 +4,7 @@
  * `JSON.stringify(message) + "\n"`, split stdout on newlines, match ids.
  */
 import { spawn } from "node:child_process"
-import { checkEcho, echoCall, elapsedSince, type Subject } from "../subject.js"
+import { rawSubject, type Subject } from "../subject.js"
 import { childEnv, type ServerCommand } from "../servers.js"
 
 interface Waiter {
@@ -54,24 +54,10 @@ export const start = async (server: ServerCommand): Promise<Subject> => {
     clientInfo: { name: "bench-raw", version: "1.0.0" }
   })
   notify("notifications/initialized")
-  checkEcho("raw", await request("tools/call", echoCall))
-
-  return {
-    sequential: async (n) => {
-      const start = performance.now()
-      for (let i = 0; i < n; i++) await request("tools/call", echoCall)
-      return elapsedSince(start)
-    },
-    concurrent: async (n) => {
-      const start = performance.now()
-      await Promise.all(Array.from({ length: n }, () => request("tools/call", echoCall)))
-      return elapsedSince(start)
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve()
-        child.once("exit", () => resolve())
-        child.stdin.end()
-      })
-  }
+  return rawSubject(request, () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve()
+      child.once("exit", () => resolve())
+      child.stdin.end()
+    }))
 }

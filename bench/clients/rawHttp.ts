@@ -8,7 +8,7 @@
  * stream (the first event with the request's id).
  */
 import { Agent } from "@effect/platform-node/Undici"
-import { checkEcho, echoCall, elapsedSince, type Subject } from "../subject.js"
+import { rawSubject, type Subject } from "../subject.js"
 
 const protocolVersion = "2025-11-25"
 
@@ -95,19 +95,5 @@ export const startHttp = async (url: string): Promise<Subject> => {
     clientInfo: { name: "bench-raw", version: "1.0.0" }
   })
   await post({ method: "notifications/initialized" })
-  checkEcho("raw", await request("tools/call", echoCall))
-
-  return {
-    sequential: async (n) => {
-      const start = performance.now()
-      for (let i = 0; i < n; i++) await request("tools/call", echoCall)
-      return elapsedSince(start)
-    },
-    concurrent: async (n) => {
-      const start = performance.now()
-      await Promise.all(Array.from({ length: n }, () => request("tools/call", echoCall)))
-      return elapsedSince(start)
-    },
-    close: () => agent.close()
-  }
+  return rawSubject(request, () => agent.close())
 }

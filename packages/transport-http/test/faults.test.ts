@@ -351,26 +351,40 @@ describe("HttpTransport against the fault server", () => {
       expect(initPosts).toEqual(["/mcp", "/legacy/messages", "/legacy/messages"])
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
-  it.scopedLive("a stalled request fails with a typed total timeout", () =>
+  // on the TestClock: under load, a real 200 ms budget could run out on initialize already
+  it.scoped("a stalled request fails with a typed total timeout", () =>
     Effect.gen(function*() {
       const server = yield* resource(() => startFaultServer({ get405: true }))
       const next = yield* connections({ url: server.url, timeouts: { totalMillis: 200 } })
       const client = yield* peer(yield* next)
       yield* client.initialize
       server.faults.stallMethod = "tools/list"
-      const error = yield* Effect.flip(client.request("tools/list"))
+      const request = yield* Effect.fork(Effect.flip(client.request("tools/list")))
+      yield* waitFor("the stalled POST", () => server.requests.some((r) => r.body?.method === "tools/list"))
+      yield* awaitSleepUntil(200)
+      yield* TestClock.adjust("199 millis")
+      yield* realSleep(20)
+      expect(Option.isNone(yield* Fiber.poll(request))).toBe(true)
+      yield* TestClock.adjust("1 millis")
+      const error = yield* Fiber.join(request)
       expect(error).toBeInstanceOf(McpError.TransportError)
       expect((error as McpError.TransportError).phase).toBe("total")
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
-  it.scopedLive("a stalled notification POST fails with a typed connect timeout", () =>
+  it.scoped("a stalled notification POST fails with a typed connect timeout", () =>
     Effect.gen(function*() {
       const server = yield* resource(() => startFaultServer({ get405: true }))
       const next = yield* connections({ url: server.url, timeouts: { connectMillis: 100 } })
       const client = yield* peer(yield* next)
       yield* client.initialize
       server.faults.stallMethod = "notifications/roots/list_changed"
-      const error = yield* Effect.flip(client.send("notifications/roots/list_changed"))
+      const send = yield* Effect.fork(Effect.flip(client.send("notifications/roots/list_changed")))
+      yield* waitFor(
+        "the stalled POST",
+        () => server.requests.some((r) => r.body?.method === "notifications/roots/list_changed")
+      )
+      yield* TestClock.adjust("100 millis")
+      const error = yield* Fiber.join(send)
       expect(error).toBeInstanceOf(McpError.TransportError)
       expect((error as McpError.TransportError).phase).toBe("connect")
     }).pipe(Effect.provide(FetchHttpClient.layer)))

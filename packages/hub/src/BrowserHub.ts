@@ -26,7 +26,8 @@ import * as IndexedDbKeyValueStore from "./IndexedDbKeyValueStore.js"
 import * as internal from "./internal/hub.js"
 import * as ServerConfig from "./ServerConfig.js"
 import type * as ServerRegistry from "./ServerRegistry.js"
-import type { ApprovalPolicy, ToolCallLog } from "@mcp-effect/core"
+import type * as ApprovalPolicy from "@mcp-effect/core/ApprovalPolicy"
+import type * as ToolCallLog from "@mcp-effect/core/ToolCallLog"
 
 /**
  * @since 0.2.0

@@ -16,7 +16,9 @@
  */
 import type * as Tool from "@effect/ai/Tool"
 import type * as Toolkit from "@effect/ai/Toolkit"
-import type { McpClient, McpError, McpSchema } from "@mcp-effect/core"
+import type * as McpClient from "@mcp-effect/core/McpClient"
+import type * as McpError from "@mcp-effect/core/McpError"
+import type * as McpSchema from "@mcp-effect/core/McpSchema"
 import type * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import type * as Schema from "effect/Schema"

@@ -25,7 +25,8 @@ import * as internal from "./internal/hub.js"
 import * as NodeTransportFactory from "./NodeTransportFactory.js"
 import * as ServerConfig from "./ServerConfig.js"
 import type * as ServerRegistry from "./ServerRegistry.js"
-import type { ApprovalPolicy, ToolCallLog } from "@mcp-effect/core"
+import type * as ApprovalPolicy from "@mcp-effect/core/ApprovalPolicy"
+import type * as ToolCallLog from "@mcp-effect/core/ToolCallLog"
 
 /**
  * @since 0.2.0

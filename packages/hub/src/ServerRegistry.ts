@@ -19,7 +19,10 @@
  * @since 0.2.0
  */
 import type * as KeyValueStore from "@effect/platform/KeyValueStore"
-import type { McpClient, McpError, McpSchema, McpTransport } from "@mcp-effect/core"
+import type * as McpClient from "@mcp-effect/core/McpClient"
+import type * as McpError from "@mcp-effect/core/McpError"
+import type * as McpSchema from "@mcp-effect/core/McpSchema"
+import type * as McpTransport from "@mcp-effect/core/McpTransport"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

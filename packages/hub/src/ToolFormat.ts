@@ -10,7 +10,7 @@
  *
  * @since 0.2.0
  */
-import type { McpSchema } from "@mcp-effect/core"
+import type * as McpSchema from "@mcp-effect/core/McpSchema"
 import * as Gemini from "./internal/format/gemini.js"
 import * as names from "./internal/format/names.js"
 import * as strict from "./internal/format/openAiStrict.js"

@@ -12,7 +12,7 @@
  *
  * @since 0.1.0
  */
-import { McpError } from "@mcp-effect/core"
+import * as McpError from "@mcp-effect/core/McpError"
 import * as Schema from "effect/Schema"
 
 /**

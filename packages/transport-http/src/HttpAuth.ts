@@ -14,7 +14,7 @@
  *
  * @since 0.1.0
  */
-import type { McpError } from "@mcp-effect/core"
+import type * as McpError from "@mcp-effect/core/McpError"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as internal from "./internal/wwwAuthenticate.js"

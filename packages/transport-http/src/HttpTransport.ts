@@ -15,7 +15,9 @@
  * @since 0.1.0
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
-import { type McpError, McpTransport, RequestHeaders } from "@mcp-effect/core"
+import type * as McpError from "@mcp-effect/core/McpError"
+import * as McpTransport from "@mcp-effect/core/McpTransport"
+import * as RequestHeaders from "@mcp-effect/core/RequestHeaders"
 import type * as Duration from "effect/Duration"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"

@@ -1,5 +1,7 @@
 import type * as KeyValueStore from "@effect/platform/KeyValueStore"
-import { ApprovalPolicy, Approver, ToolCallLog } from "@mcp-effect/core"
+import * as ApprovalPolicy from "@mcp-effect/core/ApprovalPolicy"
+import * as Approver from "@mcp-effect/core/Approver"
+import * as ToolCallLog from "@mcp-effect/core/ToolCallLog"
 import type { Authorizer, TokenStore } from "@mcp-effect/oauth"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -1,4 +1,4 @@
-import type { McpSchema } from "@mcp-effect/core"
+import type * as McpSchema from "@mcp-effect/core/McpSchema"
 import type * as ServerRegistry from "../ServerRegistry.js"
 
 /** The longest name every LLM provider accepts for a function (OpenAI, Anthropic, Gemini). */

@@ -5,7 +5,9 @@
  */
 import * as Tool from "@effect/ai/Tool"
 import * as Toolkit from "@effect/ai/Toolkit"
-import type { McpClient, McpError, McpSchema } from "@mcp-effect/core"
+import type * as McpClient from "@mcp-effect/core/McpClient"
+import type * as McpError from "@mcp-effect/core/McpError"
+import type * as McpSchema from "@mcp-effect/core/McpSchema"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Predicate from "effect/Predicate"

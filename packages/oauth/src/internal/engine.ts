@@ -9,7 +9,7 @@
  *
  * @internal
  */
-import { McpError } from "@mcp-effect/core"
+import * as McpError from "@mcp-effect/core/McpError"
 import * as SingleFlight from "./singleFlight.js"
 import type { HttpAuth } from "@mcp-effect/transport-http"
 import * as Clock from "effect/Clock"

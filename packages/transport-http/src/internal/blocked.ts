@@ -1,4 +1,4 @@
-import { McpError } from "@mcp-effect/core"
+import * as McpError from "@mcp-effect/core/McpError"
 
 /**
  * What a browser's `fetch` rejects with when CORS refuses a request (or the

@@ -1,4 +1,7 @@
-import type { JsonRpc, McpError, McpTransport, RequestHeaders } from "@mcp-effect/core"
+import type * as JsonRpc from "@mcp-effect/core/JsonRpc"
+import type * as McpError from "@mcp-effect/core/McpError"
+import type * as McpTransport from "@mcp-effect/core/McpTransport"
+import type * as RequestHeaders from "@mcp-effect/core/RequestHeaders"
 import type * as Effect from "effect/Effect"
 import type { Config } from "./config.js"
 import type { Execute } from "./exchange.js"

@@ -1,7 +1,7 @@
 import * as Headers from "@effect/platform/Headers"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { McpError } from "@mcp-effect/core"
+import * as McpError from "@mcp-effect/core/McpError"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as HttpAuth from "../HttpAuth.js"

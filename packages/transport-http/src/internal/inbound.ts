@@ -1,4 +1,5 @@
-import type { JsonRpc, McpTransport } from "@mcp-effect/core"
+import type * as JsonRpc from "@mcp-effect/core/JsonRpc"
+import type * as McpTransport from "@mcp-effect/core/McpTransport"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

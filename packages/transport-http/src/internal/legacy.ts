@@ -1,4 +1,5 @@
-import { JsonRpc, McpError } from "@mcp-effect/core"
+import * as JsonRpc from "@mcp-effect/core/JsonRpc"
+import * as McpError from "@mcp-effect/core/McpError"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"

@@ -12,7 +12,11 @@
  * request, once the server accepted a modern one.
  */
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { JsonRpc, McpError, McpSchema, type McpTransport, type RequestHeaders } from "@mcp-effect/core"
+import * as JsonRpc from "@mcp-effect/core/JsonRpc"
+import * as McpError from "@mcp-effect/core/McpError"
+import * as McpSchema from "@mcp-effect/core/McpSchema"
+import type * as McpTransport from "@mcp-effect/core/McpTransport"
+import type * as RequestHeaders from "@mcp-effect/core/RequestHeaders"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"

@@ -1,5 +1,6 @@
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import type { McpError, McpTransport } from "@mcp-effect/core"
+import type * as McpError from "@mcp-effect/core/McpError"
+import type * as McpTransport from "@mcp-effect/core/McpTransport"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"

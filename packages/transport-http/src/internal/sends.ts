@@ -1,4 +1,4 @@
-import type { McpTransport } from "@mcp-effect/core"
+import type * as McpTransport from "@mcp-effect/core/McpTransport"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"

@@ -1,5 +1,6 @@
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { JsonRpc, McpError } from "@mcp-effect/core"
+import * as JsonRpc from "@mcp-effect/core/JsonRpc"
+import * as McpError from "@mcp-effect/core/McpError"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"

@@ -5,7 +5,7 @@
  *
  * @since 0.2.0
  */
-import type { McpSchema } from "@mcp-effect/core"
+import type * as McpSchema from "@mcp-effect/core/McpSchema"
 
 /** @internal */
 export type Part =

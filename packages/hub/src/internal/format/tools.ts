@@ -3,7 +3,7 @@
  *
  * @since 0.2.0
  */
-import type { McpSchema } from "@mcp-effect/core"
+import type * as McpSchema from "@mcp-effect/core/McpSchema"
 import * as Gemini from "./gemini.js"
 import { sanitizeName } from "./names.js"
 import { strictSchema } from "./openAiStrict.js"

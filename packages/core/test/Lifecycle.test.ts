@@ -8,6 +8,7 @@ import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as Supervisor from "effect/Supervisor"
 import * as TestClock from "effect/TestClock"
 import * as ClientSession from "../src/ClientSession.js"
 import * as InMemoryTransport from "../src/InMemoryTransport.js"
@@ -135,4 +136,33 @@ describe("scoped subscriptions", () => {
         "notifications/resources/updated"
       ])
     }).pipe(Effect.scoped, Effect.provide(clientLayer({}))))
+})
+
+describe("an idle session", () => {
+  /** A client over a `TestServer` built outside the supervised region, so only the client's fibers are counted. */
+  const supervisedClient = Effect.gen(function*() {
+    const server = yield* Layer.build(TestServer.layer({ reconnect: { schedule: Schedule.spaced("1 second") } }))
+    const supervisor = yield* Supervisor.track
+    const client = yield* McpClient.make({ clientInfo, prefetch: false }).pipe(
+      Effect.supervised(supervisor),
+      Effect.provide(server)
+    )
+    return { client, test: Context.get(server, TestServer.TestServer), fibers: supervisor.value }
+  })
+
+  it.scoped("keeps no fiber that only waits for another: the connection's reader (and the inbound worker)", () =>
+    Effect.gen(function*() {
+      const { client, fibers, test } = yield* supervisedClient
+      yield* client.initialized
+      // past the handshake's deadline: no request is in flight
+      yield* TestClock.adjust("1 minute")
+      expect((yield* fibers).length).toBeLessThanOrEqual(2)
+      // the reader of a lost connection runs the next one up to its hand-over, then ends
+      yield* test.dropConnection
+      yield* TestClock.adjust("1 second")
+      expect((yield* client.initialized).generation).toBe(2)
+      yield* TestClock.adjust("1 minute")
+      expect((yield* fibers).length).toBeLessThanOrEqual(2)
+      yield* client.ping
+    }))
 })

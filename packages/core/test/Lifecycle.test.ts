@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -164,5 +165,45 @@ describe("an idle session", () => {
       yield* TestClock.adjust("1 minute")
       expect((yield* fibers).length).toBeLessThanOrEqual(2)
       yield* client.ping
+    }))
+
+  it.effect("state and list views first followed late (after a reconnect) start with what they hold now", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const test = yield* TestServer.TestServer
+      yield* client.listTools
+      yield* test.dropConnection
+      yield* TestClock.adjust("1 second")
+      expect((yield* client.initialized).generation).toBe(2)
+      const state = yield* Stream.runHead(client.state.changes)
+      expect(state.pipe(Option.map(summary), Option.getOrUndefined)).toBe("Ready 2")
+      expect((yield* client.tools.get).map((tool) => tool.name)).toEqual(["v1"])
+      const tools = yield* Effect.fork(Stream.runCollect(Stream.take(client.tools.changes, 2)))
+      yield* test.notify("notifications/tools/list_changed")
+      const seen = [...(yield* Fiber.join(tools))].map((list) => list.map((tool) => tool.name))
+      expect(seen).toEqual([["v1"], ["v2"]])
+    }).pipe(Effect.provide(clientLayer((() => {
+      let version = 0
+      return {
+        reconnect: { schedule: Schedule.spaced("1 second") },
+        capabilities: { tools: { listChanged: true } },
+        handlers: {
+          "tools/list": () => Effect.succeed({ tools: [{ name: `v${++version}`, inputSchema: { type: "object" } }] })
+        }
+      }
+    })()))))
+
+  it.effect("state and list views first followed after the close end at once, showing the end", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(clientLayer({}), scope)
+      const client = Context.get(context, McpClient.McpClient)
+      yield* client.initialized
+      yield* Scope.close(scope, Exit.void)
+      expect(summary(yield* client.state.get)).toBe("Closed")
+      expect([...(yield* Stream.runCollect(client.state.changes))].map(summary)).toEqual(["Closed"])
+      yield* Stream.runDrain(client.tools.changes)
+      // a list fetched after the close fails with the session's error, not with an interruption
+      expect((yield* Effect.flip(client.listTools))._tag).toBe("TransportError")
     }))
 })

@@ -11,12 +11,12 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as SubscriptionRef from "effect/SubscriptionRef"
 import type * as Tracer from "effect/Tracer"
 import type * as ClientSession from "../../ClientSession.js"
 import * as McpError from "../../McpError.js"
 import { ConnectionObserver, Resumption } from "../../McpTransport.js"
 import type { Connection, ConnectionError, Retry } from "../../McpTransport.js"
+import type * as LazySubscriptionRef from "../lazySubscriptionRef.js"
 import type * as Resumer from "../resume.js"
 import * as Spans from "../spans.js"
 import { type Handshake, handOff, notifyOn } from "./handshake.js"
@@ -66,7 +66,7 @@ interface Closing {
 export const run = (options: {
   readonly connections: Stream.Stream<Connection, McpError.TransportError>
   readonly link: Ref.Ref<Link.Link>
-  readonly state: SubscriptionRef.SubscriptionRef<ClientSession.ConnectionState>
+  readonly state: LazySubscriptionRef.LazySubscriptionRef<ClientSession.ConnectionState>
   readonly closed: Deferred.Deferred<McpError.McpClientError>
   readonly table: PendingTable
   readonly router: InboundRouter
@@ -124,7 +124,7 @@ export const run = (options: {
         table.lost(live, reason)
         yield* router.abandonServerRequests
         if (after._tag === "Closed") return
-        yield* SubscriptionRef.set(state, {
+        yield* state.set({
           _tag: "Reconnecting",
           generation: live.generation + 1,
           reason,
@@ -155,7 +155,7 @@ export const run = (options: {
     const runConnection = (connection: Connection): Effect.Effect<boolean, McpError.McpClientError> =>
       Effect.gen(function*() {
         const live: Link.Live = { connection, generation: ++generation, alive: true }
-        yield* SubscriptionRef.set(state, { _tag: "Connecting", generation: live.generation })
+        yield* state.set({ _tag: "Connecting", generation: live.generation })
         const reading: Reading = { handedOver: false, end: undefined }
         const reader = yield* Effect.forkIn(read(live, reading), scope)
         const resumed = resumer.connected(connection, live.generation)
@@ -193,7 +193,7 @@ export const run = (options: {
         if (previous._tag === "Closed") return false
         Link.release(previous, Exit.succeed(live))
         if (previous._tag === "Reconnecting") endSpan(previous.span, Exit.void)
-        yield* SubscriptionRef.set(state, { _tag: "Ready", initialized })
+        yield* state.set({ _tag: "Ready", initialized })
         if (options.onInitialized) yield* Effect.forkIn(options.onInitialized(initialized), scope)
         // the reader takes over, unless the connection ended in the meantime
         if (reading.end !== undefined) {
@@ -242,7 +242,7 @@ export const run = (options: {
           Link.release(previous, Exit.fail(error))
           if (previous._tag === "Reconnecting") endSpan(previous.span, Exit.fail(error))
           table.failAll(error)
-          return SubscriptionRef.set(state, { _tag: "Closed", error }).pipe(
+          return state.set({ _tag: "Closed", error }).pipe(
             Effect.zipRight(Deferred.succeed(closed, error)),
             // every public stream ends with the session
             Effect.zipRight(router.shutdown)
@@ -255,7 +255,7 @@ export const run = (options: {
       retrying: (retry: Retry) =>
         Effect.flatMap(Ref.get(link), (current) => {
           const failure = retry.lastFailure ?? Link.lastFailure(current)
-          return SubscriptionRef.set(state, {
+          return state.set({
             _tag: "Reconnecting",
             generation: generation + 1,
             reason: failure?.message ?? "the connection ended",

@@ -313,8 +313,9 @@ const build = <R>(
     const resourceUpdatesOf = paramsOf("notifications/resources/updated", decodeResourceUpdated)
 
     // the live views end with the session, like every other stream
+    // (streams are built when run: a session holds none of their stages until then)
     const readonly = <A>(ref: LazySubscriptionRef.LazySubscriptionRef<A>) =>
-      Subscribable.make({ get: ref.get, changes: Stream.interruptWhen(ref.changes, session.closed) })
+      Subscribable.make({ get: ref.get, changes: Stream.suspend(() => Stream.interruptWhen(ref.changes, session.closed)) })
 
     const service: McpClient.Service = {
       session,
@@ -364,7 +365,7 @@ const build = <R>(
               Effect.asVoid(session.request("resources/unsubscribe", { uri }))
           )
         ),
-      resourceUpdates: resourceUpdatesOf(session.notifications),
+      resourceUpdates: Stream.suspend(() => resourceUpdatesOf(session.notifications)),
       subscribeResourceUpdates: Effect.map(session.subscribeNotifications, resourceUpdatesOf),
       listPrompts,
       getPrompt: (name, args) =>
@@ -384,7 +385,7 @@ const build = <R>(
           Effect.tap(() => Effect.sync(() => loggingLevel = level)),
           Effect.asVoid
         ),
-      logMessages: logMessagesOf(session.notifications),
+      logMessages: Stream.suspend(() => logMessagesOf(session.notifications)),
       subscribeLogMessages: Effect.map(session.subscribeNotifications, logMessagesOf),
       notifications: session.notifications,
       subscribeNotifications: session.subscribeNotifications,

@@ -17,21 +17,29 @@ export interface LazySubscriptionRef<A> {
   readonly changes: Stream.Stream<A>
 }
 
-/** @internal */
-export const make = <A>(initial: A): LazySubscriptionRef<A> => {
-  let value = initial
-  let ref: SubscriptionRef.SubscriptionRef<A> | undefined
-  // made in one synchronous step (it needs no service), so no `set` of another fiber comes between
-  // reading `value` and the ref taking over from it
-  const made = Effect.sync(() => ref ??= Effect.runSync(SubscriptionRef.make(value)))
-  return {
-    get: Effect.suspend(() => ref === undefined ? Effect.succeed(value) : SubscriptionRef.get(ref)),
-    set: (next) =>
-      Effect.suspend(() => {
-        if (ref !== undefined) return SubscriptionRef.set(ref, next)
-        value = next
-        return Effect.void
-      }),
-    changes: Stream.unwrap(Effect.map(made, (ref) => ref.changes))
+// a class, so its instances share their methods instead of holding closures of their own
+class Lazy<A> implements LazySubscriptionRef<A> {
+  private ref: SubscriptionRef.SubscriptionRef<A> | undefined = undefined
+  constructor(private value: A) {}
+
+  readonly get: Effect.Effect<A> = Effect.suspend(() =>
+    this.ref === undefined ? Effect.succeed(this.value) : SubscriptionRef.get(this.ref)
+  )
+
+  set(next: A): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      if (this.ref !== undefined) return SubscriptionRef.set(this.ref, next)
+      this.value = next
+      return Effect.void
+    })
+  }
+
+  get changes(): Stream.Stream<A> {
+    // made in one synchronous step (it needs no service), so no `set` of another fiber comes between
+    // reading `value` and the ref taking over from it
+    return Stream.unwrap(Effect.sync(() => (this.ref ??= Effect.runSync(SubscriptionRef.make(this.value))).changes))
   }
 }
+
+/** @internal */
+export const make = <A>(initial: A): LazySubscriptionRef<A> => new Lazy(initial)

@@ -157,15 +157,18 @@ export const make = (
           Effect.succeed(current.initialized) :
           Effect.flatMap(Link.awaitLive(link), () =>
             Effect.map(Ref.get(link), (now) => Link.lastInitialized(now)!))),
+      // the streams are built when run (`Stream.suspend`): a session holds none of their stages until then
       state: Subscribable.make({
         get: state.get,
-        changes: Stream.takeUntil(state.changes, (s) => s._tag === "Closed")
+        changes: Stream.suspend(() => Stream.takeUntil(state.changes, (s) => s._tag === "Closed"))
       }),
-      notifications: Stream.unwrapScoped(subscribeNotifications),
+      notifications: Stream.suspend(() => Stream.unwrapScoped(subscribeNotifications)),
       subscribeNotifications,
-      malformed: Stream.unwrap(
-        Effect.flatMap(isClosed, (closed) =>
-          closed ? Effect.succeed(Stream.empty) : Effect.map(router.malformed, (hub) => Stream.fromPubSub(hub)))
+      malformed: Stream.suspend(() =>
+        Stream.unwrap(
+          Effect.flatMap(isClosed, (closed) =>
+            closed ? Effect.succeed(Stream.empty) : Effect.map(router.malformed, (hub) => Stream.fromPubSub(hub)))
+        )
       ),
       closed: Deferred.await(closed),
       stats: Effect.sync(() => ({

@@ -7,16 +7,23 @@
  *
  * Rows (median of `--repeats` interleaved rounds of `--calls` calls):
  * - `client/stdio`: `McpClient.callTool` over `StdioTransport` (what the benchmark measures)
+ * - `client/node-stdio x100`, `client/stdio x100`: the same, `--concurrency` calls at a time (in batches)
  * - `client/stdio no-timeout`: the same with `requestTimeout: "none"` (no per-request watchdog)
  * - `session/stdio`: `ClientSession.request("tools/call")`, skipping McpClient, tasks and result decoding
  * - `transport/stdio`: one `StdioTransport` connection with a minimal id -> Deferred correlation
  * - `client/loopback`, `... no-timeout`, `session/loopback`, `... no-timeout`: the same over an
  *   in-process transport answering at once (no process, no I/O): the engine alone
  * - `sdk/stdio`, `raw/stdio`: the official SDK client and the hand-written NDJSON loop, for scale
+ * - `client/http`, `client/http xN`, `session/http`, `sdk/http`, `sdk/http xN`, `raw/http`: the same
+ *   over Streamable HTTP (the bench's fixture server, SSE answers; `--http-response json` for JSON
+ *   answers), ours on `NodeHttpClient.layerUndici`; the HTTP fixture's CPU is not counted
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { JsonRpc, McpClient, McpTransport } from "@mcp-effect/core"
+import { HttpTransport } from "@mcp-effect/transport-http"
 import { NodeStdioTransport, StdioTransport } from "@mcp-effect/transport-stdio"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -29,17 +36,19 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { parseArgs } from "node:util"
 import * as Raw from "./clients/raw.js"
+import * as RawHttp from "./clients/rawHttp.js"
 import * as Sdk from "./clients/sdk.js"
 import { median } from "./measure.js"
-import { serverEnv, stdioServer } from "./servers.js"
-import { echoCall, echoText } from "./subject.js"
+import { type HttpServer, serverEnv, startHttpServer, stdioServer } from "./servers.js"
+import { echoCall, echoText, type Subject } from "./subject.js"
 
 const { values: flags } = parseArgs({
   options: {
     calls: { type: "string", default: "3000" },
     repeats: { type: "string", default: "3" },
     concurrency: { type: "string", default: "100" },
-    only: { type: "string" }
+    only: { type: "string" },
+    "http-response": { type: "string", default: "sse" }
   }
 })
 const calls = Number(flags.calls)
@@ -54,9 +63,10 @@ interface Row {
   readonly loop: Loop
 }
 
-const runtime = ManagedRuntime.make(NodeContext.layer)
+const runtime = ManagedRuntime.make(Layer.merge(NodeContext.layer, NodeHttpClient.layerUndici))
 const scope = Effect.runSync(Scope.make())
-const inScope = <A, E>(effect: Effect.Effect<A, E, Scope.Scope | NodeContext.NodeContext>): Promise<A> =>
+type Platform = NodeContext.NodeContext | HttpClient.HttpClient
+const inScope = <A, E>(effect: Effect.Effect<A, E, Scope.Scope | Platform>): Promise<A> =>
   runtime.runPromise(Scope.extend(effect, scope))
 
 const timedLoop = <E>(once: Effect.Effect<unknown, E>): Loop => (n) =>
@@ -113,7 +123,7 @@ const loopback = Layer.succeed(McpTransport.McpTransport, {
 })
 
 const client = async (
-  transport: Layer.Layer<McpTransport.McpTransport, never, NodeContext.NodeContext>,
+  transport: Layer.Layer<McpTransport.McpTransport, never, Platform>,
   options: Partial<McpClient.Options>,
   via: "client" | "session" | "batched"
 ): Promise<Loop> => {
@@ -167,13 +177,23 @@ const transportOnly = async (): Promise<Loop> => {
   return timedLoop(request("tools/call", echoCall))
 }
 
+/** Starts the HTTP fixture once, for the first HTTP row that needs it. */
+let httpServer: Promise<HttpServer> | undefined
+const httpUrl = async () => (await (httpServer ??= startHttpServer(flags["http-response"] === "json"))).url
+const http = async () => Layer.orDie(HttpTransport.layer({ url: await httpUrl() }))
+
 const main = async () => {
-  const sdk = await Sdk.startStdio(stdioServer)
-  const raw = await Raw.start(stdioServer)
+  const closers: Array<() => Promise<void>> = []
+  const started = async (start: Promise<Subject>, loop: (subject: Subject) => Loop): Promise<Loop> => {
+    const subject = await start
+    closers.push(subject.close)
+    return loop(subject)
+  }
   const all: Array<[string, () => Promise<Loop>]> = [
     ["client/node-stdio", () => client(nodeStdio, {}, "client")],
     [`client/node-stdio x${concurrency}`, () => client(nodeStdio, {}, "batched")],
     ["client/stdio", () => client(stdio, {}, "client")],
+    [`client/stdio x${concurrency}`, () => client(stdio, {}, "batched")],
     ["client/stdio no-timeout", () => client(stdio, { requestTimeout: "none" }, "client")],
     ["session/stdio", () => client(stdio, {}, "session")],
     ["transport/stdio", transportOnly],
@@ -181,9 +201,15 @@ const main = async () => {
     ["client/loopback no-timeout", () => client(loopback, { requestTimeout: "none" }, "client")],
     ["session/loopback", () => client(loopback, {}, "session")],
     ["session/loopback no-timeout", () => client(loopback, { requestTimeout: "none" }, "session")],
-    ["sdk/stdio", async () => sdk.sequential],
-    [`sdk/stdio x${concurrency}`, async () => batchedPromises(sdk.concurrent)],
-    ["raw/stdio", async () => raw.sequential]
+    ["sdk/stdio", () => started(Sdk.startStdio(stdioServer), (sdk) => sdk.sequential)],
+    [`sdk/stdio x${concurrency}`, () => started(Sdk.startStdio(stdioServer), (sdk) => batchedPromises(sdk.concurrent))],
+    ["raw/stdio", () => started(Raw.start(stdioServer), (raw) => raw.sequential)],
+    ["client/http", async () => client(await http(), {}, "client")],
+    [`client/http x${concurrency}`, async () => client(await http(), {}, "batched")],
+    ["session/http", async () => client(await http(), {}, "session")],
+    ["sdk/http", async () => started(Sdk.startHttp(await httpUrl()), (sdk) => sdk.sequential)],
+    [`sdk/http x${concurrency}`, async () => started(Sdk.startHttp(await httpUrl()), (sdk) => batchedPromises(sdk.concurrent))],
+    ["raw/http", async () => started(RawHttp.startHttp(await httpUrl()), (raw) => raw.sequential)]
   ]
   const rows: Array<Row> = []
   for (const [name, make] of all) {
@@ -210,10 +236,10 @@ const main = async () => {
     const c = median(cpu.get(row.name)!).toFixed(1).padStart(8)
     console.log(`${row.name.padEnd(28)} ${w} ${c}`)
   }
-  await sdk.close()
-  await raw.close()
+  for (const close of closers) await close()
   await runtime.runPromise(Scope.close(scope, Exit.void))
   await runtime.dispose()
+  if (httpServer !== undefined) await (await httpServer).close()
 }
 
 main().then(

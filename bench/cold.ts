@@ -4,11 +4,25 @@
  *
  * Both entries (`entries/cold-*.ts`) are compiled to plain ESM with esbuild
  * first, so neither pays for `tsx`: our workspace packages are bundled from
- * their sources (as their `dist` would be), while `effect`, `@effect/*` and
+ * their sources into the entry (tree-shaken), while `effect`, `@effect/*` and
  * the SDK stay imports from `node_modules`, loaded the way an app loads them.
+ *
+ * Bundling our packages is kinder to us than an app's `node_modules`: a
+ * bundle holds only what the entry uses, in one file. So ours also runs
+ * **as published** (`ours-dist`): the entry imports `@mcp-effect/*` from a
+ * `node_modules` holding each package compiled file by file, as `tsc` writes
+ * `dist/` (the `default` export condition), so Node loads and evaluates every
+ * module the package's index reaches, one file each.
+ *
+ * Beside each client it times its **import floor**: a fresh process that
+ * imports exactly the packages the client's compiled entry imports (the
+ * `effect`, `@effect/*` and SDK modules, and the Node built-ins) and exits at
+ * once. No client can start faster than its floor; the rest of its time is
+ * its own code (module evaluation, spawn, handshake, call).
  */
 import * as esbuild from "esbuild"
 import { spawn } from "node:child_process"
+import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { median, type Scores } from "./measure.js"
 import { childEnv, stdioServer } from "./servers.js"
@@ -19,20 +33,83 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 /** The output sits under the repository, so bare imports resolve in its `node_modules`. */
 const outdir = here("../.cache/bench-cold")
 
-const build = async (): Promise<Record<"ours" | "sdk", string>> => {
-  await esbuild.build({
-    entryPoints: { ours: here("./entries/cold-ours.ts"), sdk: here("./entries/cold-sdk.ts") },
-    outdir,
+type Who = "ours" | "sdk"
+type Client = Who | "ours-dist"
+
+const external = ["effect", "effect/*", "@effect/*", "@modelcontextprotocol/*"]
+
+/** Where the published layout goes: the entry beside a `node_modules` with our packages. */
+const publishedDir = `${outdir}/published`
+
+/**
+ * Our workspace packages as published: every source file compiled on its own
+ * into `dist/` (what `tsc -b` writes) with the package's `package.json`.
+ */
+const publish = async (names: ReadonlyArray<string>) => {
+  rmSync(`${publishedDir}/node_modules`, { recursive: true, force: true })
+  for (const name of names) {
+    const root = here(`../packages/${name}`)
+    const target = `${publishedDir}/node_modules/@mcp-effect/${name}`
+    const sources = readdirSync(`${root}/src`, { recursive: true, encoding: "utf8" })
+      .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))
+      .map((file) => `${root}/src/${file}`)
+    await esbuild.build({
+      entryPoints: sources,
+      outbase: `${root}/src`,
+      outdir: `${target}/dist`,
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      logLevel: "silent"
+    })
+    mkdirSync(target, { recursive: true })
+    copyFileSync(`${root}/package.json`, `${target}/package.json`)
+  }
+}
+
+/** Prints what the entries print, without a result. */
+const report = "const cpu = process.cpuUsage()\n" +
+  "process.stdout.write(`${performance.now()} ${(cpu.user + cpu.system) / 1000} []\\n`)\n"
+
+const build = async (): Promise<{ readonly client: Record<Client, string>; readonly floor: Record<Who, string> }> => {
+  const common = {
     outExtension: { ".js": ".mjs" },
     bundle: true,
     format: "esm",
     platform: "node",
     target: "node20",
-    conditions: ["@mcp-effect/source"],
-    external: ["effect", "effect/*", "@effect/*", "@modelcontextprotocol/*"],
     logLevel: "silent"
+  } as const
+  const result = await esbuild.build({
+    ...common,
+    entryPoints: { ours: here("./entries/cold-ours.ts"), sdk: here("./entries/cold-sdk.ts") },
+    outdir,
+    conditions: ["@mcp-effect/source"],
+    external,
+    metafile: true
   })
-  return { ours: `${outdir}/ours.mjs`, sdk: `${outdir}/sdk.mjs` }
+  const published = await esbuild.build({
+    ...common,
+    entryPoints: { ours: here("./entries/cold-ours.ts") },
+    outdir: publishedDir,
+    external: [...external, "@mcp-effect/*"],
+    metafile: true
+  })
+  const packages = Object.values(published.metafile.outputs).flatMap((output) =>
+    output.imports.flatMap((i) => /^@mcp-effect\/([^/]+)/.exec(i.path)?.[1] ?? [])
+  )
+  await publish([...new Set([...packages, "core"])])
+  const floor = {} as Record<Who, string>
+  for (const who of ["ours", "sdk"] as const) {
+    const output = Object.entries(result.metafile.outputs).find(([path]) => path.endsWith(`/${who}.mjs`))![1]
+    const imports = [...new Set(output.imports.filter((i) => i.external).map((i) => i.path))].sort()
+    floor[who] = `${outdir}/floor-${who}.mjs`
+    writeFileSync(floor[who], imports.map((path) => `import ${JSON.stringify(path)}\n`).join("") + report)
+  }
+  return {
+    client: { ours: `${outdir}/ours.mjs`, "ours-dist": `${publishedDir}/ours.mjs`, sdk: `${outdir}/sdk.mjs` },
+    floor
+  }
 }
 
 interface Sample {
@@ -42,8 +119,8 @@ interface Sample {
   readonly cpu: number
 }
 
-/** One fresh process, as it reports itself. */
-const once = (script: string, who: string): Promise<Sample> =>
+/** One fresh process, as it reports itself; `check` is false for a floor, which calls nothing. */
+const once = (script: string, who: string, check = true): Promise<Sample> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script, stdioServer.command, ...stdioServer.args], {
       stdio: ["ignore", "pipe", "inherit"],
@@ -55,31 +132,51 @@ const once = (script: string, who: string): Promise<Sample> =>
     child.once("exit", (code) => {
       const match = /^(\S+) (\S+) (.*)$/.exec(out.trim())
       if (code !== 0 || match === null) return reject(new Error(`${who} cold start failed (exit ${code}): ${out}`))
-      checkEcho(who, { content: JSON.parse(match[3]!) })
+      if (check) checkEcho(who, { content: JSON.parse(match[3]!) })
       resolve({ wall: Number(match[1]), cpu: Number(match[2]) })
     })
   })
 
+export interface ColdScores {
+  /** Ours bundled from source (with `ours-dist`: as published) and the SDK. */
+  readonly wall: Readonly<Record<Client, number>>
+  readonly cpu: Readonly<Record<Client, number>>
+  /** The import floors (see the module comment), measured the same way. */
+  readonly floor: { readonly wall: Scores; readonly cpu: Scores }
+}
+
 /**
- * `runs` cold starts per client, alternating which goes first; the medians
- * of wall and CPU milliseconds.
+ * `runs` cold starts per client (ours bundled, ours as published, the SDK)
+ * and per floor, in a different order each round; the medians of wall and
+ * CPU milliseconds.
  */
-export const coldStart = async (
-  runs: number,
-  log: (line: string) => void
-): Promise<{ readonly wall: Scores; readonly cpu: Scores }> => {
+export const coldStart = async (runs: number, log: (line: string) => void): Promise<ColdScores> => {
   const scripts = await build()
-  const samples = { ours: [] as Array<Sample>, sdk: [] as Array<Sample> }
+  const clients = ["ours", "ours-dist", "sdk"] as const
+  const samples: Record<Client, Array<Sample>> = { ours: [], "ours-dist": [], sdk: [] }
+  const floors: Record<Who, Array<Sample>> = { ours: [], sdk: [] }
   for (let round = 0; round < runs; round++) {
-    const order = round % 2 === 0 ? (["ours", "sdk"] as const) : (["sdk", "ours"] as const)
-    for (const who of order) samples[who].push(await once(scripts[who], who))
+    for (let i = 0; i < clients.length; i++) {
+      const who = clients[(i + round) % clients.length]!
+      samples[who].push(await once(scripts.client[who], who))
+      if (who !== "ours-dist") floors[who].push(await once(scripts.floor[who], `${who} floor`, false))
+    }
   }
-  for (const who of ["ours", "sdk"] as const) {
-    log(`  ${who}: ${samples[who].map((s) => `${s.wall.toFixed(0)} (cpu ${s.cpu.toFixed(0)})`).join(" ")} ms`)
-  }
-  const medianOf = (pick: (sample: Sample) => number): Scores => ({
+  const show = (s: Sample) => `${s.wall.toFixed(0)} (cpu ${s.cpu.toFixed(0)})`
+  for (const who of clients) log(`  ${who}: ${samples[who].map(show).join(" ")} ms`)
+  for (const who of ["ours", "sdk"] as const) log(`  ${who} import floor: ${floors[who].map(show).join(" ")} ms`)
+  const of = (pick: (sample: Sample) => number): Record<Client, number> => ({
     ours: median(samples.ours.map(pick)),
+    "ours-dist": median(samples["ours-dist"].map(pick)),
     sdk: median(samples.sdk.map(pick))
   })
-  return { wall: medianOf((s) => s.wall), cpu: medianOf((s) => s.cpu) }
+  const floorOf = (pick: (sample: Sample) => number): Scores => ({
+    ours: median(floors.ours.map(pick)),
+    sdk: median(floors.sdk.map(pick))
+  })
+  return {
+    wall: of((s) => s.wall),
+    cpu: of((s) => s.cpu),
+    floor: { wall: floorOf((s) => s.wall), cpu: floorOf((s) => s.cpu) }
+  }
 }

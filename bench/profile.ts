@@ -12,6 +12,9 @@
  * profile names our modules and lines as they are (tsx rewrites them).
  * ```
  *
+ * - `--transport http` (any mode): the session is `HttpTransport` (on `NodeHttpClient.layerUndici`)
+ *   against the bench's HTTP fixture instead of `NodeStdioTransport` (for `idle`, one fixture
+ *   process holds every session).
  * - `calls [--calls N] [--concurrency C] [--client ours|sdk]`: one `NodeStdioTransport` session, a
  *   warm-up of N calls, then N `tools/call` of `echo`, C at a time (default 1: sequential, what
  *   `stdio latency` measures). `--client sdk` runs the official SDK client instead, for comparison.
@@ -20,16 +23,20 @@
  * - `inflight [--calls N] [--heap-out FILE]`: N pending `hold` calls on one session, profiled the same
  *   way once the server holds them all; prints the `heapUsed` growth per call.
  */
-import { McpClient } from "@mcp-effect/core"
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { McpClient, type McpTransport } from "@mcp-effect/core"
+import { HttpTransport } from "@mcp-effect/transport-http"
 import { NodeStdioTransport } from "@mcp-effect/transport-stdio"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
 import { writeFileSync } from "node:fs"
 import * as Inspector from "node:inspector/promises"
 import { parseArgs } from "node:util"
 import * as Sdk from "./clients/sdk.js"
-import { serverEnv, stdioServer } from "./servers.js"
+import { serverEnv, startHttpServer, stdioServer } from "./servers.js"
 import { checkEcho, countOf, echoCall } from "./subject.js"
 
 const { positionals, values: flags } = parseArgs({
@@ -39,6 +46,7 @@ const { positionals, values: flags } = parseArgs({
     concurrency: { type: "string", default: "1" },
     sessions: { type: "string", default: "20" },
     client: { type: "string", default: "ours" },
+    transport: { type: "string", default: "stdio" },
     "cpu-out": { type: "string" },
     "heap-out": { type: "string" }
   }
@@ -62,9 +70,19 @@ const profiled = async <A>(run: () => Promise<A>): Promise<A> => {
   return result
 }
 
+if (flags.transport !== "stdio" && flags.transport !== "http") {
+  throw new Error(`--transport must be stdio or http, got ${flags.transport}`)
+}
+/** `--transport http`: the bench's HTTP fixture (SSE answers) in its own process. */
+const httpServer = flags.transport === "http" ? await startHttpServer(false) : undefined
+
+const transport: Layer.Layer<McpTransport.McpTransport, never, HttpClient.HttpClient> = httpServer === undefined ?
+  NodeStdioTransport.layer({ command: stdioServer.command, args: stdioServer.args, env: serverEnv }) :
+  Layer.orDie(HttpTransport.layer({ url: httpServer.url }))
+
 const session = McpClient.make({ clientInfo: { name: "bench-profile", version: "1.0.0" }, prefetch: false }).pipe(
   Effect.tap((client) => client.initialized),
-  Effect.provide(NodeStdioTransport.layer({ command: stdioServer.command, args: stdioServer.args, env: serverEnv }))
+  Effect.provide(transport)
 )
 
 const calls = Effect.gen(function*() {
@@ -151,7 +169,7 @@ const inflight = Effect.gen(function*() {
 
 /** The same workload with the SDK client: `C` loops of `N / C` sequential calls each. */
 const sdkCalls = async () => {
-  const client = await Sdk.openStdio(stdioServer)
+  const client = httpServer === undefined ? await Sdk.openStdio(stdioServer) : await Sdk.openHttp(httpServer.url)
   checkEcho("sdk", await client.callTool(echoCall))
   const n = Number(flags.calls)
   const concurrency = Number(flags.concurrency)
@@ -175,7 +193,12 @@ if (mode !== "calls" && mode !== "idle" && mode !== "inflight") {
 }
 const run = flags.client === "sdk" && mode === "calls" ?
   sdkCalls() :
-  Effect.runPromise(Effect.scoped(mode === "calls" ? calls : mode === "idle" ? idle : inflight))
+  Effect.runPromise(
+    Effect.scoped(mode === "calls" ? calls : mode === "idle" ? idle : inflight).pipe(
+      // the HTTP client outlives every session (a layer provided to one session would close with it)
+      Effect.provide(NodeHttpClient.layerUndici)
+    )
+  )
 run.then(() => process.exit(0), (error) => {
   console.error(error)
   process.exit(1)

@@ -1,6 +1,7 @@
 /**
- * `npm run bench`: our client vs the official SDK client (and, over stdio, a
- * raw NDJSON loop as the floor) on the same fixture servers, in one run.
+ * `npm run bench`: our client vs the official SDK client (and, as the floor,
+ * a raw NDJSON loop over stdio and a raw POST loop over HTTP) on the same
+ * fixture servers, in one run.
  *
  * Metric lines go to stdout, one per metric; progress and per-round samples
  * go to stderr. See bench/README.md.
@@ -10,6 +11,7 @@ import { bundleSizes } from "./bundle.js"
 import { coldStart } from "./cold.js"
 import * as Ours from "./clients/ours.js"
 import * as Raw from "./clients/raw.js"
+import * as RawHttp from "./clients/rawHttp.js"
 import * as Sdk from "./clients/sdk.js"
 import { type Contender, idleHeap, inFlightHeap, latency, type Scores, throughput } from "./measure.js"
 import { startHttpServer, stdioServer } from "./servers.js"
@@ -141,7 +143,8 @@ const http = async (ours: Ours.Ours) => {
       }
       return
     }
-    await compare("http", [mine, sdk], { calls: options.httpCalls, throughput: true })
+    const raw: Contender = { name: "raw", subject: await RawHttp.startHttp(server.url) }
+    await compare("http", [mine, sdk, raw], { calls: options.httpCalls, throughput: true })
     log(`http: ${options.sessions} idle sessions per client`)
     const ourHeap = await idleHeap(options.sessions, () => ours.openHttp(server.url))
     const sdkHeap = await idleHeap(options.sessions, async () => {
@@ -168,13 +171,20 @@ const bundle = async () => {
   const own: Scores = { ours: ours.ownGzipKb, sdk: sdk.ownGzipKb }
   print(`browser bundle total gzip: ${kib(total, 1)}`)
   print(`browser bundle own code gzip: ${kib(own, 1)}`)
+  print(`browser bundle on-demand chunks gzip: ours=${fmt(ours.onDemandGzipKb, 1)} sdk=${fmt(sdk.onDemandGzipKb, 1)} ` +
+    `(KiB: the JSON Schema validator, loaded at the first outputSchema check; not in the lines above)`)
 }
 
 const cold = async () => {
   log(`cold start: ${options.coldRuns} fresh Node processes per client (median), import + spawn + initialize + one call`)
-  const { cpu, wall } = await coldStart(options.coldRuns, log)
+  const { cpu, floor, wall } = await coldStart(options.coldRuns, log)
   print(line("stdio cold start", wall, 0, "lower").replace("(lower", "(ms, lower"))
   print(line("stdio cold start CPU", cpu, 0, "lower").replace("(lower", "(ms, lower"))
+  const published = (scores: Readonly<Record<"ours" | "ours-dist" | "sdk", number>>): Scores => ({ ours: scores["ours-dist"], sdk: scores.sdk })
+  print(line("stdio cold start, packages as published", published(wall), 0, "lower").replace("(lower", "(ms, lower"))
+  print(line("stdio cold start CPU, packages as published", published(cpu), 0, "lower").replace("(lower", "(ms, lower"))
+  print(line("stdio cold start import floor", floor.wall, 0, "lower").replace("(lower", "(ms, lower"))
+  print(line("stdio cold start import floor CPU", floor.cpu, 0, "lower").replace("(lower", "(ms, lower"))
 }
 
 const heap = async (ours: Ours.Ours) => {

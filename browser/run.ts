@@ -300,7 +300,8 @@ const main = async () => {
   const failed = results.filter((r) => r.error !== undefined).length
   console.log(
     `bundle (minimal HTTP client, minified): ${size.totalGzipKb.toFixed(1)} KB gzip total, ` +
-      `${size.ownGzipKb.toFixed(1)} KB gzip own code (effect external)`
+      `${size.ownGzipKb.toFixed(1)} KB gzip own code (effect external), up front; ` +
+      `${size.onDemand.totalGzipKb.toFixed(1)} KB gzip on demand (the JSON Schema validator)`
   )
   console.log(`(${((Date.now() - startedAt) / 1000).toFixed(1)} s)`)
   await report(results.length - failed, failed)

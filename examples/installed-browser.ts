@@ -1,11 +1,15 @@
 /**
  * The browser entry the pack check bundles from the installed tarballs: a minimal client over
  * Streamable HTTP with the platform's fetch client (connect, list tools, call one).
+ * It imports Effect modules by path (`effect/Effect`), as the packages do: esbuild keeps every
+ * export of a namespace re-exported by a barrel (`import { Effect } from "effect"`), about 14 KB
+ * gzip here.
  */
-import { FetchHttpClient } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { McpClient } from "@mcp-effect/core"
 import { HttpTransport } from "@mcp-effect/transport-http"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 
 export const run = (url: string) =>
   Effect.gen(function*() {

@@ -2,22 +2,31 @@ import { describe, expect, it } from "@effect/vitest"
 import { measureMinimalClient } from "../browser/bundle.js"
 
 // Size budget of the minimal browser client (`examples/installed-browser.ts`: Streamable HTTP with
-// `FetchHttpClient`, list tools, call one), bundled with esbuild (minified, ESM) and gzipped -9.
-// Deterministic for a given lockfile, so it is a test; timings live in `npm run bench`.
+// `FetchHttpClient`, list tools, call one), bundled with esbuild (minified, ESM, code splitting) and
+// gzipped -9 chunk by chunk. Deterministic for a given lockfile, so it is a test; timings live in
+// `npm run bench`.
 //
-// The budgets are ~10 % above the sizes measured on 2026-11-23 (own code 30.2 KB, total 131.3 KB;
-// own code 33.3 KB, total 135.4 KB once request spans and session resumption landed, the same day;
-// own code 41.3 KB, total 143.0 KB once protocol 2026-07-28 landed beside 2025-11-25: the era
-// negotiation, multi-round-trip requests, subscriptions/listen and task handles in core, the
-// modern HTTP binding and request headers): they stop growth. Issue 8's targets are lower (own
-// code ≤ 15 KB, total ≤ 100 KB); lower the budgets as the bundle shrinks.
-const ownBudgetKb = 45
-const totalBudgetKb = 145
+// "Up front" is what the page loads before it runs (the entry chunk and the chunks it imports);
+// the JSON Schema validator (`@cfworker/json-schema`) is a chunk loaded on demand, at the first
+// `outputSchema` or elicitation-form check, with a budget of its own.
+//
+// History: own code 30.2 KB, total 131.3 KB (2026-11-23); 33.3 / 135.4 KB with request spans and
+// session resumption; 41.3 / 143.0 KB with protocol 2026-07-28 beside 2025-11-25; 35.8 / 137.4 KB
+// up front + 6.0 KB on demand once the validator loads on first use; total 122.9 KB once the entry
+// imports `effect/Effect`, `effect/Layer` and `@effect/platform/FetchHttpClient` rather than the
+// barrels (esbuild keeps a barrel's whole `export * as` namespace); 37.3 / 124.1 KB up front after
+// the HTTP transport's body reading and sends were reworked. The budgets are a little
+// above the last sizes: they stop growth. Issue 8's targets are lower (own code ≤ 15 KB, total
+// ≤ 100 KB); lower the budgets as the bundle shrinks.
+const ownBudgetKb = 38.5
+const totalBudgetKb = 126
+const onDemandBudgetKb = 6.5
 
 describe("browser bundle size", () => {
-  it("stays within the own-code and total gzip budgets", { timeout: 60_000 }, async () => {
-    const { ownGzipKb, totalGzipKb } = await measureMinimalClient()
-    const sizes = `own code ${ownGzipKb.toFixed(1)} KB, total ${totalGzipKb.toFixed(1)} KB gzip`
+  it("stays within the own-code and total gzip budgets, and loads the JSON Schema validator on demand", { timeout: 60_000 }, async () => {
+    const { onDemand, ownGzipKb, totalGzipKb } = await measureMinimalClient()
+    const sizes = `up front: own code ${ownGzipKb.toFixed(1)} KB, total ${totalGzipKb.toFixed(1)} KB gzip; ` +
+      `on demand: ${onDemand.totalGzipKb.toFixed(1)} KB`
     expect(
       ownGzipKb,
       `${sizes}: own code (effect and @effect/* external) is over its ${ownBudgetKb} KB budget (issue 8 target: 15 KB)`
@@ -26,5 +35,9 @@ describe("browser bundle size", () => {
       totalGzipKb,
       `${sizes}: the whole bundle is over its ${totalBudgetKb} KB budget (issue 8 target: 100 KB)`
     ).toBeLessThanOrEqual(totalBudgetKb)
+    // the validator is a chunk of its own (a static import would put it up front: 0 KB here)
+    expect(onDemand.ownGzipKb, `${sizes}: the JSON Schema validator is not loaded on demand`).toBeGreaterThan(4)
+    expect(onDemand.totalGzipKb, `${sizes}: the on-demand chunks are over their ${onDemandBudgetKb} KB budget`)
+      .toBeLessThanOrEqual(onDemandBudgetKb)
   })
 })

@@ -10,6 +10,7 @@ const file = {
   mcpServers: {
     files: { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "${HOME}"] },
     remote: { url: "https://example.com/mcp", headers: { Authorization: "Bearer ${API_TOKEN}" }, trusted: true },
+    socket: { url: "wss://example.com/mcp", auth: { type: "bearer", token: "${WS_TOKEN}" } },
     later: { type: "sse", url: "https://example.com/sse", disabled: true }
   }
 }

@@ -5,6 +5,10 @@
  * when it is in the context and `JsonSchemaValidator.cfworker` otherwise;
  * provide `JsonSchemaValidator.layerCompiler(...)` to plug in another library.
  *
+ * The default loads `@cfworker/json-schema` on first use (a dynamic
+ * `import()`): an app whose tools declare no `outputSchema` and which answers
+ * no elicitation form never loads it, and a bundler puts it in a chunk of its own.
+ *
  * @since 0.2.0
  */
 import * as Context from "effect/Context"
@@ -41,8 +45,10 @@ export const Issue = Schema.Struct({
 export type Issue = typeof Issue.Type
 
 /**
- * A value did not match its schema (`Mismatch`), or the schema itself could
- * not be compiled or used (`InvalidSchema`, e.g. an unresolvable `$ref`).
+ * A value did not match its schema (`Mismatch`), the schema itself could not
+ * be compiled or used (`InvalidSchema`, e.g. an unresolvable `$ref`), or a
+ * compiler loaded on demand could not be loaded (`Unavailable`, e.g. a
+ * browser that failed to fetch the validator's chunk; the next check tries again).
  *
  * @since 0.2.0
  * @category errors
@@ -50,7 +56,7 @@ export type Issue = typeof Issue.Type
 export class ValidationError extends Schema.TaggedError<ValidationError>(
   "@mcp-effect/core/JsonSchemaValidator/ValidationError"
 )("ValidationError", {
-  reason: Schema.Literal("Mismatch", "InvalidSchema"),
+  reason: Schema.Literal("Mismatch", "InvalidSchema", "Unavailable"),
   issues: Schema.Array(Issue)
 }) {
   override get message(): string {
@@ -126,29 +132,62 @@ export const make = (compile: Compiler): Service => {
   }
 }
 
+const messageOf = (cause: unknown) => cause instanceof Error ? cause.message : String(cause)
+
 const invalidSchema = (cause: unknown) =>
   new ValidationError({
     reason: "InvalidSchema",
-    issues: [{ instanceLocation: "", keywordLocation: "", message: cause instanceof Error ? cause.message : String(cause) }]
+    issues: [{ instanceLocation: "", keywordLocation: "", message: messageOf(cause) }]
   })
 
 /**
- * The compiler on `@cfworker/json-schema` (drafts 4, 7, 2019-09 and 2020-12,
- * chosen by `$schema`, 2020-12 when absent as MCP specifies). It runs in
- * Node, browsers and workers, and never modifies the schema it is given.
- *
- * @since 0.2.0
- * @category compilers
- */
-export const cfworkerCompiler: Compiler = internal.cfworkerCompiler
-
-/**
- * The default validator, on `cfworkerCompiler`.
+ * A validator whose compiler is loaded on its first check (typically a
+ * dynamic `import()` of the library), so neither a cold start nor a bundle
+ * pays for a library a flow never uses. Once loaded, checks run as with
+ * {@link make}. A failed load is `ValidationError { reason: "Unavailable" }`
+ * for that check, and the next check loads again.
  *
  * @since 0.2.0
  * @category constructors
  */
-export const cfworker: Service = make(cfworkerCompiler)
+export const makeLazy = (load: () => Promise<Compiler>): Service => {
+  let loaded: Service | undefined
+  const loading = Effect.tryPromise({
+    try: load,
+    catch: (cause) =>
+      new ValidationError({
+        reason: "Unavailable",
+        issues: [{ instanceLocation: "", keywordLocation: "", message: messageOf(cause) }]
+      })
+  }).pipe(Effect.map((compile) => (loaded ??= make(compile))))
+  return {
+    validate: (schema, value) =>
+      loaded !== undefined ?
+        loaded.validate(schema, value) :
+        Effect.flatMap(loading, (service) => service.validate(schema, value))
+  }
+}
+
+/**
+ * Loads the compiler on `@cfworker/json-schema` (drafts 4, 7, 2019-09 and
+ * 2020-12, chosen by `$schema`, 2020-12 when absent as MCP specifies). It runs
+ * in Node, browsers and workers, and never modifies the schema it is given.
+ * A function that loads, rather than the compiler itself, so that importing
+ * this module does not import the library.
+ *
+ * @since 0.2.0
+ * @category compilers
+ */
+export const loadCfworkerCompiler: () => Promise<Compiler> = internal.loadCfworker
+
+/**
+ * The default validator, on `@cfworker/json-schema`, loaded on its first
+ * check ({@link makeLazy} over {@link loadCfworkerCompiler}).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const cfworker: Service = /*#__PURE__*/ makeLazy(loadCfworkerCompiler)
 
 /**
  * The default validator as a Layer.

@@ -83,15 +83,52 @@ describe("JsonSchemaValidator (cfworker)", () => {
   it.effect("compiles each schema object once", () =>
     Effect.gen(function*() {
       let compiled = 0
+      const cfworker = yield* Effect.promise(JsonSchemaValidator.loadCfworkerCompiler)
       const validator = JsonSchemaValidator.make((schema) => {
         compiled++
-        return JsonSchemaValidator.cfworkerCompiler(schema)
+        return cfworker(schema)
       })
       for (let i = 0; i < 3; i++) yield* validator.validate(weatherSchema, { temperature: i, conditions: "", humidity: 0 })
       yield* Effect.flip(validator.validate(weatherSchema, {}))
       expect(compiled).toBe(1)
       yield* validator.validate({ ...weatherSchema }, { temperature: 1, conditions: "", humidity: 0 })
       expect(compiled).toBe(2)
+    }))
+})
+
+describe("JsonSchemaValidator.makeLazy (how the default loads @cfworker/json-schema)", () => {
+  const requiredOnly: JsonSchemaValidator.Compiler = () => (value) =>
+    typeof value === "object" && value !== null && "id" in value ?
+      [] :
+      [{ instanceLocation: "", keywordLocation: "/required", message: "missing id" }]
+
+  it.effect("loads the compiler on the first check only, then checks as make does", () =>
+    Effect.gen(function*() {
+      let loads = 0
+      const validator = JsonSchemaValidator.makeLazy(() => {
+        loads++
+        return Promise.resolve(requiredOnly)
+      })
+      expect(loads).toBe(0)
+      yield* validator.validate({}, { id: 1 })
+      yield* validator.validate({}, { id: 2 })
+      const error = yield* Effect.flip(validator.validate({}, {}))
+      expect(error.reason).toBe("Mismatch")
+      expect(loads).toBe(1)
+    }))
+
+  it.effect("a failed load is Unavailable for that check, and the next check loads again", () =>
+    Effect.gen(function*() {
+      let loads = 0
+      const validator = JsonSchemaValidator.makeLazy(() =>
+        ++loads === 1 ? Promise.reject(new Error("chunk fetch failed")) : Promise.resolve(requiredOnly)
+      )
+      const error = yield* Effect.flip(validator.validate({}, { id: 1 }))
+      expect(error).toBeInstanceOf(JsonSchemaValidator.ValidationError)
+      expect(error.reason).toBe("Unavailable")
+      expect(error.message).toBe("the validator could not be loaded; #: chunk fetch failed")
+      yield* validator.validate({}, { id: 1 })
+      expect(loads).toBe(2)
     }))
 })
 

@@ -19,7 +19,21 @@ const entry = (name: string, startedAt: number, idleMillis: number): Entry => ({
 const sweeper = Effect.gen(function*() {
   const clock = yield* Effect.clock
   const expired: Array<[string, number]> = []
-  const timeouts = yield* makeSweeper<Entry>(clock, (e) => expired.push([e.name, clock.unsafeCurrentTimeMillis()]))
+  // the caller's table of requests: the sweeper reads the deadlines from it
+  const table = new Set<Entry>()
+  const sweeper = yield* makeSweeper<Entry>(clock, () => table, (e) => {
+    table.delete(e)
+    expired.push([e.name, clock.unsafeCurrentTimeMillis()])
+  })
+  const timeouts = {
+    watch: (e: Entry) => {
+      table.add(e)
+      sweeper.watch(e)
+    },
+    /** The request was answered: it leaves the table. */
+    unwatch: (e: Entry) => table.delete(e),
+    sleeping: sweeper.sleeping
+  }
   return { timeouts, expired }
 })
 

@@ -1,7 +1,8 @@
 /**
- * One Layer for a browser app: HTTP servers from a config (stdio entries
- * show as `Failed` with `TransportUnavailable`), the approval policy, the
- * call history and the registry's changes in IndexedDB by default.
+ * One Layer for a browser app: HTTP and WebSocket servers from a config
+ * (stdio entries, and WebSocket entries with headers, show as `Failed` with
+ * `TransportUnavailable`), the approval policy, the call history and the
+ * registry's changes in IndexedDB by default.
  *
  * ```ts
  * const Hub = BrowserHub.layer({

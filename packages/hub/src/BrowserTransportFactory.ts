@@ -1,8 +1,10 @@
 /**
  * The transport factory for browsers: Streamable HTTP and HTTP+SSE servers
- * through `HttpTransport` on `fetch`. A stdio server fails with
- * `TransportUnavailable`, which the registry shows as that server's `Failed`
- * status while the others run.
+ * through `HttpTransport` on `fetch`, `ws:` / `wss:` servers through
+ * `BrowserWebSocketTransport`. A stdio server, and a WebSocket server with
+ * `headers` or static `auth` (a browser sends no handshake headers), fail
+ * with `TransportUnavailable`, which the registry shows as that server's
+ * `Failed` status while the others run.
  *
  * OAuth servers use the `TokenStore` and `Authorizer` in the context where
  * the factory is built (for example `BrowserTokenStore` and
@@ -11,6 +13,7 @@
  * @since 0.2.0
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import { BrowserWebSocketTransport } from "@mcp-effect/transport-websocket/browser"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as internal from "./internal/factory.js"
@@ -20,7 +23,14 @@ import * as TransportFactory from "./TransportFactory.js"
  * @since 0.2.0
  * @category constructors
  */
-export const make: Effect.Effect<TransportFactory.Service> = internal.make(FetchHttpClient.layer, internal.noStdio)
+export const make: Effect.Effect<TransportFactory.Service> = internal.make(
+  FetchHttpClient.layer,
+  internal.noStdio,
+  {
+    sendsHeaders: false,
+    layer: (target, options) => BrowserWebSocketTransport.layer({ url: target.url, reconnect: options.reconnect })
+  }
+)
 
 /**
  * @since 0.2.0

@@ -1,7 +1,7 @@
 /**
  * One Layer for a Node app: servers from an `mcpServers` file (or given),
- * stdio and HTTP transports, the approval policy, the call history and the
- * registry's changes on one `KeyValueStore`.
+ * stdio, HTTP and WebSocket transports, the approval policy, the call
+ * history and the registry's changes on one `KeyValueStore`.
  *
  * ```ts
  * const Hub = NodeHub.layer({

@@ -8,6 +8,7 @@
  *     "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"] },
  *     "remote": { "url": "https://example.com/mcp", "headers": { "X-Team": "${TEAM:-core}" } },
  *     "gemini-style": { "httpUrl": "https://example.com/mcp", "timeout": 30000, "trust": true },
+ *     "socket": { "url": "wss://example.com/mcp", "headers": { "Authorization": "Bearer ${TOKEN}" } },
  *     "old": { "type": "sse", "url": "https://example.com/sse", "disabled": true }
  * } }
  * ```
@@ -33,7 +34,8 @@ import * as internal from "./internal/config.js"
 /**
  * How a server is reached. `Http` is Streamable HTTP (falling back to the
  * 2024-11-05 HTTP+SSE transport when the server answers initialize with
- * 400/404/405); `Sse` speaks the 2024-11-05 transport from the start.
+ * 400/404/405); `Sse` speaks the 2024-11-05 transport from the start;
+ * `WebSocket` is one WebSocket (subprotocol `mcp`) to a `ws:` / `wss:` URL.
  *
  * @since 0.2.0
  * @category schemas
@@ -51,6 +53,11 @@ export const Transport = Schema.Union(
   }),
   Schema.TaggedStruct("Sse", {
     url: Schema.String,
+    headers: Schema.Record({ key: Schema.String, value: Schema.String })
+  }),
+  Schema.TaggedStruct("WebSocket", {
+    url: Schema.String,
+    /** Handshake headers (Node only: a browser sends none). */
     headers: Schema.Record({ key: Schema.String, value: Schema.String })
   })
 )
@@ -105,7 +112,7 @@ export interface Resolved {
       readonly cwd: string | undefined
     }
     | {
-      readonly _tag: "Http" | "Sse"
+      readonly _tag: "Http" | "Sse" | "WebSocket"
       readonly url: URL
       /** Every header value is treated as a secret. */
       readonly headers: Readonly<Record<string, Redacted.Redacted<string>>>
@@ -170,11 +177,13 @@ export interface Parsed {
  * the entry came from (`mcpServers` or `servers`), used in error keys.
  *
  * Accepted keys: `command`, `args`, `env`, `cwd` (stdio); `url`, `headers`
- * (HTTP); `type` (`"stdio" | "http" | "streamable-http" | "sse"`, VS Code);
- * `httpUrl`, `timeout` (milliseconds), `trust` (gemini-cli); `disabled`,
- * `trusted`, `auth` (a `ServerAuth`). A plain `url` without `type` is
- * Streamable HTTP, which falls back to HTTP+SSE on its own, so gemini-cli's
- * SSE `url` entries work too.
+ * (HTTP, WebSocket); `type` (`"stdio" | "http" | "streamable-http" | "sse"`,
+ * VS Code; `"ws" | "websocket"`); `httpUrl`, `timeout` (milliseconds),
+ * `trust` (gemini-cli); `disabled`, `trusted`, `auth` (a `ServerAuth`). A
+ * plain `url` without `type` is chosen by its scheme: `ws:` / `wss:` is a
+ * WebSocket server, `http:` / `https:` Streamable HTTP, which falls back to
+ * HTTP+SSE on its own, so gemini-cli's SSE `url` entries work too. Any other
+ * scheme is a `ServerConfigError` naming the allowed ones.
  * Other keys are ignored.
  *
  * @since 0.2.0
@@ -207,7 +216,8 @@ export const load: (path: string) => Effect.Effect<Parsed, ConfigFileError, File
  * Expands every `${VAR}` / `${VAR:-default}` through the current
  * `ConfigProvider`, checks URLs and decodes `auth` (secrets become
  * `Redacted`). A variable that is not set and has no default fails with the
- * key it appears under.
+ * key it appears under. A `url` without `type` whose scheme came from a
+ * variable is picked by its expanded scheme (`ws:` / `wss:`: WebSocket).
  *
  * @since 0.2.0
  * @category resolving
@@ -215,10 +225,27 @@ export const load: (path: string) => Effect.Effect<Parsed, ConfigFileError, File
 export const resolve: (config: ServerConfig) => Effect.Effect<Resolved, ServerConfigError> = internal.resolve
 
 /**
- * The kind of transport, for display.
+ * The kinds of transport, as `transportKind` names them.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type TransportKind = "stdio" | "http" | "sse" | "websocket"
+
+const kinds: Record<Transport["_tag"], TransportKind> = {
+  Stdio: "stdio",
+  Http: "http",
+  Sse: "sse",
+  WebSocket: "websocket"
+}
+
+/**
+ * The kind of transport, for display: of a config, or of a resolved one (a
+ * `url` written as `${VAR}` without `type` is known to be a WebSocket only
+ * once resolved).
  *
  * @since 0.2.0
  * @category utils
  */
-export const transportKind = (config: ServerConfig): "stdio" | "http" | "sse" =>
-  config.transport._tag === "Stdio" ? "stdio" : config.transport._tag === "Http" ? "http" : "sse"
+export const transportKind = (config: { readonly transport: { readonly _tag: Transport["_tag"] } }): TransportKind =>
+  kinds[config.transport._tag]

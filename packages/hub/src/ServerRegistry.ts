@@ -68,7 +68,7 @@ export interface ServerStatus {
   readonly _tag: "Disabled" | "Connecting" | "Connected" | "Reconnecting" | "NeedsAuth" | "Failed"
   readonly name: string
   /** Absent for an entry whose config could not be read. */
-  readonly transport: "stdio" | "http" | "sse" | undefined
+  readonly transport: ServerConfig.TransportKind | undefined
   readonly trusted: boolean
   readonly toolCount: number
   /** The HTTP session id, where the transport has one. */

@@ -1,8 +1,8 @@
 /**
  * Where a registry's transports come from: a service that turns a resolved
- * server config into the context an `McpClient` runs on. Node gets stdio and
- * HTTP (`NodeTransportFactory`), the browser HTTP only
- * (`BrowserTransportFactory`), and tests can supply their own.
+ * server config into the context an `McpClient` runs on. Node gets stdio,
+ * HTTP and WebSocket (`NodeTransportFactory`), the browser HTTP and
+ * WebSocket (`BrowserTransportFactory`), and tests can supply their own.
  *
  * @since 0.2.0
  */
@@ -55,7 +55,8 @@ export interface Service {
 export class TransportFactory extends Context.Tag("@mcp-effect/hub/TransportFactory")<TransportFactory, Service>() {}
 
 /**
- * This factory cannot build the server's transport (stdio in a browser, for
+ * This factory cannot build the server's transport (stdio in a browser, a
+ * WebSocket with handshake headers in a browser, OAuth over a WebSocket, for
  * example). The registry shows it as that server's `Failed` status.
  *
  * @since 0.2.0
@@ -65,7 +66,7 @@ export class TransportUnavailable extends Schema.TaggedError<TransportUnavailabl
   "@mcp-effect/hub/TransportUnavailable"
 )("TransportUnavailable", {
   server: Schema.String,
-  transport: Schema.Literal("stdio", "http", "sse"),
+  transport: Schema.Literal("stdio", "http", "sse", "websocket"),
   reason: Schema.String
 }) {
   override get message(): string {

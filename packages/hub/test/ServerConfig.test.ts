@@ -53,6 +53,46 @@ describe("ServerConfig formats", () => {
     expect(servers.map(ServerConfig.transportKind)).toEqual(["stdio", "http", "sse"])
   })
 
+  it("reads WebSocket entries: a ws: / wss: url picks the transport, or type ws / websocket", () => {
+    const { errors, servers } = parse({
+      mcpServers: {
+        plain: { url: "ws://127.0.0.1:1/mcp", headers: { Authorization: "Bearer ${T}" } },
+        secure: { url: "WSS://example.com/mcp" },
+        typed: { type: "ws", url: "${WS_URL}" },
+        vscode: { type: "websocket", url: "wss://example.com/mcp" },
+        http: { url: "https://example.com/mcp" }
+      }
+    })
+    expect(errors).toEqual([])
+    expect(servers[0]!.transport).toEqual({
+      _tag: "WebSocket",
+      url: "ws://127.0.0.1:1/mcp",
+      headers: { Authorization: "Bearer ${T}" }
+    })
+    expect(servers.map(ServerConfig.transportKind)).toEqual(["websocket", "websocket", "websocket", "websocket", "http"])
+  })
+
+  it("a url scheme the transport does not speak is an error naming the schemes allowed, never the url", () => {
+    const { errors, servers } = parse({
+      mcpServers: {
+        ftp: { url: "ftp://secret-host/mcp" },
+        wsAsHttp: { type: "http", url: "ws://secret-host/mcp" },
+        httpAsWs: { type: "ws", url: "https://secret-host/mcp" },
+        wsAsSse: { type: "sse", url: "wss://secret-host/sse" },
+        gemini: { httpUrl: "ws://secret-host/mcp" }
+      }
+    })
+    expect(servers).toEqual([])
+    expect(errors.map((e) => [e.key, e.reason])).toEqual([
+      ["mcpServers.ftp.url", "must be a URL with scheme http:, https:, ws: or wss:"],
+      ["mcpServers.wsAsHttp.url", "must be a URL with scheme http: or https:"],
+      ["mcpServers.httpAsWs.url", "must be a URL with scheme ws: or wss:"],
+      ["mcpServers.wsAsSse.url", "must be a URL with scheme http: or https:"],
+      ["mcpServers.gemini.httpUrl", "must be a URL with scheme http: or https:"]
+    ])
+    for (const error of errors) expect(error.message).not.toContain("secret-host")
+  })
+
   it("reads gemini-cli entries: httpUrl, timeout, trust", () => {
     const { servers } = parse({ mcpServers: { g: { httpUrl: "https://example.com/mcp", timeout: 1500, trust: true } } })
     expect(servers[0]).toEqual({
@@ -81,7 +121,7 @@ describe("ServerConfig formats", () => {
         badEnv: { command: "node", env: { TOKEN: 42 } },
         nothing: { cwd: "/tmp" },
         both: { command: "node", url: "http://x" },
-        badType: { type: "websocket", url: "ws://x" },
+        badType: { type: "grpc", url: "grpc://x" },
         badAuth: { url: "https://x", auth: { type: "bearer" } },
         notObject: "node server.js"
       },
@@ -102,7 +142,7 @@ describe("ServerConfig formats", () => {
     expect(errors[1]!.message).toBe(`server "badEnv": mcpServers.badEnv.env.TOKEN: is not valid (expected string)`)
     expect(errors[5]!.reason).toBe("is required")
     // a reason never quotes the value it rejects
-    for (const error of errors) expect(error.message).not.toMatch(/42|websocket|not-an-array|server\.js/)
+    for (const error of errors) expect(error.message).not.toMatch(/42|grpc|not-an-array|server\.js/)
   })
 
   it("rejects a file without servers as a whole", () => {
@@ -161,11 +201,27 @@ describe("ServerConfig.resolve", () => {
       expect(error.message).toBe(`server "s": s.env.GITHUB_TOKEN: \${GITHUB_TOKEN} is not set`)
     }))
 
-  it.effect("a URL that is not http(s) after expansion fails with its key", () =>
+  it.effect("a URL that is not http(s) or ws(s) after expansion fails with its key and the schemes allowed", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(ServerConfig.resolve(one({ url: "${U}" })).pipe(withEnv({ U: "file:///etc/passwd" })))
       expect(error.key).toBe("s.url")
+      expect(error.reason).toBe("is not a URL with scheme http:, https:, ws: or wss:")
       expect(error.message).not.toContain("passwd")
+      const typed = yield* Effect.flip(
+        ServerConfig.resolve(one({ type: "ws", url: "${U}" })).pipe(withEnv({ U: "https://example.com/mcp" }))
+      )
+      expect(typed.reason).toBe("is not a URL with scheme ws: or wss:")
+    }))
+
+  it.effect("a url without type written as ${VAR} is picked by its expanded scheme", () =>
+    Effect.gen(function*() {
+      const resolved = yield* ServerConfig.resolve(one({ url: "${U}", headers: { "X-Key": "${K}" } })).pipe(
+        withEnv({ U: "wss://example.com/mcp", K: "k3y" })
+      )
+      expect(resolved.transport._tag).toBe("WebSocket")
+      if (resolved.transport._tag === "Stdio") return
+      expect(resolved.transport.url.href).toBe("wss://example.com/mcp")
+      expect(Redacted.value(resolved.transport.headers["X-Key"]!)).toBe("k3y")
     }))
 })
 

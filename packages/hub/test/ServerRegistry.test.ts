@@ -7,7 +7,6 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
-import * as Stream from "effect/Stream"
 import { createRequire } from "node:module"
 import * as BrowserTransportFactory from "../src/BrowserTransportFactory.js"
 import * as NodeTransportFactory from "../src/NodeTransportFactory.js"
@@ -15,6 +14,7 @@ import * as ServerConfig from "../src/ServerConfig.js"
 import * as ServerRegistry from "../src/ServerRegistry.js"
 import { startSdkServer } from "../../transport-http/test/fixtures/sdkServer.js"
 import { httpFixture } from "./fixtures/httpServer.js"
+import { statusesWhere, text } from "./fixtures/registry.js"
 
 const everything = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/dist/index.js")
 
@@ -33,19 +33,6 @@ const configFile = (url: string) =>
 
 const noRetry = { reconnect: { schedule: Schedule.stop } }
 
-/** Waits until the statuses satisfy `ok`, and returns them. */
-const statusesWhere = (
-  registry: ServerRegistry.Service,
-  ok: (statuses: ReadonlyMap<string, ServerRegistry.ServerStatus>) => boolean
-) =>
-  registry.servers.changes.pipe(
-    Stream.map((list) => new Map(list.map((s) => [s.name, s] as const))),
-    Stream.filter(ok),
-    Stream.runHead,
-    Effect.flatten,
-    Effect.timeoutFail({ duration: "30 seconds", onTimeout: () => new Error("statuses never settled") })
-  )
-
 const settled = (statuses: ReadonlyMap<string, ServerRegistry.ServerStatus>) =>
   [...statuses.values()].every((s) => s.name === "slow" || (s._tag !== "Connecting" && s._tag !== "Reconnecting")) &&
   (statuses.get("everything")?.toolCount ?? 0) > 0 && (statuses.get("web")?.toolCount ?? 0) > 0
@@ -55,9 +42,6 @@ const build = (options: ServerRegistry.Options) =>
     Layer.build(ServerRegistry.layer({ ...noRetry, ...options }).pipe(Layer.provide(NodeTransportFactory.layer))),
     (context) => context.unsafeMap.get(ServerRegistry.ServerRegistry.key) as ServerRegistry.Service
   )
-
-const text = (result: { readonly content: ReadonlyArray<unknown> }) =>
-  result.content.map((c) => (c as { text?: string }).text ?? "").join("")
 
 describe("ServerRegistry", () => {
   it.scopedLive("runs every enabled server on its own: statuses, tools, routing", () =>

@@ -10,8 +10,13 @@
  *
  * - Nonces: a `use_dpop_nonce` answer (`400` from the token endpoint, `401`
  *   with a `DPoP` challenge from the MCP server) is answered once more with
- *   the `DPoP-Nonce` it carried; the last nonce of each origin is used from
+ *   the `DPoP-Nonce` it carried; a `DPoP-Nonce` on a successful answer is
+ *   taken as well (RFC 9449 §8.2); the last nonce of each origin is used from
  *   then on (at most 32 origins are remembered, the oldest is forgotten).
+ * - Authorization codes: the authorization request carries `dpop_jkt` (RFC
+ *   9449 §10) and the pending authorization keeps the key (sealed, like the
+ *   tokens), so a full-page redirect exchanges the code with the same key.
+ *   Dynamic registration asks for `dpop_bound_access_tokens`.
  * - Keys and the token store: a DPoP-bound token is stored with its key pair
  *   (the private key as a JWK, sealed like the tokens), so a restarted client
  *   keeps signing with the key its token and refresh token are bound to. A

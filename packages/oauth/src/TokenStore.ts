@@ -99,6 +99,14 @@ export interface PendingAuthorization {
   readonly scope?: string | undefined
   /** Epoch milliseconds. */
   readonly createdAt: number
+  /**
+   * With DPoP on: the key the authorization code is bound to (`dpop_jkt`,
+   * RFC 9449 §10), sealed with the rest, so the code exchange after a
+   * full-page redirect proves possession of the same key.
+   *
+   * @since 0.2.0
+   */
+  readonly dpopKey?: DpopKey | undefined
 }
 
 /**

@@ -70,6 +70,20 @@ export interface ChallengeInfo {
 }
 
 /**
+ * An answer that is not a `401` / `403`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ResponseInfo {
+  /** The URL that answered. */
+  readonly url: string
+  readonly status: number
+  /** The `DPoP-Nonce` header of the answer (RFC 9449 §8.2), when it has one. */
+  readonly nonce?: string | undefined
+}
+
+/**
  * Whether a challenge asks for a DPoP nonce (`error="use_dpop_nonce"`, RFC
  * 9449 §9): the transport counts it apart from other `401`s, so a request
  * can be sent again for a new token and then once more with the nonce.
@@ -106,6 +120,13 @@ export interface Service {
   readonly onChallenge: (
     challenge: ChallengeInfo
   ) => Effect.Effect<Decision, McpError.Unauthorized | McpError.InsufficientScope | McpError.TransportError>
+  /**
+   * Told about every other answer, before it is read: a DPoP client takes the new `DPoP-Nonce` of a
+   * successful response here (RFC 9449 §8.2) and uses it on the next request instead of waiting for a `401`.
+   *
+   * @since 0.2.0
+   */
+  readonly onResponse?: ((response: ResponseInfo) => Effect.Effect<void>) | undefined
 }
 
 /**

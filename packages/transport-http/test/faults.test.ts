@@ -1,4 +1,5 @@
-import { FetchHttpClient } from "@effect/platform"
+import { FetchHttpClient, HttpClient } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { JsonRpc, McpError } from "@mcp-effect/core"
 import * as Deferred from "effect/Deferred"
@@ -15,6 +16,22 @@ import { awaitSleepUntil, connections, failureOf, peer, realSleep, resource, res
 
 const isResponseTo = (id: JsonRpc.RequestId) => (m: JsonRpc.Incoming) =>
   !JsonRpc.isMalformed(m) && JsonRpc.isResponse(m) && m.id === id
+
+/**
+ * The fetch client with each response behind a proxy that counts reads of `stream` and, with
+ * `hide`, hides where the platform keeps the body (as a custom `HttpClientResponse` would).
+ */
+const watchedResponses = (hide: boolean, streamed: { count: number }) =>
+  Effect.map(HttpClient.HttpClient, (client) =>
+    HttpClient.transformResponse(client, Effect.map((response) =>
+      new Proxy(response, {
+        get: (target, key) => {
+          if (key === "stream") streamed.count++
+          if (hide && (key === "original" || key === "source")) return undefined
+          return Reflect.get(target, key, target)
+        }
+      })
+    ))).pipe(Effect.provide(FetchHttpClient.layer))
 
 const fast = Schedule.spaced("10 millis").pipe(Schedule.intersect(Schedule.recurs(5)))
 
@@ -224,6 +241,34 @@ describe("HttpTransport against the fault server", () => {
       expect(after.headers["mcp-session-id"]).toBe("s2")
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
+  for (const [name, client] of [["fetch", FetchHttpClient.layer], ["undici", NodeHttpClient.layerUndici]] as const) {
+    it.scopedLive(`${name}: an SSE answer is read to its end, not aborted once answered (the socket stays reusable)`, () =>
+      Effect.gen(function*() {
+        const server = yield* resource(() => startFaultServer({ get405: true }))
+        server.faults.lingerAfterAnswer = 100
+        const next = yield* connections({ url: server.url })
+        const client = yield* peer(yield* next)
+        yield* client.initialize
+        for (let i = 0; i < 3; i++) expect(resultOf(yield* client.request("tools/call", { name: "count" }))).toBeDefined()
+        yield* waitFor("the four answer streams to end", () => server.lingered().ended + server.lingered().cut === 4)
+        expect(server.lingered()).toEqual({ ended: 4, cut: 0 })
+      }).pipe(Effect.provide(client)))
+  }
+
+  it.scopedLive("the total budget ends with the last answer: a stream lingering past it does not end the connection", () =>
+    Effect.gen(function*() {
+      const server = yield* resource(() => startFaultServer({ get405: true }))
+      server.faults.lingerAfterAnswer = 300
+      const next = yield* connections({ url: server.url, timeouts: { totalMillis: 50 } })
+      const client = yield* peer(yield* next)
+      yield* client.initialize
+      expect(resultOf(yield* client.request("tools/call", { name: "count" }))).toBeDefined()
+      yield* waitFor("both answer streams to end", () => server.lingered().ended + server.lingered().cut === 2)
+      server.faults.lingerAfterAnswer = 0
+      expect(resultOf(yield* client.request("ping"))).toEqual({})
+      expect(yield* Deferred.isDone(client.ended)).toBe(false)
+    }).pipe(Effect.provide(FetchHttpClient.layer)))
+
   it.scopedLive("notifications answered 200 with a body are accepted", () =>
     Effect.gen(function*() {
       const server = yield* resource(() => startFaultServer({ get405: true, notificationStatus: 200 }))
@@ -235,9 +280,11 @@ describe("HttpTransport against the fault server", () => {
       expect(client.received.filter(JsonRpc.isMalformed)).toEqual([])
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
-  for (const responseMode of ["sse", "json"] as const) {
-    it.scopedLive(`${responseMode}: malformed and oversized answers arrive as typed Malformed for their request`, () =>
-      Effect.gen(function*() {
+  // bodies are read where the response keeps them, or through `response.stream` when it hides them
+  for (const [responseMode, body] of [["sse", "native"], ["json", "native"], ["sse", "stream"], ["json", "stream"]] as const) {
+    it.scopedLive(`${responseMode}, ${body} body: malformed and oversized answers arrive as typed Malformed for their request`, () => {
+      const streamed = { count: 0 }
+      return Effect.gen(function*() {
         const server = yield* resource(() => startFaultServer({ get405: true, responseMode }))
         const next = yield* connections({ url: server.url, maxMessageBytes: 64 * 1024 })
         const client = yield* peer(yield* next)
@@ -252,7 +299,10 @@ describe("HttpTransport against the fault server", () => {
         expect(JsonRpc.isMalformed(big) && big.error.reason).toBe("TooLarge")
         server.faults.oversizedFor = undefined
         expect(resultOf(yield* client.request("ping"))).toEqual({})
-      }).pipe(Effect.provide(FetchHttpClient.layer)))
+        if (body === "native") expect(streamed.count).toBe(0)
+        else expect(streamed.count).toBeGreaterThan(0)
+      }).pipe(Effect.provideServiceEffect(HttpClient.HttpClient, watchedResponses(body === "stream", streamed)))
+    })
   }
 
   it.scopedLive("an oversized event on the GET stream ends the connection: a waiting request fails at once", () =>

@@ -1,10 +1,11 @@
 // Request spans over real loopback HTTP: the session id the server assigned and the transport's kind
 // reach the span, and the HTTP client's own spans are its children.
-import { FetchHttpClient } from "@effect/platform"
+import { FetchHttpClient, HttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { McpClient, TestTracer } from "@mcp-effect/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { HttpTransport } from "../src/index.js"
@@ -38,5 +39,53 @@ describe("request spans over HTTP", () => {
       const initialize = recorder.spans.find((s) => s.name === "mcp.client initialize")!
       expect(initialize.attributes.has("mcp.session.id")).toBe(false)
     }).pipe(Effect.withTracer(recorder.tracer))
+  })
+
+  // whether the HTTP client makes its span: what it sees of `currentTracerEnabled` while it sends
+  const recordingClient = (seen: Array<boolean>) =>
+    Layer.effect(
+      HttpClient.HttpClient,
+      Effect.map(HttpClient.HttpClient, (real) =>
+        HttpClient.make((request, _url, _signal, fiber) => {
+          seen.push(fiber.getFiberRef(FiberRef.currentTracerEnabled))
+          return real.execute(request)
+        }))
+    ).pipe(Layer.provide(FetchHttpClient.layer))
+
+  const callOnce = (options: { readonly tracePropagation?: boolean } = {}) => Effect.gen(function*() {
+    const server = yield* resource(() => startSdkServer("stateful"))
+    const context = yield* Layer.build(
+      McpClient.layer({ clientInfo: { name: "http-tracing", version: "1.0.0" }, prefetch: false }).pipe(
+        Layer.provide(HttpTransport.layer({ url: server.url, ...options }))
+      )
+    )
+    yield* Context.get(context, McpClient.McpClient).callTool({ name: "echo", arguments: { text: "hi" } })
+  })
+
+  it.scopedLive("without a tracer the HTTP client makes no span of its own (it would reach no one)", () => {
+    const seen: Array<boolean> = []
+    return callOnce().pipe(
+      Effect.provide(recordingClient(seen)),
+      Effect.andThen(() => {
+        expect(seen.length).toBeGreaterThan(0)
+        expect(seen.every((enabled) => !enabled)).toBe(true)
+      })
+    )
+  })
+
+  it.scopedLive("with a tracer, or with tracePropagation, the HTTP client makes its spans", () => {
+    const traced: Array<boolean> = []
+    const propagated: Array<boolean> = []
+    return callOnce().pipe(
+      Effect.provide(recordingClient(traced)),
+      Effect.withTracer(TestTracer.make().tracer),
+      Effect.zipRight(callOnce({ tracePropagation: true }).pipe(Effect.provide(recordingClient(propagated)))),
+      Effect.andThen(() => {
+        for (const seen of [traced, propagated]) {
+          expect(seen.length).toBeGreaterThan(0)
+          expect(seen.every((enabled) => enabled)).toBe(true)
+        }
+      })
+    )
   })
 })

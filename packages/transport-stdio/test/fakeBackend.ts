@@ -1,7 +1,7 @@
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import type { Backend, ExitStatus, Signal } from "../src/internal/backend.js"
+import type { Backend, ExitStatus, Process, Signal } from "../src/internal/backend.js"
 
 /** When a fake server exits: on stdin closing, on a signal, or never (it cannot even be reaped). */
 export type ExitsOn = "stdin" | Signal | "never"
@@ -16,9 +16,15 @@ export const fakePid = 4_194_305
 
 /**
  * A backend whose one process only records, on the `Clock`, what the
- * transport does to it; stdout stays open and silent.
+ * transport does to it; stdout stays open and silent. `stdin` replaces its
+ * stdin side (by default it takes every write and always has room).
  */
-export const fakeBackend = (exitsOn: ExitsOn, events: Array<Event>): Backend<never> => () =>
+export const fakeBackend = (
+  exitsOn: ExitsOn,
+  events: Array<Event>,
+  stdin?: Pick<Process, "write" | "hasRoom" | "writable">
+): Backend<never> =>
+() =>
   Effect.gen(function*() {
     const exited = yield* Deferred.make<ExitStatus>()
     const record = (event: Event["event"]) =>
@@ -32,6 +38,7 @@ export const fakeBackend = (exitsOn: ExitsOn, events: Array<Event>): Backend<nev
       write: () => {},
       hasRoom: () => true,
       writable: Effect.void,
+      ...stdin,
       endInput: Effect.zipRight(record("stdin closed"), exitIf("stdin", { _tag: "Code", code: 0 })),
       readStdout: () => Effect.never,
       pauseStdout: () => {},

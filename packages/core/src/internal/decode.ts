@@ -30,9 +30,12 @@ export const decoder = <A, I>(schema: Schema.Schema<A, I>, method?: string) => {
  * @internal
  */
 export const checker = <A, I>(schema: Schema.Schema<A, I>) => {
-  const is = Schema.is(schema)
-  const decode = ParseResult.decodeUnknownEither(schema, parseOptions)
+  // compiled on first use: most are built at module load, and most a process never needs
+  let is: ((u: unknown) => u is A) | undefined
+  let decode: ((u: unknown) => Either.Either<A, ParseResult.ParseIssue>) | undefined
   return (u: unknown): Either.Either<A, string> => {
+    is ??= Schema.is(schema)
+    decode ??= ParseResult.decodeUnknownEither(schema, parseOptions)
     try {
       if (is(u)) return Either.right(u)
       const result = decode(u)

@@ -1,48 +1,30 @@
-import { Validator } from "@cfworker/json-schema"
-import type { Schema as CfSchema, SchemaDraft } from "@cfworker/json-schema"
 import type * as JsonSchemaValidator from "../JsonSchemaValidator.js"
 
 const maxIssuesInMessage = 5
 
+const heads: Record<JsonSchemaValidator.ValidationError["reason"], string> = {
+  Mismatch: "value does not match its schema",
+  InvalidSchema: "schema cannot be used",
+  Unavailable: "the validator could not be loaded"
+}
+
 /** @internal */
 export const formatIssues = (
-  reason: "Mismatch" | "InvalidSchema",
+  reason: JsonSchemaValidator.ValidationError["reason"],
   issues: ReadonlyArray<JsonSchemaValidator.Issue>
 ): string => {
-  const head = reason === "Mismatch" ? "value does not match its schema" : "schema cannot be used"
   const shown = issues.slice(0, maxIssuesInMessage).map((issue) =>
     `${issue.instanceLocation === "" ? "#" : issue.instanceLocation}: ${issue.message}`
   )
   const more = issues.length > maxIssuesInMessage ? [`(${issues.length - maxIssuesInMessage} more)`] : []
-  return [head, ...shown, ...more].join("; ")
+  return [heads[reason], ...shown, ...more].join("; ")
 }
 
-const drafts: ReadonlyArray<readonly [string, SchemaDraft]> = [
-  ["draft/2020-12", "2020-12"],
-  ["draft/2019-09", "2019-09"],
-  ["draft-07", "7"],
-  ["draft-04", "4"]
-]
-
-const draftOf = (schema: JsonSchemaValidator.JsonSchema): SchemaDraft => {
-  const declared = typeof schema === "object" ? schema.$schema : undefined
-  if (typeof declared !== "string") return "2020-12"
-  return drafts.find(([marker]) => declared.includes(marker))?.[1] ?? "2020-12"
-}
-
-/** @internal */
-export const cfworkerCompiler: JsonSchemaValidator.Compiler = (schema) => {
-  // the library annotates the schema objects it dereferences: give it a copy,
-  // so tool schemas stay exactly as the server sent them
-  const copy = typeof schema === "boolean" ? schema : structuredClone(schema) as CfSchema
-  const validator = new Validator(copy, draftOf(schema), false)
-  return (value) => {
-    const result = validator.validate(value)
-    if (result.valid) return []
-    return result.errors.map((unit) => ({
-      instanceLocation: unit.instanceLocation.replace(/^#/, ""),
-      keywordLocation: unit.keywordLocation.replace(/^#/, ""),
-      message: unit.error
-    }))
-  }
-}
+/**
+ * The `@cfworker/json-schema` compiler, loaded on first use: a separate chunk for bundlers, a
+ * module evaluated only when a schema is first checked for Node.
+ *
+ * @internal
+ */
+export const loadCfworker = (): Promise<JsonSchemaValidator.Compiler> =>
+  import("./cfworker.js").then((module) => module.compiler)

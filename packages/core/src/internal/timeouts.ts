@@ -30,23 +30,24 @@ export const expiredKind = (timed: Timed): "idle" | "total" =>
 
 /**
  * At most one fiber per session watches every request's deadline, instead of
- * a timer per request: a request costs a `Set` insert. The fiber sleeps on
- * the `Clock` until the earliest deadline (or, with none left, the latest
- * one it was shown; so `TestClock` drives it) and ends once nothing is left
- * to wait for: an idle session has none. A deadline earlier than the one it
- * sleeps towards replaces it with a fiber sleeping less long (a sleep cannot
- * be shortened, and a race of the sleep with a wake-up signal would cost two
- * more fibers all the time).
+ * a timer per request. It reads the deadlines from the caller's own table of
+ * requests (`watched`), so a request costs no insert or removal here. The
+ * fiber sleeps on the `Clock` until the earliest deadline (or, with none
+ * left, the latest one it was shown; so `TestClock` drives it) and ends once
+ * nothing is left to wait for: an idle session has none. A deadline earlier
+ * than the one it sleeps towards replaces it with a fiber sleeping less long
+ * (a sleep cannot be shortened, and a race of the sleep with a wake-up signal
+ * would cost two more fibers all the time).
  *
  * @internal
  */
 export const makeSweeper = <T extends Timed>(
   clock: Clock.Clock,
+  watched: () => Iterable<T>,
   expire: (timed: T) => void
 ): Effect.Effect<
   {
     readonly watch: (timed: T) => void
-    readonly unwatch: (timed: T) => void
     /** Whether a fiber sleeps towards a deadline now (for tests). */
     readonly sleeping: () => boolean
   },
@@ -54,7 +55,6 @@ export const makeSweeper = <T extends Timed>(
   Scope.Scope
 > =>
   Effect.gen(function*() {
-    const watched = new Set<T>()
     const runtime = yield* Effect.runtime<never>()
     let sleeper: Fiber.RuntimeFiber<void> | undefined
     let sleepingUntil = Infinity
@@ -72,10 +72,9 @@ export const makeSweeper = <T extends Timed>(
     /** Expires what is due; the time to wake next, `Infinity` for never. */
     const sweep = (now: number) => {
       let next = Infinity
-      for (const timed of watched) {
+      for (const timed of watched()) {
         const deadline = deadlineOf(timed)
         if (deadline <= now) {
-          watched.delete(timed)
           expire(timed)
         } else if (deadline < next) {
           next = deadline
@@ -102,7 +101,6 @@ export const makeSweeper = <T extends Timed>(
 
     return {
       watch: (timed) => {
-        watched.add(timed)
         const deadline = deadlineOf(timed)
         if (deadline > latestDeadline) latestDeadline = deadline
         if (deadline < sleepingUntil && !closed) {
@@ -111,9 +109,6 @@ export const makeSweeper = <T extends Timed>(
           sleeper = Runtime.runFork(runtime)(sleepUntil(deadline))
           if (replaced !== undefined) replaced.unsafeInterruptAsFork(FiberId.none)
         }
-      },
-      unwatch: (timed) => {
-        watched.delete(timed)
       },
       sleeping: () => sleeper !== undefined
     }

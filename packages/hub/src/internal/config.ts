@@ -14,7 +14,7 @@ const StringMap = Schema.Record({ key: Schema.String, value: Schema.String })
 
 /** Every key of every supported format, each with its type; other keys are ignored. */
 const Entry = Schema.Struct({
-  type: Schema.optional(Schema.Literal("stdio", "http", "streamable-http", "streamableHttp", "sse")),
+  type: Schema.optional(Schema.Literal("stdio", "http", "streamable-http", "streamableHttp", "sse", "ws", "websocket")),
   command: Schema.optional(Schema.String),
   args: Schema.optional(Schema.Array(Schema.String)),
   env: Schema.optional(StringMap),
@@ -44,6 +44,26 @@ const firstIssue = (error: ParseResult.ParseError): { readonly path: string; rea
 
 const join = (...parts: ReadonlyArray<string>) => parts.filter((p) => p !== "").join(".")
 
+type RemoteTag = Exclude<ServerConfig.Transport["_tag"], "Stdio">
+
+const webSocketSchemes: ReadonlyArray<string> = ["ws:", "wss:"]
+const httpSchemes: ReadonlyArray<string> = ["http:", "https:"]
+/** A `url` without `type`: its scheme picks the transport. */
+const anyScheme: ReadonlyArray<string> = [...httpSchemes, ...webSocketSchemes]
+
+const schemesOf = (tag: RemoteTag | undefined): ReadonlyArray<string> =>
+  tag === undefined ? anyScheme : tag === "WebSocket" ? webSocketSchemes : httpSchemes
+
+/** `http:, https:, ws: or wss:` */
+const schemeList = (schemes: ReadonlyArray<string>) => `${schemes.slice(0, -1).join(", ")} or ${schemes.at(-1)}`
+
+/** The scheme of a URL as written (lower case, with its colon); `undefined` when it is not written out (`${URL}`). */
+const schemeOf = (url: string): string | undefined => /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0].toLowerCase()
+
+/** The transport a `url` names: `tag` when the entry gave a type, else by scheme (Streamable HTTP until known). */
+const remoteTag = (tag: RemoteTag | undefined, scheme: string | undefined): RemoteTag =>
+  tag ?? (scheme !== undefined && webSocketSchemes.includes(scheme) ? "WebSocket" : "Http")
+
 /** @internal */
 export const fromEntry = (
   name: string,
@@ -69,17 +89,30 @@ export const fromEntry = (
     }
     auth = Schema.encodeSync(ServerAuth.ServerAuth)(checked.right)
   }
-  const http = (url: string, tag: "Http" | "Sse") => ({ _tag: tag, url, headers: raw.headers ?? {} })
-  let transport: ServerConfig.Transport
+  const remote = (key: string, url: string, tag: RemoteTag | undefined) => {
+    const scheme = schemeOf(url)
+    const allowed = schemesOf(tag)
+    if (scheme !== undefined && !allowed.includes(scheme)) {
+      return fail(key, `must be a URL with scheme ${schemeList(allowed)}`)
+    }
+    return Either.right<ServerConfig.Transport>({ _tag: remoteTag(tag, scheme), url, headers: raw.headers ?? {} })
+  }
+  let transport: Either.Either<ServerConfig.Transport, ServerConfigError>
   switch (raw.type) {
     case "stdio": {
       if (raw.command === undefined) return fail("command", "is required for a stdio server")
-      transport = stdio(raw.command, raw)
+      transport = Either.right(stdio(raw.command, raw))
       break
     }
     case "sse": {
       if (raw.url === undefined) return fail("url", "is required for an SSE server")
-      transport = http(raw.url, "Sse")
+      transport = remote("url", raw.url, "Sse")
+      break
+    }
+    case "ws":
+    case "websocket": {
+      if (raw.url === undefined) return fail("url", "is required for a WebSocket server")
+      transport = remote("url", raw.url, "WebSocket")
       break
     }
     case "http":
@@ -87,22 +120,23 @@ export const fromEntry = (
     case "streamableHttp": {
       const url = raw.url ?? raw.httpUrl
       if (url === undefined) return fail("url", "is required for an HTTP server")
-      transport = http(url, "Http")
+      transport = remote(raw.url !== undefined ? "url" : "httpUrl", url, "Http")
       break
     }
     case undefined: {
       const url = raw.httpUrl ?? raw.url
-      if (raw.command !== undefined && url !== undefined) {
-        return fail(raw.httpUrl !== undefined ? "httpUrl" : "url", "cannot be given together with command")
-      }
-      if (raw.command !== undefined) transport = stdio(raw.command, raw)
-      else if (url !== undefined) transport = http(url, "Http")
-      else return fail("", "needs a command (stdio) or a url / httpUrl (HTTP)")
+      const key = raw.httpUrl !== undefined ? "httpUrl" : "url"
+      if (raw.command !== undefined && url !== undefined) return fail(key, "cannot be given together with command")
+      if (raw.command !== undefined) transport = Either.right(stdio(raw.command, raw))
+      // gemini-cli's httpUrl is Streamable HTTP
+      else if (url !== undefined) transport = remote(key, url, raw.httpUrl !== undefined ? "Http" : undefined)
+      else return fail("", "needs a command (stdio) or a url / httpUrl (HTTP, WebSocket)")
     }
   }
+  if (Either.isLeft(transport)) return Either.left(transport.left)
   return Either.right({
     name,
-    transport,
+    transport: transport.right,
     disabled: raw.disabled ?? false,
     trusted: raw.trusted ?? raw.trust ?? false,
     ...(auth === undefined ? {} : { auth }),
@@ -163,17 +197,33 @@ export const load = (path: string): Effect.Effect<ServerConfig.Parsed, ConfigFil
     return yield* fromJson(json, path)
   })
 
-const parseUrl = (name: string, key: string, text: string): Effect.Effect<URL, ServerConfigError> => {
+const parseUrl = (
+  name: string,
+  key: string,
+  text: string,
+  schemes: ReadonlyArray<string>
+): Effect.Effect<URL, ServerConfigError> => {
   let url: URL | undefined
   try {
     url = new URL(text)
   } catch {
     url = undefined
   }
-  return url !== undefined && (url.protocol === "http:" || url.protocol === "https:")
+  return url !== undefined && schemes.includes(url.protocol)
     ? Effect.succeed(url)
-    : Effect.fail(new ServerConfigError({ server: name, key, reason: "is not an http or https URL" }))
+    : Effect.fail(new ServerConfigError({ server: name, key, reason: `is not a URL with scheme ${schemeList(schemes)}` }))
 }
+
+/** The expanded URL, checked; a `url` without type (`Http`) written as `${VAR}` is picked by its expanded scheme. */
+const remoteUrl = (
+  transport: Exclude<ServerConfig.Transport, { readonly _tag: "Stdio" }>,
+  text: string,
+  name: string,
+  key: string
+): Effect.Effect<{ readonly _tag: RemoteTag; readonly url: URL }, ServerConfigError> =>
+  transport._tag === "Http"
+    ? Effect.map(parseUrl(name, key, text, anyScheme), (url) => ({ _tag: remoteTag(undefined, url.protocol), url }))
+    : Effect.map(parseUrl(name, key, text, schemesOf(transport._tag)), (url) => ({ _tag: transport._tag, url }))
 
 /** @internal */
 export const resolve = (config: ServerConfig.ServerConfig): Effect.Effect<ServerConfig.Resolved, ServerConfigError> =>
@@ -193,8 +243,7 @@ export const resolve = (config: ServerConfig.ServerConfig): Effect.Effect<Server
         cwd: t.cwd === undefined ? undefined : yield* expand(t.cwd, "cwd")
       }
       : {
-        _tag: t._tag,
-        url: yield* Effect.flatMap(expand(t.url, "url"), (url) => parseUrl(name, key("url"), url)),
+        ...yield* remoteUrl(t, yield* expand(t.url, "url"), name, key("url")),
         headers: Object.fromEntries(
           Object.entries(yield* expandMap(t.headers, "headers")).map(([k, v]) => [k, Redacted.make(v)] as const)
         )

@@ -127,6 +127,8 @@ const make_ = (
     const run = (entry: Entry, config: ServerConfig.ServerConfig, runId: number, scope: Scope.Scope) =>
       Effect.gen(function*() {
         const resolved = yield* ServerConfig.resolve(config)
+        // a url written as ${VAR}: its expanded scheme may name another kind than the config did
+        yield* update(entry, runId, (e) => setStatus(e, { transport: ServerConfig.transportKind(resolved) }))
         const built = yield* Scope.extend(factory.make(resolved, { reconnect: options.reconnect }), scope)
         const client = yield* McpClient.make({
           ...options.client,

@@ -1,6 +1,7 @@
 /**
  * The authorization-code flow with PKCE (S256 only), `state`, `resource`
- * and the RFC 9207 `iss` check. The PKCE verifier and state are kept in the
+ * and the RFC 9207 `iss` check; with DPoP, the code is bound to the key
+ * (`dpop_jkt`). The PKCE verifier, state and DPoP key are kept in the
  * `TokenStore` while the user is away, so a full-page redirect can finish
  * the flow after the page loads again (`complete`).
  *
@@ -15,6 +16,7 @@ import type * as Authorizer from "../Authorizer.js"
 import { OAuthError } from "../OAuthError.js"
 import * as Scopes from "../Scopes.js"
 import type * as TokenStore from "../TokenStore.js"
+import * as Dpop from "./dpop.js"
 import type * as Engine from "./engine.js"
 import * as Grants from "./grants.js"
 import * as Identity from "./identity.js"
@@ -44,13 +46,16 @@ export const grant = (authorizer: Authorizer.Service, offlineAccess: boolean): E
       const codeVerifier = Redacted.make(oauth.generateRandomCodeVerifier())
       const state = oauth.generateRandomState()
       const scope = Scopes.format(scopes)
+      const dpop = flow.http.dpop
+      const dpopKey = dpop === undefined ? undefined : yield* Dpop.authorizationKey(dpop, as)
       const url = yield* Grants.authorizationUrl(flow.http, as, {
         clientId: identity.client.client_id,
         redirectUri: session.redirectUri,
         codeVerifier: Redacted.value(codeVerifier),
         state,
         resource: flow.key.resource,
-        scope
+        scope,
+        dpopJkt: dpopKey?.thumbprint
       })
       const createdAt = yield* Clock.currentTimeMillis
       yield* Effect.acquireRelease(
@@ -61,11 +66,14 @@ export const grant = (authorizer: Authorizer.Service, offlineAccess: boolean): E
           key: flow.key,
           clientId: identity.client.client_id,
           scope,
-          createdAt
+          createdAt,
+          ...(dpopKey === undefined ? {} : { dpopKey })
         }).pipe(Effect.mapError(storeError("write"))),
         () => Effect.ignore(flow.store.deletePending(state))
       )
       const callback = yield* session.authorize({ url, state, redirectUri: session.redirectUri })
+      // the code is bound to this key: it is the one the exchange proves, whatever was read meanwhile
+      if (dpop !== undefined && dpopKey !== undefined) yield* Dpop.adopt(dpop, dpopKey)
       const response = yield* Grants.exchangeCode(flow.http, as, {
         identity,
         callback,
@@ -102,6 +110,16 @@ export const complete = (flow: Engine.Flow, callback: URLSearchParams): Effect.E
     const identity = yield* Identity.resolve(resolveInput(flow), undefined)
     if (identity.client.client_id !== request.clientId) {
       return yield* new OAuthError({ reason: "Authorization", message: "the client registration changed meanwhile" })
+    }
+    if (request.dpopKey !== undefined) {
+      // the code is bound to the key of the page that asked for it (dpop_jkt); this page load starts without it
+      if (flow.http.dpop === undefined) {
+        return yield* new OAuthError({
+          reason: "Configuration",
+          message: "the pending authorization is bound to a DPoP key, but the dpop option is off"
+        })
+      }
+      yield* Dpop.adopt(flow.http.dpop, request.dpopKey)
     }
     const response = yield* Grants.exchangeCode(flow.http, flow.discovered.authorizationServer, {
       identity,

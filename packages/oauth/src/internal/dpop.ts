@@ -1,7 +1,9 @@
 /**
  * DPoP (RFC 9449): one key pair per OAuth client Layer, a proof JWT on every
  * token request and every request to the MCP server, server-supplied nonces
- * remembered per origin, and the key kept beside the tokens it is bound to.
+ * remembered per origin (from refusals and from successful answers), the key
+ * kept beside the tokens it is bound to and beside a pending authorization
+ * whose code is bound to it (`dpop_jkt`).
  *
  * Keys are WebCrypto keys made and read with `jose`, so the same code runs in
  * Node and in browsers. The private key is extractable: it is stored (sealed,
@@ -167,6 +169,52 @@ const proof = (
     })
   })
 
+/** An authorization server whose `dpop_signing_alg_values_supported` lacks the key's algorithm is refused up front. */
+const requireAlgorithm = (session: Session, as: oauth.AuthorizationServer): Effect.Effect<void, OAuthError> => {
+  const supported = as.dpop_signing_alg_values_supported
+  return supported !== undefined && !supported.includes(session.algorithm)
+    ? Effect.fail(configuration(
+      `the authorization server accepts DPoP proofs signed with ${supported.join(", ") || "nothing"}, not ${session.algorithm}`
+    ))
+    : Effect.void
+}
+
+/**
+ * @internal the key an authorization code is bound to (`dpop_jkt`, RFC 9449 §10): the one in use, else a new
+ * one. Its stored form is kept with the pending authorization, so the code exchange, in this page load or the
+ * next, proves possession of this key.
+ */
+export const authorizationKey = (
+  session: Session,
+  as: oauth.AuthorizationServer
+): Effect.Effect<TokenStore.DpopKey, OAuthError> =>
+  Effect.zipRight(requireAlgorithm(session, as), Effect.map(currentKey(session), (key) => key.stored))
+
+/**
+ * @internal puts the key of a pending authorization in use before its code is exchanged (a full-page
+ * redirect starts with no key, or another one); a key that cannot be read is an `Authorization` error
+ */
+export const adopt = (session: Session, stored: TokenStore.DpopKey): Effect.Effect<void, OAuthError> =>
+  SynchronizedRef.updateEffect(session.key, (inUse) =>
+    Option.isSome(inUse) && sameKey(inUse.value.stored, stored)
+      ? Effect.succeed(inUse)
+      : Effect.flatMap(load(stored), (loaded) =>
+        Option.isSome(loaded)
+          ? Effect.succeed(loaded)
+          : Effect.fail(
+            new OAuthError({
+              reason: "Authorization",
+              message: "the DPoP key of the pending authorization cannot be read"
+            })
+          )))
+
+/**
+ * @internal a successful answer's `DPoP-Nonce` (RFC 9449 §8.2) is remembered, so the next request carries it
+ * instead of being refused with `use_dpop_nonce` first
+ */
+export const onResponse = (session: Session, info: HttpAuth.ResponseInfo): Effect.Effect<void> =>
+  info.nonce === undefined ? Effect.void : rememberNonce(session, info.url, info.nonce)
+
 /**
  * @internal sends a token request (to `tokenEndpoint`, already checked) with a proof
  * (`DPoP` header) when DPoP is on; a `use_dpop_nonce` refusal that brought a new nonce is
@@ -179,17 +227,12 @@ export const proven = <A>(
   send: (headers: Record<string, string>) => Effect.Effect<A, OAuthError>
 ): Effect.Effect<A, OAuthError> => {
   if (session === undefined) return send({})
-  const supported = as.dpop_signing_alg_values_supported
-  if (supported !== undefined && !supported.includes(session.algorithm)) {
-    return Effect.fail(configuration(
-      `the authorization server accepts DPoP proofs signed with ${supported.join(", ") || "nothing"}, not ${session.algorithm}`
-    ))
-  }
   const once = Effect.gen(function*() {
     const key = yield* currentKey(session)
     return yield* send({ dpop: yield* proof(session, key, "POST", tokenEndpoint, undefined) })
   })
   return Effect.gen(function*() {
+    yield* requireAlgorithm(session, as)
     const before = yield* nonceOf(session, tokenEndpoint)
     return yield* Effect.catchAll(once, (error) =>
       Effect.flatMap(

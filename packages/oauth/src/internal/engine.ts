@@ -337,5 +337,9 @@ export const make = (
     yield* forget(flowOf(known.discovered))
   })
 
-  return { auth: { headers, onChallenge }, flow, authorize, signOut }
+  const dpop = http.dpop
+  const auth: HttpAuth.Service = dpop === undefined
+    ? { headers, onChallenge }
+    : { headers, onChallenge, onResponse: (response) => Dpop.onResponse(dpop, response) }
+  return { auth, flow, authorize, signOut }
 }

@@ -113,6 +113,8 @@ export interface AuthorizationUrlInput {
   readonly state: string
   readonly resource: string
   readonly scope: string | undefined
+  /** The thumbprint of the DPoP key the code is to be bound to (RFC 9449 §10). */
+  readonly dpopJkt?: string | undefined
 }
 
 /** @internal the authorization URL, checked by the `UrlPolicy` */
@@ -133,6 +135,7 @@ export const authorizationUrl = (
     url.searchParams.set("state", input.state)
     url.searchParams.set("resource", input.resource)
     if (input.scope !== undefined) url.searchParams.set("scope", input.scope)
+    if (input.dpopJkt !== undefined) url.searchParams.set("dpop_jkt", input.dpopJkt)
     // OpenID Connect only issues a refresh token for offline_access with an explicit consent prompt
     if (input.scope?.split(" ").includes("offline_access") === true) url.searchParams.set("prompt", "consent")
     return url

@@ -297,6 +297,8 @@ const register = (
       response_types: ["code"],
       application_type: loopback ? "native" : "web",
       ...(method === undefined ? {} : { token_endpoint_auth_method: method }),
+      // RFC 9449 §5.2: this client always asks for DPoP-bound tokens
+      ...(input.http.dpop === undefined ? {} : { dpop_bound_access_tokens: true }),
       ...input.options.metadata
     }
     const response = yield* Calls.call(

@@ -42,7 +42,12 @@ export const pending = (createdAt: number, state = "state-0d9e"): TokenStore.Pen
   key,
   clientId: "client-1",
   scope: "mcp:read",
-  createdAt
+  createdAt,
+  // the key a DPoP-bound code is bound to (dpop_jkt), a secret of the same record
+  dpopKey: {
+    privateJwk: Redacted.make(JSON.stringify({ kty: "EC", crv: "P-256", x: "x-31d0", y: "y-c7e2", d: "dpop-pending-d-61a7" })),
+    thumbprint: "jkt-8f03"
+  }
 })
 
 /** Every secret of the fixtures above, to look for in stored bytes. */
@@ -52,7 +57,8 @@ export const secrets = [
   "client-secret-a81d4e",
   "registration-token-5c02f7",
   "code-verifier-e4b6c8d0a2f1e3b5c7d9f0a1b2c3d4e5f6a7b8c9d0e",
-  "dpop-private-d-9c41"
+  "dpop-private-d-9c41",
+  "dpop-pending-d-61a7"
 ]
 
 const secret = (value: Redacted.Redacted<string> | undefined) => {
@@ -75,7 +81,11 @@ export const exposeClient = (c: TokenStore.ClientRegistration) => ({
   registrationAccessToken: secret(c.registrationAccessToken)
 })
 
-export const exposePending = (p: TokenStore.PendingAuthorization) => ({ ...p, codeVerifier: secret(p.codeVerifier) })
+export const exposePending = (p: TokenStore.PendingAuthorization) => ({
+  ...p,
+  codeVerifier: secret(p.codeVerifier),
+  dpopKey: p.dpopKey === undefined ? undefined : { ...p.dpopKey, privateJwk: secret(p.dpopKey.privateJwk) }
+})
 
 const someValue = <A>(option: Option.Option<A>): A => {
   expect(Option.isSome(option)).toBe(true)

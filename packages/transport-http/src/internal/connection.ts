@@ -26,6 +26,8 @@ import * as Inbound from "./inbound.js"
 import * as Legacy from "./legacy.js"
 import * as Modern from "./modern.js"
 import * as Resume from "./resume.js"
+import * as Sends from "./sends.js"
+import * as Tracing from "./tracing.js"
 import * as RetryAfter from "./retryAfter.js"
 import { followPostStream, isEventStream, runGetStream } from "./streams.js"
 
@@ -50,7 +52,13 @@ export const makeConnections = (
   Effect.flatMap(Effect.suspend(() => resolveConfig(options)), (config) =>
     Effect.map(HttpClient.HttpClient, (client) => {
       // trace headers only when asked for: in a browser each one needs the server's CORS permission
-      const execute = makeExecute(config, HttpClient.withTracerPropagation(client, config.tracePropagation), auth)
+      const execute = makeExecute(
+        config,
+        config.tracePropagation ? HttpClient.withTracerPropagation(client, true) : Tracing.spansWhenTraced(
+          HttpClient.withTracerPropagation(client, false)
+        ),
+        auth
+      )
       // learned once per transport: later connections go straight to HTTP+SSE
       const shared: Shared = { legacy: false, notBefore: 0 }
       return Stream.unwrap(Effect.map(Deferred.make<never, McpError.TransportError>(), (blocked) => {
@@ -83,8 +91,7 @@ const connect = (
     const scope = yield* Effect.scope
     const handoff = Option.getOrUndefined(yield* Effect.serviceOption(McpTransport.Resumption))
     const inbound = Inbound.make(config.inboundCapacity)
-    const ended = yield* Deferred.make<void>()
-    yield* Effect.addFinalizer(() => Deferred.succeed(ended, undefined))
+    const sends = Sends.make()
     const state: State = {
       sessionId: undefined,
       protocolVersion: undefined,
@@ -102,7 +109,7 @@ const connect = (
       fail: (error) =>
         Effect.suspend(() => {
           if (state.failure === undefined) state.failure = error
-          return Effect.zipRight(inbound.fail(error), Deferred.succeed(ended, undefined))
+          return Effect.zipRight(inbound.fail(error), sends.failWaiting(state.failure))
         }),
       expire: (what) =>
         Effect.suspend(() => {
@@ -119,22 +126,20 @@ const connect = (
         return headers
       },
       resumable: (update) => handoff === undefined ? Effect.void : handoff.save(update),
-      fork: (effect) => Effect.asVoid(Effect.forkIn(effect, scope)),
-      whileOpen: (effect) =>
-        Effect.raceFirst(
-          effect,
-          Effect.flatMap(Deferred.await(ended), () =>
-            Effect.fail(
-              state.failure ?? new McpError.TransportError({
-                reason: "Closed",
-                message: `the connection to ${config.description} is closed`
-              })
-            ))
-        )
+      fork: (effect) => Effect.asVoid(Effect.forkIn(effect, scope))
     }
 
     // runs after the background fibers (forked later into the same scope) are interrupted
     yield* Effect.addFinalizer(() => terminate(ctx))
+    // and after every send and the reading of its answer
+    yield* Effect.addFinalizer(() =>
+      sends.close(
+        state.failure ?? new McpError.TransportError({
+          reason: "Closed",
+          message: `the connection to ${config.description} is closed`
+        })
+      )
+    )
     if (shared.legacy) state.legacyEndpoint = yield* Effect.catchAll(Legacy.open(ctx), toConnectError)
     // a stored session to continue (never over HTTP+SSE, whose sessions end with their stream)
     const resume = handoff === undefined || shared.legacy ? undefined : yield* handoff.resume
@@ -155,11 +160,14 @@ const connect = (
         // the one message read by name: a failed initialize ends the connection, its answer carries the
         // session id, and it is what falls back to HTTP+SSE
         const initialize = JsonRpc.isRequest(message) && message.method === "initialize"
-        const sent = state.legacyEndpoint !== undefined
-          ? Legacy.post(ctx, state.legacyEndpoint, message)
-          : postStreamable(ctx, message, initialize, shared)
-        // a connection whose initialize failed is of no use: end it so the session moves on
-        return ctx.whileOpen(initialize ? Effect.tapError(sent, ctx.fail) : sent)
+        const endpoint = state.legacyEndpoint
+        return sends.run((sent) => {
+          const posted = endpoint !== undefined
+            ? Legacy.post(ctx, endpoint, message)
+            : postStreamable(ctx, message, initialize, shared, (answer) => Effect.zipRight(sent, answer))
+          // a connection whose initialize failed is of no use: end it so the session moves on
+          return initialize ? Effect.tapError(posted, ctx.fail) : posted
+        })
       })
 
     return {
@@ -217,11 +225,18 @@ const terminate = (ctx: Ctx): Effect.Effect<void> =>
     )
   })
 
+/**
+ * POSTs one message. Once the server accepted it, `read` is given the
+ * reading of its answer (a JSON body or an SSE stream), which never fails:
+ * a send reads it in its own fiber, a re-posted listen request in a fiber
+ * of the connection.
+ */
 const postStreamable = (
   ctx: Ctx,
   message: JsonRpc.Message,
   initialize: boolean,
   shared: Shared,
+  read: (answer: Effect.Effect<void>) => Effect.Effect<void>,
   listenBackoff?: Backoff.Backoff
 ): Effect.Effect<void, McpTransport.ConnectionError> =>
   Effect.gen(function*() {
@@ -304,7 +319,7 @@ const postStreamable = (
           response,
           pending,
           // the listen stream is long-lived: when it drops, the same request is posted again
-          listen ? (backoff) => postStreamable(ctx, message, false, shared, backoff) : undefined,
+          listen ? (backoff) => postStreamable(ctx, message, false, shared, ctx.fork, backoff) : undefined,
           listenBackoff
         )
         : readBody(ctx, response, pending)
@@ -313,10 +328,12 @@ const postStreamable = (
         : total - ((yield* Clock.currentTimeMillis) - startedAt)
       const timed = remaining === undefined ? body : body.pipe(
         Effect.timeoutFail({ duration: Math.max(0, remaining), onTimeout: () => totalTimeout(config, total!) }),
-        Effect.catchAll(ctx.fail)
+        // the total budget ends with the last answer: running out while the rest of the stream is read only stops reading
+        Effect.catchAll((error) => pending.size === 0 ? Effect.void : ctx.fail(error))
       )
-      yield* ctx.fork(modern !== undefined && requestId !== undefined ? Modern.cancellable(ctx.era, requestId, timed) : timed)
-      return
+      return yield* read(
+        modern !== undefined && requestId !== undefined ? Modern.cancellable(ctx.era, requestId, timed) : timed
+      )
     }
     if (status === 404 && hadSession) {
       yield* discard(config, response)

@@ -45,6 +45,4 @@ export interface Ctx {
   readonly resumable: (update: McpTransport.Resumable) => Effect.Effect<void>
   /** runs a background fiber that lives as long as the connection */
   readonly fork: (effect: Effect.Effect<void>) => Effect.Effect<void>
-  /** runs a send so that it fails (and its HTTP request is aborted) when the connection ends */
-  readonly whileOpen: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E | McpTransport.ConnectionError>
 }

@@ -1,13 +1,13 @@
 import * as Headers from "@effect/platform/Headers"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { JsonRpc, McpError } from "@mcp-effect/core"
+import { McpError } from "@mcp-effect/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Stream from "effect/Stream"
 import * as HttpAuth from "../HttpAuth.js"
 import { type Config, describeUrl } from "./config.js"
 import * as Blocked from "./blocked.js"
+import * as Body from "./body.js"
 import * as Redirect from "./redirect.js"
 import * as WwwAuthenticate from "./wwwAuthenticate.js"
 
@@ -93,46 +93,50 @@ export const readLimited = (
   phase: string
 ): Effect.Effect<Option.Option<string>, McpError.TransportError> =>
   Effect.suspend(() => {
-    const failed = (e: Parameters<typeof describeFailure>[0]) =>
-      new McpError.TransportError({
-        reason: "Read",
-        phase,
-        message: `reading the body from ${config.description} failed: ${describeFailure(e)}`
-      })
-    // a body whose declared length fits is read in one go, which costs far less than a stream
-    const declared = Number(response.headers["content-length"])
-    if (response.headers["content-length"] !== undefined && Number.isFinite(declared) && declared <= max) {
-      return Effect.map(Effect.mapError(response.text, failed), (text) =>
-        // a server that sent more than it declared is held to the limit all the same
-        text.length > max && JsonRpc.byteLength(text) > max ? Option.none() : Option.some(text))
-    }
     const parts: Array<Uint8Array> = []
     let size = 0
     let tooLarge = false
-    return response.stream.pipe(
-      Stream.takeWhile((chunk) => {
-        size += chunk.length
-        if (size > max) {
-          tooLarge = true
-          return false
-        }
-        parts.push(chunk)
-        return true
-      }),
-      Stream.runDrain,
-      Effect.mapError(failed),
+    return Body.read(response, (chunk) => {
+      size += chunk.length
+      if (size > max) {
+        tooLarge = true
+        return stop
+      }
+      parts.push(chunk)
+      return more
+    }).pipe(
+      Effect.mapError((error) =>
+        new McpError.TransportError({
+          reason: "Read",
+          phase,
+          message: `reading the body from ${config.description} failed: ${describeFailure(bodyFailure(error))}`
+        })
+      ),
       Effect.map(() => {
         if (tooLarge) return Option.none()
+        if (parts.length === 1) return Option.some(utf8.decode(parts[0]))
         const all = new Uint8Array(size)
         let offset = 0
         for (const part of parts) {
           all.set(part, offset)
           offset += part.length
         }
-        return Option.some(new TextDecoder().decode(all))
+        return Option.some(utf8.decode(all))
       })
     )
   })
+
+const more: Effect.Effect<boolean> = Effect.succeed(true)
+const stop: Effect.Effect<boolean> = Effect.succeed(false)
+const utf8 = new TextDecoder()
+
+/**
+ * A body that broke, described as the platform describes it (`Decode`, with
+ * the cause the body's source gave).
+ *
+ * @internal
+ */
+export const bodyFailure = (error: Body.Failed) => ({ reason: "Decode", cause: error.cause })
 
 /** @internal reads and drops a (small) body so the connection can be reused */
 export const discard = (config: Config, response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> =>
@@ -234,11 +238,15 @@ export const makeExecute = (
     Effect.gen(function*() {
       const hookHeaders = Option.isSome(auth) ? yield* auth.value.headers(info) : {}
       const response = yield* send(hookHeaders)
-      if (response.status !== 401 && response.status !== 403) return response
+      const nonce = response.headers["dpop-nonce"]
+      if (response.status !== 401 && response.status !== 403) {
+        const onResponse = Option.isSome(auth) ? auth.value.onResponse : undefined
+        if (onResponse !== undefined) yield* onResponse({ url: info.url, status: response.status, nonce })
+        return response
+      }
       yield* discard(config, response)
       const header = response.headers["www-authenticate"]
       const challenges = header === undefined ? [] : WwwAuthenticate.parse(header)
-      const nonce = response.headers["dpop-nonce"]
       const challenge: HttpAuth.ChallengeInfo = {
         status: response.status,
         url: info.url,

@@ -4,10 +4,10 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as Stream from "effect/Stream"
 import * as Backoff from "./backoff.js"
 import type { Ctx } from "./context.js"
-import { describeFailure, discard, httpError } from "./exchange.js"
+import * as Body from "./body.js"
+import { bodyFailure, describeFailure, discard, httpError } from "./exchange.js"
 import * as RetryAfter from "./retryAfter.js"
 import * as Sse from "./sse.js"
 
@@ -30,9 +30,15 @@ export const isEventStream = (response: HttpClientResponse.HttpClientResponse): 
   (response.headers["content-type"] ?? "").toLowerCase().includes("text/event-stream")
 
 /**
- * Delivers the messages of a response stream until it ends or, when
- * `pending` is given, until every request id in it is answered. Fails with
+ * Delivers the messages of a response stream until the server ends it.
+ * With `pending` (the request ids a POST carried), it reports whether every
+ * one was answered; the stream is still read to its end after that (the
+ * server closes it right after the last answer), which lets the HTTP client
+ * reuse the connection instead of aborting the response. Fails with
  * `TransportError` (phase `idle` for the idle timeout) when reading breaks.
+ *
+ * The bytes are decoded and parsed in one pass per chunk (no stream stage
+ * per step; see `Body.read`).
  *
  * @internal
  */
@@ -46,36 +52,19 @@ export const consume = (
 ): Effect.Effect<void, McpError.TransportError> => {
   const { config } = ctx
   const reader = Sse.makeReader(config.maxMessageBytes)
+  const decoder = new TextDecoder()
   const idle = config.idleMillis
-  const text = response.stream.pipe(
-    Stream.decodeText(),
-    Stream.mapError((e) =>
-      new McpError.TransportError({
-        reason: "Read",
-        phase,
-        message: `the SSE stream from ${config.description} broke: ${describeFailure(e)}`
-      })
-    )
-  )
-  const guarded = idle === undefined ? text : Stream.timeoutFail(
-    text,
-    () =>
-      new McpError.TransportError({
-        reason: "Read",
-        phase: "idle",
-        message: `the SSE stream from ${config.description} was silent for ${idle} ms`
-      }),
-    idle
-  )
   const handle = (item: Sse.Item): Effect.Effect<boolean> => {
     switch (item._tag) {
       case "Retry":
         progress.retryMillis = item.millis
-        return Effect.succeed(true)
+        return reading
       case "TooLarge": {
         const message = `an SSE event from ${config.description} exceeds the limit of ${config.maxMessageBytes} bytes`
         // on a stream answering one request, the event is that answer
         if (pending !== undefined && pending.size === 1) return deliver([JsonRpc.malformed("TooLarge", message)])
+        // on a response stream whose requests are all answered, it answers nothing: reading stops
+        if (pending !== undefined && pending.size === 0) return stop
         // elsewhere it may have been any answer: the stream can no longer be trusted, so the connection ends
         // and every request still waiting on it gets its outcome now, not at its timeout
         return Effect.as(
@@ -90,15 +79,19 @@ export const consume = (
         if (item.id !== undefined) progress.lastEventId = item.id
         progress.events++
         if (onEvent !== undefined && item.event !== "message") return Effect.as(onEvent(item), true)
-        if (item.data === "" || item.event !== "message") return Effect.succeed(true)
+        if (item.data === "" || item.event !== "message") return reading
         return deliver(JsonRpc.decode(item.data, config.maxMessageBytes))
       }
     }
   }
+  const handleFrom = (items: Array<Sse.Item>, index: number): Effect.Effect<boolean> =>
+    index === items.length - 1 ?
+      handle(items[index]!) :
+      Effect.flatMap(handle(items[index]!), (go) => go ? handleFrom(items, index + 1) : stop)
   // Marks answered requests. On a stream that answers one request, an unreadable event that
   // names no id is taken as that answer, so the request fails at once instead of hanging.
   const deliver = (messages: Array<JsonRpc.Incoming>): Effect.Effect<boolean> => {
-    if (pending === undefined) return Effect.as(ctx.deliver(messages), true)
+    if (pending === undefined || pending.size === 0) return Effect.as(ctx.deliver(messages), true)
     const only = pending.size === 1 ? [...pending][0] : undefined
     const marked = messages.map((message) => {
       if (JsonRpc.isMalformed(message)) {
@@ -109,13 +102,36 @@ export const consume = (
       if (JsonRpc.isResponse(message) && message.id !== null) pending.delete(message.id)
       return message
     })
-    return Effect.as(ctx.deliver(marked), pending.size > 0)
+    return Effect.as(ctx.deliver(marked), true)
   }
-  return guarded.pipe(
-    Stream.mapConcat(reader.feed),
-    Stream.runForEachWhile(handle)
+  return Body.read(
+    response,
+    (chunk) => {
+      const items = reader.feed(decoder.decode(chunk, { stream: true }))
+      return items.length === 0 ? reading : handleFrom(items, 0)
+    },
+    idle === undefined ? undefined : {
+      millis: idle,
+      error: () =>
+        new McpError.TransportError({
+          reason: "Read",
+          phase: "idle",
+          message: `the SSE stream from ${config.description} was silent for ${idle} ms`
+        })
+    }
+  ).pipe(
+    Effect.mapError((error) =>
+      error._tag === "TransportError" ? error : new McpError.TransportError({
+        reason: "Read",
+        phase,
+        message: `the SSE stream from ${config.description} broke: ${describeFailure(bodyFailure(error))}`
+      })
+    )
   )
 }
+
+const reading: Effect.Effect<boolean> = Effect.succeed(true)
+const stop: Effect.Effect<boolean> = Effect.succeed(false)
 
 const resumeHeaders = (ctx: Ctx, lastEventId: string) => ({ ...ctx.sessionHeaders(), "last-event-id": lastEventId })
 

@@ -3,8 +3,10 @@ import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as PlatformError from "@effect/platform/Error"
 import * as McpError from "@mcp-effect/core/McpError"
 import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import type { Backend, ExitStatus, StartFailure, StartOptions } from "./backend.js"
@@ -13,6 +15,14 @@ const encoder = new TextEncoder()
 
 // written to the stdin queue to end the input stream (compared by identity)
 const endOfInput = new Uint8Array(0)
+
+// ends a chunk handed to the stdin sink once `drainCheckBytes` were written since the last one: the
+// sink waits for "drain" between the writes of a chunk but not after its last one, so without it a
+// chunk of one write would never wait. An empty write costs a system call: small chunks go without.
+const waitForDrain = new Uint8Array(0)
+
+// Node's default high-water mark of a writable stream: below it, a write never asks to wait for "drain"
+const drainCheckBytes = 16 * 1024
 
 const describeCause = (error: PlatformError.PlatformError): string =>
   error.description ?? (error._tag === "SystemError" ? error.reason : "bad argument")
@@ -57,14 +67,31 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
     const stdin = yield* Queue.unbounded<Uint8Array>()
     let queuedBytes = 0
     let stdinGone = false
+    let inputEnded = false
+    let sinceDrainCheck = 0
     const room = yield* Effect.makeLatch(true)
-    yield* Stream.fromQueue(stdin).pipe(
-      Stream.takeWhile((bytes) => bytes !== endOfInput),
-      Stream.mapChunks((chunk) => {
-        for (const bytes of chunk) queuedBytes -= bytes.length
+    // one stage between the queue and the sink: what is queued, up to the end of the input
+    const pullStdin = Effect.suspend(() =>
+      inputEnded ? Effect.fail(Option.none()) : Effect.map(Queue.takeBetween(stdin, 1, Infinity), (taken) => {
+        const chunk: Array<Uint8Array> = []
+        for (const bytes of taken) {
+          if (bytes === endOfInput) {
+            inputEnded = true
+            break
+          }
+          queuedBytes -= bytes.length
+          sinceDrainCheck += bytes.length
+          chunk.push(bytes)
+        }
         if (queuedBytes < options.stdinHighWaterBytes) room.unsafeOpen()
-        return chunk
-      }),
+        if (sinceDrainCheck >= drainCheckBytes) {
+          sinceDrainCheck = 0
+          chunk.push(waitForDrain)
+        }
+        return Chunk.unsafeFromArray(chunk)
+      })
+    )
+    yield* Stream.repeatEffectChunkOption(pullStdin).pipe(
       Stream.run(process.stdin),
       Effect.catchAll((error) => Effect.sync(() => options.onWriteError(describeCause(error)))),
       Effect.ensuring(Effect.sync(() => {

@@ -18,6 +18,7 @@ import * as Descendants from "./descendants.js"
 import * as environment from "./environment.js"
 import * as LineSplitter from "./lineSplitter.js"
 import * as Ndjson from "./ndjson.js"
+import * as Outbox from "./outbox.js"
 import * as Stderr from "./stderr.js"
 
 /** @internal */
@@ -116,6 +117,7 @@ export const make = <R>(
       permanentFailure: Deferred.Deferred<never, McpError.TransportError>
     ): Effect.Effect<McpTransport.Connection, McpError.TransportError, R | Scope.Scope> =>
       Effect.gen(function*() {
+        const connectionScope = yield* Effect.scope
         let closed: McpError.TransportError | undefined
         // completes when `closed` is set, to wake senders waiting for room
         const closing = Deferred.unsafeMake<void>(FiberId.none)
@@ -179,6 +181,7 @@ export const make = <R>(
             process,
             Effect.suspend(() => {
               close("the connection is closed")
+              outbox.flush()
               return process.endInput
             }),
             stdinGraceMillis,
@@ -296,18 +299,31 @@ export const make = <R>(
           )
         }))
 
+        const outbox = Outbox.make(process.write, stdinHighWaterBytes)
         // past the high-water mark, a send waits until the server has read enough, then writes
         const write = (message: JsonRpc.Message): Effect.Effect<void, McpError.TransportError> => {
           if (closed !== undefined) return Effect.fail(closed)
-          process.write(Ndjson.encode(message))
+          outbox.add(Ndjson.encode(message))
           return Effect.void
         }
-        const waitForRoom = Effect.raceFirst(process.writable, Deferred.await(closing))
-        const sendsAtOnce = () => closed !== undefined || process.hasRoom()
-        const send = (message: JsonRpc.Message): Effect.Effect<void, McpError.TransportError> =>
-          Effect.suspend(() =>
-            sendsAtOnce() ? write(message) : Effect.zipRight(waitForRoom, Effect.suspend(() => write(message)))
+        // one watcher for every waiting sender (not a "drain" listener each); it ends with the connection
+        let roomGate: Deferred.Deferred<void> | undefined
+        const watchRoom = (gate: Deferred.Deferred<void>) =>
+          Effect.raceFirst(process.writable, Deferred.await(closing)).pipe(
+            Effect.ensuring(Effect.sync(() => {
+              roomGate = undefined
+              Deferred.unsafeDone(gate, Effect.void)
+            }))
           )
+        const waitForRoom = Effect.suspend(() => {
+          if (roomGate !== undefined) return Deferred.await(roomGate)
+          const gate = roomGate = Deferred.unsafeMake<void>(FiberId.none)
+          return Effect.zipRight(Effect.forkIn(watchRoom(gate), connectionScope), Deferred.await(gate))
+        })
+        const sendsAtOnce = () => closed !== undefined || process.hasRoom()
+        // woken senders check again: those that find the buffer full again wait for the next room
+        const send = (message: JsonRpc.Message): Effect.Effect<void, McpError.TransportError> =>
+          Effect.suspend(() => sendsAtOnce() ? write(message) : Effect.zipRight(waitForRoom, send(message)))
 
         yield* Effect.logDebug(`stdio server process ${process.pid} started`).pipe(
           Effect.annotateLogs("mcp.server", description)

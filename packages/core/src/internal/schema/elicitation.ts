@@ -203,7 +203,10 @@ export const PrimitiveSchemaDefinition = Schema.Union(...EnumSchema.members, Str
  */
 export type PrimitiveSchemaDefinition = typeof PrimitiveSchemaDefinition.Type
 
-const isPrimitiveSchemaDefinition = Schema.is(PrimitiveSchemaDefinition)
+// compiled on the first form checked, not when the module loads
+let isPrimitive: ((u: unknown) => u is PrimitiveSchemaDefinition) | undefined
+const isPrimitiveSchemaDefinition = (u: unknown): u is PrimitiveSchemaDefinition =>
+  (isPrimitive ??= Schema.is(PrimitiveSchemaDefinition))(u)
 
 /**
  * The form of an elicitation: a flat object schema whose properties are

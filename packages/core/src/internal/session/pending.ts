@@ -1,3 +1,4 @@
+import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -159,15 +160,18 @@ export const make = (options: {
     const { clock, decorate, defaultIdle, defaultTotal } = options
     const pending = new Map<JsonRpc.RequestId, Pending>()
     let nextId = 1
+    const defaultIdleMillis = Either.right(defaultIdle)
+    const defaultTotalMillis = Either.right(defaultTotal)
 
     const settle = (entry: Pending, outcome: Outcome) => {
       if (entry.outcome !== undefined) return
       entry.outcome = outcome
-      timeouts.unwatch(entry)
       entry.resume?.(outcome)
     }
 
-    const timeouts = yield* makeSweeper<Pending>(clock, (entry) => {
+    // the sweeper reads the deadlines from the table itself; a settled entry waits only for its fiber to remove it
+    const timeouts = yield* makeSweeper<Pending>(clock, () => pending.values(), (entry) => {
+      if (entry.outcome !== undefined) return
       const kind = expiredKind(entry)
       entry.timedOut = true
       settle(
@@ -182,11 +186,36 @@ export const make = (options: {
       )
     })
 
+    /**
+     * A send that died (a transport bug): the request fails at once with a
+     * typed error instead of waiting for its timeout, and the defect is logged.
+     */
+    const sendDied = (entry: Pending, cause: Cause.Cause<unknown>): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        settle(
+          entry,
+          Exit.fail(
+            new McpError.TransportError({
+              reason: "Write",
+              phase: "send",
+              message: `${entry.method}: the transport failed unexpectedly while sending the request (the defect is logged)`
+            })
+          )
+        )
+        return Effect.logError(`mcp: the transport's send of ${entry.method} died`, cause)
+      })
+
     /** Sends in a fiber of its own, so an outcome (a timeout) is seen while a send is still blocked. */
     const startSending = (entry: Pending, send: Effect.Effect<void, McpError.McpClientError>) =>
       Effect.map(
         Effect.fork(
-          Effect.interruptible(Effect.catchAll(send, (error) => Effect.sync(() => settle(entry, Exit.fail(error)))))
+          Effect.interruptible(Effect.catchAllCause(send, (cause) => {
+            if (Cause.isInterruptedOnly(cause)) return Effect.void // the outcome is known: the send was stopped
+            const failure = Cause.failureOption(cause)
+            return Option.isSome(failure) ?
+              Effect.sync(() => settle(entry, Exit.fail(failure.value))) :
+              sendDied(entry, cause)
+          }))
         ),
         (fiber) => {
           entry.sender = fiber
@@ -203,21 +232,23 @@ export const make = (options: {
       Effect.suspend(() => {
         entry.sentOn = live
         if (entry.span !== undefined) Spans.annotateConnection(entry.span, live.connection)
-        return live.connection.send(decorated(entry)).pipe(
-          Effect.catchAll((error) =>
-            Effect.sync(() => {
-              if (entry.sentOn !== live) return // the connection's death was already handled
-              if (error._tag === "SessionExpired") {
-                // the server did not know the session: it never ran this request
-                entry.sentOn = undefined
-                entry.awaitingResend = true
-                return
-              }
-              if (!live.alive) return // handled by the death of the connection
-              settle(entry, Exit.fail(error))
-            })
-          )
-        )
+        return Effect.catchAllCause(live.connection.send(decorated(entry)), (cause) => {
+          const failure = Cause.failureOption(cause)
+          if (Option.isNone(failure)) {
+            return Cause.isInterruptedOnly(cause) ? Effect.failCause(Cause.stripFailures(cause)) : sendDied(entry, cause)
+          }
+          const error = failure.value
+          if (entry.sentOn !== live) return Effect.void // the connection's death was already handled
+          if (error._tag === "SessionExpired") {
+            // the server did not know the session: it never ran this request
+            entry.sentOn = undefined
+            entry.awaitingResend = true
+            return Effect.void
+          }
+          if (!live.alive) return Effect.void // handled by the death of the connection
+          settle(entry, Exit.fail(error))
+          return Effect.void
+        })
       })
 
     /** The message as it goes out now: the era's decoration is applied when sent (the era may be agreed on only then). */
@@ -240,7 +271,6 @@ export const make = (options: {
 
     const finish = (entry: Pending, exit: Exit.Exit<unknown, McpError.McpClientError>) => {
       pending.delete(entry.id)
-      timeouts.unwatch(entry)
       if (entry.span !== undefined) Spans.annotateOutcome(entry.span, entry.method, exit)
       // a send still blocked (an HTTP POST waiting for headers) is of no use once the outcome is known
       const sender = entry.sender
@@ -263,18 +293,19 @@ export const make = (options: {
       Effect.uninterruptibleMask((restore) => {
         const idleMillis = requestOptions?.timeout !== undefined ?
           toMillis("timeout", requestOptions.timeout) :
-          Either.right(defaultIdle)
+          defaultIdleMillis
         const totalMillis = requestOptions?.maxTotalTimeout !== undefined ?
           toMillis("maxTotalTimeout", requestOptions.maxTotalTimeout) :
-          Either.right(defaultTotal)
+          defaultTotalMillis
         if (Either.isLeft(idleMillis)) return Effect.fail(idleMillis.left)
         if (Either.isLeft(totalMillis)) return Effect.fail(totalMillis.left)
         const id = nextId++
         if (span !== undefined) span.attribute("jsonrpc.request.id", String(id))
         const resetOnProgress = requestOptions?.resetTimeoutOnProgress ?? progressMethods.has(method)
         const wantsProgress = resetOnProgress || requestOptions?.onProgress !== undefined
+        const meta = params?._meta as object | undefined
         const withProgress = wantsProgress ?
-          { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: id } } :
+          { ...params, _meta: meta === undefined ? { progressToken: id } : { ...meta, progressToken: id } } :
           params
         const now = clock.unsafeCurrentTimeMillis()
         const entry: Pending = {

@@ -6,13 +6,15 @@ const Secret = Schema.Redacted(Schema.String)
 
 const TokenKey = Schema.Struct({ resource: Schema.String, issuer: Schema.String })
 
+const DpopKey = Schema.Struct({ privateJwk: Secret, thumbprint: Schema.String })
+
 const Tokens = Schema.Struct({
   accessToken: Secret,
   tokenType: Schema.String,
   refreshToken: Schema.optional(Secret),
   expiresAt: Schema.optional(Schema.Number),
   scope: Schema.optional(Schema.String),
-  dpopKey: Schema.optional(Schema.Struct({ privateJwk: Secret, thumbprint: Schema.String }))
+  dpopKey: Schema.optional(DpopKey)
 })
 
 const ClientRegistration = Schema.Struct({
@@ -33,7 +35,8 @@ const PendingAuthorization = Schema.Struct({
   key: TokenKey,
   clientId: Schema.String,
   scope: Schema.optional(Schema.String),
-  createdAt: Schema.Number
+  createdAt: Schema.Number,
+  dpopKey: Schema.optional(DpopKey)
 })
 
 /**

@@ -1,0 +1,148 @@
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+
+/**
+ * Reads a response body chunk by chunk: `onChunk` gets each chunk and says
+ * whether to read on. Ends when the body ends, `onChunk` says stop, or
+ * `idle` (an effect that fails) wins over the wait for a chunk; a body left
+ * unfinished is released (its request aborted).
+ *
+ * The body is read where the `HttpClient`'s response keeps it (the web
+ * `ReadableStream` of a `fetch` response, the Node `Readable` of undici or
+ * `node:http`) with one small effect per chunk. Running a `Stream` costs
+ * more than the rest of a round trip for a body of two chunks; a response
+ * that keeps its body elsewhere is read through `response.stream`.
+ *
+ * @internal
+ */
+export const read = <E>(
+  response: HttpClientResponse.HttpClientResponse,
+  onChunk: (chunk: Uint8Array) => Effect.Effect<boolean, E>,
+  idle?: { readonly millis: number; readonly error: () => E }
+): Effect.Effect<void, E | Failed> =>
+  Effect.suspend(() => {
+    const native = open(response)
+    if (native === undefined) {
+      const stream = Stream.mapError(response.stream, (error): Failed => ({ _tag: "Failed", cause: error.cause }))
+      return Stream.runForEachWhile(
+        idle === undefined ? stream : Stream.timeoutFail(stream, idle.error, idle.millis),
+        onChunk
+      )
+    }
+    const next = idle === undefined ?
+      native.next :
+      Effect.timeoutFail(native.next, { duration: idle.millis, onTimeout: idle.error })
+    const loop: Effect.Effect<void, E | Failed> = Effect.flatMap(next, (chunk) =>
+      chunk === undefined ?
+        Effect.void :
+        Effect.flatMap(onChunk(chunk), (go) => go ? loop : Effect.void))
+    // (the finalizer keeps `response` reachable until the end: a client may abort the request of a
+    // response it finds collected)
+    return Effect.ensuring(loop, Effect.sync(() => native.release(response)))
+  })
+
+/**
+ * Reading the body broke (the error the body's source gave).
+ *
+ * @internal
+ */
+export interface Failed {
+  readonly _tag: "Failed"
+  readonly cause: unknown
+}
+
+interface Native {
+  /** the next chunk; `undefined` at the end */
+  readonly next: Effect.Effect<Uint8Array | undefined, Failed>
+  /** stops reading; aborts the request when the body has not ended */
+  readonly release: (keep: unknown) => void
+}
+
+interface NodeReadable {
+  read(): unknown
+  on(event: string, listener: (...args: Array<any>) => void): unknown
+  removeListener(event: string, listener: (...args: Array<any>) => void): unknown
+  destroy(): unknown
+}
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
+
+const isNodeReadable = (u: unknown): u is NodeReadable =>
+  isObject(u) && typeof u.read === "function" && typeof u.on === "function" && typeof u.destroy === "function"
+
+const isWebStream = (u: unknown): u is ReadableStream<Uint8Array> =>
+  isObject(u) && typeof u.getReader === "function" && u.locked === false
+
+/** The body where the platform's responses keep it (under any number of wrappers that add interruption). */
+const open = (response: HttpClientResponse.HttpClientResponse): Native | undefined => {
+  let current: unknown = response
+  for (let depth = 0; depth < 4 && isObject(current) && isObject(current.original); depth++) current = current.original
+  const source = isObject(current) ? current.source : undefined
+  if (!isObject(source)) return undefined
+  if (isNodeReadable(source.body)) return fromReadable(source.body)
+  if (isWebStream(source.body)) return fromWebStream(source.body)
+  if (isNodeReadable(source)) return fromReadable(source)
+  return undefined
+}
+
+const fromReadable = (readable: NodeReadable): Native => {
+  let ended = false
+  let failure: Failed | undefined
+  let wake: (() => void) | undefined
+  const onReadable = () => {
+    const resume = wake
+    wake = undefined
+    resume?.()
+  }
+  const onEnd = () => {
+    ended = true
+    onReadable()
+  }
+  const onError = (cause: unknown) => {
+    failure = { _tag: "Failed", cause }
+    onReadable()
+  }
+  readable.on("readable", onReadable)
+  readable.on("end", onEnd)
+  readable.on("error", onError)
+  return {
+    next: Effect.async((resume) => {
+      const attempt = () => {
+        const chunk = readable.read()
+        if (chunk !== null) return resume(Effect.succeed(chunk as Uint8Array))
+        if (failure !== undefined) return resume(Effect.fail(failure))
+        if (ended) return resume(Effect.succeed(undefined))
+        wake = attempt
+      }
+      attempt()
+      return Effect.sync(() => {
+        wake = undefined
+      })
+    }),
+    release: () => {
+      readable.removeListener("readable", onReadable)
+      readable.removeListener("end", onEnd)
+      readable.removeListener("error", onError)
+      if (!ended) readable.destroy()
+    }
+  }
+}
+
+const fromWebStream = (body: ReadableStream<Uint8Array>): Native => {
+  const reader = body.getReader()
+  let ended = false
+  return {
+    next: Effect.map(
+      Effect.tryPromise({ try: () => reader.read(), catch: (cause): Failed => ({ _tag: "Failed", cause }) }),
+      (result) => {
+        if (!result.done) return result.value
+        ended = true
+        return undefined
+      }
+    ),
+    release: () => {
+      if (!ended) reader.cancel().catch(() => {})
+    }
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * Lines sent in one tick, written to the server's stdin together.
+ *
+ * A pipe write is a system call that also wakes the server: many requests
+ * sent at once (a burst of concurrent calls) cost one write instead of one
+ * each. The lines are handed to the backend in a microtask, so a lone send
+ * waits for nothing but the end of the current task, and the order of the
+ * lines is kept.
+ *
+ * Capacity: the outbox holds what is sent within one tick, up to `capacity`
+ * characters; a line that fills it writes everything at once. What waits in
+ * the pipe's own buffer is the backend's to bound (`Process.hasRoom`).
+ */
+
+/** @internal */
+export interface Outbox {
+  /** Queues one line (with its newline); the lines go out together at the end of the tick. */
+  readonly add: (line: string) => void
+  /** Writes what is queued now (before stdin is closed). */
+  readonly flush: () => void
+}
+
+/** @internal */
+export const make = (write: (text: string) => void, capacity: number): Outbox => {
+  let lines: Array<string> = []
+  let size = 0
+  let scheduled = false
+  const flush = () => {
+    scheduled = false
+    if (lines.length === 0) return
+    const text = lines.length === 1 ? lines[0] : lines.join("")
+    lines = []
+    size = 0
+    write(text)
+  }
+  return {
+    add: (line) => {
+      lines.push(line)
+      size += line.length
+      if (size >= capacity) {
+        flush()
+      } else if (!scheduled) {
+        scheduled = true
+        queueMicrotask(flush)
+      }
+    },
+    flush
+  }
+}

@@ -1,0 +1,76 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as JsonRpc from "@mcp-effect/core/JsonRpc"
+import * as Chunk from "effect/Chunk"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Stream from "effect/Stream"
+import type { Backend } from "../src/internal/backend.js"
+import * as internal from "../src/internal/stdioTransport.js"
+import { fakeBackend } from "./fakeBackend.js"
+
+/** A process that records what is written to its stdin; its room and its `writable` are the test's. */
+const recording = (room: { has: boolean; waits: number; opened: Deferred.Deferred<void> }) => {
+  const writes: Array<string> = []
+  const backend = fakeBackend("stdin", [], {
+    write: (line) => {
+      writes.push(line)
+    },
+    hasRoom: () => room.has,
+    writable: Effect.suspend(() => {
+      room.waits++
+      return Deferred.await(room.opened)
+    })
+  })
+  return { backend, writes }
+}
+
+const connect = (backend: Backend<never>) =>
+  Effect.gen(function*() {
+    const { transport } = yield* internal.make({ command: "fake" }, backend)
+    return Chunk.unsafeHead(yield* Effect.flatten(Stream.toPull(transport.connections)))
+  })
+
+const line = (i: number) => JSON.stringify(JsonRpc.notification("n", { i })) + "\n"
+
+describe("StdioTransport writes", () => {
+  it.scoped("messages sent in one tick reach stdin in one write, in order", () =>
+    Effect.gen(function*() {
+      const room = { has: true, waits: 0, opened: yield* Deferred.make<void>() }
+      const { backend, writes } = recording(room)
+      const connection = yield* connect(backend)
+      yield* Effect.forEach(Array.from({ length: 100 }, (_, i) => i), (i) => connection.send(JsonRpc.notification("n", { i })), {
+        discard: true
+      })
+      // handed to the process at the end of the tick
+      assert.deepStrictEqual(writes, [])
+      yield* Effect.promise(() => Promise.resolve())
+      assert.deepStrictEqual(writes, [Array.from({ length: 100 }, (_, i) => line(i)).join("")])
+      // a lone send later is a write of its own
+      yield* connection.send(JsonRpc.notification("n", { i: 100 }))
+      yield* Effect.promise(() => Promise.resolve())
+      assert.deepStrictEqual(writes.slice(1), [line(100)])
+    }))
+
+  it.scoped("senders waiting for room share one wait, and all are sent once there is room", () =>
+    Effect.gen(function*() {
+      const room = { has: false, waits: 0, opened: yield* Deferred.make<void>() }
+      const { backend, writes } = recording(room)
+      const connection = yield* connect(backend)
+      assert.isFalse(connection.sendsAtOnce?.())
+      const senders = yield* Effect.forEach(
+        Array.from({ length: 100 }, (_, i) => i),
+        (i) => Effect.fork(connection.send(JsonRpc.notification("n", { i })))
+      )
+      for (let i = 0; i < 10; i++) yield* Effect.yieldNow()
+      // one wait for "drain", not one per sender
+      assert.strictEqual(room.waits, 1)
+      assert.deepStrictEqual(writes, [])
+      room.has = true
+      yield* Deferred.succeed(room.opened, undefined)
+      yield* Fiber.joinAll(senders)
+      yield* Effect.promise(() => Promise.resolve())
+      const sent = writes.join("").split("\n").filter((l) => l.length > 0)
+      assert.deepStrictEqual(sent.sort(), Array.from({ length: 100 }, (_, i) => line(i).trim()).sort())
+    }))
+})

@@ -114,7 +114,9 @@ export interface Connection {
    * Called by the session once the connection is ready (the handshake is
    * complete, or the session was resumed), before waiting requests are
    * released: the transport may now open what carries the server's own
-   * messages (HTTP's GET stream).
+   * messages (HTTP's GET stream). The fiber that runs it ends soon after, so
+   * what it starts must run in the connection's own scope (a fiber forked
+   * with `Effect.fork` would be interrupted).
    *
    * @since 0.2.0
    */

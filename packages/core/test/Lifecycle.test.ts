@@ -5,9 +5,11 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as Supervisor from "effect/Supervisor"
 import * as TestClock from "effect/TestClock"
 import * as ClientSession from "../src/ClientSession.js"
 import * as InMemoryTransport from "../src/InMemoryTransport.js"
@@ -135,4 +137,73 @@ describe("scoped subscriptions", () => {
         "notifications/resources/updated"
       ])
     }).pipe(Effect.scoped, Effect.provide(clientLayer({}))))
+})
+
+describe("an idle session", () => {
+  /** A client over a `TestServer` built outside the supervised region, so only the client's fibers are counted. */
+  const supervisedClient = Effect.gen(function*() {
+    const server = yield* Layer.build(TestServer.layer({ reconnect: { schedule: Schedule.spaced("1 second") } }))
+    const supervisor = yield* Supervisor.track
+    const client = yield* McpClient.make({ clientInfo, prefetch: false }).pipe(
+      Effect.supervised(supervisor),
+      Effect.provide(server)
+    )
+    return { client, test: Context.get(server, TestServer.TestServer), fibers: supervisor.value }
+  })
+
+  it.scoped("keeps no fiber that only waits for another: the connection's reader (and the inbound worker)", () =>
+    Effect.gen(function*() {
+      const { client, fibers, test } = yield* supervisedClient
+      yield* client.initialized
+      // past the handshake's deadline: no request is in flight
+      yield* TestClock.adjust("1 minute")
+      expect((yield* fibers).length).toBeLessThanOrEqual(2)
+      // the reader of a lost connection runs the next one up to its hand-over, then ends
+      yield* test.dropConnection
+      yield* TestClock.adjust("1 second")
+      expect((yield* client.initialized).generation).toBe(2)
+      yield* TestClock.adjust("1 minute")
+      expect((yield* fibers).length).toBeLessThanOrEqual(2)
+      yield* client.ping
+    }))
+
+  it.effect("state and list views first followed late (after a reconnect) start with what they hold now", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const test = yield* TestServer.TestServer
+      yield* client.listTools
+      yield* test.dropConnection
+      yield* TestClock.adjust("1 second")
+      expect((yield* client.initialized).generation).toBe(2)
+      const state = yield* Stream.runHead(client.state.changes)
+      expect(state.pipe(Option.map(summary), Option.getOrUndefined)).toBe("Ready 2")
+      expect((yield* client.tools.get).map((tool) => tool.name)).toEqual(["v1"])
+      const tools = yield* Effect.fork(Stream.runCollect(Stream.take(client.tools.changes, 2)))
+      yield* test.notify("notifications/tools/list_changed")
+      const seen = [...(yield* Fiber.join(tools))].map((list) => list.map((tool) => tool.name))
+      expect(seen).toEqual([["v1"], ["v2"]])
+    }).pipe(Effect.provide(clientLayer((() => {
+      let version = 0
+      return {
+        reconnect: { schedule: Schedule.spaced("1 second") },
+        capabilities: { tools: { listChanged: true } },
+        handlers: {
+          "tools/list": () => Effect.succeed({ tools: [{ name: `v${++version}`, inputSchema: { type: "object" } }] })
+        }
+      }
+    })()))))
+
+  it.effect("state and list views first followed after the close end at once, showing the end", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(clientLayer({}), scope)
+      const client = Context.get(context, McpClient.McpClient)
+      yield* client.initialized
+      yield* Scope.close(scope, Exit.void)
+      expect(summary(yield* client.state.get)).toBe("Closed")
+      expect([...(yield* Stream.runCollect(client.state.changes))].map(summary)).toEqual(["Closed"])
+      yield* Stream.runDrain(client.tools.changes)
+      // a list fetched after the close fails with the session's error, not with an interruption
+      expect((yield* Effect.flip(client.listTools))._tag).toBe("TransportError")
+    }))
 })

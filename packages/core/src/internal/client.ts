@@ -3,7 +3,6 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Subscribable from "effect/Subscribable"
-import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as ClientSession from "../ClientSession.js"
 import type * as JsonRpc from "../JsonRpc.js"
 import type * as McpClient from "../McpClient.js"
@@ -11,6 +10,7 @@ import * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import type { McpTransport } from "../McpTransport.js"
 import * as RequestHeaders from "../RequestHeaders.js"
+import * as LazySubscriptionRef from "./lazySubscriptionRef.js"
 import * as SingleFlight from "./singleFlight.js"
 import * as TaskPolling from "../TaskPolling.js"
 import { decodeResult, decoder, paginate } from "./decode.js"
@@ -150,9 +150,10 @@ const build = <R>(
     // over HTTP: tools with invalid x-mcp-header annotations are left out, the others' headers remembered
     const requestHeaders = yield* Effect.serviceOption(RequestHeaders.RequestHeaders)
 
-    const toolsRef = yield* SubscriptionRef.make<ReadonlyArray<McpSchema.Tool>>([])
-    const resourcesRef = yield* SubscriptionRef.make<ReadonlyArray<McpSchema.Resource>>([])
-    const promptsRef = yield* SubscriptionRef.make<ReadonlyArray<McpSchema.Prompt>>([])
+    // the live views hold a SubscriptionRef only once something follows their changes
+    const toolsRef = LazySubscriptionRef.make<ReadonlyArray<McpSchema.Tool>>([])
+    const resourcesRef = LazySubscriptionRef.make<ReadonlyArray<McpSchema.Resource>>([])
+    const promptsRef = LazySubscriptionRef.make<ReadonlyArray<McpSchema.Prompt>>([])
     const subscriptions = new Set<string>()
     let loggingLevel: McpSchema.LoggingLevel | undefined
 
@@ -186,20 +187,26 @@ const build = <R>(
       Effect.flatMap((tools) => Option.isSome(requestHeaders) ? requestHeaders.value.register(tools) : Effect.succeed(tools)),
       latestView((tools) => {
         toolIndex = new Map(tools.map((tool) => [tool.name, tool]))
-        return SubscriptionRef.set(toolsRef, tools)
+        return toolsRef.set(tools)
       })
     )
     const fetchResources = requireCapability("resources", "resources/list").pipe(
       Effect.zipRight(
         paginate((cursor) => decodeListResources(session, "resources/list", cursor), (r) => r.resources)
       ),
-      latestView((list) => SubscriptionRef.set(resourcesRef, list))
+      latestView((list) => resourcesRef.set(list))
     )
     const fetchPrompts = requireCapability("prompts", "prompts/list").pipe(
       Effect.zipRight(paginate((cursor) => decodeListPrompts(session, "prompts/list", cursor), (r) => r.prompts)),
-      latestView((list) => SubscriptionRef.set(promptsRef, list))
+      latestView((list) => promptsRef.set(list))
     )
-    const shared = SingleFlight.make(scope)
+    const singleFlight = SingleFlight.make(scope)
+    // a fetch shared in the client's scope: once that is closed, a caller runs its own (and gets the
+    // session's typed error, not the interruption of a fiber the closed scope refuses)
+    let scopeClosed = false
+    yield* Effect.addFinalizer(() => Effect.sync(() => scopeClosed = true))
+    const shared = <A, E>(key: string, fetch: Effect.Effect<A, E>) =>
+      Effect.suspend(() => scopeClosed ? fetch : singleFlight(key, fetch))
     const listTools = shared("tools/list", fetchTools)
     const listResources = shared("resources/list", fetchResources)
     const listPrompts = shared("prompts/list", fetchPrompts)
@@ -306,8 +313,9 @@ const build = <R>(
     const resourceUpdatesOf = paramsOf("notifications/resources/updated", decodeResourceUpdated)
 
     // the live views end with the session, like every other stream
-    const readonly = <A>(ref: SubscriptionRef.SubscriptionRef<A>) =>
-      Subscribable.make({ get: SubscriptionRef.get(ref), changes: Stream.interruptWhen(ref.changes, session.closed) })
+    // (streams are built when run: a session holds none of their stages until then)
+    const readonly = <A>(ref: LazySubscriptionRef.LazySubscriptionRef<A>) =>
+      Subscribable.make({ get: ref.get, changes: Stream.suspend(() => Stream.interruptWhen(ref.changes, session.closed)) })
 
     const service: McpClient.Service = {
       session,
@@ -357,7 +365,7 @@ const build = <R>(
               Effect.asVoid(session.request("resources/unsubscribe", { uri }))
           )
         ),
-      resourceUpdates: resourceUpdatesOf(session.notifications),
+      resourceUpdates: Stream.suspend(() => resourceUpdatesOf(session.notifications)),
       subscribeResourceUpdates: Effect.map(session.subscribeNotifications, resourceUpdatesOf),
       listPrompts,
       getPrompt: (name, args) =>
@@ -377,7 +385,7 @@ const build = <R>(
           Effect.tap(() => Effect.sync(() => loggingLevel = level)),
           Effect.asVoid
         ),
-      logMessages: logMessagesOf(session.notifications),
+      logMessages: Stream.suspend(() => logMessagesOf(session.notifications)),
       subscribeLogMessages: Effect.map(session.subscribeNotifications, logMessagesOf),
       notifications: session.notifications,
       subscribeNotifications: session.subscribeNotifications,

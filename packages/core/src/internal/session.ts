@@ -7,7 +7,6 @@ import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Subscribable from "effect/Subscribable"
-import * as SubscriptionRef from "effect/SubscriptionRef"
 import type * as ClientSession from "../ClientSession.js"
 import * as JsonRpc from "../JsonRpc.js"
 import * as McpError from "../McpError.js"
@@ -18,6 +17,7 @@ import * as InputRounds from "./era/inputRounds.js"
 import * as Negotiation from "./era/negotiation.js"
 import * as TaskHandles from "./era/taskHandles.js"
 import * as TaskPolling from "../TaskPolling.js"
+import * as LazySubscriptionRef from "./lazySubscriptionRef.js"
 import * as Resumer from "./resume.js"
 import * as Inbound from "./session/inbound.js"
 import * as Lifecycle from "./session/lifecycle.js"
@@ -72,7 +72,7 @@ export const make = (
       inboundCapacity: options.inboundCapacity ?? 4096
     })
     const link = yield* Link.make
-    const state = yield* SubscriptionRef.make<ClientSession.ConnectionState>({ _tag: "Connecting", generation: 1 })
+    const state = LazySubscriptionRef.make<ClientSession.ConnectionState>({ _tag: "Connecting", generation: 1 })
     const closed = yield* Deferred.make<McpError.McpClientError>()
 
     /** Puts a request on the ready connection, waiting for one when there is none. */
@@ -157,15 +157,18 @@ export const make = (
           Effect.succeed(current.initialized) :
           Effect.flatMap(Link.awaitLive(link), () =>
             Effect.map(Ref.get(link), (now) => Link.lastInitialized(now)!))),
+      // the streams are built when run (`Stream.suspend`): a session holds none of their stages until then
       state: Subscribable.make({
-        get: SubscriptionRef.get(state),
-        changes: Stream.takeUntil(state.changes, (s) => s._tag === "Closed")
+        get: state.get,
+        changes: Stream.suspend(() => Stream.takeUntil(state.changes, (s) => s._tag === "Closed"))
       }),
-      notifications: Stream.unwrapScoped(subscribeNotifications),
+      notifications: Stream.suspend(() => Stream.unwrapScoped(subscribeNotifications)),
       subscribeNotifications,
-      malformed: Stream.unwrap(
-        Effect.flatMap(isClosed, (closed) =>
-          closed ? Effect.succeed(Stream.empty) : Effect.map(router.malformed, (hub) => Stream.fromPubSub(hub)))
+      malformed: Stream.suspend(() =>
+        Stream.unwrap(
+          Effect.flatMap(isClosed, (closed) =>
+            closed ? Effect.succeed(Stream.empty) : Effect.map(router.malformed, (hub) => Stream.fromPubSub(hub)))
+        )
       ),
       closed: Deferred.await(closed),
       stats: Effect.sync(() => ({

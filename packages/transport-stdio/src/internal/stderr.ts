@@ -78,7 +78,8 @@ export const makeLogHub = (): LogHub => {
   return {
     publish,
     subscribe,
-    lines: Stream.unwrapScoped(Effect.map(subscribe, (queue) => Stream.fromQueue(queue))),
+    // built when run: a transport whose logs nobody reads holds no stream stages
+    lines: Stream.suspend(() => Stream.unwrapScoped(Effect.map(subscribe, (queue) => Stream.fromQueue(queue)))),
     shutdown: Effect.suspend(() => {
       isShutdown = true
       const queues = [...subscribers]

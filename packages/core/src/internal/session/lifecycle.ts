@@ -4,18 +4,19 @@ import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as SubscriptionRef from "effect/SubscriptionRef"
 import type * as Tracer from "effect/Tracer"
 import type * as ClientSession from "../../ClientSession.js"
 import * as McpError from "../../McpError.js"
 import { ConnectionObserver, Resumption } from "../../McpTransport.js"
-import type { Connection, Retry } from "../../McpTransport.js"
+import type { Connection, ConnectionError, Retry } from "../../McpTransport.js"
+import type * as LazySubscriptionRef from "../lazySubscriptionRef.js"
 import type * as Resumer from "../resume.js"
 import * as Spans from "../spans.js"
 import { type Handshake, handOff, notifyOn } from "./handshake.js"
@@ -27,6 +28,26 @@ import type { PendingTable } from "./pending.js"
 const isFatal = (error: McpError.McpClientError) =>
   error._tag === "ProtocolError" || error._tag === "DecodeError" || error._tag === "Unauthorized" ||
   error._tag === "InsufficientScope"
+
+/** How far a connection's reader is: whether it has the connection, and how its reading ended before it did. */
+interface Reading {
+  handedOver: boolean
+  end: Exit.Exit<void, ConnectionError> | undefined
+}
+
+/** The error a lost connection's requests and state report. */
+const lostBecause = (end: Exit.Exit<void, ConnectionError>): McpError.McpClientError =>
+  Exit.isSuccess(end) ?
+    new McpError.TransportError({ reason: "Closed", message: "the server closed the connection" }) :
+    Option.getOrElse(
+      Cause.failureOption(end.cause),
+      () =>
+        new McpError.TransportError({
+          reason: "Read",
+          message: "the connection broke",
+          cause: Cause.squash(end.cause)
+        })
+    )
 
 interface Closing {
   readonly previous: Link.Link
@@ -45,7 +66,7 @@ interface Closing {
 export const run = (options: {
   readonly connections: Stream.Stream<Connection, McpError.TransportError>
   readonly link: Ref.Ref<Link.Link>
-  readonly state: SubscriptionRef.SubscriptionRef<ClientSession.ConnectionState>
+  readonly state: LazySubscriptionRef.LazySubscriptionRef<ClientSession.ConnectionState>
   readonly closed: Deferred.Deferred<McpError.McpClientError>
   readonly table: PendingTable
   readonly router: InboundRouter
@@ -103,7 +124,7 @@ export const run = (options: {
         table.lost(live, reason)
         yield* router.abandonServerRequests
         if (after._tag === "Closed") return
-        yield* SubscriptionRef.set(state, {
+        yield* state.set({
           _tag: "Reconnecting",
           generation: live.generation + 1,
           reason,
@@ -124,11 +145,19 @@ export const run = (options: {
         return current._tag === "Reconnecting" ? Effect.withParentSpan(handshake, current.span) : handshake
       })
 
-    const runConnection = (connection: Connection) =>
+    /**
+     * Runs a connection up to its hand-over to its reader: reads it, runs the
+     * handshake (or takes the resumed session) and makes it ready. `true` once
+     * the reader has it (the reader goes on with the next connection when it
+     * ends); `false` when it is over already and the next one is due. Fails
+     * with an error that ends the session.
+     */
+    const runConnection = (connection: Connection): Effect.Effect<boolean, McpError.McpClientError> =>
       Effect.gen(function*() {
         const live: Link.Live = { connection, generation: ++generation, alive: true }
-        yield* SubscriptionRef.set(state, { _tag: "Connecting", generation: live.generation })
-        const reader = yield* Effect.fork(router.read(live))
+        yield* state.set({ _tag: "Connecting", generation: live.generation })
+        const reading: Reading = { handedOver: false, end: undefined }
+        const reader = yield* Effect.forkIn(read(live, reading), scope)
         const resumed = resumer.connected(connection, live.generation)
         const opened = resumed !== undefined ?
           Either.right(resumed) :
@@ -149,37 +178,45 @@ export const run = (options: {
           yield* connectionLost(live, opened.left)
           if (isFatal(opened.left)) return yield* Effect.fail(opened.left)
           yield* Effect.logWarning("mcp: initialize failed, trying a new connection", opened.left.message)
-          return
+          return false
         }
         const initialized = opened.right
         if (resumed !== undefined) yield* handOff(connection, initialized.protocolVersion)
         yield* resumer.ready(initialized)
         if (connection.ready !== undefined) yield* connection.ready
-        yield* table.resendOn(live)
+        // the senders outlive this fiber (it ends at the hand-over); each is interrupted once its request settles
+        yield* Effect.daemonChildren(table.resendOn(live))
         const previous = yield* Ref.modify(link, (current): [Link.Link, Link.Link] => [
           current,
           current._tag === "Closed" ? current : { _tag: "Ready", live, initialized }
         ])
-        if (previous._tag === "Closed") return
+        if (previous._tag === "Closed") return false
         Link.release(previous, Exit.succeed(live))
         if (previous._tag === "Reconnecting") endSpan(previous.span, Exit.void)
-        yield* SubscriptionRef.set(state, { _tag: "Ready", initialized })
+        yield* state.set({ _tag: "Ready", initialized })
         if (options.onInitialized) yield* Effect.forkIn(options.onInitialized(initialized), scope)
-        const end = yield* Fiber.await(reader)
-        yield* connectionLost(
-          live,
-          Exit.isSuccess(end) ?
-            new McpError.TransportError({ reason: "Closed", message: "the server closed the connection" }) :
-            Option.getOrElse(
-              Cause.failureOption(end.cause),
-              () =>
-                new McpError.TransportError({
-                  reason: "Read",
-                  message: "the connection broke",
-                  cause: Cause.squash(end.cause)
-                })
-            )
-        )
+        // the reader takes over, unless the connection ended in the meantime
+        if (reading.end !== undefined) {
+          yield* connectionLost(live, lostBecause(reading.end))
+          return false
+        }
+        reading.handedOver = true
+        return true
+      })
+
+    /**
+     * Reads a connection until it ends. Before the hand-over the fiber that
+     * opens the connection sees the end (it joins this one); after it, this
+     * fiber settles the loss and goes on with the next connection, so an
+     * idle session has one fiber here, not one waiting for another.
+     */
+    const read = (live: Link.Live, reading: Reading): Effect.Effect<void, ConnectionError> =>
+      Effect.flatMap(Effect.exit(router.read(live)), (end) => {
+        if (!reading.handedOver) {
+          reading.end = end
+          return end
+        }
+        return Effect.zipRight(connectionLost(live, lostBecause(end)), drive)
       })
 
     const close = (reported: McpError.McpClientError) =>
@@ -205,7 +242,7 @@ export const run = (options: {
           Link.release(previous, Exit.fail(error))
           if (previous._tag === "Reconnecting") endSpan(previous.span, Exit.fail(error))
           table.failAll(error)
-          return SubscriptionRef.set(state, { _tag: "Closed", error }).pipe(
+          return state.set({ _tag: "Closed", error }).pipe(
             Effect.zipRight(Deferred.succeed(closed, error)),
             // every public stream ends with the session
             Effect.zipRight(router.shutdown)
@@ -218,7 +255,7 @@ export const run = (options: {
       retrying: (retry: Retry) =>
         Effect.flatMap(Ref.get(link), (current) => {
           const failure = retry.lastFailure ?? Link.lastFailure(current)
-          return SubscriptionRef.set(state, {
+          return state.set({
             _tag: "Reconnecting",
             generation: generation + 1,
             reason: failure?.message ?? "the connection ended",
@@ -229,20 +266,45 @@ export const run = (options: {
         })
     }
 
-    yield* options.connections.pipe(
+    // the stream is read through a pull in a scope of its own: the session's end closes it at once
+    const streamScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
+    const pull = yield* options.connections.pipe(
       // one stage for both (each `provideService` would be a stream of its own around it)
       Stream.provideSomeContext(Context.make(ConnectionObserver, observer).pipe(Context.add(Resumption, resumer.handoff))),
-      Stream.runForEach(runConnection),
-      Effect.matchCauseEffect({
-        onSuccess: () =>
-          close(new McpError.TransportError({ reason: "Closed", message: "the transport has no more connections" })),
+      Stream.toPull,
+      Scope.extend(streamScope)
+    )
+    /** Connections pulled in one chunk and not yet run. */
+    const queued: Array<Connection> = []
+
+    /** The session is over for the stream: its last connection is closed first. */
+    const end = (error: McpError.McpClientError) => Effect.zipRight(Scope.close(streamScope, Exit.void), close(error))
+
+    /** Runs connections one after the other until one is handed over to its reader, or the stream ends. */
+    const drive: Effect.Effect<void> = Effect.suspend(() => {
+      const next = queued.shift()
+      if (next !== undefined) {
+        return Effect.matchEffect(runConnection(next), {
+          onSuccess: (handedOver) => handedOver ? Effect.void : drive,
+          onFailure: end
+        })
+      }
+      return Effect.matchCauseEffect(pull, {
+        onSuccess: (chunk) => {
+          for (const connection of chunk) queued.push(connection)
+          return drive
+        },
         onFailure: (cause) =>
           Option.match(Cause.failureOption(cause), {
             onNone: () => Effect.void,
-            onSome: (error) => close(error)
+            onSome: Option.match({
+              onNone: () =>
+                end(new McpError.TransportError({ reason: "Closed", message: "the transport has no more connections" })),
+              onSome: end
+            })
           })
-      }),
-      Effect.forkIn(scope)
-    )
+      })
+    })
+    yield* Effect.forkIn(drive, scope)
     return { close }
   })

@@ -6,7 +6,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
-import * as Queue from "effect/Queue"
+import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as ClientSession from "../../ClientSession.js"
@@ -235,36 +235,60 @@ export const make = (options: {
       const push = live.connection.push
       if (push === undefined) return Stream.runForEachChunk(live.connection.incoming, onChunk(live))
       return Effect.gen(function*() {
-        const work = yield* Queue.unbounded<Effect.Effect<void>>()
+        // the worker runs only while there is work: an idle connection holds no fiber for it
+        const runtime = yield* Effect.runtime<never>()
+        const work: Array<Effect.Effect<void>> = []
+        let worker: Fiber.RuntimeFiber<void> | undefined
+        let draining = false
+        const drain: Effect.Effect<void> = Effect.suspend(() => {
+          const next = work.shift()
+          if (next === undefined) {
+            draining = false
+            worker = undefined
+            return Effect.void
+          }
+          return Effect.zipRight(Effect.ensuring(next, Effect.sync(() => backlog--)), drain)
+        })
         const enqueue = (effect: Effect.Effect<void>) => {
           backlog++
-          work.unsafeOffer(effect)
+          work.push(effect)
+          if (draining) return
+          draining = true
+          // it starts after this callback, as a worker that was already waiting would
+          worker = Runtime.runFork(runtime)(Effect.zipRight(Effect.yieldNow(), drain))
         }
-        const worker = yield* Queue.take(work).pipe(
-          Effect.flatMap((effect) => Effect.ensuring(effect, Effect.sync(() => backlog--))),
-          Effect.forever,
-          Effect.fork
-        )
-        const exit = yield* Effect.exit(push((messages) => {
-          for (const incoming of messages) {
-            if (backlog === 0) {
-              const effect = onIncoming(live, incoming)
-              if (effect !== undefined) enqueue(effect)
-            } else if (backlog >= inboundCapacity && isDroppable(incoming)) {
-              dropped++
-            } else {
-              enqueue(Effect.suspend(() => onIncoming(live, incoming) ?? Effect.void))
+        // the worker is no child of this fiber: it is stopped here, on the end and on an interrupt
+        const stopWorker = Effect.suspend(() => {
+          const fiber = worker
+          worker = undefined
+          draining = false
+          work.length = 0
+          return Effect.zipRight(
+            fiber === undefined ? Effect.void : Fiber.interrupt(fiber),
+            Effect.sync(() => backlog = 0)
+          )
+        })
+        return yield* Effect.onInterrupt(Effect.gen(function*() {
+          const exit = yield* Effect.exit(push((messages) => {
+            for (const incoming of messages) {
+              if (backlog === 0) {
+                const effect = onIncoming(live, incoming)
+                if (effect !== undefined) enqueue(effect)
+              } else if (backlog >= inboundCapacity && isDroppable(incoming)) {
+                dropped++
+              } else {
+                enqueue(Effect.suspend(() => onIncoming(live, incoming) ?? Effect.void))
+              }
             }
-          }
-        }))
-        // what arrived before the end is handled before the end is reported
-        const drained = yield* Deferred.make<void>()
-        enqueue(Deferred.succeed(drained, undefined))
-        yield* Deferred.await(drained)
-        yield* Fiber.interrupt(worker)
-        backlog = 0
-        return yield* exit
-      }).pipe(Effect.onInterrupt(() => Effect.sync(() => backlog = 0)))
+          }))
+          // what arrived before the end is handled before the end is reported
+          const drained = yield* Deferred.make<void>()
+          enqueue(Deferred.succeed(drained, undefined))
+          yield* Deferred.await(drained)
+          yield* stopWorker
+          return yield* exit
+        }), () => stopWorker)
+      })
     }
 
     /** Settles responses as they come; runs the effects of a chunk in order after it. */

@@ -187,11 +187,21 @@ export const make = (options: {
     })
 
     /**
-     * A send that died (a transport bug): the request fails at once with a
-     * typed error instead of waiting for its timeout, and the defect is logged.
+     * Sorts out how a send ended: its typed failure goes to `onFailure`, an
+     * interruption to `onInterrupt`, and a defect (a transport bug) fails the
+     * request at once with a typed error instead of leaving it to its timeout,
+     * with the defect logged.
      */
-    const sendDied = (entry: Pending, cause: Cause.Cause<unknown>): Effect.Effect<void> =>
-      Effect.suspend(() => {
+    const catchSend = <E>(
+      entry: Pending,
+      send: Effect.Effect<void, E>,
+      onFailure: (error: E) => Effect.Effect<void>,
+      onInterrupt: (cause: Cause.Cause<never>) => Effect.Effect<void>
+    ): Effect.Effect<void> =>
+      Effect.catchAllCause(send, (cause) => {
+        const failure = Cause.failureOption(cause)
+        if (Option.isSome(failure)) return onFailure(failure.value)
+        if (Cause.isInterruptedOnly(cause)) return onInterrupt(Cause.stripFailures(cause))
         settle(
           entry,
           Exit.fail(
@@ -208,15 +218,12 @@ export const make = (options: {
     /** Sends in a fiber of its own, so an outcome (a timeout) is seen while a send is still blocked. */
     const startSending = (entry: Pending, send: Effect.Effect<void, McpError.McpClientError>) =>
       Effect.map(
-        Effect.fork(
-          Effect.interruptible(Effect.catchAllCause(send, (cause) => {
-            if (Cause.isInterruptedOnly(cause)) return Effect.void // the outcome is known: the send was stopped
-            const failure = Cause.failureOption(cause)
-            return Option.isSome(failure) ?
-              Effect.sync(() => settle(entry, Exit.fail(failure.value))) :
-              sendDied(entry, cause)
-          }))
-        ),
+        Effect.fork(Effect.interruptible(catchSend(
+          entry,
+          send,
+          (error) => Effect.sync(() => settle(entry, Exit.fail(error))),
+          () => Effect.void // the outcome is known: the send was stopped
+        ))),
         (fiber) => {
           entry.sender = fiber
         }
@@ -232,12 +239,7 @@ export const make = (options: {
       Effect.suspend(() => {
         entry.sentOn = live
         if (entry.span !== undefined) Spans.annotateConnection(entry.span, live.connection)
-        return Effect.catchAllCause(live.connection.send(decorated(entry)), (cause) => {
-          const failure = Cause.failureOption(cause)
-          if (Option.isNone(failure)) {
-            return Cause.isInterruptedOnly(cause) ? Effect.failCause(Cause.stripFailures(cause)) : sendDied(entry, cause)
-          }
-          const error = failure.value
+        return catchSend(entry, live.connection.send(decorated(entry)), (error) => {
           if (entry.sentOn !== live) return Effect.void // the connection's death was already handled
           if (error._tag === "SessionExpired") {
             // the server did not know the session: it never ran this request
@@ -248,7 +250,7 @@ export const make = (options: {
           if (!live.alive) return Effect.void // handled by the death of the connection
           settle(entry, Exit.fail(error))
           return Effect.void
-        })
+        }, Effect.failCause)
       })
 
     /** The message as it goes out now: the era's decoration is applied when sent (the era may be agreed on only then). */

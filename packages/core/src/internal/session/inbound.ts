@@ -239,11 +239,9 @@ export const make = (options: {
         const runtime = yield* Effect.runtime<never>()
         const work: Array<Effect.Effect<void>> = []
         let worker: Fiber.RuntimeFiber<void> | undefined
-        let draining = false
         const drain: Effect.Effect<void> = Effect.suspend(() => {
           const next = work.shift()
           if (next === undefined) {
-            draining = false
             worker = undefined
             return Effect.void
           }
@@ -252,16 +250,13 @@ export const make = (options: {
         const enqueue = (effect: Effect.Effect<void>) => {
           backlog++
           work.push(effect)
-          if (draining) return
-          draining = true
-          // it starts after this callback, as a worker that was already waiting would
-          worker = Runtime.runFork(runtime)(Effect.zipRight(Effect.yieldNow(), drain))
+          // it starts after this callback (so `worker` is set before it can end), as a waiting worker would
+          worker ??= Runtime.runFork(runtime)(Effect.zipRight(Effect.yieldNow(), drain))
         }
         // the worker is no child of this fiber: it is stopped here, on the end and on an interrupt
         const stopWorker = Effect.suspend(() => {
           const fiber = worker
           worker = undefined
-          draining = false
           work.length = 0
           return Effect.zipRight(
             fiber === undefined ? Effect.void : Fiber.interrupt(fiber),

@@ -44,11 +44,10 @@ const acceptBoth = "application/json, text/event-stream"
 /**
  * The transport's connections. A request the browser blocks (CORS or
  * network) before any request of this stream was ever answered ends the
- * stream with that error when the next connection is asked for (the
- * blocked request ended the one it was sent on): retrying cannot help a
- * CORS refusal, and the app learns why now rather than after the reconnect
- * schedule. (Checked when asked, not raced: racing the stream would cost
- * two fibers per session for as long as it lives.)
+ * stream with that error (`fromConnect`'s `giveUp`, as for stdio): when the
+ * next connection is asked for, or at once when it was a connection attempt
+ * that was blocked. Retrying cannot help a CORS refusal, and the app learns
+ * why now rather than after the reconnect schedule.
  *
  * @internal
  */
@@ -82,9 +81,7 @@ export const makeConnections = (
                 Effect.void
             )
           )
-        return McpTransport.fromConnect(connect(config, watched, shared, requestHeaders), options.reconnect).pipe(
-          Stream.haltWhenDeferred(blocked)
-        )
+        return McpTransport.fromConnect(connect(config, watched, shared, requestHeaders), options.reconnect, blocked)
       })
     }))
 

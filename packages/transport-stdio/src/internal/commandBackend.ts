@@ -3,18 +3,15 @@ import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as PlatformError from "@effect/platform/Error"
 import * as McpError from "@mcp-effect/core/McpError"
 import * as Cause from "effect/Cause"
+import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Option from "effect/Option"
-import * as Queue from "effect/Queue"
+import * as Mailbox from "effect/Mailbox"
 import * as Stream from "effect/Stream"
 import type { Backend, ExitStatus, StartFailure, StartOptions } from "./backend.js"
 
 const encoder = new TextEncoder()
-
-// written to the stdin queue to end the input stream (compared by identity)
-const endOfInput = new Uint8Array(0)
 
 // ends a chunk handed to the stdin sink once `drainCheckBytes` were written since the last one: the
 // sink waits for "drain" between the writes of a chunk but not after its last one, so without it a
@@ -64,34 +61,28 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
     const process = yield* Effect.mapError(executor.start(command), (error) => startError(options, error))
 
     // bounded by `hasRoom` answering false at the high-water mark; the sink waits for "drain"
-    const stdin = yield* Queue.unbounded<Uint8Array>()
+    const stdin = yield* Mailbox.make<Uint8Array>()
     let queuedBytes = 0
     let stdinGone = false
-    let inputEnded = false
     let sinceDrainCheck = 0
     const room = yield* Effect.makeLatch(true)
-    // one stage between the queue and the sink: what is queued, up to the end of the input
-    const pullStdin = Effect.suspend(() =>
-      inputEnded ? Effect.fail(Option.none()) : Effect.map(Queue.takeBetween(stdin, 1, Infinity), (taken) => {
-        const chunk: Array<Uint8Array> = []
-        for (const bytes of taken) {
-          if (bytes === endOfInput) {
-            inputEnded = true
-            break
-          }
-          queuedBytes -= bytes.length
-          sinceDrainCheck += bytes.length
-          chunk.push(bytes)
-        }
-        if (queuedBytes < options.stdinHighWaterBytes) room.unsafeOpen()
-        if (sinceDrainCheck >= drainCheckBytes) {
-          sinceDrainCheck = 0
-          chunk.push(waitForDrain)
-        }
-        return Chunk.unsafeFromArray(chunk)
-      })
-    )
-    yield* Stream.repeatEffectChunkOption(pullStdin).pipe(
+    // the one stage between the mailbox and the sink: everything waiting, as one chunk, until the input ends
+    const pullStdin: Channel.Channel<Chunk.Chunk<Uint8Array>> = Channel.flatMap(stdin.takeAll, ([taken, done]) => {
+      const chunk: Array<Uint8Array> = []
+      for (const bytes of taken) {
+        queuedBytes -= bytes.length
+        sinceDrainCheck += bytes.length
+        chunk.push(bytes)
+      }
+      if (queuedBytes < options.stdinHighWaterBytes) room.unsafeOpen()
+      if (sinceDrainCheck >= drainCheckBytes) {
+        sinceDrainCheck = 0
+        chunk.push(waitForDrain)
+      }
+      const written = chunk.length === 0 ? Channel.void : Channel.write(Chunk.unsafeFromArray(chunk))
+      return done ? written : Channel.zipRight(written, pullStdin)
+    })
+    yield* Stream.fromChannel(pullStdin).pipe(
       Stream.run(process.stdin),
       Effect.catchAll((error) => Effect.sync(() => options.onWriteError(describeCause(error)))),
       Effect.ensuring(Effect.sync(() => {
@@ -117,7 +108,7 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
       },
       hasRoom: () => stdinGone || queuedBytes < options.stdinHighWaterBytes,
       writable: room.await,
-      endInput: Effect.sync(() => stdin.unsafeOffer(endOfInput)),
+      endInput: Effect.sync(() => stdin.unsafeDone(Exit.void)),
       readStdout: (onBytes) =>
         process.stdout.pipe(
           Stream.runForEachChunk((chunk) =>

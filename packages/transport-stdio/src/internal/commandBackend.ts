@@ -97,6 +97,20 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
         { _tag: "Signal", signal: signalOf(exit.cause) })
     // pulls stop at the closed latch, so the server blocks on a full pipe
     const reading = yield* Effect.makeLatch(true)
+    let paused = false
+    const readStdout = (onBytes: (bytes: Uint8Array) => void) => {
+      // each chunk goes to `onBytes` from the channel's read, with no effect per chunk unless paused
+      const read: Channel.Channel<never, Chunk.Chunk<Uint8Array>, PlatformError.PlatformError, PlatformError.PlatformError> =
+        Channel.readWithCause({
+          onInput: (chunk: Chunk.Chunk<Uint8Array>) => {
+            for (const bytes of chunk) onBytes(bytes)
+            return paused ? Channel.zipRight(Channel.fromEffect(reading.await), read) : read
+          },
+          onFailure: Channel.failCause,
+          onDone: () => Channel.void
+        })
+      return Channel.runDrain(Channel.pipeTo(Stream.toChannel(process.stdout), read))
+    }
     return {
       pid: process.pid,
       write: (line) => {
@@ -109,20 +123,15 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
       hasRoom: () => stdinGone || queuedBytes < options.stdinHighWaterBytes,
       writable: room.await,
       endInput: Effect.sync(() => stdin.unsafeDone(Exit.void)),
-      readStdout: (onBytes) =>
-        process.stdout.pipe(
-          Stream.runForEachChunk((chunk) =>
-            Effect.zipRight(
-              Effect.sync(() => {
-                for (const bytes of chunk) onBytes(bytes)
-              }),
-              reading.await
-            )
-          ),
-          Effect.mapError(describeCause)
-        ),
-      pauseStdout: () => reading.unsafeClose(),
-      resumeStdout: () => reading.unsafeOpen(),
+      readStdout: (onBytes) => Effect.mapError(readStdout(onBytes), describeCause),
+      pauseStdout: () => {
+        paused = true
+        reading.unsafeClose()
+      },
+      resumeStdout: () => {
+        paused = false
+        reading.unsafeOpen()
+      },
       // the platform's process offers streams and effects only: a fiber each waits for the end
       readStderr: (onBytes, onEnd) =>
         process.stderr.pipe(

@@ -8,6 +8,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Mailbox from "effect/Mailbox"
+import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import type { Backend, ExitStatus, StartFailure, StartOptions } from "./backend.js"
 
@@ -82,8 +83,9 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
       const written = chunk.length === 0 ? Channel.void : Channel.write(Chunk.unsafeFromArray(chunk))
       return done ? written : Channel.zipRight(written, pullStdin)
     })
-    yield* Stream.fromChannel(pullStdin).pipe(
-      Stream.run(process.stdin),
+    // piped straight into the sink's channel: the mailbox never fails, so no stage passes its errors on
+    yield* Channel.pipeTo(pullStdin, Sink.toChannel(process.stdin)).pipe(
+      Channel.runDrain,
       Effect.catchAll((error) => Effect.sync(() => options.onWriteError(describeCause(error)))),
       Effect.ensuring(Effect.sync(() => {
         stdinGone = true

@@ -61,14 +61,15 @@ export interface Connection {
    */
   readonly send: (message: JsonRpc.Message) => Effect.Effect<void, ConnectionError>
   /**
-   * Optional: whether `send`, run now, completes without waiting (the link is
-   * open and has room). When it says so, the session sends from the
-   * requesting fiber instead of a fiber of its own; a transport whose send
-   * may wait (an HTTP POST) leaves it out.
+   * Optional: sends `message` synchronously when that completes without
+   * waiting (the link is open and has room) and returns `true`; otherwise
+   * sends nothing and returns `false`, and the session sends it with `send`
+   * from a fiber of its own. A transport whose send may wait (an HTTP POST)
+   * leaves it out. With it, a request costs no fiber and no effect to send.
    *
    * @since 0.2.0
    */
-  readonly sendsAtOnce?: (() => boolean) | undefined
+  readonly sendNow?: ((message: JsonRpc.Message) => boolean) | undefined
   /**
    * A short description for logs and errors (never containing secrets).
    */

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Equal from "effect/Equal"
+import * as Fiber from "effect/Fiber"
 import type * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as JsonRpc from "../src/JsonRpc.js"
 import * as McpClient from "../src/McpClient.js"
@@ -10,17 +12,26 @@ import * as McpTransport from "../src/McpTransport.js"
 import * as TestServer from "../src/TestServer.js"
 import { clientInfo, idleTimeout, interruptAtEveryStep, textResult } from "./utils.js"
 
+const isToolCall = (message: JsonRpc.Message) => JsonRpc.isRequest(message) && message.method === "tools/call"
+
 /**
- * The test server's transport, saying through `sendsAtOnce` whether its
- * send completes at once; it records which fiber sends each `tools/call`.
+ * The test server's transport, offering `sendNow` (a send that completes at
+ * once) or not; it records which fiber sends each `tools/call`.
  */
-const withSendsAtOnce = (atOnce: boolean, handler: () => Effect.Effect<unknown> = () => Effect.succeed(textResult("done"))) => {
+const withSendNow = (atOnce: boolean, handler: () => Effect.Effect<unknown> = () => Effect.succeed(textResult("done"))) => {
   const senders: Array<FiberId.FiberId> = []
   const mark = (connection: McpTransport.Connection): McpTransport.Connection => ({
     ...connection,
-    sendsAtOnce: () => atOnce,
+    // the in-memory queue takes a message at once: handed to it by a fiber of its own, recorded as sent by the caller
+    sendNow: atOnce ?
+      (message) => {
+        if (isToolCall(message)) senders.push(Option.getOrThrow(Fiber.getCurrentFiber()).id())
+        Effect.runFork(connection.send(message))
+        return true
+      } :
+      undefined,
     send: (message) =>
-      JsonRpc.isRequest(message) && message.method === "tools/call" ?
+      isToolCall(message) ?
         Effect.zipRight(Effect.fiberIdWith((id) => Effect.sync(() => senders.push(id))), connection.send(message)) :
         connection.send(message)
   })
@@ -35,9 +46,9 @@ const withSendsAtOnce = (atOnce: boolean, handler: () => Effect.Effect<unknown> 
   return { senders, layer }
 }
 
-describe("a connection whose send completes at once (sendsAtOnce)", () => {
+describe("a connection whose send completes at once (sendNow)", () => {
   for (const atOnce of [true, false]) {
-    const subject = withSendsAtOnce(atOnce)
+    const subject = withSendNow(atOnce)
     it.effect(
       atOnce ?
         "gets the request from the calling fiber, with no sender fiber" :
@@ -54,7 +65,7 @@ describe("a connection whose send completes at once (sendsAtOnce)", () => {
     )
   }
 
-  const silent = withSendsAtOnce(true, () => Effect.never)
+  const silent = withSendNow(true, () => Effect.never)
   it.effect("a request sent inline still times out, and the server is told", () =>
     Effect.gen(function*() {
       const client = yield* idleTimeout
@@ -62,7 +73,7 @@ describe("a connection whose send completes at once (sendsAtOnce)", () => {
       expect((yield* client.session.stats).pending).toBe(0)
     }).pipe(Effect.provide(silent.layer)))
 
-  const held = withSendsAtOnce(true, () => Effect.never)
+  const held = withSendNow(true, () => Effect.never)
   it.effect("interrupting inline calls at any point leaves no pending entry behind", () =>
     Effect.gen(function*() {
       yield* interruptAtEveryStep

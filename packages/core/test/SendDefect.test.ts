@@ -13,19 +13,27 @@ import * as McpTransport from "../src/McpTransport.js"
 import * as TestServer from "../src/TestServer.js"
 import { clientInfo, eventually, textResult } from "./utils.js"
 
+const isToolCall = (message: JsonRpc.Message) => JsonRpc.isRequest(message) && message.method === "tools/call"
+
 /**
  * An in-memory transport whose send of `tools/call` dies, the way a transport
  * bug does (an error constructed with a missing field throws in the send).
- * `sendsAtOnce` picks the path: sent from the caller's fiber, or from a
- * fiber of its own.
+ * Offering `sendNow` or not picks the path: sent from the caller's fiber, or
+ * from a fiber of its own.
  */
 const dyingSend = (atOnce: boolean) => {
   const logged: Array<string> = []
   const dying = (connection: McpTransport.Connection): McpTransport.Connection => ({
     ...connection,
-    sendsAtOnce: () => atOnce,
+    sendNow: atOnce ?
+      (message) => {
+        if (isToolCall(message)) throw new Error("boom in send")
+        Effect.runFork(connection.send(message))
+        return true
+      } :
+      undefined,
     send: (message) =>
-      JsonRpc.isRequest(message) && message.method === "tools/call" ?
+      isToolCall(message) ?
         Effect.sync(() => {
           throw new Error("boom in send")
         }) :

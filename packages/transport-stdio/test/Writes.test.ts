@@ -57,7 +57,7 @@ describe("StdioTransport writes", () => {
       const room = { has: false, waits: 0, opened: yield* Deferred.make<void>() }
       const { backend, writes } = recording(room)
       const connection = yield* connect(backend)
-      assert.isFalse(connection.sendsAtOnce?.())
+      assert.isFalse(connection.sendNow?.(JsonRpc.notification("n", { i: -1 })))
       const senders = yield* Effect.forEach(
         Array.from({ length: 100 }, (_, i) => i),
         (i) => Effect.fork(connection.send(JsonRpc.notification("n", { i })))

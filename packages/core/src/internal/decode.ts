@@ -15,7 +15,7 @@ const parseOptions = { onExcessProperty: "preserve" } as const
  */
 export const decoder = <A, I>(schema: Schema.Schema<A, I>, method?: string) => {
   const check = checker(schema)
-  return (u: unknown): Effect.Effect<A, McpError.DecodeError> => toEffect(check(u), method ?? "message", method)
+  return (u: unknown): Effect.Effect<A, McpError.DecodeError> => toEffect(check(u), method, false)
 }
 
 /**
@@ -46,17 +46,18 @@ export const checker = <A, I>(schema: Schema.Schema<A, I>) => {
   }
 }
 
+/** The check's outcome as an effect (the error's message is built only on failure: every result passes here). */
 const toEffect = <A>(
   result: Either.Either<A, string>,
-  context: string,
-  method: string | undefined
+  method: string | undefined,
+  isResult: boolean
 ): Effect.Effect<A, McpError.DecodeError> =>
   result._tag === "Right" ?
     Effect.succeed(result.right) :
     Effect.fail(
       new McpError.DecodeError({
         reason: "Schema",
-        message: `${context}: ${result.left}`,
+        message: `${isResult ? `invalid ${method} result` : method ?? "message"}: ${result.left}`,
         ...(method !== undefined ? { method } : {})
       })
     )
@@ -74,7 +75,7 @@ export const decodeResult = <A, I>(schema: Schema.Schema<A, I>) => {
     params?: Record<string, unknown>,
     options?: ClientSession.RequestOptions
   ): Effect.Effect<A, McpError.McpClientError> =>
-    Effect.flatMap(session.request(method, params, options), (raw) => toEffect(check(raw), `invalid ${method} result`, method))
+    Effect.flatMap(session.request(method, params, options), (raw) => toEffect(check(raw), method, true))
 }
 
 const maxPages = 10_000

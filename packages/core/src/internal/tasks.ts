@@ -125,24 +125,22 @@ const callKnown = (
 ): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError> => {
   const requested = options?.task
   const asTask = (requested !== undefined && requested !== false) || tool?.execution?.taskSupport === "required"
+  // built once per call, with every field (one object shape): every call passes here
   const request: ClientSession.RequestOptions = {
     timeout: options?.timeout,
     maxTotalTimeout: options?.maxTotalTimeout,
     resetTimeoutOnProgress: options?.resetTimeoutOnProgress,
     toolName: params.name,
-    onProgress: listeners.progress
+    onProgress: listeners.progress,
+    replay: ctx.trusted && (tool?.annotations?.idempotentHint === true || tool?.annotations?.readOnlyHint === true)
   }
-  const plain = Effect.suspend(() => {
-    const replay = ctx.trusted &&
-      (tool?.annotations?.idempotentHint === true || tool?.annotations?.readOnlyHint === true)
-    return decodeCallToolResult(ctx.session(), "tools/call", params as Record<string, unknown>, { ...request, replay })
-  })
-  if (!asTask) return plain
+  const plain = () => decodeCallToolResult(ctx.session(), "tools/call", params as Record<string, unknown>, request)
+  if (!asTask) return plain()
   return Effect.gen(function*() {
     const session = ctx.session()
     const init = yield* session.initialized
     // 2026-07-28: the server decides whether a call becomes a task; the session follows its handle
-    if (isModernVersion(init.protocolVersion)) return yield* plain
+    if (isModernVersion(init.protocolVersion)) return yield* plain()
     if (init.capabilities.tasks?.requests?.tools?.call === undefined) {
       return yield* new McpError.UnsupportedCapability({ capability: "tasks.requests.tools.call", method: "tools/call" })
     }

@@ -3,18 +3,16 @@ import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as PlatformError from "@effect/platform/Error"
 import * as McpError from "@mcp-effect/core/McpError"
 import * as Cause from "effect/Cause"
+import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Option from "effect/Option"
-import * as Queue from "effect/Queue"
+import * as Mailbox from "effect/Mailbox"
+import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import type { Backend, ExitStatus, StartFailure, StartOptions } from "./backend.js"
 
 const encoder = new TextEncoder()
-
-// written to the stdin queue to end the input stream (compared by identity)
-const endOfInput = new Uint8Array(0)
 
 // ends a chunk handed to the stdin sink once `drainCheckBytes` were written since the last one: the
 // sink waits for "drain" between the writes of a chunk but not after its last one, so without it a
@@ -64,35 +62,30 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
     const process = yield* Effect.mapError(executor.start(command), (error) => startError(options, error))
 
     // bounded by `hasRoom` answering false at the high-water mark; the sink waits for "drain"
-    const stdin = yield* Queue.unbounded<Uint8Array>()
+    const stdin = yield* Mailbox.make<Uint8Array>()
     let queuedBytes = 0
     let stdinGone = false
-    let inputEnded = false
     let sinceDrainCheck = 0
     const room = yield* Effect.makeLatch(true)
-    // one stage between the queue and the sink: what is queued, up to the end of the input
-    const pullStdin = Effect.suspend(() =>
-      inputEnded ? Effect.fail(Option.none()) : Effect.map(Queue.takeBetween(stdin, 1, Infinity), (taken) => {
-        const chunk: Array<Uint8Array> = []
-        for (const bytes of taken) {
-          if (bytes === endOfInput) {
-            inputEnded = true
-            break
-          }
-          queuedBytes -= bytes.length
-          sinceDrainCheck += bytes.length
-          chunk.push(bytes)
-        }
-        if (queuedBytes < options.stdinHighWaterBytes) room.unsafeOpen()
-        if (sinceDrainCheck >= drainCheckBytes) {
-          sinceDrainCheck = 0
-          chunk.push(waitForDrain)
-        }
-        return Chunk.unsafeFromArray(chunk)
-      })
-    )
-    yield* Stream.repeatEffectChunkOption(pullStdin).pipe(
-      Stream.run(process.stdin),
+    // the one stage between the mailbox and the sink: everything waiting, as one chunk, until the input ends
+    const pullStdin: Channel.Channel<Chunk.Chunk<Uint8Array>> = Channel.flatMap(stdin.takeAll, ([taken, done]) => {
+      const chunk: Array<Uint8Array> = []
+      for (const bytes of taken) {
+        queuedBytes -= bytes.length
+        sinceDrainCheck += bytes.length
+        chunk.push(bytes)
+      }
+      if (queuedBytes < options.stdinHighWaterBytes) room.unsafeOpen()
+      if (sinceDrainCheck >= drainCheckBytes) {
+        sinceDrainCheck = 0
+        chunk.push(waitForDrain)
+      }
+      const written = chunk.length === 0 ? Channel.void : Channel.write(Chunk.unsafeFromArray(chunk))
+      return done ? written : Channel.zipRight(written, pullStdin)
+    })
+    // piped straight into the sink's channel: the mailbox never fails, so no stage passes its errors on
+    yield* Channel.pipeTo(pullStdin, Sink.toChannel(process.stdin)).pipe(
+      Channel.runDrain,
       Effect.catchAll((error) => Effect.sync(() => options.onWriteError(describeCause(error)))),
       Effect.ensuring(Effect.sync(() => {
         stdinGone = true
@@ -106,6 +99,20 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
         { _tag: "Signal", signal: signalOf(exit.cause) })
     // pulls stop at the closed latch, so the server blocks on a full pipe
     const reading = yield* Effect.makeLatch(true)
+    let paused = false
+    const readStdout = (onBytes: (bytes: Uint8Array) => void) => {
+      // each chunk goes to `onBytes` from the channel's read, with no effect per chunk unless paused
+      const read: Channel.Channel<never, Chunk.Chunk<Uint8Array>, PlatformError.PlatformError, PlatformError.PlatformError> =
+        Channel.readWithCause({
+          onInput: (chunk: Chunk.Chunk<Uint8Array>) => {
+            for (const bytes of chunk) onBytes(bytes)
+            return paused ? Channel.zipRight(Channel.fromEffect(reading.await), read) : read
+          },
+          onFailure: Channel.failCause,
+          onDone: () => Channel.void
+        })
+      return Channel.runDrain(Channel.pipeTo(Stream.toChannel(process.stdout), read))
+    }
     return {
       pid: process.pid,
       write: (line) => {
@@ -117,21 +124,16 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
       },
       hasRoom: () => stdinGone || queuedBytes < options.stdinHighWaterBytes,
       writable: room.await,
-      endInput: Effect.sync(() => stdin.unsafeOffer(endOfInput)),
-      readStdout: (onBytes) =>
-        process.stdout.pipe(
-          Stream.runForEachChunk((chunk) =>
-            Effect.zipRight(
-              Effect.sync(() => {
-                for (const bytes of chunk) onBytes(bytes)
-              }),
-              reading.await
-            )
-          ),
-          Effect.mapError(describeCause)
-        ),
-      pauseStdout: () => reading.unsafeClose(),
-      resumeStdout: () => reading.unsafeOpen(),
+      endInput: Effect.sync(() => stdin.unsafeDone(Exit.void)),
+      readStdout: (onBytes) => Effect.mapError(readStdout(onBytes), describeCause),
+      pauseStdout: () => {
+        paused = true
+        reading.unsafeClose()
+      },
+      resumeStdout: () => {
+        paused = false
+        reading.unsafeOpen()
+      },
       // the platform's process offers streams and effects only: a fiber each waits for the end
       readStderr: (onBytes, onEnd) =>
         process.stderr.pipe(

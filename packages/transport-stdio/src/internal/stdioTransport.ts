@@ -300,11 +300,11 @@ export const make = <R>(
         }))
 
         const outbox = Outbox.make(process.write, stdinHighWaterBytes)
-        // past the high-water mark, a send waits until the server has read enough, then writes
-        const write = (message: JsonRpc.Message): Effect.Effect<void, McpError.TransportError> => {
-          if (closed !== undefined) return Effect.fail(closed)
+        // below the high-water mark, a message is queued for the end of the tick at once
+        const sendNow = (message: JsonRpc.Message): boolean => {
+          if (closed !== undefined || !process.hasRoom()) return false
           outbox.add(Ndjson.encode(message))
-          return Effect.void
+          return true
         }
         // one watcher for every waiting sender (not a "drain" listener each); it ends with the connection
         let roomGate: Deferred.Deferred<void> | undefined
@@ -320,15 +320,21 @@ export const make = <R>(
           const gate = roomGate = Deferred.unsafeMake<void>(FiberId.none)
           return Effect.zipRight(Effect.forkIn(watchRoom(gate), connectionScope), Deferred.await(gate))
         })
-        const sendsAtOnce = () => closed !== undefined || process.hasRoom()
+        // past the high-water mark, a send waits until the server has read enough, then writes;
         // woken senders check again: those that find the buffer full again wait for the next room
         const send = (message: JsonRpc.Message): Effect.Effect<void, McpError.TransportError> =>
-          Effect.suspend(() => sendsAtOnce() ? write(message) : Effect.zipRight(waitForRoom, send(message)))
+          Effect.suspend(() =>
+            closed !== undefined ?
+              Effect.fail(closed) :
+              sendNow(message) ?
+              Effect.void :
+              Effect.zipRight(waitForRoom, send(message))
+          )
 
         yield* Effect.logDebug(`stdio server process ${process.pid} started`).pipe(
           Effect.annotateLogs("mcp.server", description)
         )
-        return { incoming, push, send, sendsAtOnce, description, networkTransport: "pipe" }
+        return { incoming, push, send, sendNow, description, networkTransport: "pipe" }
       })
 
     // the backend's services, but not this layer's scope: each connection has its own

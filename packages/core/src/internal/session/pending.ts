@@ -47,6 +47,21 @@ const progressMethods: ReadonlySet<string> = new Set([
   "tasks/result"
 ])
 
+/**
+ * A copy of `record`'s own keys with `key` set. Not `{ ...record, [key]: value }`:
+ * in V8 a spread followed by a key of its own is ten times slower than this
+ * copy, and every request with a progress token makes one.
+ */
+const copyWith = (record: Record<string, unknown> | undefined, key: string, value: unknown): Record<string, unknown> => {
+  const copy: Record<string, unknown> = {}
+  if (record !== undefined) {
+    const keys = Object.keys(record)
+    for (let i = 0; i < keys.length; i++) copy[keys[i]] = record[keys[i]]
+  }
+  copy[key] = value
+  return copy
+}
+
 /** @internal */
 export type Outcome = Exit.Exit<unknown, McpError.McpClientError>
 
@@ -117,10 +132,10 @@ export const toMillis = (
 export interface PendingTable {
   /**
    * Registers a request and waits for its outcome. When `ready` is alive and
-   * its transport says the send completes at once (`sendsAtOnce`), the
-   * request is sent on it from the calling fiber; else `send` puts it on a
-   * connection from a fiber of its own, so an outcome such as a timeout is
-   * seen while a send is still blocked.
+   * its transport takes the message at once (`sendNow`), the request is sent
+   * from the calling fiber; else `send` puts it on a connection from a fiber
+   * of its own, so an outcome such as a timeout is seen while a send is
+   * still blocked.
    */
   readonly request: (
     method: string,
@@ -166,10 +181,12 @@ export const make = (options: {
     const settle = (entry: Pending, outcome: Outcome) => {
       if (entry.outcome !== undefined) return
       entry.outcome = outcome
+      // nothing (an answer, progress, its deadline) concerns a settled entry any more
+      pending.delete(entry.id)
       entry.resume?.(outcome)
     }
 
-    // the sweeper reads the deadlines from the table itself; a settled entry waits only for its fiber to remove it
+    // the sweeper reads the deadlines from the table itself: a settled entry has left it
     const timeouts = yield* makeSweeper<Pending>(clock, () => pending.values(), (entry) => {
       if (entry.outcome !== undefined) return
       const kind = expiredKind(entry)
@@ -185,6 +202,14 @@ export const make = (options: {
         )
       )
     })
+
+    /** The request's error when its transport's send died. */
+    const sendDied = (entry: Pending) =>
+      new McpError.TransportError({
+        reason: "Write",
+        phase: "send",
+        message: `${entry.method}: the transport failed unexpectedly while sending the request (the defect is logged)`
+      })
 
     /**
      * Sorts out how a send ended: its typed failure goes to `onFailure`, an
@@ -202,16 +227,7 @@ export const make = (options: {
         const failure = Cause.failureOption(cause)
         if (Option.isSome(failure)) return onFailure(failure.value)
         if (Cause.isInterruptedOnly(cause)) return onInterrupt(Cause.stripFailures(cause))
-        settle(
-          entry,
-          Exit.fail(
-            new McpError.TransportError({
-              reason: "Write",
-              phase: "send",
-              message: `${entry.method}: the transport failed unexpectedly while sending the request (the defect is logged)`
-            })
-          )
-        )
+        settle(entry, Exit.fail(sendDied(entry)))
         return Effect.logError(`mcp: the transport's send of ${entry.method} died`, cause)
       })
 
@@ -286,9 +302,34 @@ export const make = (options: {
       return Effect.void
     }
 
-    /** Whether a send on `live` completes without waiting, so it needs no fiber of its own. */
-    const sendsAtOnce = (live: Live | undefined): live is Live =>
-      live !== undefined && live.alive && live.connection.sendsAtOnce?.() === true
+    /** How the request ended when it failed or was interrupted: cleaned up, then the same cause. */
+    const failed = (entry: Pending, cause: Cause.Cause<McpError.McpClientError>) => {
+      const done = finish(entry, Exit.failCause(cause))
+      return done === Effect.void ? Effect.failCause(cause) : Effect.zipRight(done, Effect.failCause(cause))
+    }
+
+    /**
+     * Sends on `live` from the calling code when its connection can take the
+     * message without waiting (`sendNow`): `true` when sent, `false` when it
+     * must be sent from a fiber of its own, or an effect logging a send that
+     * threw (a transport bug: the request failed at once with a typed error).
+     */
+    const sendNow = (entry: Pending, live: Live | undefined): boolean | Effect.Effect<void> => {
+      const now = live !== undefined && live.alive ? live.connection.sendNow : undefined
+      if (now === undefined) return false
+      entry.sentOn = live
+      try {
+        if (now(decorated(entry))) {
+          if (entry.span !== undefined) Spans.annotateConnection(entry.span, live!.connection)
+          return true
+        }
+      } catch (defect) {
+        settle(entry, Exit.fail(sendDied(entry)))
+        return Effect.logError(`mcp: the transport's send of ${entry.method} died`, Cause.die(defect))
+      }
+      entry.sentOn = undefined
+      return false
+    }
 
     const request: PendingTable["request"] = (method, params, requestOptions, span, send, ready) =>
       // registering the entry and its cleanup is one step no interrupt can split
@@ -305,9 +346,9 @@ export const make = (options: {
         if (span !== undefined) span.attribute("jsonrpc.request.id", String(id))
         const resetOnProgress = requestOptions?.resetTimeoutOnProgress ?? progressMethods.has(method)
         const wantsProgress = resetOnProgress || requestOptions?.onProgress !== undefined
-        const meta = params?._meta as object | undefined
+        const meta = params?._meta as Record<string, unknown> | undefined
         const withProgress = wantsProgress ?
-          { ...params, _meta: meta === undefined ? { progressToken: id } : { ...meta, progressToken: id } } :
+          copyWith(params, "_meta", meta === undefined ? { progressToken: id } : copyWith(meta, "progressToken", id)) :
           params
         const now = clock.unsafeCurrentTimeMillis()
         const entry: Pending = {
@@ -333,17 +374,17 @@ export const make = (options: {
         }
         pending.set(id, entry)
         if (entry.idleMillis !== undefined || entry.totalMillis !== undefined) timeouts.watch(entry)
-        // already uninterruptible: one match settles the entry whatever ends the wait (no `onExit` mask of its own)
+        const sent = sendNow(entry, ready)
+        const wait = restore(awaitOutcome(entry))
+        // already uninterruptible: the handlers below clean up whatever ends the wait (no `onExit` mask of its own)
+        if (sent === true && span === undefined) {
+          // sent, with no fiber or span to end: a success needs no cleanup (`settle` took the entry out of the table)
+          return Effect.catchAllCause(wait, (cause) => failed(entry, cause))
+        }
         return Effect.matchCauseEffect(
-          Effect.zipRight(
-            sendsAtOnce(ready) ? sendOn(entry, ready) : startSending(entry, send(entry)),
-            restore(awaitOutcome(entry))
-          ),
+          sent === false ? Effect.zipRight(startSending(entry, send(entry)), wait) : sent === true ? wait : Effect.zipRight(sent, wait),
           {
-            onFailure: (cause) => {
-              const done = finish(entry, Exit.failCause(cause))
-              return done === Effect.void ? Effect.failCause(cause) : Effect.zipRight(done, Effect.failCause(cause))
-            },
+            onFailure: (cause) => failed(entry, cause),
             onSuccess: (value) => {
               const done = finish(entry, Exit.succeed(value))
               return done === Effect.void ? Effect.succeed(value) : Effect.as(done, value)

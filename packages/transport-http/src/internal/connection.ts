@@ -31,8 +31,8 @@ import * as Inbound from "./inbound.js"
 import * as Legacy from "./legacy.js"
 import * as Modern from "./modern.js"
 import * as Resume from "./resume.js"
+import * as RequestRefs from "./requestRefs.js"
 import * as Sends from "./sends.js"
-import * as Tracing from "./tracing.js"
 import * as RetryAfter from "./retryAfter.js"
 import { followPostStream, isEventStream, runGetStream } from "./streams.js"
 
@@ -58,14 +58,8 @@ export const makeConnections = (
 ): Effect.Effect<Stream.Stream<McpTransport.Connection, McpError.TransportError>, McpError.TransportError, HttpClient.HttpClient> =>
   Effect.flatMap(Effect.suspend(() => resolveConfig(options)), (config) =>
     Effect.map(HttpClient.HttpClient, (client) => {
-      // trace headers only when asked for: in a browser each one needs the server's CORS permission
-      const execute = makeExecute(
-        config,
-        config.tracePropagation ? HttpClient.withTracerPropagation(client, true) : Tracing.spansWhenTraced(
-          HttpClient.withTracerPropagation(client, false)
-        ),
-        auth
-      )
+      const refs = RequestRefs.make(config)
+      const execute = makeExecute(config, client, auth, refs)
       // learned once per transport: later connections go straight to HTTP+SSE
       const shared: Shared = { legacy: false, notBefore: 0 }
       // each run of the stream (one per session) has its own
@@ -73,7 +67,7 @@ export const makeConnections = (
         const blocked = Deferred.unsafeMake<never, McpError.TransportError>(FiberId.none)
         let answered = false
         const watched: Execute = (exchange) =>
-          execute(exchange).pipe(
+          answered ? execute(exchange) : execute(exchange).pipe(
             Effect.tap(() => Effect.sync(() => answered = true)),
             Effect.tapError((error) =>
               !answered && Blocked.isBlocked(error) && error.phase !== Blocked.modernProbePhase ?
@@ -81,7 +75,7 @@ export const makeConnections = (
                 Effect.void
             )
           )
-        return McpTransport.fromConnect(connect(config, watched, shared, requestHeaders), options.reconnect, blocked)
+        return McpTransport.fromConnect(connect(config, watched, shared, requestHeaders, refs), options.reconnect, blocked)
       })
     }))
 
@@ -89,7 +83,8 @@ const connect = (
   config: Config,
   execute: Execute,
   shared: Shared,
-  requestHeaders: RequestHeaders.Service
+  requestHeaders: RequestHeaders.Service,
+  refs: RequestRefs.RequestRefs
 ): Effect.Effect<McpTransport.Connection, McpError.TransportError, Scope.Scope> =>
   Effect.gen(function*() {
     // a server that asked for a pause (Retry-After) gets it, on top of the reconnect schedule's delay
@@ -97,7 +92,7 @@ const connect = (
     if (pause > 0) yield* Effect.sleep(pause)
     const handoff = Option.getOrUndefined(yield* Effect.serviceOption(McpTransport.Resumption))
     const inbound = Inbound.make(config.inboundCapacity)
-    const sends = Sends.make()
+    const sends = Sends.make(refs.set)
     const state: State = {
       sessionId: undefined,
       protocolVersion: undefined,

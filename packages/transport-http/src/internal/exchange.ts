@@ -97,14 +97,14 @@ export const readLimited = (
     const parts: Array<Uint8Array> = []
     let size = 0
     let tooLarge = false
-    return Body.read(response, (chunk) => {
+    return Body.read<never>(response, (chunk) => {
       size += chunk.length
       if (size > max) {
         tooLarge = true
-        return stop
+        return false
       }
       parts.push(chunk)
-      return more
+      return true
     }).pipe(
       Effect.mapError((error) =>
         new McpError.TransportError({
@@ -127,8 +127,6 @@ export const readLimited = (
     )
   })
 
-const more: Effect.Effect<boolean> = Effect.succeed(true)
-const stop: Effect.Effect<boolean> = Effect.succeed(false)
 const utf8 = new TextDecoder()
 
 /**

@@ -110,13 +110,38 @@ const isWebStream = (u: unknown): u is ReadableStream<Uint8Array> =>
 /** The body where the platform's responses keep it (under any number of wrappers that add interruption). */
 const open = (response: HttpClientResponse.HttpClientResponse): Native | undefined => {
   let current: unknown = response
-  for (let depth = 0; depth < 4 && isObject(current) && isObject(current.original); depth++) current = current.original
+  const wrapped: Array<unknown> = []
+  for (let depth = 0; depth < 4 && isObject(current) && isObject(current.original); depth++) {
+    wrapped.push(current.original)
+    current = current.original
+  }
   const source = isObject(current) ? current.source : undefined
   if (!isObject(source)) return undefined
-  if (isNodeReadable(source.body)) return fromReadable(source.body)
-  if (isWebStream(source.body)) return fromWebStream(source.body)
-  if (isNodeReadable(source)) return fromReadable(source)
-  return undefined
+  const native = isNodeReadable(source.body) ?
+    fromReadable(source.body) :
+    isWebStream(source.body) ?
+    fromWebStream(source.body) :
+    isNodeReadable(source) ?
+    fromReadable(source) :
+    undefined
+  if (native !== undefined) for (const inner of wrapped) responseRegistry()?.unregister(inner)
+  return native
+}
+
+/**
+ * The platform's registry that aborts the request of a response collected
+ * before its body was read. Reading a body through the response's own API
+ * takes the response out of it; a body read here is taken out the same
+ * way, or each finished response would be aborted when collected (an
+ * `AbortError` with its stack built per request). Reading the body here
+ * aborts an unfinished request itself (`release`).
+ */
+const responseRegistry = (): { readonly unregister: (response: unknown) => void } | undefined => {
+  const store = (globalThis as Record<string, unknown>)["effect/GlobalValue"]
+  const registry = store instanceof Map ? store.get("@effect/platform/HttpClient/responseRegistry") : undefined
+  return isObject(registry) && typeof registry.unregister === "function" ?
+    registry as { readonly unregister: (response: unknown) => void } :
+    undefined
 }
 
 const fromReadable = (readable: NodeReadable): Native => {

@@ -51,19 +51,33 @@ export const make = (options: {
   readonly secretNames: ReadonlyArray<string>
   readonly tracePropagation: boolean
 }): RequestRefs => {
+  // derived once per parent value: the fibers of a session share their context and names
+  const contexts = new WeakMap<Context.Context<never>, Context.Context<never>>()
+  const names = new WeakMap<ReadonlyArray<string | RegExp>, ReadonlyArray<string | RegExp>>()
   const values = (refs: FiberRefs.FiberRefs) => {
     const tracer = Context.get(FiberRefs.getOrDefault(refs, DefaultServices.currentServices), Tracer.Tracer)
     const context = FiberRefs.getOrDefault(refs, FiberRef.currentContext)
-    const init = Context.getOption(context, FetchHttpClient.RequestInit)
+    let manual = contexts.get(context)
+    if (manual === undefined) {
+      const init = Context.getOption(context, FetchHttpClient.RequestInit)
+      manual = Context.add(context, FetchHttpClient.RequestInit, {
+        ...(init._tag === "Some" ? init.value : undefined),
+        redirect: "manual"
+      })
+      contexts.set(context, manual)
+    }
+    const redacted = FiberRefs.getOrDefault(refs, Headers.currentRedactedNames)
+    let redactedNames = names.get(redacted)
+    if (redactedNames === undefined) {
+      redactedNames = [...redacted, ...options.secretNames]
+      names.set(redacted, redactedNames)
+    }
     return {
       tracerEnabled: options.tracePropagation || tracer !== builtInTracer ?
         FiberRefs.getOrDefault(refs, FiberRef.currentTracerEnabled) :
         false,
-      redactedNames: [...FiberRefs.getOrDefault(refs, Headers.currentRedactedNames), ...options.secretNames],
-      context: Context.add(context, FetchHttpClient.RequestInit, {
-        ...(init._tag === "Some" ? init.value : undefined),
-        redirect: "manual"
-      })
+      redactedNames,
+      context: manual
     }
   }
 

@@ -3,6 +3,14 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 
 /**
+ * What a chunk handler says: read on (`true`), stop (`false`), or an effect
+ * that says so once it is done (a reader waiting for room).
+ *
+ * @internal
+ */
+export type Go<E> = boolean | Effect.Effect<boolean, E>
+
+/**
  * Reads a response body chunk by chunk: `onChunk` gets each chunk and says
  * whether to read on. Ends when the body ends, `onChunk` says stop, or
  * `idle` (an effect that fails) wins over the wait for a chunk; a body left
@@ -10,15 +18,17 @@ import * as Stream from "effect/Stream"
  *
  * The body is read where the `HttpClient`'s response keeps it (the web
  * `ReadableStream` of a `fetch` response, the Node `Readable` of undici or
- * `node:http`) with one small effect per chunk. Running a `Stream` costs
- * more than the rest of a round trip for a body of two chunks; a response
- * that keeps its body elsewhere is read through `response.stream`.
+ * `node:http`). Running a `Stream` costs more than the rest of a round trip
+ * for a body of two chunks. A Node body without an idle budget is read in
+ * its own callbacks, one wait for the whole body, as long as `onChunk`
+ * answers at once; otherwise one small effect per chunk. A response that
+ * keeps its body elsewhere is read through `response.stream`.
  *
  * @internal
  */
 export const read = <E>(
   response: HttpClientResponse.HttpClientResponse,
-  onChunk: (chunk: Uint8Array) => Effect.Effect<boolean, E>,
+  onChunk: (chunk: Uint8Array) => Go<E>,
   idle?: { readonly millis: number; readonly error: () => E }
 ): Effect.Effect<void, E | Failed> =>
   Effect.suspend(() => {
@@ -27,20 +37,35 @@ export const read = <E>(
       const stream = Stream.mapError(response.stream, (error): Failed => ({ _tag: "Failed", cause: error.cause }))
       return Stream.runForEachWhile(
         idle === undefined ? stream : Stream.timeoutFail(stream, idle.error, idle.millis),
-        onChunk
+        (chunk) => lift(onChunk(chunk))
       )
     }
-    const next = idle === undefined ?
-      native.next :
-      Effect.timeoutFail(native.next, { duration: idle.millis, onTimeout: idle.error })
-    const loop: Effect.Effect<void, E | Failed> = Effect.flatMap(next, (chunk) =>
-      chunk === undefined ?
-        Effect.void :
-        Effect.flatMap(onChunk(chunk), (go) => go ? loop : Effect.void))
+    let loop: Effect.Effect<void, E | Failed>
+    if (idle === undefined && native.pump !== undefined) {
+      const pump = native.pump
+      const then = (go: boolean) => go ? loop : Effect.void
+      loop = pump((chunk) => {
+        const go = onChunk(chunk)
+        return typeof go === "boolean" ? go : Effect.flatMap(go, then)
+      })
+    } else {
+      const next = idle === undefined ?
+        native.next :
+        Effect.timeoutFail(native.next, { duration: idle.millis, onTimeout: idle.error })
+      loop = Effect.flatMap(next, (chunk) =>
+        chunk === undefined ?
+          Effect.void :
+          Effect.flatMap(lift(onChunk(chunk)), (go) => go ? loop : Effect.void))
+    }
     // (the finalizer keeps `response` reachable until the end: a client may abort the request of a
     // response it finds collected)
     return Effect.ensuring(loop, Effect.sync(() => native.release(response)))
   })
+
+const lift = <E>(go: Go<E>): Effect.Effect<boolean, E> => typeof go === "boolean" ? (go ? more : stop) : go
+
+const more: Effect.Effect<boolean> = Effect.succeed(true)
+const stop: Effect.Effect<boolean> = Effect.succeed(false)
 
 /**
  * Reading the body broke (the error the body's source gave).
@@ -55,6 +80,14 @@ export interface Failed {
 interface Native {
   /** the next chunk; `undefined` at the end */
   readonly next: Effect.Effect<Uint8Array | undefined, Failed>
+  /**
+   * Reads chunk after chunk in the body's own callbacks while `onChunk`
+   * answers at once (`true`: on, `false`: stop); an effect it returns
+   * instead is what the read goes on with.
+   */
+  readonly pump?: <E>(
+    onChunk: (chunk: Uint8Array) => boolean | Effect.Effect<void, E | Failed>
+  ) => Effect.Effect<void, E | Failed>
   /** stops reading; aborts the request when the body has not ended */
   readonly release: (keep: unknown) => void
 }
@@ -77,13 +110,38 @@ const isWebStream = (u: unknown): u is ReadableStream<Uint8Array> =>
 /** The body where the platform's responses keep it (under any number of wrappers that add interruption). */
 const open = (response: HttpClientResponse.HttpClientResponse): Native | undefined => {
   let current: unknown = response
-  for (let depth = 0; depth < 4 && isObject(current) && isObject(current.original); depth++) current = current.original
+  const wrapped: Array<unknown> = []
+  for (let depth = 0; depth < 4 && isObject(current) && isObject(current.original); depth++) {
+    wrapped.push(current.original)
+    current = current.original
+  }
   const source = isObject(current) ? current.source : undefined
   if (!isObject(source)) return undefined
-  if (isNodeReadable(source.body)) return fromReadable(source.body)
-  if (isWebStream(source.body)) return fromWebStream(source.body)
-  if (isNodeReadable(source)) return fromReadable(source)
-  return undefined
+  const native = isNodeReadable(source.body) ?
+    fromReadable(source.body) :
+    isWebStream(source.body) ?
+    fromWebStream(source.body) :
+    isNodeReadable(source) ?
+    fromReadable(source) :
+    undefined
+  if (native !== undefined) for (const inner of wrapped) responseRegistry()?.unregister(inner)
+  return native
+}
+
+/**
+ * The platform's registry that aborts the request of a response collected
+ * before its body was read. Reading a body through the response's own API
+ * takes the response out of it; a body read here is taken out the same
+ * way, or each finished response would be aborted when collected (an
+ * `AbortError` with its stack built per request). Reading the body here
+ * aborts an unfinished request itself (`release`).
+ */
+const responseRegistry = (): { readonly unregister: (response: unknown) => void } | undefined => {
+  const store = (globalThis as Record<string, unknown>)["effect/GlobalValue"]
+  const registry = store instanceof Map ? store.get("@effect/platform/HttpClient/responseRegistry") : undefined
+  return isObject(registry) && typeof registry.unregister === "function" ?
+    registry as { readonly unregister: (response: unknown) => void } :
+    undefined
 }
 
 const fromReadable = (readable: NodeReadable): Native => {
@@ -120,6 +178,25 @@ const fromReadable = (readable: NodeReadable): Native => {
         wake = undefined
       })
     }),
+    pump: (onChunk) =>
+      Effect.async((resume) => {
+        const attempt = () => {
+          while (true) {
+            const chunk = readable.read()
+            if (chunk === null) break
+            const go = onChunk(chunk as Uint8Array)
+            if (go === true) continue
+            return resume(go === false ? Effect.void : go)
+          }
+          if (failure !== undefined) return resume(Effect.fail(failure))
+          if (ended) return resume(Effect.void)
+          wake = attempt
+        }
+        attempt()
+        return Effect.sync(() => {
+          wake = undefined
+        })
+      }),
     release: () => {
       readable.removeListener("readable", onReadable)
       readable.removeListener("end", onEnd)

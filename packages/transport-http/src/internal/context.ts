@@ -38,6 +38,11 @@ export interface Ctx {
   /** the `Mcp-*` headers of a message */
   readonly requestHeaders: RequestHeaders.Service
   readonly deliver: (items: ReadonlyArray<JsonRpc.Incoming>) => Effect.Effect<void>
+  /**
+   * `deliver` when it need not wait (called from the body's own callbacks):
+   * `false` when nothing was taken and `deliver` must be used.
+   */
+  readonly deliverNow: (items: ReadonlyArray<JsonRpc.Incoming>) => boolean
   /** ends the connection: `incoming` fails with the error */
   readonly fail: (error: McpTransport.ConnectionError) => Effect.Effect<void>
   /** the server forgot the session: drops the id and ends the connection */

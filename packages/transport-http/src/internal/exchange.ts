@@ -1,4 +1,4 @@
-import * as Headers from "@effect/platform/Headers"
+import type * as Headers from "@effect/platform/Headers"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as McpError from "@mcp-effect/core/McpError"
@@ -9,6 +9,7 @@ import { type Config, describeUrl } from "./config.js"
 import * as Blocked from "./blocked.js"
 import * as Body from "./body.js"
 import * as Redirect from "./redirect.js"
+import type * as RequestRefs from "./requestRefs.js"
 import * as WwwAuthenticate from "./wwwAuthenticate.js"
 
 /** @internal */
@@ -96,14 +97,14 @@ export const readLimited = (
     const parts: Array<Uint8Array> = []
     let size = 0
     let tooLarge = false
-    return Body.read(response, (chunk) => {
+    return Body.read<never>(response, (chunk) => {
       size += chunk.length
       if (size > max) {
         tooLarge = true
-        return stop
+        return false
       }
       parts.push(chunk)
-      return more
+      return true
     }).pipe(
       Effect.mapError((error) =>
         new McpError.TransportError({
@@ -126,8 +127,6 @@ export const readLimited = (
     )
   })
 
-const more: Effect.Effect<boolean> = Effect.succeed(true)
-const stop: Effect.Effect<boolean> = Effect.succeed(false)
 const utf8 = new TextDecoder()
 
 /**
@@ -166,60 +165,68 @@ const challengeError = (
  * transport failures to `TransportError`, handles `401` / `403` with the
  * auth hook (one retry per kind of challenge, so a `401` answered by a new
  * authorization can still be followed by a `403` step-up), and leaves every
- * other status to the caller.
+ * other status to the caller. Requests run with the transport's
+ * `RequestRefs` (trace settings, redacted header names, manual redirects).
  *
  * @internal
  */
 export const makeExecute = (
   config: Config,
   client: HttpClient.HttpClient,
-  auth: Option.Option<HttpAuth.Service>
+  auth: Option.Option<HttpAuth.Service>,
+  refs: RequestRefs.RequestRefs
 ): Execute =>
 (exchange) => {
   const url = exchange.url ?? config.url
+  const hook = Option.getOrUndefined(auth)
   const info: HttpAuth.RequestInfo = {
     url: url.toString(),
     method: exchange.method,
     rpcMethod: exchange.rpcMethod
   }
-  const send = (hookHeaders: Record<string, string>) => {
+  const send = (hookHeaders: Record<string, string> | undefined) => {
     const headers: Record<string, string> = {
       ...config.staticHeaders,
       ...exchange.headers,
       accept: exchange.accept
     }
-    const secretNames = [...config.secretNames]
-    for (const [name, value] of Object.entries(hookHeaders)) {
-      headers[name.toLowerCase()] = value
-      secretNames.push(name.toLowerCase())
+    const hookNames: Array<string> = []
+    if (hookHeaders !== undefined) {
+      for (const [name, value] of Object.entries(hookHeaders)) {
+        headers[name.toLowerCase()] = value
+        hookNames.push(name.toLowerCase())
+      }
     }
-    const execute = Redirect.follow(
-      {
-        client,
-        method: exchange.method,
-        url,
-        headers,
-        body: exchange.body,
-        origin: config.url.origin,
-        maxRedirects: config.maxRedirects,
-        discard: (response) => discard(config, response)
-      },
-      (hop, e) =>
-        Blocked.isBrowserFetchFailure(e) ?
-          Blocked.blockedError({
-            method: exchange.method,
-            target: describeUrl(hop),
-            phase: exchange.modernProbe ? Blocked.modernProbePhase : exchange.phase,
-            headers: [...Object.keys(headers), ...(exchange.body === undefined ? [] : ["content-type"])],
-            tracePropagation: config.tracePropagation
-          }) :
-          new McpError.TransportError({
-            reason: "Connect",
-            phase: exchange.phase,
-            message: `${exchange.method} ${describeUrl(hop)} failed: ${describeFailure(e)}`
-          }),
-      exchange.phase
-    ).pipe(Effect.locallyWith(Headers.currentRedactedNames, (names) => [...names, ...secretNames]))
+    const execute = refs.around(
+      Redirect.follow(
+        {
+          client,
+          method: exchange.method,
+          url,
+          headers,
+          body: exchange.body,
+          origin: config.url.origin,
+          maxRedirects: config.maxRedirects,
+          discard: (response) => discard(config, response)
+        },
+        (hop, e) =>
+          Blocked.isBrowserFetchFailure(e) ?
+            Blocked.blockedError({
+              method: exchange.method,
+              target: describeUrl(hop),
+              phase: exchange.modernProbe ? Blocked.modernProbePhase : exchange.phase,
+              headers: [...Object.keys(headers), ...(exchange.body === undefined ? [] : ["content-type"])],
+              tracePropagation: config.tracePropagation
+            }) :
+            new McpError.TransportError({
+              reason: "Connect",
+              phase: exchange.phase,
+              message: `${exchange.method} ${describeUrl(hop)} failed: ${describeFailure(e)}`
+            }),
+        exchange.phase
+      ),
+      hookNames
+    )
     return exchange.connectTimeout
       ? Effect.timeoutFail(execute, {
         duration: config.connectMillis,
@@ -232,34 +239,43 @@ export const makeExecute = (
       })
       : execute
   }
-  const attempt = (
+  const challenged = (
+    response: HttpClientResponse.HttpClientResponse,
+    status: 401 | 403,
+    headers: Headers.Headers,
     retried: ReadonlyArray<number | "nonce">
   ): Effect.Effect<HttpClientResponse.HttpClientResponse, ExchangeError> =>
-    Effect.gen(function*() {
-      const hookHeaders = Option.isSome(auth) ? yield* auth.value.headers(info) : {}
-      const response = yield* send(hookHeaders)
-      const nonce = response.headers["dpop-nonce"]
-      if (response.status !== 401 && response.status !== 403) {
-        const onResponse = Option.isSome(auth) ? auth.value.onResponse : undefined
-        if (onResponse !== undefined) yield* onResponse({ url: info.url, status: response.status, nonce })
-        return response
-      }
-      yield* discard(config, response)
-      const header = response.headers["www-authenticate"]
+    Effect.flatMap(discard(config, response), () => {
+      const header = headers["www-authenticate"]
       const challenges = header === undefined ? [] : WwwAuthenticate.parse(header)
+      const nonce = headers["dpop-nonce"]
       const challenge: HttpAuth.ChallengeInfo = {
-        status: response.status,
+        status,
         url: info.url,
         wwwAuthenticate: challenges.find((c) => c.scheme.toLowerCase() === "bearer") ?? challenges[0],
         challenges,
         ...(nonce === undefined ? {} : { nonce })
       }
-      const kind = HttpAuth.isNonceChallenge(challenge) ? "nonce" : response.status
-      if (!retried.includes(kind) && Option.isSome(auth)) {
-        const decision = yield* auth.value.onChallenge(challenge)
-        if (decision === "retry") return yield* attempt([...retried, kind])
-      }
-      return yield* Effect.fail(challengeError(config, challenge))
+      const kind = HttpAuth.isNonceChallenge(challenge) ? "nonce" : status
+      if (retried.includes(kind) || hook === undefined) return Effect.fail(challengeError(config, challenge))
+      return Effect.flatMap(
+        hook.onChallenge(challenge),
+        (decision) =>
+          decision === "retry" ? attempt([...retried, kind]) : Effect.fail(challengeError(config, challenge))
+      )
     })
+  const attempt = (
+    retried: ReadonlyArray<number | "nonce">
+  ): Effect.Effect<HttpClientResponse.HttpClientResponse, ExchangeError> =>
+    Effect.flatMap(
+      hook === undefined ? Effect.suspend(() => send(undefined)) : Effect.flatMap(hook.headers(info), send),
+      (response) => {
+        const status = response.status
+        if (status === 401 || status === 403) return challenged(response, status, response.headers, retried)
+        const onResponse = hook?.onResponse
+        if (onResponse === undefined) return Effect.succeed(response)
+        return Effect.as(onResponse({ url: info.url, status, nonce: response.headers["dpop-nonce"] }), response)
+      }
+    )
   return attempt([])
 }

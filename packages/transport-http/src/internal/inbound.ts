@@ -26,6 +26,8 @@ type Failure = McpTransport.ConnectionError
  */
 export interface Inbound {
   readonly offer: (messages: ReadonlyArray<Message>) => Effect.Effect<void>
+  /** `offer` when it need not wait: `false` (nothing taken) when the buffer is full */
+  readonly offerNow: (messages: ReadonlyArray<Message>) => boolean
   /** ends the connection's input with an error (the first end wins) */
   readonly fail: (error: Failure) => Effect.Effect<void>
   readonly stream: Stream.Stream<Message, Failure>
@@ -65,18 +67,20 @@ export const make = (capacity: number): Inbound => {
   const waitForRoom = wait((r) => writers.push(r), (r) => writers = writers.filter((w) => w !== r))
   const waitForInput = wait((r) => readers.push(r), (r) => readers = readers.filter((w) => w !== r))
 
+  const offerNow = (messages: ReadonlyArray<Message>): boolean => {
+    if (failure !== undefined || messages.length === 0) return true
+    if (pushTo !== undefined) {
+      pushTo(messages)
+      return true
+    }
+    if (buffer.length >= capacity) return false
+    for (const message of messages) buffer.push(message)
+    wakeReaders()
+    return true
+  }
+
   const offer = (messages: ReadonlyArray<Message>): Effect.Effect<void> =>
-    Effect.suspend(() => {
-      if (failure !== undefined || messages.length === 0) return Effect.void
-      if (pushTo !== undefined) {
-        pushTo(messages)
-        return Effect.void
-      }
-      if (buffer.length >= capacity) return Effect.zipRight(waitForRoom, offer(messages))
-      for (const message of messages) buffer.push(message)
-      wakeReaders()
-      return Effect.void
-    })
+    Effect.suspend(() => offerNow(messages) ? Effect.void : Effect.zipRight(waitForRoom, offer(messages)))
 
   const fail = (error: Failure): Effect.Effect<void> =>
     Effect.sync(() => {
@@ -116,6 +120,7 @@ export const make = (capacity: number): Inbound => {
 
   return {
     offer,
+    offerNow,
     fail,
     stream: Stream.repeatEffectChunkOption(takeAll),
     push,

@@ -1,11 +1,9 @@
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as McpError from "@mcp-effect/core/McpError"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import { describeUrl } from "./config.js"
 
 /** @internal */
@@ -36,7 +34,8 @@ const isRedirect = (status: number) =>
 
 /**
  * Sends a request and follows redirects itself, whatever the `HttpClient`
- * would do: `fetch` is told `redirect: "manual"`, each hop is sent by this
+ * would do: `fetch` is told `redirect: "manual"` (the transport's
+ * `RequestRefs`, which every request runs with), each hop is sent by this
  * function, at most `maxRedirects` hops. Once a hop leaves `origin`, only
  * `Accept`, `MCP-Protocol-Version`, `Last-Event-ID` and the `Mcp-*` request
  * headers (they mirror the body) go with it: no
@@ -66,39 +65,47 @@ export const follow = (
     url: URL,
     headers: Readonly<Record<string, string>>,
     hops: number
-  ): Effect.Effect<HttpClientResponse.HttpClientResponse, McpError.TransportError> =>
-    Effect.gen(function*() {
-      let outgoing = HttpClientRequest.make(request.method)(url, { headers })
-      if (request.body !== undefined) outgoing = HttpClientRequest.bodyText(outgoing, request.body, "application/json")
-      const init = yield* Effect.serviceOption(FetchHttpClient.RequestInit)
-      const response = yield* request.client.execute(outgoing).pipe(
-        Effect.provideService(FetchHttpClient.RequestInit, { ...Option.getOrUndefined(init), redirect: "manual" }),
-        Effect.mapError((error) => onFailure(url, error))
-      )
-      const status = response.status
-      if (status === 0) {
-        return yield* refuse(url, "was redirected and the browser hides where to: set url to the final endpoint")
+  ): Effect.Effect<HttpClientResponse.HttpClientResponse, McpError.TransportError> => {
+    let outgoing = HttpClientRequest.make(request.method)(url.href, { headers })
+    if (request.body !== undefined) outgoing = HttpClientRequest.bodyText(outgoing, request.body, "application/json")
+    return Effect.flatMap(
+      Effect.mapError(request.client.execute(outgoing), (error) => onFailure(url, error)),
+      (response) => {
+        const status = response.status
+        if (status === 0) {
+          return refuse(url, "was redirected and the browser hides where to: set url to the final endpoint")
+        }
+        if (!isRedirect(status)) return Effect.succeed(response)
+        const location = response.headers["location"]
+        if (location === undefined) return Effect.succeed(response)
+        return Effect.zipRight(request.discard(response), Effect.suspend(() => next(url, headers, hops, status, location)))
       }
-      const location = response.headers["location"]
-      if (!isRedirect(status) || location === undefined) return response
-      yield* request.discard(response)
-      if (hops >= request.maxRedirects) return yield* refuse(url, `redirected more than ${request.maxRedirects} times`, status)
-      if (request.method !== "GET" && status !== 307 && status !== 308) {
-        return yield* refuse(url, `answered HTTP ${status}: only 307 and 308 redirects keep a ${request.method}`, status)
-      }
-      let next: URL
-      try {
-        next = new URL(location, url)
-      } catch {
-        return yield* refuse(url, `answered HTTP ${status} with an unusable Location`, status)
-      }
-      if (next.protocol !== "http:" && next.protocol !== "https:") {
-        return yield* refuse(url, `answered HTTP ${status} with a Location that is not http(s)`, status)
-      }
-      // once stripped, always stripped (a hop back to the origin does not restore credentials)
-      const crossed = next.origin !== request.origin || headers !== request.headers
-      return yield* hop(next, crossed ? keepCrossOrigin(request.headers) : headers, hops + 1)
-    })
+    )
+  }
+  const next = (
+    url: URL,
+    headers: Readonly<Record<string, string>>,
+    hops: number,
+    status: number,
+    location: string
+  ): Effect.Effect<HttpClientResponse.HttpClientResponse, McpError.TransportError> => {
+    if (hops >= request.maxRedirects) return refuse(url, `redirected more than ${request.maxRedirects} times`, status)
+    if (request.method !== "GET" && status !== 307 && status !== 308) {
+      return refuse(url, `answered HTTP ${status}: only 307 and 308 redirects keep a ${request.method}`, status)
+    }
+    let target: URL
+    try {
+      target = new URL(location, url)
+    } catch {
+      return refuse(url, `answered HTTP ${status} with an unusable Location`, status)
+    }
+    if (target.protocol !== "http:" && target.protocol !== "https:") {
+      return refuse(url, `answered HTTP ${status} with a Location that is not http(s)`, status)
+    }
+    // once stripped, always stripped (a hop back to the origin does not restore credentials)
+    const crossed = target.origin !== request.origin || headers !== request.headers
+    return hop(target, crossed ? keepCrossOrigin(request.headers) : headers, hops + 1)
+  }
   return hop(request.url, request.headers, 0)
 }
 

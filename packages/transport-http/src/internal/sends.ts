@@ -40,8 +40,13 @@ interface Waiting {
   fiber: Fiber.RuntimeFiber<void, unknown> | undefined
 }
 
-/** @internal */
-export const make = (): Sends => {
+/**
+ * `setup` runs first on every fiber (it sets the fiber refs every request
+ * of the connection runs with: see `RequestRefs`).
+ *
+ * @internal
+ */
+export const make = (setup: Effect.Effect<void>): Sends => {
   const waiting = new Set<Waiting>()
   const running = new Set<Fiber.RuntimeFiber<void, unknown>>()
   let closed: Failure | undefined
@@ -61,7 +66,7 @@ export const make = (): Sends => {
       const entry: Waiting = { exit: undefined, resume: undefined, fiber: undefined }
       waiting.add(entry)
       const sent = Effect.sync(() => settle(entry, Exit.void))
-      return Effect.flatMap(Effect.forkDaemon(Effect.interruptible(send(sent))), (fiber) => {
+      return Effect.flatMap(Effect.forkDaemon(Effect.interruptible(Effect.zipRight(setup, send(sent)))), (fiber) => {
         entry.fiber = fiber
         running.add(fiber)
         fiber.addObserver((exit) => {
@@ -86,7 +91,7 @@ export const make = (): Sends => {
   const fork = (effect: Effect.Effect<void>): Effect.Effect<void> =>
     Effect.uninterruptible(Effect.suspend(() => {
       if (closed !== undefined) return Effect.void
-      return Effect.map(Effect.forkDaemon(Effect.interruptible(effect)), (fiber) => {
+      return Effect.map(Effect.forkDaemon(Effect.interruptible(Effect.zipRight(setup, effect))), (fiber) => {
         running.add(fiber)
         fiber.addObserver(() => running.delete(fiber))
       })

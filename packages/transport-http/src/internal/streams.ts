@@ -55,17 +55,17 @@ export const consume = (
   const reader = Sse.makeReader(config.maxMessageBytes)
   const decoder = new TextDecoder()
   const idle = config.idleMillis
-  const handle = (item: Sse.Item): Effect.Effect<boolean> => {
+  const handle = (item: Sse.Item): Body.Go<never> => {
     switch (item._tag) {
       case "Retry":
         progress.retryMillis = item.millis
-        return reading
+        return true
       case "TooLarge": {
         const message = `an SSE event from ${config.description} exceeds the limit of ${config.maxMessageBytes} bytes`
         // on a stream answering one request, the event is that answer
         if (pending !== undefined && pending.size === 1) return deliver([JsonRpc.malformed("TooLarge", message)])
         // on a response stream whose requests are all answered, it answers nothing: reading stops
-        if (pending !== undefined && pending.size === 0) return stop
+        if (pending !== undefined && pending.size === 0) return false
         // elsewhere it may have been any answer: the stream can no longer be trusted, so the connection ends
         // and every request still waiting on it gets its outcome now, not at its timeout
         return Effect.as(
@@ -80,19 +80,25 @@ export const consume = (
         if (item.id !== undefined) progress.lastEventId = item.id
         progress.events++
         if (onEvent !== undefined && item.event !== "message") return Effect.as(onEvent(item), true)
-        if (item.data === "" || item.event !== "message") return reading
+        if (item.data === "" || item.event !== "message") return true
         return deliver(JsonRpc.decode(item.data, config.maxMessageBytes))
       }
     }
   }
-  const handleFrom = (items: Array<Sse.Item>, index: number): Effect.Effect<boolean> =>
-    index === items.length - 1 ?
-      handle(items[index]!) :
-      Effect.flatMap(handle(items[index]!), (go) => go ? handleFrom(items, index + 1) : stop)
+  // at once while every item is handled at once; from the first that needs an effect, through effects
+  const handleFrom = (items: Array<Sse.Item>, index: number): Body.Go<never> => {
+    for (let i = index; i < items.length; i++) {
+      const go = handle(items[i]!)
+      if (go === true) continue
+      if (go === false) return false
+      return i === items.length - 1 ? go : Effect.flatMap(go, (on) => on ? lift(handleFrom(items, i + 1)) : stop)
+    }
+    return true
+  }
   // Marks answered requests. On a stream that answers one request, an unreadable event that
   // names no id is taken as that answer, so the request fails at once instead of hanging.
-  const deliver = (messages: Array<JsonRpc.Incoming>): Effect.Effect<boolean> => {
-    if (pending === undefined || pending.size === 0) return Effect.as(ctx.deliver(messages), true)
+  const deliver = (messages: Array<JsonRpc.Incoming>): Body.Go<never> => {
+    if (pending === undefined || pending.size === 0) return ctx.deliverNow(messages) || Effect.as(ctx.deliver(messages), true)
     const only = pending.size === 1 ? [...pending][0] : undefined
     const marked = messages.map((message) => {
       if (JsonRpc.isMalformed(message)) {
@@ -103,13 +109,13 @@ export const consume = (
       if (JsonRpc.isResponse(message) && message.id !== null) pending.delete(message.id)
       return message
     })
-    return Effect.as(ctx.deliver(marked), true)
+    return ctx.deliverNow(marked) || Effect.as(ctx.deliver(marked), true)
   }
   return Body.read(
     response,
     (chunk) => {
       const items = reader.feed(decoder.decode(chunk, { stream: true }))
-      return items.length === 0 ? reading : handleFrom(items, 0)
+      return items.length === 0 || handleFrom(items, 0)
     },
     idle === undefined ? undefined : {
       millis: idle,
@@ -133,6 +139,7 @@ export const consume = (
 
 const reading: Effect.Effect<boolean> = Effect.succeed(true)
 const stop: Effect.Effect<boolean> = Effect.succeed(false)
+const lift = (go: Body.Go<never>): Effect.Effect<boolean> => typeof go === "boolean" ? (go ? reading : stop) : go
 
 const resumeHeaders = (ctx: Ctx, lastEventId: string) => ({ ...ctx.sessionHeaders(), "last-event-id": lastEventId })
 
@@ -149,17 +156,29 @@ export const followPostStream = (
   ctx: Ctx,
   first: HttpClientResponse.HttpClientResponse,
   pending: Set<JsonRpc.RequestId>
+): Effect.Effect<void> => {
+  const progress = makeProgress()
+  return Effect.matchEffect(consume(ctx, first, progress, "post-stream", pending), {
+    onFailure: (error) => afterPostStream(ctx, pending, progress, Either.left(error)),
+    onSuccess: () => afterPostStream(ctx, pending, progress, Either.right(undefined))
+  })
+}
+
+/** A POST's stream ended: done when it answered everything, else resumed (the common case takes no step). */
+const afterPostStream = (
+  ctx: Ctx,
+  pending: Set<JsonRpc.RequestId>,
+  progress: Progress,
+  first: Either.Either<void, McpError.TransportError>
 ): Effect.Effect<void> =>
-  Effect.gen(function*() {
+  pending.size === 0 || ctx.state.failure !== undefined ? Effect.void : Effect.gen(function*() {
     const { config } = ctx
-    const progress = makeProgress()
     const backoff = Backoff.make(config.sseReconnect)
-    let response = first
+    let outcome = first
     let phase = "post-stream"
+    // (the first stream delivered events when any were counted: `progress` starts at zero)
+    let eventsBefore = 0
     while (true) {
-      const eventsBefore = progress.events
-      const outcome = yield* Effect.either(consume(ctx, response, progress, phase, pending))
-      if (pending.size === 0 || ctx.state.failure !== undefined) return
       if (progress.events > eventsBefore) yield* backoff.reset
       const why = Either.isLeft(outcome) ? outcome.left.message : "the server closed it before answering"
       if (progress.lastEventId === undefined) {
@@ -174,8 +193,10 @@ export const followPostStream = (
       yield* Effect.logDebug("mcp http: resuming a response stream", config.description)
       const resumed = yield* reopen(ctx, backoff, progress, why)
       if (Option.isNone(resumed)) return
-      response = resumed.value
       phase = "resume"
+      eventsBefore = progress.events
+      outcome = yield* Effect.either(consume(ctx, resumed.value, progress, phase, pending))
+      if (pending.size === 0 || ctx.state.failure !== undefined) return
     }
   })
 
@@ -260,6 +281,8 @@ export const runGetStream = (
     let reported = progress.lastEventId
     const reporting: Ctx = {
       ...ctx,
+      // (every delivery goes through `deliver`, which reports the event id)
+      deliverNow: () => false,
       deliver: (items) =>
         Effect.zipRight(
           ctx.deliver(items),

@@ -13,6 +13,9 @@ import type { Backend, ExitStatus, StartFailure, StartOptions } from "./backend.
 
 const encoder = new TextEncoder()
 
+// ends the read of stdout when the reader asks for no more
+const stopped = { _tag: "Stopped" } as const
+
 // written to the stdin queue to end the input stream (compared by identity)
 const endOfInput = new Uint8Array(0)
 
@@ -121,14 +124,14 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
       readStdout: (onBytes) =>
         process.stdout.pipe(
           Stream.runForEachChunk((chunk) =>
-            Effect.zipRight(
-              Effect.sync(() => {
-                for (const bytes of chunk) onBytes(bytes)
-              }),
-              reading.await
-            )
+            Effect.suspend(() => {
+              for (const bytes of chunk) {
+                if (onBytes(bytes)) return Effect.fail(stopped)
+              }
+              return reading.await
+            })
           ),
-          Effect.mapError(describeCause)
+          Effect.catchAll((error) => error._tag === "Stopped" ? Effect.void : Effect.fail(describeCause(error)))
         ),
       pauseStdout: () => reading.unsafeClose(),
       resumeStdout: () => reading.unsafeOpen(),

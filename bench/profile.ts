@@ -18,8 +18,12 @@
  * - `calls [--calls N] [--concurrency C] [--client ours|sdk]`: one `NodeStdioTransport` session, a
  *   warm-up of N calls, then N `tools/call` of `echo`, C at a time (default 1: sequential, what
  *   `stdio latency` measures). `--client sdk` runs the official SDK client instead, for comparison.
- * - `idle [--sessions N] [--heap-out FILE]`: opens N idle sessions (after one warm-up session) and
- *   profiles what they hold (`HeapProfiler` sampling, live objects only).
+ * - `idle [--sessions N] [--heap-out FILE] [--snapshot-out PREFIX]`: opens N idle sessions (after one
+ *   warm-up session), prints the `heapUsed` growth per session (and per session of the second half
+ *   alone, without what the first sessions cost once), and profiles what they hold (`HeapProfiler`
+ *   sampling, live objects only). `--snapshot-out` writes heap snapshots before, half way and after
+ *   (`PREFIX-before.heapsnapshot`, ...): their diff, grouped by constructor and retainer, names
+ *   what each session holds.
  * - `inflight [--calls N] [--heap-out FILE]`: N pending `hold` calls on one session, profiled the same
  *   way once the server holds them all; prints the `heapUsed` growth per call.
  */
@@ -33,6 +37,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
 import { writeFileSync } from "node:fs"
+import { writeHeapSnapshot } from "node:v8"
 import * as Inspector from "node:inspector/promises"
 import { parseArgs } from "node:util"
 import * as Sdk from "./clients/sdk.js"
@@ -48,7 +53,8 @@ const { positionals, values: flags } = parseArgs({
     client: { type: "string", default: "ours" },
     transport: { type: "string", default: "stdio" },
     "cpu-out": { type: "string" },
-    "heap-out": { type: "string" }
+    "heap-out": { type: "string" },
+    "snapshot-out": { type: "string" }
   }
 })
 
@@ -117,16 +123,34 @@ const idle = Effect.gen(function*() {
     inspector.connect()
     yield* Effect.promise(() => inspector.post("HeapProfiler.startSampling", { samplingInterval: 1024 }))
   }
-  for (let i = 0; i < Number(flags.sessions); i++) yield* session
-  gc()
-  gc()
+  const snapshot = flags["snapshot-out"]
+  /** The used heap after a full GC, with a heap snapshot of it when asked (`--snapshot-out PREFIX`). */
+  const settled = (name: string) =>
+    Effect.sync(() => {
+      gc()
+      gc()
+      if (snapshot !== undefined) writeHeapSnapshot(`${snapshot}-${name}.heapsnapshot`)
+      return process.memoryUsage().heapUsed
+    }).pipe(Effect.delay("500 millis"))
+  const sessions = Number(flags.sessions)
+  const half = Math.floor(sessions / 2)
+  const before = yield* settled("before")
+  for (let i = 0; i < half; i++) yield* session
+  const middle = yield* settled("half")
+  for (let i = half; i < sessions; i++) yield* session
+  const after = yield* settled("after")
   if (out !== undefined) {
     const { profile } = yield* Effect.promise(() => inspector.post("HeapProfiler.stopSampling"))
     writeFileSync(out, JSON.stringify(profile))
     inspector.disconnect()
   }
+  // the second half leaves out what the first sessions cost once (compiled code, lazily built state)
+  const kib = (bytes: number, n: number) => (bytes / n / 1024).toFixed(1)
   yield* Effect.sync(() =>
-    process.stderr.write(`${flags.sessions} sessions open, heap ${(process.memoryUsage().heapUsed / 1024 / 1024).toFixed(1)} MiB\n`)
+    process.stderr.write(
+      `${sessions} sessions open: ${kib(after - before, sessions)} KiB per session, ` +
+        `${kib(after - middle, sessions - half)} KiB per session of the second half\n`
+    )
   )
 })
 

@@ -330,8 +330,8 @@ export const make = <R>(
 
     // the backend's services, but not this layer's scope: each connection has its own
     const context = Context.omit(Scope.Scope)(yield* Effect.context<R | Scope.Scope>()) as Context.Context<R>
-    // a suspended stream, not an unwrapped one: one stream stage less for as long as the session reads it
-    const connections = Stream.suspend(() => {
+    // each run (session) has its own `giveUp`; the session reads the stream without its stream stages
+    const connections = McpTransport.suspend(() => {
       const permanentFailure = Deferred.unsafeMake<never, McpError.TransportError>(FiberId.none)
       return McpTransport.fromConnect(Effect.provide(connect(permanentFailure), context), options.reconnect, permanentFailure)
     })

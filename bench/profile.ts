@@ -24,6 +24,9 @@
  *   sampling, live objects only). `--snapshot-out` writes heap snapshots before, half way and after
  *   (`PREFIX-before.heapsnapshot`, ...): their diff, grouped by constructor and retainer, names
  *   what each session holds.
+ * - `closed [--sessions N] [--snapshot-out PREFIX]`: opens N sessions (after one warm-up session),
+ *   closes them and prints what is still held per session; a leak keeps its size per session as N
+ *   grows, one-off costs (compiled code) shrink.
  * - `inflight [--calls N] [--heap-out FILE]`: N pending `hold` calls on one session, profiled the same
  *   way once the server holds them all; prints the `heapUsed` growth per call.
  */
@@ -33,9 +36,11 @@ import { McpClient, type McpTransport } from "@mcp-effect/core"
 import { HttpTransport } from "@mcp-effect/transport-http"
 import { NodeStdioTransport } from "@mcp-effect/transport-stdio"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
+import * as Scope from "effect/Scope"
 import { writeFileSync } from "node:fs"
 import { writeHeapSnapshot } from "node:v8"
 import * as Inspector from "node:inspector/promises"
@@ -155,6 +160,37 @@ const idle = Effect.gen(function*() {
 })
 
 /**
+ * What N sessions still hold once they are closed again (a leak grows with N): opens N sessions
+ * (after one warm-up session), closes them, and prints the `heapUsed` growth per session over the
+ * heap before them; `--snapshot-out PREFIX` writes heap snapshots before and after.
+ */
+const closed = Effect.gen(function*() {
+  yield* Effect.scoped(session)
+  const snapshot = flags["snapshot-out"]
+  const settled = (name: string) =>
+    Effect.sync(() => {
+      gc()
+      gc()
+      if (snapshot !== undefined) writeHeapSnapshot(`${snapshot}-${name}.heapsnapshot`)
+      return process.memoryUsage().heapUsed
+    }).pipe(Effect.delay("500 millis"))
+  const sessions = Number(flags.sessions)
+  const before = yield* settled("before")
+  const scopes: Array<Scope.CloseableScope> = []
+  for (let i = 0; i < sessions; i++) {
+    const scope = yield* Scope.make()
+    yield* Scope.extend(session, scope)
+    scopes.push(scope)
+  }
+  for (const scope of scopes) yield* Scope.close(scope, Exit.void)
+  scopes.length = 0
+  const after = yield* settled("after")
+  yield* Effect.sync(() =>
+    process.stderr.write(`${sessions} sessions closed: ${((after - before) / sessions / 1024).toFixed(1)} KiB per session still held\n`)
+  )
+})
+
+/**
  * With `--heap-out FILE`, a sampling heap profile of what `--calls` pending `hold` calls on one
  * session hold, once the server holds them all, after a full GC; then they are released.
  */
@@ -212,13 +248,13 @@ const sdkCalls = async () => {
 }
 
 const mode = positionals[0] ?? "calls"
-if (mode !== "calls" && mode !== "idle" && mode !== "inflight") {
-  throw new Error(`mode must be calls, idle or inflight, got ${mode}`)
+if (mode !== "calls" && mode !== "idle" && mode !== "closed" && mode !== "inflight") {
+  throw new Error(`mode must be calls, idle, closed or inflight, got ${mode}`)
 }
 const run = flags.client === "sdk" && mode === "calls" ?
   sdkCalls() :
   Effect.runPromise(
-    Effect.scoped(mode === "calls" ? calls : mode === "idle" ? idle : inflight).pipe(
+    Effect.scoped(mode === "calls" ? calls : mode === "idle" ? idle : mode === "closed" ? closed : inflight).pipe(
       // the HTTP client outlives every session (a layer provided to one session would close with it)
       Effect.provide(NodeHttpClient.layerUndici)
     )

@@ -27,8 +27,9 @@
  * - `closed [--sessions N] [--snapshot-out PREFIX]`: opens N sessions (after one warm-up session),
  *   closes them and prints what is still held per session; a leak keeps its size per session as N
  *   grows, one-off costs (compiled code) shrink.
- * - `inflight [--calls N] [--heap-out FILE]`: N pending `hold` calls on one session, profiled the same
- *   way once the server holds them all; prints the `heapUsed` growth per call.
+ * - `inflight [--calls N] [--heap-out FILE] [--snapshot-out PREFIX]`: N pending `hold` calls on one
+ *   session (after a warm-up round of as many), profiled the same way once the server holds them
+ *   all (or heap snapshots before and while held); prints the `heapUsed` growth per call.
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
@@ -200,30 +201,42 @@ const inflight = Effect.gen(function*() {
   const pending = Effect.map(client.callTool({ name: "pending" }), countOf)
   yield* Effect.forEach(Array.from({ length: 10 }), () => client.callTool(echoCall), { discard: true })
   const out = flags["heap-out"]
+  const snapshot = flags["snapshot-out"]
   const inspector = new Inspector.Session()
-  gc()
-  if (out !== undefined) {
-    inspector.connect()
-    yield* Effect.promise(() => inspector.post("HeapProfiler.startSampling", { samplingInterval: 1024 }))
-  }
-  const before = process.memoryUsage().heapUsed
-  const held = yield* Effect.fork(
-    Effect.forEach(Array.from({ length: n }), () => client.callTool({ name: "hold" }), {
-      concurrency: "unbounded",
-      discard: true
+  /** Holds `n` calls and measures them; profiled (sampling, or snapshots before and while held) when `profile`. */
+  const round = (profile: boolean) =>
+    Effect.gen(function*() {
+      gc()
+      gc()
+      if (profile && snapshot !== undefined) writeHeapSnapshot(`${snapshot}-before.heapsnapshot`)
+      if (profile && out !== undefined) {
+        inspector.connect()
+        yield* Effect.promise(() => inspector.post("HeapProfiler.startSampling", { samplingInterval: 1024 }))
+      }
+      const before = process.memoryUsage().heapUsed
+      const held = yield* Effect.fork(
+        Effect.forEach(Array.from({ length: n }), () => client.callTool({ name: "hold" }), {
+          concurrency: "unbounded",
+          discard: true
+        })
+      )
+      while ((yield* pending) < n) yield* Effect.sleep("10 millis")
+      gc()
+      gc()
+      const perCall = (process.memoryUsage().heapUsed - before) / n / 1024
+      if (profile && snapshot !== undefined) writeHeapSnapshot(`${snapshot}-held.heapsnapshot`)
+      if (profile && out !== undefined) {
+        const { profile } = yield* Effect.promise(() => inspector.post("HeapProfiler.stopSampling"))
+        writeFileSync(out, JSON.stringify(profile))
+        inspector.disconnect()
+      }
+      yield* client.callTool({ name: "release" })
+      yield* Fiber.join(held)
+      return perCall
     })
-  )
-  while ((yield* pending) < n) yield* Effect.sleep("10 millis")
-  gc()
-  gc()
-  const perCall = (process.memoryUsage().heapUsed - before) / n / 1024
-  if (out !== undefined) {
-    const { profile } = yield* Effect.promise(() => inspector.post("HeapProfiler.stopSampling"))
-    writeFileSync(out, JSON.stringify(profile))
-    inspector.disconnect()
-  }
-  yield* client.callTool({ name: "release" })
-  yield* Fiber.join(held)
+  // a warm-up round first, as the bench does
+  yield* round(false)
+  const perCall = yield* round(true)
   yield* Effect.sync(() => process.stderr.write(`${n} calls held: ${perCall.toFixed(2)} KiB per call\n`))
 })
 

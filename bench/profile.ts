@@ -18,10 +18,18 @@
  * - `calls [--calls N] [--concurrency C] [--client ours|sdk]`: one `NodeStdioTransport` session, a
  *   warm-up of N calls, then N `tools/call` of `echo`, C at a time (default 1: sequential, what
  *   `stdio latency` measures). `--client sdk` runs the official SDK client instead, for comparison.
- * - `idle [--sessions N] [--heap-out FILE]`: opens N idle sessions (after one warm-up session) and
- *   profiles what they hold (`HeapProfiler` sampling, live objects only).
- * - `inflight [--calls N] [--heap-out FILE]`: N pending `hold` calls on one session, profiled the same
- *   way once the server holds them all; prints the `heapUsed` growth per call.
+ * - `idle [--sessions N] [--heap-out FILE] [--snapshot-out PREFIX]`: opens N idle sessions (after one
+ *   warm-up session), prints the `heapUsed` growth per session (and per session of the second half
+ *   alone, without what the first sessions cost once), and profiles what they hold (`HeapProfiler`
+ *   sampling, live objects only). `--snapshot-out` writes heap snapshots before, half way and after
+ *   (`PREFIX-before.heapsnapshot`, ...): their diff, grouped by constructor and retainer, names
+ *   what each session holds.
+ * - `closed [--sessions N] [--snapshot-out PREFIX]`: opens N sessions (after one warm-up session),
+ *   closes them and prints what is still held per session; a leak keeps its size per session as N
+ *   grows, one-off costs (compiled code) shrink.
+ * - `inflight [--calls N] [--heap-out FILE] [--snapshot-out PREFIX]`: N pending `hold` calls on one
+ *   session (after a warm-up round of as many), profiled the same way once the server holds them
+ *   all (or heap snapshots before and while held); prints the `heapUsed` growth per call.
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
@@ -29,10 +37,13 @@ import { McpClient, type McpTransport } from "@mcp-effect/core"
 import { HttpTransport } from "@mcp-effect/transport-http"
 import { NodeStdioTransport } from "@mcp-effect/transport-stdio"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
+import * as Scope from "effect/Scope"
 import { writeFileSync } from "node:fs"
+import { writeHeapSnapshot } from "node:v8"
 import * as Inspector from "node:inspector/promises"
 import { parseArgs } from "node:util"
 import * as Sdk from "./clients/sdk.js"
@@ -48,7 +59,8 @@ const { positionals, values: flags } = parseArgs({
     client: { type: "string", default: "ours" },
     transport: { type: "string", default: "stdio" },
     "cpu-out": { type: "string" },
-    "heap-out": { type: "string" }
+    "heap-out": { type: "string" },
+    "snapshot-out": { type: "string" }
   }
 })
 
@@ -117,16 +129,65 @@ const idle = Effect.gen(function*() {
     inspector.connect()
     yield* Effect.promise(() => inspector.post("HeapProfiler.startSampling", { samplingInterval: 1024 }))
   }
-  for (let i = 0; i < Number(flags.sessions); i++) yield* session
-  gc()
-  gc()
+  const snapshot = flags["snapshot-out"]
+  /** The used heap after a full GC, with a heap snapshot of it when asked (`--snapshot-out PREFIX`). */
+  const settled = (name: string) =>
+    Effect.sync(() => {
+      gc()
+      gc()
+      if (snapshot !== undefined) writeHeapSnapshot(`${snapshot}-${name}.heapsnapshot`)
+      return process.memoryUsage().heapUsed
+    }).pipe(Effect.delay("500 millis"))
+  const sessions = Number(flags.sessions)
+  const half = Math.floor(sessions / 2)
+  const before = yield* settled("before")
+  for (let i = 0; i < half; i++) yield* session
+  const middle = yield* settled("half")
+  for (let i = half; i < sessions; i++) yield* session
+  const after = yield* settled("after")
   if (out !== undefined) {
     const { profile } = yield* Effect.promise(() => inspector.post("HeapProfiler.stopSampling"))
     writeFileSync(out, JSON.stringify(profile))
     inspector.disconnect()
   }
+  // the second half leaves out what the first sessions cost once (compiled code, lazily built state)
+  const kib = (bytes: number, n: number) => (bytes / n / 1024).toFixed(1)
   yield* Effect.sync(() =>
-    process.stderr.write(`${flags.sessions} sessions open, heap ${(process.memoryUsage().heapUsed / 1024 / 1024).toFixed(1)} MiB\n`)
+    process.stderr.write(
+      `${sessions} sessions open: ${kib(after - before, sessions)} KiB per session, ` +
+        `${kib(after - middle, sessions - half)} KiB per session of the second half\n`
+    )
+  )
+})
+
+/**
+ * What N sessions still hold once they are closed again (a leak grows with N): opens N sessions
+ * (after one warm-up session), closes them, and prints the `heapUsed` growth per session over the
+ * heap before them; `--snapshot-out PREFIX` writes heap snapshots before and after.
+ */
+const closed = Effect.gen(function*() {
+  yield* Effect.scoped(session)
+  const snapshot = flags["snapshot-out"]
+  const settled = (name: string) =>
+    Effect.sync(() => {
+      gc()
+      gc()
+      if (snapshot !== undefined) writeHeapSnapshot(`${snapshot}-${name}.heapsnapshot`)
+      return process.memoryUsage().heapUsed
+    }).pipe(Effect.delay("500 millis"))
+  const sessions = Number(flags.sessions)
+  const before = yield* settled("before")
+  const scopes: Array<Scope.CloseableScope> = []
+  for (let i = 0; i < sessions; i++) {
+    const scope = yield* Scope.make()
+    yield* Scope.extend(session, scope)
+    scopes.push(scope)
+  }
+  for (const scope of scopes) yield* Scope.close(scope, Exit.void)
+  scopes.length = 0
+  const after = yield* settled("after")
+  yield* Effect.sync(() =>
+    process.stderr.write(`${sessions} sessions closed: ${((after - before) / sessions / 1024).toFixed(1)} KiB per session still held\n`)
   )
 })
 
@@ -140,30 +201,42 @@ const inflight = Effect.gen(function*() {
   const pending = Effect.map(client.callTool({ name: "pending" }), countOf)
   yield* Effect.forEach(Array.from({ length: 10 }), () => client.callTool(echoCall), { discard: true })
   const out = flags["heap-out"]
+  const snapshot = flags["snapshot-out"]
   const inspector = new Inspector.Session()
-  gc()
-  if (out !== undefined) {
-    inspector.connect()
-    yield* Effect.promise(() => inspector.post("HeapProfiler.startSampling", { samplingInterval: 1024 }))
-  }
-  const before = process.memoryUsage().heapUsed
-  const held = yield* Effect.fork(
-    Effect.forEach(Array.from({ length: n }), () => client.callTool({ name: "hold" }), {
-      concurrency: "unbounded",
-      discard: true
+  /** Holds `n` calls and measures them; profiled (sampling, or snapshots before and while held) when `profile`. */
+  const round = (profile: boolean) =>
+    Effect.gen(function*() {
+      gc()
+      gc()
+      if (profile && snapshot !== undefined) writeHeapSnapshot(`${snapshot}-before.heapsnapshot`)
+      if (profile && out !== undefined) {
+        inspector.connect()
+        yield* Effect.promise(() => inspector.post("HeapProfiler.startSampling", { samplingInterval: 1024 }))
+      }
+      const before = process.memoryUsage().heapUsed
+      const held = yield* Effect.fork(
+        Effect.forEach(Array.from({ length: n }), () => client.callTool({ name: "hold" }), {
+          concurrency: "unbounded",
+          discard: true
+        })
+      )
+      while ((yield* pending) < n) yield* Effect.sleep("10 millis")
+      gc()
+      gc()
+      const perCall = (process.memoryUsage().heapUsed - before) / n / 1024
+      if (profile && snapshot !== undefined) writeHeapSnapshot(`${snapshot}-held.heapsnapshot`)
+      if (profile && out !== undefined) {
+        const { profile } = yield* Effect.promise(() => inspector.post("HeapProfiler.stopSampling"))
+        writeFileSync(out, JSON.stringify(profile))
+        inspector.disconnect()
+      }
+      yield* client.callTool({ name: "release" })
+      yield* Fiber.join(held)
+      return perCall
     })
-  )
-  while ((yield* pending) < n) yield* Effect.sleep("10 millis")
-  gc()
-  gc()
-  const perCall = (process.memoryUsage().heapUsed - before) / n / 1024
-  if (out !== undefined) {
-    const { profile } = yield* Effect.promise(() => inspector.post("HeapProfiler.stopSampling"))
-    writeFileSync(out, JSON.stringify(profile))
-    inspector.disconnect()
-  }
-  yield* client.callTool({ name: "release" })
-  yield* Fiber.join(held)
+  // a warm-up round first, as the bench does
+  yield* round(false)
+  const perCall = yield* round(true)
   yield* Effect.sync(() => process.stderr.write(`${n} calls held: ${perCall.toFixed(2)} KiB per call\n`))
 })
 
@@ -188,13 +261,13 @@ const sdkCalls = async () => {
 }
 
 const mode = positionals[0] ?? "calls"
-if (mode !== "calls" && mode !== "idle" && mode !== "inflight") {
-  throw new Error(`mode must be calls, idle or inflight, got ${mode}`)
+if (mode !== "calls" && mode !== "idle" && mode !== "closed" && mode !== "inflight") {
+  throw new Error(`mode must be calls, idle, closed or inflight, got ${mode}`)
 }
 const run = flags.client === "sdk" && mode === "calls" ?
   sdkCalls() :
   Effect.runPromise(
-    Effect.scoped(mode === "calls" ? calls : mode === "idle" ? idle : inflight).pipe(
+    Effect.scoped(mode === "calls" ? calls : mode === "idle" ? idle : mode === "closed" ? closed : inflight).pipe(
       // the HTTP client outlives every session (a layer provided to one session would close with it)
       Effect.provide(NodeHttpClient.layerUndici)
     )

@@ -292,6 +292,20 @@ export const fromConnect: (
 ) => Stream.Stream<Connection, McpError.TransportError> = internal.fromConnect
 
 /**
+ * `Stream.suspend` for a connection stream with state of its own for each
+ * run (each session that reads it), such as a `giveUp` for `fromConnect`.
+ * A `fromConnect` stream built in `make` stays one the session reads
+ * without stream stages (a stream stage stays in memory as long as the
+ * session), as it does one returned directly.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const suspend: (
+  make: () => Stream.Stream<Connection, McpError.TransportError>
+) => Stream.Stream<Connection, McpError.TransportError> = internal.suspend
+
+/**
  * @since 0.1.0
  * @category layers
  */

@@ -7,11 +7,13 @@ import * as Chunk from "effect/Chunk"
 import * as Config from "effect/Config"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
+import * as Supervisor from "effect/Supervisor"
 import * as StdioError from "../src/StdioError.js"
 import * as StdioTransport from "../src/StdioTransport.js"
 import { backends, fixture, isAlive, nodeServer, reader, result } from "./utils.js"
@@ -91,6 +93,31 @@ for (const backend of backends) {
         assert.isBelow(used() - usedBefore, 48 * 1024 * 1024)
         const sendError = yield* Effect.flip(rpc.send(JsonRpc.request(2, "ping")))
         assert.strictEqual((sendError as McpError.TransportError).reason, "Write")
+      }))
+
+    it.scopedLive("reads through push on the reading fiber alone, and a line over the limit ends the read from its callback", () =>
+      Effect.gen(function*() {
+        const { next } = yield* start({ ...nodeServer("echo-server.mjs"), maxMessageBytes: 1024 })
+        const connection = yield* next
+        const received = yield* Queue.unbounded<JsonRpc.Incoming>()
+        // every fiber the read starts is counted (before, a race forked two per connection)
+        const supervisor = yield* Supervisor.track
+        const reading = yield* connection.push!((messages) => {
+          for (const message of messages) received.unsafeOffer(message)
+        }).pipe(
+          Effect.supervised(supervisor),
+          Effect.fork
+        )
+        yield* connection.send(JsonRpc.request(1, "ping"))
+        assert.deepStrictEqual(yield* Queue.take(received), JsonRpc.success(1, { echo: "ping" }))
+        // the platform's stdout stream reads on a fiber of its own; Node's child process needs none
+        assert.strictEqual((yield* supervisor.value).length, backend.name === "platform Command" ? 1 : 0)
+        yield* connection.send(JsonRpc.request(2, "big", { bytes: 4096 }))
+        const error = yield* Effect.flip(Fiber.join(reading))
+        assert.instanceOf(error, McpError.TransportError)
+        assert.strictEqual((error as McpError.TransportError).reason, "Read")
+        assert.include(error.message, "longer than the limit of 1024 bytes")
+        assert.strictEqual(yield* Queue.size(received), 0)
       }))
 
     it.scopedLive("fails the connection with the exit code and stderr tail of a server that dies at start", () =>

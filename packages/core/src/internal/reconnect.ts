@@ -55,131 +55,200 @@ const traced = <A, R>(connect: Effect.Effect<A, McpError.TransportError, R>, att
  *
  * @internal
  */
+const makePulls = (
+  connect: Effect.Effect<Connection, McpError.TransportError, Scope.Scope>,
+  options: ReconnectOptions | undefined,
+  giveUp: Deferred.Deferred<never, McpError.TransportError> | undefined
+): Pulls => {
+  const healthyAfter = options?.healthyAfterMillis ?? 10_000
+  let first = true
+  let connectedOnce = false
+  let established = false
+  let attempts = 0
+  let connectedAt: number | undefined
+  let lastError: McpError.TransportError | undefined
+  /** The scope of the connection handed out last (or being opened). */
+  let current: Scope.CloseableScope | undefined
+
+  const closeCurrent = Effect.suspend(() => {
+    const scope = current
+    current = undefined
+    return scope === undefined ? Effect.void : Scope.close(scope, Exit.void)
+  })
+
+  // the delay of each decision is reported before the driver sleeps on it
+  const observed = (observer: Option.Option<ConnectionObserver["Type"]>, schedule: AnySchedule) =>
+    Option.isNone(observer) ? schedule : Schedule.onDecision(schedule, (_, decision) =>
+      ScheduleDecision.isDone(decision) ? Effect.void : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        observer.value.retrying({
+          attempt: attempts + 1,
+          delay: Duration.millis(Math.max(0, ScheduleIntervals.start(decision.intervals) - now)),
+          lastFailure: lastError
+        })))
+  /** Made on the first retry, where the consumer's observer is known (most streams never retry). */
+  let retries: {
+    readonly firstDriver: Schedule.ScheduleDriver<unknown, unknown>
+    readonly driver: Schedule.ScheduleDriver<unknown, unknown>
+    readonly isEstablished: Effect.Effect<boolean>
+  } | undefined
+  const makeRetries = Effect.suspend(() =>
+    retries !== undefined ? Effect.succeed(retries) : Effect.flatMap(Effect.serviceOption(ConnectionObserver), (observer) =>
+      Effect.map(
+        Effect.zip(
+          Schedule.driver(observed(observer, options?.firstConnect ?? defaultFirstConnect)),
+          Schedule.driver(observed(observer, options?.schedule ?? defaultSchedule))
+        ),
+        ([firstDriver, driver]) =>
+          retries = {
+            firstDriver,
+            driver,
+            isEstablished: Option.isNone(observer) ? Effect.sync(() => connectedOnce) : observer.value.established
+          }
+      ))
+  )
+
+  /** Fails with the error of `giveUp` once it has one. */
+  const checkGiveUp: Effect.Effect<void, Option.Option<McpError.TransportError>> = giveUp === undefined ?
+    Effect.void :
+    Effect.flatMap(Deferred.poll(giveUp), (done) =>
+      Option.isNone(done) ? Effect.void : Effect.mapError(done.value, Option.some))
+
+  const tick: Effect.Effect<void, Option.Option<McpError.TransportError>> = Effect.suspend(() => {
+    if (first) {
+      first = false
+      return Effect.void
+    }
+    return Effect.flatMap(makeRetries, ({ driver, firstDriver, isEstablished }) =>
+      Effect.flatMap(Effect.zip(isEstablished, Clock.currentTimeMillis), ([nowEstablished, now]) => {
+        const healthy = connectedAt !== undefined && now - connectedAt >= healthyAfter
+        connectedAt = undefined
+        // a new phase starts its count afresh
+        if (nowEstablished && !established) {
+          established = true
+          attempts = 0
+        }
+        const reset = healthy && established ? Effect.zipRight(driver.reset, Effect.sync(() => attempts = 0)) : Effect.void
+        return reset.pipe(
+          Effect.zipRight((established ? driver : firstDriver).next(lastError)),
+          Effect.zipRight(Effect.sync(() => attempts++)),
+          Effect.mapError(() =>
+            Option.some(
+              new McpError.TransportError({
+                reason: "Exhausted",
+                message: `gave up after ${attempts + 1} connection attempts` +
+                  (established ? "" : " (no connection has worked yet)") +
+                  (lastError ? `: ${lastError.message}` : ": every connection ended before it was usable"),
+                ...(lastError ? { cause: lastError } : {})
+              })
+            )
+          )
+        )
+      })
+    )
+  })
+
+  /** One attempt in a scope of its own, closed at once when it fails (and by the stream's finalizer if interrupted). */
+  const attempt: Effect.Effect<Connection | undefined> = Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(Scope.make(), (scope) => {
+      current = scope
+      return restore(traced(Scope.extend(connect, scope), attempts + 1)).pipe(
+        Effect.matchEffect({
+          onSuccess: (connection) =>
+            Effect.map(Clock.currentTimeMillis, (now) => {
+              connectedAt = now
+              connectedOnce = true
+              lastError = undefined
+              return connection
+            }),
+          onFailure: (error) =>
+            closeCurrent.pipe(
+              Effect.zipRight(Effect.logDebug("mcp connect failed", error.message)),
+              Effect.as(undefined),
+              Effect.ensuring(Effect.sync(() => lastError = error))
+            )
+        })
+      )
+    })
+  )
+
+  const pull: Effect.Effect<Connection, Option.Option<McpError.TransportError>> = closeCurrent.pipe(
+    Effect.zipRight(checkGiveUp),
+    Effect.zipRight(tick),
+    Effect.zipRight(attempt),
+    Effect.flatMap((connection) =>
+      connection !== undefined ? Effect.succeed(connection) : Effect.zipRight(checkGiveUp, Effect.suspend(() => pull))
+    )
+  )
+  return { pull, close: closeCurrent }
+}
+
+/**
+ * One run of a connection stream, without the stream: `pull` closes the
+ * connection it handed out before (the consumer is done with it) and hands
+ * out the next; it fails with `None` when there is none. `close` closes the
+ * last one: the consumer runs it when it stops reading.
+ *
+ * @internal
+ */
+export interface Pulls {
+  readonly pull: Effect.Effect<Connection, Option.Option<McpError.TransportError>>
+  readonly close: Effect.Effect<void>
+}
+
+const PullsTypeId: unique symbol = Symbol.for("@mcp-effect/core/McpTransport/Pulls")
+
+/** One run of a connection stream: as `Pulls` when the stream allows, else the stream itself. */
+type Run = Pulls | Stream.Stream<Connection, McpError.TransportError>
+
+/** A connection stream that a consumer may also read through `Pulls`. */
+interface Pullable extends Stream.Stream<Connection, McpError.TransportError> {
+  /** Starts a run: each call has state of its own, as each run of the stream has. */
+  readonly [PullsTypeId]: () => Run
+}
+
+const pullable = (
+  stream: Stream.Stream<Connection, McpError.TransportError>,
+  run: () => Run
+): Stream.Stream<Connection, McpError.TransportError> => Object.assign(stream, { [PullsTypeId]: run })
+
+/**
+ * Starts a run of a connection stream. One built by `fromConnect` (also
+ * inside `suspend`) runs as `Pulls`: the session reads it so and holds no
+ * stream stages (a channel executor each, for as long as the session
+ * lives); any other runs as the stream it is.
+ *
+ * @internal
+ */
+export const startRun = (stream: Stream.Stream<Connection, McpError.TransportError>): Run =>
+  PullsTypeId in stream ? (stream as Pullable)[PullsTypeId]() : stream
+
+/** @internal */
+export const isPulls = (run: Run): run is Pulls => !(Stream.StreamTypeId in run)
+
+/** @internal */
 export const fromConnect = (
   connect: Effect.Effect<Connection, McpError.TransportError, Scope.Scope>,
   options?: ReconnectOptions,
   giveUp?: Deferred.Deferred<never, McpError.TransportError>
-): Stream.Stream<Connection, McpError.TransportError> =>
-  Stream.suspend(() => {
-    const healthyAfter = options?.healthyAfterMillis ?? 10_000
-    let first = true
-    let connectedOnce = false
-    let established = false
-    let attempts = 0
-    let connectedAt: number | undefined
-    let lastError: McpError.TransportError | undefined
-    /** The scope of the connection handed out last (or being opened). */
-    let current: Scope.CloseableScope | undefined
+): Stream.Stream<Connection, McpError.TransportError> => {
+  const run = () => makePulls(connect, options, giveUp)
+  return pullable(
+    Stream.suspend(() => {
+      const { close, pull } = run()
+      // the stream's end (or interruption) closes the connection handed out last
+      return Stream.repeatEffectChunkOption(Effect.map(pull, Chunk.of)).pipe(Stream.ensuring(close))
+    }),
+    run
+  )
+}
 
-    const closeCurrent = Effect.suspend(() => {
-      const scope = current
-      current = undefined
-      return scope === undefined ? Effect.void : Scope.close(scope, Exit.void)
-    })
-
-    // the delay of each decision is reported before the driver sleeps on it
-    const observed = (observer: Option.Option<ConnectionObserver["Type"]>, schedule: AnySchedule) =>
-      Option.isNone(observer) ? schedule : Schedule.onDecision(schedule, (_, decision) =>
-        ScheduleDecision.isDone(decision) ? Effect.void : Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          observer.value.retrying({
-            attempt: attempts + 1,
-            delay: Duration.millis(Math.max(0, ScheduleIntervals.start(decision.intervals) - now)),
-            lastFailure: lastError
-          })))
-    /** Made on the first retry, where the consumer's observer is known (most streams never retry). */
-    let retries: {
-      readonly firstDriver: Schedule.ScheduleDriver<unknown, unknown>
-      readonly driver: Schedule.ScheduleDriver<unknown, unknown>
-      readonly isEstablished: Effect.Effect<boolean>
-    } | undefined
-    const makeRetries = Effect.suspend(() =>
-      retries !== undefined ? Effect.succeed(retries) : Effect.flatMap(Effect.serviceOption(ConnectionObserver), (observer) =>
-        Effect.map(
-          Effect.zip(
-            Schedule.driver(observed(observer, options?.firstConnect ?? defaultFirstConnect)),
-            Schedule.driver(observed(observer, options?.schedule ?? defaultSchedule))
-          ),
-          ([firstDriver, driver]) =>
-            retries = {
-              firstDriver,
-              driver,
-              isEstablished: Option.isNone(observer) ? Effect.sync(() => connectedOnce) : observer.value.established
-            }
-        ))
-    )
-
-    /** Fails with the error of `giveUp` once it has one. */
-    const checkGiveUp: Effect.Effect<void, Option.Option<McpError.TransportError>> = giveUp === undefined ?
-      Effect.void :
-      Effect.flatMap(Deferred.poll(giveUp), (done) =>
-        Option.isNone(done) ? Effect.void : Effect.mapError(done.value, Option.some))
-
-    const tick: Effect.Effect<void, Option.Option<McpError.TransportError>> = Effect.suspend(() => {
-      if (first) {
-        first = false
-        return Effect.void
-      }
-      return Effect.flatMap(makeRetries, ({ driver, firstDriver, isEstablished }) =>
-        Effect.flatMap(Effect.zip(isEstablished, Clock.currentTimeMillis), ([nowEstablished, now]) => {
-          const healthy = connectedAt !== undefined && now - connectedAt >= healthyAfter
-          connectedAt = undefined
-          // a new phase starts its count afresh
-          if (nowEstablished && !established) {
-            established = true
-            attempts = 0
-          }
-          const reset = healthy && established ? Effect.zipRight(driver.reset, Effect.sync(() => attempts = 0)) : Effect.void
-          return reset.pipe(
-            Effect.zipRight((established ? driver : firstDriver).next(lastError)),
-            Effect.zipRight(Effect.sync(() => attempts++)),
-            Effect.mapError(() =>
-              Option.some(
-                new McpError.TransportError({
-                  reason: "Exhausted",
-                  message: `gave up after ${attempts + 1} connection attempts` +
-                    (established ? "" : " (no connection has worked yet)") +
-                    (lastError ? `: ${lastError.message}` : ": every connection ended before it was usable"),
-                  ...(lastError ? { cause: lastError } : {})
-                })
-              )
-            )
-          )
-        })
-      )
-    })
-
-    /** One attempt in a scope of its own, closed at once when it fails (and by the stream's finalizer if interrupted). */
-    const attempt: Effect.Effect<Connection | undefined> = Effect.uninterruptibleMask((restore) =>
-      Effect.flatMap(Scope.make(), (scope) => {
-        current = scope
-        return restore(traced(Scope.extend(connect, scope), attempts + 1)).pipe(
-          Effect.matchEffect({
-            onSuccess: (connection) =>
-              Effect.map(Clock.currentTimeMillis, (now) => {
-                connectedAt = now
-                connectedOnce = true
-                lastError = undefined
-                return connection
-              }),
-            onFailure: (error) =>
-              closeCurrent.pipe(
-                Effect.zipRight(Effect.logDebug("mcp connect failed", error.message)),
-                Effect.as(undefined),
-                Effect.ensuring(Effect.sync(() => lastError = error))
-              )
-          })
-        )
-      })
-    )
-
-    const pull: Effect.Effect<Chunk.Chunk<Connection>, Option.Option<McpError.TransportError>> = closeCurrent.pipe(
-      Effect.zipRight(checkGiveUp),
-      Effect.zipRight(tick),
-      Effect.zipRight(attempt),
-      Effect.flatMap((connection) =>
-        connection !== undefined ? Effect.succeed(Chunk.of(connection)) : Effect.zipRight(checkGiveUp, Effect.suspend(() => pull))
-      )
-    )
-    // the stream's end (or interruption) closes the connection handed out last
-    return Stream.repeatEffectChunkOption(pull).pipe(Stream.ensuring(closeCurrent))
-  })
+/**
+ * `Stream.suspend` for connection streams: `make` builds the stream of each
+ * run (state of its own per session). A `fromConnect` stream built so is
+ * still read without stream stages.
+ *
+ * @internal
+ */
+export const suspend = (
+  make: () => Stream.Stream<Connection, McpError.TransportError>
+): Stream.Stream<Connection, McpError.TransportError> => pullable(Stream.suspend(make), () => startRun(make()))

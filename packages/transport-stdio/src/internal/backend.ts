@@ -54,11 +54,14 @@ export interface Process {
   /** Ends the server's stdin once everything written so far is flushed. */
   readonly endInput: Effect.Effect<void>
   /**
-   * Hands each stdout chunk to `onBytes` until the output ends; fails with a
-   * reason when it breaks. `pauseStdout` stops the chunks (the server then
-   * blocks on a full pipe) until `resumeStdout`.
+   * Hands each stdout chunk to `onBytes` until the output ends, or until
+   * `onBytes` returns `true` (the reader wants no more: the rest of the
+   * output is discarded); fails with a reason when it breaks. `pauseStdout`
+   * stops the chunks (the server then blocks on a full pipe) until
+   * `resumeStdout`. Stopping from the callback costs no fiber waiting to
+   * interrupt the read (an idle session pays for every such fiber).
    */
-  readonly readStdout: (onBytes: (bytes: Uint8Array) => void) => Effect.Effect<void, string>
+  readonly readStdout: (onBytes: (bytes: Uint8Array) => boolean) => Effect.Effect<void, string>
   readonly pauseStdout: () => void
   readonly resumeStdout: () => void
   /**

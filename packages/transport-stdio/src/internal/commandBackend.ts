@@ -100,12 +100,15 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
     // pulls stop at the closed latch, so the server blocks on a full pipe
     const reading = yield* Effect.makeLatch(true)
     let paused = false
-    const readStdout = (onBytes: (bytes: Uint8Array) => void) => {
-      // each chunk goes to `onBytes` from the channel's read, with no effect per chunk unless paused
+    const readStdout = (onBytes: (bytes: Uint8Array) => boolean) => {
+      // each chunk goes to `onBytes` from the channel's read, with no effect per chunk unless paused;
+      // the read ends when `onBytes` wants no more
       const read: Channel.Channel<never, Chunk.Chunk<Uint8Array>, PlatformError.PlatformError, PlatformError.PlatformError> =
         Channel.readWithCause({
           onInput: (chunk: Chunk.Chunk<Uint8Array>) => {
-            for (const bytes of chunk) onBytes(bytes)
+            for (const bytes of chunk) {
+              if (onBytes(bytes)) return Channel.void
+            }
             return paused ? Channel.zipRight(Channel.fromEffect(reading.await), read) : read
           },
           onFailure: Channel.failCause,

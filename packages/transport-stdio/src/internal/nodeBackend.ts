@@ -116,17 +116,24 @@ export const nodeBackend: Backend<never> = (options) =>
       endInput: Effect.sync(() => stdin.end()),
       readStdout: (onBytes) =>
         Effect.async<void, string>((resume) => {
-          const onEnd = () => resume(Effect.void)
-          const onError = (error: Error) => resume(Effect.fail(error.message))
-          child.stdout.on("data", onBytes)
-          child.stdout.once("end", onEnd)
-          child.stdout.once("error", onError)
-          return Effect.sync(() => {
+          // what comes after the reader stops (or is interrupted) is discarded, so the server never blocks
+          const stop = () => {
             child.stdout.resume()
-            child.stdout.off("data", onBytes)
+            child.stdout.off("data", onData)
             child.stdout.off("end", onEnd)
             child.stdout.off("error", onError)
-          })
+          }
+          const onData = (bytes: Uint8Array) => {
+            if (!onBytes(bytes)) return
+            stop()
+            resume(Effect.void)
+          }
+          const onEnd = () => resume(Effect.void)
+          const onError = (error: Error) => resume(Effect.fail(error.message))
+          child.stdout.on("data", onData)
+          child.stdout.once("end", onEnd)
+          child.stdout.once("error", onError)
+          return Effect.sync(stop)
         }),
       pauseStdout: () => child.stdout.pause(),
       resumeStdout: () => child.stdout.resume(),

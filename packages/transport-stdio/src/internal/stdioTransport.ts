@@ -225,11 +225,12 @@ export const make = <R>(
             const splitter = LineSplitter.make(maxMessageBytes)
             const frames: Array<LineSplitter.Frame> = []
             // a line over the limit: the framing can no longer be trusted, the connection is over
-            const tooLarge = Deferred.unsafeMake<never, McpError.TransportError>(FiberId.none)
-            let broken = false
-            const flush = () => {
-              if (frames.length === 0) return
+            let tooLarge: McpError.TransportError | undefined
+            /** Hands on what is framed; `true` once a line was too long (nothing after it is read). */
+            const flush = (): boolean => {
+              if (frames.length === 0) return false
               const out: Array<JsonRpc.Incoming> = []
+              let broken = false
               for (const frame of frames) {
                 if (frame === LineSplitter.Overflow) {
                   broken = true
@@ -242,26 +243,23 @@ export const make = <R>(
               if (broken) {
                 const why = `the server sent a line longer than the limit of ${maxMessageBytes} bytes`
                 close(why)
-                Deferred.unsafeDone(
-                  tooLarge,
-                  Effect.fail(new McpError.TransportError({ reason: "Read", message: `${description}: ${why}` }))
-                )
+                tooLarge = new McpError.TransportError({ reason: "Read", message: `${description}: ${why}` })
               }
+              return broken
             }
-            const read = process.readStdout((bytes) => {
-              if (broken) return
+            // the read stops in its own callback at a line too long: no fiber races it
+            return process.readStdout((bytes) => {
               splitter.push(bytes, frames)
-              flush()
+              return flush()
             }).pipe(
               Effect.matchEffect({
-                onSuccess: () =>
-                  Effect.zipRight(
-                    Effect.sync(() => {
-                      splitter.end(frames)
-                      flush()
-                    }),
-                    stdoutEnded
-                  ),
+                onSuccess: () => {
+                  if (tooLarge === undefined) {
+                    splitter.end(frames)
+                    flush()
+                  }
+                  return tooLarge === undefined ? stdoutEnded : Effect.fail(tooLarge)
+                },
                 onFailure: (reason) => {
                   close("the server's output broke")
                   return Effect.fail(
@@ -273,7 +271,6 @@ export const make = <R>(
                 }
               })
             )
-            return Effect.raceFirst(read, Deferred.await(tooLarge))
           })
 
         // for readers without `push`: at most `incomingCapacity` messages (plus one stdout chunk's)
@@ -339,8 +336,8 @@ export const make = <R>(
 
     // the backend's services, but not this layer's scope: each connection has its own
     const context = Context.omit(Scope.Scope)(yield* Effect.context<R | Scope.Scope>()) as Context.Context<R>
-    // a suspended stream, not an unwrapped one: one stream stage less for as long as the session reads it
-    const connections = Stream.suspend(() => {
+    // each run (session) has its own `giveUp`; the session reads the stream without its stream stages
+    const connections = McpTransport.suspend(() => {
       const permanentFailure = Deferred.unsafeMake<never, McpError.TransportError>(FiberId.none)
       return McpTransport.fromConnect(Effect.provide(connect(permanentFailure), context), options.reconnect, permanentFailure)
     })

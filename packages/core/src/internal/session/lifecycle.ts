@@ -18,6 +18,7 @@ import { ConnectionObserver, Resumption } from "../../McpTransport.js"
 import type { Connection, ConnectionError, Retry } from "../../McpTransport.js"
 import type * as LazySubscriptionRef from "../lazySubscriptionRef.js"
 import type * as Resumer from "../resume.js"
+import * as Reconnect from "../reconnect.js"
 import * as Spans from "../spans.js"
 import { type Handshake, handOff, notifyOn } from "./handshake.js"
 import type { InboundRouter } from "./inbound.js"
@@ -268,14 +269,27 @@ export const run = (options: {
 
     // the stream is read through a pull in a scope of its own: the session's end closes it at once
     const streamScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
-    const pull = yield* options.connections.pipe(
-      // one stage for both (each `provideService` would be a stream of its own around it)
-      Stream.provideSomeContext(Context.make(ConnectionObserver, observer).pipe(Context.add(Resumption, resumer.handoff))),
-      Stream.toPull,
-      Scope.extend(streamScope)
-    )
-    /** Connections pulled in one chunk and not yet run. */
+    const services = Context.make(ConnectionObserver, observer).pipe(Context.add(Resumption, resumer.handoff))
+    const run = Reconnect.startRun(options.connections)
+    /** Connections pulled and not yet run. */
     const queued: Array<Connection> = []
+    let pull: Effect.Effect<unknown, Option.Option<McpError.TransportError>>
+    if (Reconnect.isPulls(run)) {
+      // a `fromConnect` stream, read without its stream stages
+      yield* Scope.addFinalizer(streamScope, run.close)
+      pull = Effect.flatMap(Effect.provide(run.pull, services), (connection) => Effect.sync(() => queued.push(connection)))
+    } else {
+      const chunks = yield* run.pipe(
+        // one stage for both (each `provideService` would be a stream of its own around it)
+        Stream.provideSomeContext(services),
+        Stream.toPull,
+        Scope.extend(streamScope)
+      )
+      pull = Effect.flatMap(chunks, (chunk) =>
+        Effect.sync(() => {
+          for (const connection of chunk) queued.push(connection)
+        }))
+    }
 
     /** The session is over for the stream: its last connection is closed first. */
     const end = (error: McpError.McpClientError) => Effect.zipRight(Scope.close(streamScope, Exit.void), close(error))
@@ -290,10 +304,7 @@ export const run = (options: {
         })
       }
       return Effect.matchCauseEffect(pull, {
-        onSuccess: (chunk) => {
-          for (const connection of chunk) queued.push(connection)
-          return drive
-        },
+        onSuccess: () => drive,
         onFailure: (cause) =>
           Option.match(Cause.failureOption(cause), {
             onNone: () => Effect.void,

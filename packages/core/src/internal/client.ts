@@ -79,6 +79,15 @@ const coalesced = (effect: Effect.Effect<void>, scope: Scope.Scope): Effect.Effe
   })
 }
 
+/**
+ * An effect built on its first run, then kept: a session holds one small
+ * suspension instead of the whole pipeline until (and unless) it is used.
+ */
+const builtOnUse = <A, E, R>(build: () => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+  let built: Effect.Effect<A, E, R> | undefined
+  return Effect.suspend(() => built ??= build())
+}
+
 /** What the client needs to hear from its session. */
 interface Hooks {
   readonly onInitialized: (initialized: ClientSession.Initialized) => Effect.Effect<void>
@@ -182,23 +191,29 @@ const build = <R>(
     // the fetches refresh the live views; callers share a fetch in flight, but a
     // list_changed always starts a new one (the one in flight may predate the change)
     let toolIndex = new Map<string, McpSchema.Tool>()
-    const fetchTools = requireCapability("tools", "tools/list").pipe(
-      Effect.zipRight(paginate((cursor) => decodeListTools(session, "tools/list", cursor), (r) => r.tools)),
-      Effect.flatMap((tools) => Option.isSome(requestHeaders) ? requestHeaders.value.register(tools) : Effect.succeed(tools)),
-      latestView((tools) => {
-        toolIndex = new Map(tools.map((tool) => [tool.name, tool]))
-        return toolsRef.set(tools)
-      })
+    const fetchTools = builtOnUse(() =>
+      requireCapability("tools", "tools/list").pipe(
+        Effect.zipRight(paginate((cursor) => decodeListTools(session, "tools/list", cursor), (r) => r.tools)),
+        Effect.flatMap((tools) => Option.isSome(requestHeaders) ? requestHeaders.value.register(tools) : Effect.succeed(tools)),
+        latestView((tools) => {
+          toolIndex = new Map(tools.map((tool) => [tool.name, tool]))
+          return toolsRef.set(tools)
+        })
+      )
     )
-    const fetchResources = requireCapability("resources", "resources/list").pipe(
-      Effect.zipRight(
-        paginate((cursor) => decodeListResources(session, "resources/list", cursor), (r) => r.resources)
-      ),
-      latestView((list) => resourcesRef.set(list))
+    const fetchResources = builtOnUse(() =>
+      requireCapability("resources", "resources/list").pipe(
+        Effect.zipRight(
+          paginate((cursor) => decodeListResources(session, "resources/list", cursor), (r) => r.resources)
+        ),
+        latestView((list) => resourcesRef.set(list))
+      )
     )
-    const fetchPrompts = requireCapability("prompts", "prompts/list").pipe(
-      Effect.zipRight(paginate((cursor) => decodeListPrompts(session, "prompts/list", cursor), (r) => r.prompts)),
-      latestView((list) => promptsRef.set(list))
+    const fetchPrompts = builtOnUse(() =>
+      requireCapability("prompts", "prompts/list").pipe(
+        Effect.zipRight(paginate((cursor) => decodeListPrompts(session, "prompts/list", cursor), (r) => r.prompts)),
+        latestView((list) => promptsRef.set(list))
+      )
     )
     const singleFlight = SingleFlight.make(scope)
     // a fetch shared in the client's scope: once that is closed, a caller runs its own (and gets the
@@ -214,15 +229,25 @@ const build = <R>(
     const refresh = (effect: Effect.Effect<unknown, McpError.McpClientError>) =>
       Effect.catchAll(effect, (error) => Effect.logDebug("mcp: could not refresh a list", error.message))
 
-    // keyed by wire strings: own keys only
-    const refreshes = new Map<string, Effect.Effect<void>>([
-      ["notifications/tools/list_changed", coalesced(refresh(fetchTools), scope)],
-      ["notifications/resources/list_changed", coalesced(refresh(fetchResources), scope)],
-      ["notifications/prompts/list_changed", coalesced(refresh(fetchPrompts), scope)]
-    ])
+    // each made on the first list_changed of its kind
+    let refreshTools: Effect.Effect<void> | undefined
+    let refreshResources: Effect.Effect<void> | undefined
+    let refreshPrompts: Effect.Effect<void> | undefined
+    const refreshOn = (method: string): Effect.Effect<void> | undefined => {
+      switch (method) {
+        case "notifications/tools/list_changed":
+          return refreshTools ??= coalesced(refresh(fetchTools), scope)
+        case "notifications/resources/list_changed":
+          return refreshResources ??= coalesced(refresh(fetchResources), scope)
+        case "notifications/prompts/list_changed":
+          return refreshPrompts ??= coalesced(refresh(fetchPrompts), scope)
+        default:
+          return undefined
+      }
+    }
 
     // the modern era's subscriptions/listen: list_changed and resource updates arrive through it
-    const listener = yield* Listen.make(() => session, scope)
+    const listener = Listen.make(() => session, scope)
     const listen = (init: ClientSession.Initialized) =>
       Effect.suspend(() => listener.update(Listen.filterOf(init.capabilities, subscriptions)))
 
@@ -256,7 +281,7 @@ const build = <R>(
     session = yield* start({
       onInitialized,
       // keep the live views fresh
-      onNotification: (notification) => refreshes.get(notification.method)
+      onNotification: (notification) => refreshOn(notification.method)
     })
 
     const findTool = (name: string) =>
@@ -321,16 +346,18 @@ const build = <R>(
       session,
       initialized: session.initialized,
       state: session.state,
-      ping: legacyOnly("ping").pipe(Effect.zipRight(session.request("ping")), Effect.asVoid),
+      ping: builtOnUse(() => legacyOnly("ping").pipe(Effect.zipRight(session.request("ping")), Effect.asVoid)),
       listTools,
       callTool: toolCalls.callTool,
       callToolStream: toolCalls.callToolStream,
       listResources,
-      listResourceTemplates: requireCapability("resources", "resources/templates/list").pipe(
-        Effect.zipRight(
-          paginate(
-            (cursor) => decodeListTemplates(session, "resources/templates/list", cursor),
-            (r) => r.resourceTemplates
+      listResourceTemplates: builtOnUse(() =>
+        requireCapability("resources", "resources/templates/list").pipe(
+          Effect.zipRight(
+            paginate(
+              (cursor) => decodeListTemplates(session, "resources/templates/list", cursor),
+              (r) => r.resourceTemplates
+            )
           )
         )
       ),
@@ -366,7 +393,7 @@ const build = <R>(
           )
         ),
       resourceUpdates: Stream.suspend(() => resourceUpdatesOf(session.notifications)),
-      subscribeResourceUpdates: Effect.map(session.subscribeNotifications, resourceUpdatesOf),
+      subscribeResourceUpdates: builtOnUse(() => Effect.map(session.subscribeNotifications, resourceUpdatesOf)),
       listPrompts,
       getPrompt: (name, args) =>
         requireCapability("prompts", "prompts/get").pipe(
@@ -386,7 +413,7 @@ const build = <R>(
           Effect.asVoid
         ),
       logMessages: Stream.suspend(() => logMessagesOf(session.notifications)),
-      subscribeLogMessages: Effect.map(session.subscribeNotifications, logMessagesOf),
+      subscribeLogMessages: builtOnUse(() => Effect.map(session.subscribeNotifications, logMessagesOf)),
       notifications: session.notifications,
       subscribeNotifications: session.subscribeNotifications,
       tools: readonly(toolsRef),
@@ -394,7 +421,7 @@ const build = <R>(
       prompts: readonly(promptsRef),
       getTask: (taskId) => tasks.getTask(taskContext, taskId),
       // the tasks extension of 2026-07-28 has neither tasks/list nor tasks/result
-      listTasks: legacyOnly("tasks/list").pipe(Effect.zipRight(tasks.listTasks(taskContext))),
+      listTasks: builtOnUse(() => legacyOnly("tasks/list").pipe(Effect.zipRight(tasks.listTasks(taskContext)))),
       cancelTask: (taskId) => tasks.cancelTask(taskContext, taskId),
       getTaskResult: (taskId) => legacyOnly("tasks/result").pipe(Effect.zipRight(tasks.getTaskResult(taskContext, taskId))),
       taskStatus: (taskId) => tasks.taskStatus(taskContext, taskId)

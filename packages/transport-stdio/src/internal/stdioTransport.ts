@@ -207,7 +207,7 @@ export const make = <R>(
         }
 
         // stdout ended: normally the process is exiting; if so, the connection fails with why
-        const stdoutEnded = Effect.gen(function*() {
+        const stdoutEnded = () => Effect.gen(function*() {
           const status = yield* Effect.timeoutOption(process.exited, exitWaitMillis)
           if (Option.isNone(status)) {
             close("the server closed its output")
@@ -258,7 +258,7 @@ export const make = <R>(
                     splitter.end(frames)
                     flush()
                   }
-                  return tooLarge === undefined ? stdoutEnded : Effect.fail(tooLarge)
+                  return tooLarge === undefined ? stdoutEnded() : Effect.fail(tooLarge)
                 },
                 onFailure: (reason) => {
                   close("the server's output broke")
@@ -274,8 +274,9 @@ export const make = <R>(
           })
 
         // for readers without `push`: at most `incomingCapacity` messages (plus one stdout chunk's)
-        // wait here; beyond that stdout is paused until the reader takes them
-        const incoming = Stream.unwrapScoped(Effect.gen(function*() {
+        // wait here; beyond that stdout is paused until the reader takes them (built when run: a
+        // session reads through `push` and holds none of its stages)
+        const incoming = Stream.suspend(() => Stream.unwrapScoped(Effect.gen(function*() {
           const mailbox = yield* Mailbox.make<JsonRpc.Incoming, McpError.TransportError>()
           let paused = false
           yield* push((messages) => {
@@ -294,7 +295,7 @@ export const make = <R>(
               return chunk
             })
           )
-        }))
+        })))
 
         const outbox = Outbox.make(process.write, stdinHighWaterBytes)
         // below the high-water mark, a message is queued for the end of the tick at once

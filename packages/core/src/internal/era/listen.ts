@@ -66,51 +66,53 @@ export const filterOf = (
 export const make = (
   session: () => ClientSession.Service,
   scope: Scope.Scope
-): Effect.Effect<Listener> =>
-  Effect.gen(function*() {
-    const lock = yield* Effect.makeSemaphore(1)
-    let current: { readonly key: string; readonly fiber: Fiber.RuntimeFiber<unknown, McpError.McpClientError> } | undefined
+): Listener => {
+  // made on the first update: only a session of the 2026 era listens
+  let lock: Effect.Semaphore | undefined
+  let current: { readonly key: string; readonly fiber: Fiber.RuntimeFiber<unknown, McpError.McpClientError> } | undefined
 
-    const open = (filter: McpSchema.SubscriptionFilter) =>
-      Effect.scoped(Effect.gen(function*() {
-        // subscribed before the request is sent: the acknowledgement cannot be missed
-        const notifications = yield* session().subscribeNotifications
-        const fiber = yield* session().request(
-          "subscriptions/listen",
-          { notifications: filter },
-          { timeout: "none", maxTotalTimeout: "none", replay: true, resetTimeoutOnProgress: false }
-        ).pipe(Effect.forkIn(scope))
-        current = { key: keyOf(filter), fiber }
-        const ack = notifications.pipe(
-          Stream.filter((n) => n.method === acknowledged),
-          Stream.runHead,
-          Effect.asVoid
-        )
-        // a listen that ends (or fails) before any acknowledgement: its outcome is the answer
-        const ended = Effect.asVoid(Fiber.join(fiber))
-        yield* Effect.raceFirst(ack, ended).pipe(
-          Effect.timeoutFail({
-            duration: Duration.millis(acknowledgeMillis),
-            onTimeout: () =>
-              new McpError.RequestTimeout({ method: "subscriptions/listen", kind: "idle", millis: acknowledgeMillis })
-          }),
-          Effect.tapError(() => close)
-        )
-      }))
+  const open = (filter: McpSchema.SubscriptionFilter) =>
+    Effect.scoped(Effect.gen(function*() {
+      // subscribed before the request is sent: the acknowledgement cannot be missed
+      const notifications = yield* session().subscribeNotifications
+      const fiber = yield* session().request(
+        "subscriptions/listen",
+        { notifications: filter },
+        { timeout: "none", maxTotalTimeout: "none", replay: true, resetTimeoutOnProgress: false }
+      ).pipe(Effect.forkIn(scope))
+      current = { key: keyOf(filter), fiber }
+      const ack = notifications.pipe(
+        Stream.filter((n) => n.method === acknowledged),
+        Stream.runHead,
+        Effect.asVoid
+      )
+      // a listen that ends (or fails) before any acknowledgement: its outcome is the answer
+      const ended = Effect.asVoid(Fiber.join(fiber))
+      yield* Effect.raceFirst(ack, ended).pipe(
+        Effect.timeoutFail({
+          duration: Duration.millis(acknowledgeMillis),
+          onTimeout: () =>
+            new McpError.RequestTimeout({ method: "subscriptions/listen", kind: "idle", millis: acknowledgeMillis })
+        }),
+        Effect.tapError(() => close)
+      )
+    }))
 
-    const close = Effect.suspend(() => {
-      const fiber = current?.fiber
-      current = undefined
-      return fiber === undefined ? Effect.void : Fiber.interrupt(fiber)
-    })
+  const close = Effect.suspend(() => {
+    const fiber = current?.fiber
+    current = undefined
+    return fiber === undefined ? Effect.void : Fiber.interrupt(fiber)
+  })
 
-    const update = (filter: McpSchema.SubscriptionFilter) =>
-      lock.withPermits(1)(Effect.suspend(() => {
+  const update = (filter: McpSchema.SubscriptionFilter) =>
+    Effect.suspend(() =>
+      (lock ??= Effect.unsafeMakeSemaphore(1)).withPermits(1)(Effect.suspend(() => {
         const key = keyOf(filter)
         const running = current !== undefined && current.fiber.unsafePoll() === null
         if (running && current!.key === key) return Effect.void
         return Effect.zipRight(close, isEmpty(filter) ? Effect.void : open(filter))
       }))
+    )
 
-    return { update }
-  })
+  return { update }
+}

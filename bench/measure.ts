@@ -95,20 +95,30 @@ const collectGarbage = async (): Promise<number> => {
 export const idleHeap = async (
   sessions: number,
   open: () => Promise<() => Promise<void>>
-): Promise<{ readonly open: number; readonly afterClose: number }> => {
-  // one session opened and closed first, so one-off costs (lazy module state, JIT code) are not counted per session
+): Promise<{ readonly open: number; readonly firstOpen: number; readonly afterClose: number }> => {
+  // one session opened and closed first, so one-off costs (lazy module state) are not counted per session
   await (await open())()
   const before = await collectGarbage()
   const closers: Array<() => Promise<void>> = []
-  for (let i = 0; i < sessions; i++) closers.push(await open())
-  await sleep(settleMillis)
-  const opened = await collectGarbage()
+  const openMore = async () => {
+    for (let i = 0; i < sessions; i++) closers.push(await open())
+    await sleep(settleMillis)
+    return collectGarbage()
+  }
+  // the first `sessions` still carry one-off costs that grow with use, chiefly code the JIT compiles as the
+  // same paths run again; what each further session adds is the cost of a session
+  const first = await openMore()
+  const second = await openMore()
   for (const close of closers) await close()
   closers.length = 0
   await sleep(settleMillis)
   const closed = await collectGarbage()
-  const perSession = (bytes: number) => bytes / sessions / 1024
-  return { open: perSession(opened - before), afterClose: perSession(closed - before) }
+  const perSession = (bytes: number, count: number) => bytes / count / 1024
+  return {
+    open: perSession(second - first, sessions),
+    firstOpen: perSession(first - before, sessions),
+    afterClose: perSession(closed - before, 2 * sessions)
+  }
 }
 
 // time for GET streams to open (or, after closing, for DELETEs and finalizers to finish)

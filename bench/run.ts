@@ -145,14 +145,14 @@ const http = async (ours: Ours.Ours) => {
     }
     const raw: Contender = { name: "raw", subject: await RawHttp.startHttp(server.url) }
     await compare("http", [mine, sdk, raw], { calls: options.httpCalls, throughput: true })
-    log(`http: ${options.sessions} idle sessions per client`)
+    log(`http: ${options.sessions} + ${options.sessions} idle sessions per client (the second ${options.sessions} measured)`)
     const ourHeap = await idleHeap(options.sessions, () => ours.openHttp(server.url))
     const sdkHeap = await idleHeap(options.sessions, async () => {
       const client = await Sdk.openHttp(server.url)
       return () => client.close()
     })
-    log(`  still held per session after closing them: ours=${fmt(ourHeap.afterClose, 1)} ` +
-      `sdk=${fmt(sdkHeap.afterClose, 1)} KiB`)
+    log(`  per session of the first ${options.sessions}: ours=${fmt(ourHeap.firstOpen, 1)} sdk=${fmt(sdkHeap.firstOpen, 1)} KiB; ` +
+      `still held per session after closing them all: ours=${fmt(ourHeap.afterClose, 1)} sdk=${fmt(sdkHeap.afterClose, 1)} KiB`)
     const heap: Scores = { ours: ourHeap.open, sdk: sdkHeap.open }
     print(`http idle heap per session: ours=${fmt(heap.ours, 1)} sdk=${fmt(heap.sdk, 1)} ratio=${ratio(heap)} ` +
       `(KiB, lower is better)`)
@@ -191,14 +191,14 @@ const cold = async () => {
 }
 
 const heap = async (ours: Ours.Ours) => {
-  log(`heap: ${options.stdioSessions} idle stdio sessions per client`)
+  log(`heap: ${options.stdioSessions} + ${options.stdioSessions} idle stdio sessions per client (the second ${options.stdioSessions} measured)`)
   const ourIdle = await idleHeap(options.stdioSessions, () => ours.openStdio(stdioServer))
   const sdkIdle = await idleHeap(options.stdioSessions, async () => {
     const client = await Sdk.openStdio(stdioServer)
     return () => client.close()
   })
-  log(`  still held per session after closing them: ours=${fmt(ourIdle.afterClose, 1)} ` +
-    `sdk=${fmt(sdkIdle.afterClose, 1)} KiB`)
+  log(`  per session of the first ${options.stdioSessions}: ours=${fmt(ourIdle.firstOpen, 1)} sdk=${fmt(sdkIdle.firstOpen, 1)} KiB; ` +
+    `still held per session after closing them all: ours=${fmt(ourIdle.afterClose, 1)} sdk=${fmt(sdkIdle.afterClose, 1)} KiB`)
   print(`stdio idle heap per session: ${kib({ ours: ourIdle.open, sdk: sdkIdle.open }, 1)}`)
 
   log(`heap: ${options.inFlight} pending calls per client, x${options.repeats} (median)`)

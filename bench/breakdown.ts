@@ -13,6 +13,8 @@
  * - `transport/stdio`: one `StdioTransport` connection with a minimal id -> Deferred correlation
  * - `client/loopback`, `... no-timeout`, `session/loopback`, `... no-timeout`: the same over an
  *   in-process transport answering at once (no process, no I/O): the engine alone
+ * - `client/push-loopback` (`xN`), `session/push-loopback`: the engine on the path stdio takes
+ *   (`sendNow` out, `push` back in a later task), still with no process and no I/O
  * - `sdk/stdio`, `raw/stdio`: the official SDK client and the hand-written NDJSON loop, for scale
  * - `client/http`, `client/http xN`, `session/http`, `sdk/http`, `sdk/http xN`, `raw/http`: the same
  *   over Streamable HTTP (the bench's fixture server, SSE answers; `--http-response json` for JSON
@@ -105,7 +107,17 @@ const batchedPromises = (concurrent: (n: number) => Promise<number>): Loop => as
   return performance.now() - start
 }
 
-/** An in-process transport whose server answers every request at once (through JSON, like a wire). */
+/** The in-process server's answer to a request, as the client reads it off a wire (through JSON). */
+const answer = (message: JsonRpc.Request): Array<JsonRpc.Incoming> => {
+  const result = message.method === "initialize" ?
+    { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "loopback", version: "1" } } :
+    message.method === "tools/list" ?
+    { tools: [{ name: "echo", inputSchema: { type: "object" } }] } :
+    { content: [{ type: "text", text: echoText }] }
+  return JsonRpc.decode(JSON.stringify(JsonRpc.success(message.id, result)))
+}
+
+/** An in-process transport whose server answers every request at once, read through `incoming`. */
 const loopback = Layer.succeed(McpTransport.McpTransport, {
   connections: Stream.concat(
     Stream.fromEffect(Effect.map(Queue.unbounded<JsonRpc.Incoming>(), (queue): McpTransport.Connection => ({
@@ -113,17 +125,43 @@ const loopback = Layer.succeed(McpTransport.McpTransport, {
       send: (message) =>
         Effect.sync(() => {
           if (!JsonRpc.isRequest(message)) return
-          const result = message.method === "initialize" ?
-            { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "loopback", version: "1" } } :
-            message.method === "tools/list" ?
-            { tools: [{ name: "echo", inputSchema: { type: "object" } }] } :
-            { content: [{ type: "text", text: echoText }] }
-          for (const incoming of JsonRpc.decode(JSON.stringify(JsonRpc.success(message.id, result)))) {
-            queue.unsafeOffer(incoming)
-          }
+          for (const incoming of answer(message)) queue.unsafeOffer(incoming)
         }),
       description: "loopback"
     }))),
+    Stream.never
+  )
+})
+
+/**
+ * The same server on the path stdio takes: requests go out through `sendNow`, and the answers
+ * of one tick come back together through `push` in a later task (as a read callback would).
+ */
+const pushLoopback = Layer.succeed(McpTransport.McpTransport, {
+  connections: Stream.concat(
+    Stream.sync((): McpTransport.Connection => {
+      let deliver: ((messages: ReadonlyArray<JsonRpc.Incoming>) => void) | undefined
+      let answers: Array<JsonRpc.Incoming> = []
+      const flush = () => {
+        const ready = answers
+        answers = []
+        deliver?.(ready)
+      }
+      const sendNow = (message: JsonRpc.Message) => {
+        if (JsonRpc.isRequest(message)) {
+          if (answers.length === 0) setImmediate(flush)
+          for (const incoming of answer(message)) answers.push(incoming)
+        }
+        return true
+      }
+      return {
+        incoming: Stream.never,
+        push: (onMessages) => Effect.zipRight(Effect.sync(() => deliver = onMessages), Effect.never),
+        send: (message) => Effect.sync(() => sendNow(message)),
+        sendNow,
+        description: "push-loopback"
+      }
+    }),
     Stream.never
   )
 })
@@ -207,6 +245,9 @@ const main = async () => {
     ["client/loopback no-timeout", () => client(loopback, { requestTimeout: "none" }, "client")],
     ["session/loopback", () => client(loopback, {}, "session")],
     ["session/loopback no-timeout", () => client(loopback, { requestTimeout: "none" }, "session")],
+    ["client/push-loopback", () => client(pushLoopback, {}, "client")],
+    [`client/push-loopback x${concurrency}`, () => client(pushLoopback, {}, "batched")],
+    ["session/push-loopback", () => client(pushLoopback, {}, "session")],
     ["sdk/stdio", () => started(Sdk.startStdio(stdioServer), (sdk) => sdk.sequential)],
     [`sdk/stdio x${concurrency}`, () => started(Sdk.startStdio(stdioServer), (sdk) => batchedPromises(sdk.concurrent))],
     ["raw/stdio", () => started(Raw.start(stdioServer), (raw) => raw.sequential)],

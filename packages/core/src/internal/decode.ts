@@ -1,9 +1,10 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
-import * as Schema from "effect/Schema"
+import type * as Schema from "effect/Schema"
 import type * as ClientSession from "../ClientSession.js"
 import * as McpError from "../McpError.js"
+import * as SchemaGuard from "./schemaGuard.js"
 
 const parseOptions = { onExcessProperty: "preserve" } as const
 
@@ -24,8 +25,9 @@ export const decoder = <A, I>(schema: Schema.Schema<A, I>, method?: string) => {
  *
  * The wire schemas transform nothing but absent fields with defaults, so a
  * value that already is a valid `A` is returned as it came, untouched (with
- * every field it has, known or not), after a check that costs a fraction of
- * a decode; anything else takes the full decode and its error report.
+ * every field it has, known or not), after a compiled check
+ * (`schemaGuard.ts`: the answer of `Schema.is`, at a fraction of its cost);
+ * anything else takes the full decode and its error report.
  *
  * @internal
  */
@@ -34,7 +36,7 @@ export const checker = <A, I>(schema: Schema.Schema<A, I>) => {
   let is: ((u: unknown) => u is A) | undefined
   let decode: ((u: unknown) => Either.Either<A, ParseResult.ParseIssue>) | undefined
   return (u: unknown): Either.Either<A, string> => {
-    is ??= Schema.is(schema)
+    is ??= SchemaGuard.make(schema)
     decode ??= ParseResult.decodeUnknownEither(schema, parseOptions)
     try {
       if (is(u)) return Either.right(u)

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:breakdown` (or `tsx --conditions=@mcp-effect/source bench/breakdown.ts`):
+ * `node bench/start.mjs bench/breakdown.ts` (compiled, as `npm run bench` runs), or `tsx --conditions=@mcp-effect/source bench/breakdown.ts`:
  * where our client's time per sequential `tools/call` goes, layer by layer.
  * Each row peels one layer off, so differences between rows are the cost of
  * that layer. Client CPU per call (`process.cpuUsage`, all threads of this

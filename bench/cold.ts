@@ -14,6 +14,14 @@
  * `dist/` (the `default` export condition), so Node loads and evaluates every
  * module the package's index reaches, one file each.
  *
+ * A command-line tool is often shipped as one bundled file. So both clients
+ * also run **bundled whole** (`ours-whole`, `sdk-whole`): each entry with
+ * every package it imports in one minified file (esbuild `--bundle --minify`,
+ * nothing external but Node's built-ins), the way a CLI author ships it.
+ * Bundling drops what the entry never uses; for us that is mostly
+ * `effect/FastCheck`, which `effect/Schema` imports at its top, so Node
+ * loads all of fast-check for any program that imports `effect/Schema`.
+ *
  * Beside each client it times its **import floor**: a fresh process that
  * imports exactly the packages the client's compiled entry imports (the
  * `effect`, `@effect/*` and SDK modules, and the Node built-ins) and exits at
@@ -34,7 +42,7 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 const outdir = here("../.cache/bench-cold")
 
 type Who = "ours" | "sdk"
-type Client = Who | "ours-dist"
+type Client = Who | "ours-dist" | "ours-whole" | "sdk-whole"
 
 const external = ["effect", "effect/*", "@effect/*", "@modelcontextprotocol/*"]
 
@@ -95,6 +103,18 @@ const build = async (): Promise<{ readonly client: Record<Client, string>; reado
     external: [...external, "@mcp-effect/*"],
     metafile: true
   })
+  await esbuild.build({
+    ...common,
+    entryPoints: {
+      "ours-whole": here("./entries/cold-ours.ts"),
+      "sdk-whole": here("./entries/cold-sdk.ts")
+    },
+    outdir,
+    conditions: ["@mcp-effect/source"],
+    minify: true,
+    // CommonJS dependencies (the SDK's `cross-spawn`) call `require` for Node's built-ins.
+    banner: { js: "import { createRequire } from \"node:module\"; const require = createRequire(process.argv[1]);" }
+  })
   const packages = Object.values(published.metafile.outputs).flatMap((output) =>
     output.imports.flatMap((i) => /^@mcp-effect\/([^/]+)/.exec(i.path)?.[1] ?? [])
   )
@@ -107,7 +127,13 @@ const build = async (): Promise<{ readonly client: Record<Client, string>; reado
     writeFileSync(floor[who], imports.map((path) => `import ${JSON.stringify(path)}\n`).join("") + report)
   }
   return {
-    client: { ours: `${outdir}/ours.mjs`, "ours-dist": `${publishedDir}/ours.mjs`, sdk: `${outdir}/sdk.mjs` },
+    client: {
+      ours: `${outdir}/ours.mjs`,
+      "ours-dist": `${publishedDir}/ours.mjs`,
+      sdk: `${outdir}/sdk.mjs`,
+      "ours-whole": `${outdir}/ours-whole.mjs`,
+      "sdk-whole": `${outdir}/sdk-whole.mjs`
+    },
     floor
   }
 }
@@ -138,7 +164,7 @@ const once = (script: string, who: string, check = true): Promise<Sample> =>
   })
 
 export interface ColdScores {
-  /** Ours bundled from source (with `ours-dist`: as published) and the SDK. */
+  /** Ours bundled from source (`ours-dist`: as published), the SDK, and both bundled whole. */
   readonly wall: Readonly<Record<Client, number>>
   readonly cpu: Readonly<Record<Client, number>>
   /** The import floors (see the module comment), measured the same way. */
@@ -146,30 +172,27 @@ export interface ColdScores {
 }
 
 /**
- * `runs` cold starts per client (ours bundled, ours as published, the SDK)
+ * `runs` cold starts per client (ours bundled, ours as published, the SDK, both bundled whole)
  * and per floor, in a different order each round; the medians of wall and
  * CPU milliseconds.
  */
 export const coldStart = async (runs: number, log: (line: string) => void): Promise<ColdScores> => {
   const scripts = await build()
-  const clients = ["ours", "ours-dist", "sdk"] as const
-  const samples: Record<Client, Array<Sample>> = { ours: [], "ours-dist": [], sdk: [] }
+  const clients = ["ours", "ours-dist", "sdk", "ours-whole", "sdk-whole"] as const
+  const samples = Object.fromEntries(clients.map((who) => [who, []])) as unknown as Record<Client, Array<Sample>>
   const floors: Record<Who, Array<Sample>> = { ours: [], sdk: [] }
   for (let round = 0; round < runs; round++) {
     for (let i = 0; i < clients.length; i++) {
       const who = clients[(i + round) % clients.length]!
       samples[who].push(await once(scripts.client[who], who))
-      if (who !== "ours-dist") floors[who].push(await once(scripts.floor[who], `${who} floor`, false))
+      if (who === "ours" || who === "sdk") floors[who].push(await once(scripts.floor[who], `${who} floor`, false))
     }
   }
   const show = (s: Sample) => `${s.wall.toFixed(0)} (cpu ${s.cpu.toFixed(0)})`
   for (const who of clients) log(`  ${who}: ${samples[who].map(show).join(" ")} ms`)
   for (const who of ["ours", "sdk"] as const) log(`  ${who} import floor: ${floors[who].map(show).join(" ")} ms`)
-  const of = (pick: (sample: Sample) => number): Record<Client, number> => ({
-    ours: median(samples.ours.map(pick)),
-    "ours-dist": median(samples["ours-dist"].map(pick)),
-    sdk: median(samples.sdk.map(pick))
-  })
+  const of = (pick: (sample: Sample) => number) =>
+    Object.fromEntries(clients.map((who) => [who, median(samples[who].map(pick))])) as Record<Client, number>
   const floorOf = (pick: (sample: Sample) => number): Scores => ({
     ours: median(floors.ours.map(pick)),
     sdk: median(floors.sdk.map(pick))

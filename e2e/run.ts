@@ -395,7 +395,9 @@ const report = async (passed: number, failed: number) => {
   process.exitCode = failed === 0 ? 0 : 1
 }
 
+// Everything of ours is closed by now, but playwright-core keeps a timer of its own
+// for about a minute after the browser has gone: end the process instead of waiting.
 main().catch(async (error) => {
   console.error(error)
   await report(0, 1)
-})
+}).finally(() => process.exit())

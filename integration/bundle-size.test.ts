@@ -16,11 +16,14 @@ import { measureMinimalClient } from "../browser/bundle.js"
 // imports `effect/Effect`, `effect/Layer` and `@effect/platform/FetchHttpClient` rather than the
 // barrels (esbuild keeps a barrel's whole `export * as` namespace); 37.3 / 124.1 KB up front after
 // the HTTP transport's body reading and sends were reworked; 35.9 / 122.7 KB once every package
-// imports core's modules by path (`@mcp-effect/core/McpSchema`, not the barrel). The budgets are a little
+// imports core's modules by path (`@mcp-effect/core/McpSchema`, not the barrel); 35.5 / 117.4 KB once
+// the session's fan-out and live views use a queue per subscriber instead of `PubSub` /
+// `SubscriptionRef`, and `SessionStore.layerMemory` is no module-level work; 116.0 KB total without `Stream.mapEffect`
+// (its `groupByKey` machinery). The budgets are a little
 // above the last sizes: they stop growth. Issue 8's targets are lower (own code ≤ 15 KB, total
 // ≤ 100 KB); lower the budgets as the bundle shrinks.
-const ownBudgetKb = 37
-const totalBudgetKb = 124.5
+const ownBudgetKb = 36
+const totalBudgetKb = 117
 const onDemandBudgetKb = 6.5
 
 describe("browser bundle size", () => {

@@ -195,7 +195,7 @@ export const cfworker: Service = /*#__PURE__*/ makeLazy(loadCfworkerCompiler)
  * @since 0.2.0
  * @category layers
  */
-export const layer: Layer.Layer<JsonSchemaValidator> = Layer.succeed(JsonSchemaValidator, cfworker)
+export const layer: Layer.Layer<JsonSchemaValidator> = /* @__PURE__ */ Layer.succeed(JsonSchemaValidator, cfworker)
 
 /**
  * A validator on another JSON Schema library.

@@ -32,7 +32,7 @@ import * as McpSchema from "./McpSchema.js"
  * @since 0.2.0
  * @category schemas
  */
-export const Stored = Schema.Struct({
+export const Stored = /* @__PURE__ */ Schema.Struct({
   protocolVersion: Schema.String,
   serverInfo: McpSchema.Implementation,
   capabilities: McpSchema.ServerCapabilities,
@@ -126,4 +126,7 @@ export const layer = (
  * @since 0.2.0
  * @category layers
  */
-export const layerMemory: Layer.Layer<SessionStore> = layer().pipe(Layer.provide(KeyValueStore.layerMemory))
+export const layerMemory: Layer.Layer<SessionStore> = /* @__PURE__ */ Layer.provide(
+  /* @__PURE__ */ layer(),
+  KeyValueStore.layerMemory
+)

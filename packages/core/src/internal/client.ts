@@ -306,8 +306,8 @@ const build = <R>(
     (notifications: Stream.Stream<JsonRpc.Notification>): Stream.Stream<A> =>
       notifications.pipe(
         Stream.filter((n) => n.method === method),
-        Stream.mapEffect((n) => Effect.option(decode(n.params ?? {}))),
-        Stream.filterMap((o) => o)
+        // (not `Stream.mapEffect`: it brings `Stream.groupByKey`'s machinery into a browser bundle)
+        Stream.flatMap((n) => Stream.fromEffectOption(Effect.mapError(decode(n.params ?? {}), () => Option.none())))
       )
     const logMessagesOf = paramsOf("notifications/message", decodeLogMessage)
     const resourceUpdatesOf = paramsOf("notifications/resources/updated", decodeResourceUpdated)

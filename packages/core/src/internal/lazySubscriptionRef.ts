@@ -1,12 +1,13 @@
 import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
-import * as SubscriptionRef from "effect/SubscriptionRef"
+import * as FanOut from "./fanOut.js"
 
 /**
- * A value with a stream of its changes, whose `SubscriptionRef` (a `Ref`, a
- * `PubSub` and a semaphore) is made only when `changes` is first run: a
- * session's state and its client's list views are often read and seldom
- * followed, and each session would otherwise hold four of them.
+ * A value with a stream of its changes, like a `SubscriptionRef`, whose
+ * fan-out (a queue per subscriber) is made only when `changes` is first
+ * run: a session's state and its client's list views are often read and
+ * seldom followed, and each session would otherwise hold four of them.
  *
  * @internal
  */
@@ -19,25 +20,26 @@ export interface LazySubscriptionRef<A> {
 
 // a class, so its instances share their methods instead of holding closures of their own
 class Lazy<A> implements LazySubscriptionRef<A> {
-  private ref: SubscriptionRef.SubscriptionRef<A> | undefined = undefined
+  private subscribers: FanOut.FanOut<A> | undefined = undefined
   constructor(private value: A) {}
 
-  readonly get: Effect.Effect<A> = Effect.suspend(() =>
-    this.ref === undefined ? Effect.succeed(this.value) : SubscriptionRef.get(this.ref)
-  )
+  readonly get: Effect.Effect<A> = Effect.sync(() => this.value)
 
   set(next: A): Effect.Effect<void> {
+    // the value and the offers to the subscribers change in one step: a subscriber sees each value once, in order
     return Effect.suspend(() => {
-      if (this.ref !== undefined) return SubscriptionRef.set(this.ref, next)
       this.value = next
-      return Effect.void
+      return this.subscribers === undefined ? Effect.void : this.subscribers.unsafePublish(next)
     })
   }
 
   get changes(): Stream.Stream<A> {
-    // made in one synchronous step (it needs no service), so no `set` of another fiber comes between
-    // reading `value` and the ref taking over from it
-    return Stream.unwrap(Effect.sync(() => (this.ref ??= Effect.runSync(SubscriptionRef.make(this.value))).changes))
+    return Stream.unwrapScoped(Effect.suspend(() =>
+      Effect.map(
+        (this.subscribers ??= FanOut.make(Queue.unbounded<A>())).subscribe(() => this.value),
+        (queue) => Stream.fromQueue(queue)
+      )
+    ))
   }
 }
 

@@ -130,7 +130,7 @@ export const make = (
     const subscribeNotifications = Effect.flatMap(isClosed, (closed) =>
       closed ?
         Effect.succeed(Stream.empty) :
-        Effect.flatMap(router.notifications, (hub) => Stream.fromPubSub(hub, { scoped: true })))
+        Effect.flatMap(router.notifications, (hub) => Effect.map(hub.subscribe(), (queue) => Stream.fromQueue(queue))))
 
     const service: ClientSession.Service = {
       request: (method, params, requestOptions) =>
@@ -167,7 +167,7 @@ export const make = (
       malformed: Stream.suspend(() =>
         Stream.unwrap(
           Effect.flatMap(isClosed, (closed) =>
-            closed ? Effect.succeed(Stream.empty) : Effect.map(router.malformed, (hub) => Stream.fromPubSub(hub)))
+            closed ? Effect.succeed(Stream.empty) : Effect.map(router.malformed, (hub) => Stream.flatMap(Stream.scoped(hub.subscribe()), (queue) => Stream.fromQueue(queue))))
         )
       ),
       closed: Deferred.await(closed),

@@ -91,12 +91,13 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
       return {
         callTool: (params, options) => Effect.flatMap(ctx.call(params, options), validated(params.name)),
         callToolStream: (params, options) =>
-          Stream.mapEffect(
+          // (not `Stream.mapEffect`: it brings `Stream.groupByKey`'s machinery into a browser bundle)
+          Stream.flatMap(
             ctx.stream(params, options),
-            (event): Effect.Effect<McpClient.CallToolEvent, McpError.McpClientError> =>
+            (event): Stream.Stream<McpClient.CallToolEvent, McpError.McpClientError> =>
               event._tag === "Result" ?
-                Effect.map(validated(params.name)(event.result), (result) => ({ _tag: "Result", result })) :
-                Effect.succeed(event)
+                Stream.fromEffect(Effect.map(validated(params.name)(event.result), (result) => ({ _tag: "Result", result }))) :
+                Stream.succeed(event)
           )
       }
     }

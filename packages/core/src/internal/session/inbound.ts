@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
-import * as PubSub from "effect/PubSub"
+import * as Queue from "effect/Queue"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -15,6 +15,7 @@ import * as McpError from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
 import type { ConnectionError } from "../../McpTransport.js"
 import { checker } from "../decode.js"
+import * as FanOut from "../fanOut.js"
 import type { Live } from "./link.js"
 import type { PendingTable } from "./pending.js"
 
@@ -39,28 +40,25 @@ const guardedVoid = (what: string, f: () => void): Effect.Effect<void> | undefin
 }
 
 /**
- * A sliding PubSub made on first use. A bounded PubSub allocates its whole
- * buffer up front (8 KiB for 1024 messages), and an idle session often has
- * no subscriber: one that was never made holds nothing, and a message
+ * A fan-out to sliding queues, made on first use: an idle session often
+ * has no subscriber, one that was never made holds nothing, and a message
  * published with no subscriber is dropped by a made one too.
  */
 const lazySliding = <A>(capacity: number) => {
-  let hub: PubSub.PubSub<A> | undefined
+  let hub: FanOut.FanOut<A> | undefined
   let ended = false
   return {
-    get: Effect.suspend((): Effect.Effect<PubSub.PubSub<A>> =>
-      hub !== undefined ? Effect.succeed(hub) : Effect.flatMap(PubSub.sliding<A>(capacity), (made) => {
-        if (hub !== undefined) return Effect.succeed(hub)
-        hub = made
-        return ended ? Effect.as(PubSub.shutdown(made), made) : Effect.succeed(made)
-      })
-    ),
-    /** Publishes when the PubSub was made (else nobody can be subscribed). */
-    publish: (a: A): Effect.Effect<void> => hub === undefined ? Effect.void : Effect.asVoid(PubSub.publish(hub, a)),
-    size: (): number => hub === undefined ? 0 : Option.getOrElse(hub.unsafeSize(), () => 0),
+    get: Effect.suspend((): Effect.Effect<FanOut.FanOut<A>> => {
+      if (hub !== undefined) return Effect.succeed(hub)
+      const made = hub = FanOut.make(Queue.sliding<A>(capacity))
+      return ended ? Effect.as(made.shutdown, made) : Effect.succeed(made)
+    }),
+    /** Publishes when the fan-out was made (else nobody can be subscribed). */
+    publish: (a: A): Effect.Effect<void> => hub === undefined ? Effect.void : hub.publish(a),
+    size: (): number => hub === undefined ? 0 : hub.size(),
     shutdown: Effect.suspend(() => {
       ended = true
-      return hub === undefined ? Effect.void : PubSub.shutdown(hub)
+      return hub === undefined ? Effect.void : hub.shutdown
     })
   }
 }
@@ -82,13 +80,13 @@ export interface InboundRouter {
   readonly read: (live: Live) => Effect.Effect<void, ConnectionError>
   /** The connection is gone: the server requests it carried are interrupted, unanswered. */
   readonly abandonServerRequests: Effect.Effect<void>
-  /** The notifications PubSub (sliding, `notificationCapacity`), made on first use. */
-  readonly notifications: Effect.Effect<PubSub.PubSub<JsonRpc.Notification>>
-  /** The malformed-input PubSub (sliding, 64), made on first use. */
-  readonly malformed: Effect.Effect<PubSub.PubSub<McpError.DecodeError>>
-  /** Notifications waiting in the PubSub for its slowest subscriber. */
+  /** The notifications fan-out (sliding queues of `notificationCapacity`), made on first use. */
+  readonly notifications: Effect.Effect<FanOut.FanOut<JsonRpc.Notification>>
+  /** The malformed-input fan-out (sliding queues of 64), made on first use. */
+  readonly malformed: Effect.Effect<FanOut.FanOut<McpError.DecodeError>>
+  /** Notifications waiting for the slowest subscriber. */
   readonly retainedNotifications: () => number
-  /** Ends both PubSubs (and those made later): the session is over. */
+  /** Ends both fan-outs (and those made later): the session is over. */
   readonly shutdown: Effect.Effect<void>
   /** Notifications lost to a full subscriber or a full backlog. */
   readonly dropped: () => number
@@ -101,7 +99,7 @@ export const make = (options: {
   readonly table: PendingTable
   readonly handlers: ClientSession.Options["handlers"]
   readonly onNotification: ClientSession.Options["onNotification"]
-  /** Bound of the notification PubSub (sliding). */
+  /** Bound of each notification subscriber's queue (sliding). */
   readonly notificationCapacity: number
   /** Bound of the push backlog (notifications past it are dropped). */
   readonly inboundCapacity: number
@@ -116,7 +114,7 @@ export const make = (options: {
     let dropped = 0
     let backlog = 0
 
-    /** Publishes to a sliding PubSub, counting what a full subscriber loses. */
+    /** Publishes to the sliding queues, counting what a full subscriber loses. */
     const publishNotification = (notification: JsonRpc.Notification) =>
       Effect.suspend(() => {
         if (notifications.size() >= notificationCapacity) dropped++

@@ -56,10 +56,11 @@ export const read = <E>(
     return Effect.ensuring(loop, Effect.sync(() => native.release(response)))
   })
 
-const lift = <E>(go: Go<E>): Effect.Effect<boolean, E> => typeof go === "boolean" ? (go ? more : stop) : go
+/** @internal */
+export const lift = <E>(go: Go<E>): Effect.Effect<boolean, E> => typeof go === "boolean" ? (go ? more : stop) : go
 
 /** (a pump that stopped or reached the end) */
-const nothing: Effect.Effect<undefined> = Effect.succeed(undefined)
+const nothing = Effect.void as Effect.Effect<undefined>
 const more: Effect.Effect<boolean> = Effect.succeed(true)
 const stop: Effect.Effect<boolean> = Effect.succeed(false)
 

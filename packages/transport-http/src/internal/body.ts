@@ -19,10 +19,10 @@ export type Go<E> = boolean | Effect.Effect<boolean, E>
  * The body is read where the `HttpClient`'s response keeps it (the web
  * `ReadableStream` of a `fetch` response, the Node `Readable` of undici or
  * `node:http`). Running a `Stream` costs more than the rest of a round trip
- * for a body of two chunks. A Node body without an idle budget is read in
- * its own callbacks, one wait for the whole body, as long as `onChunk`
- * answers at once; otherwise one small effect per chunk. A response that
- * keeps its body elsewhere is read through `response.stream`.
+ * for a body of two chunks. A Node body is read in its own callbacks, one
+ * wait for the whole body while `onChunk` answers at once (with an idle
+ * budget: one timed wait per chunk). A response that keeps its body
+ * elsewhere is read through `response.stream`.
  *
  * @internal
  */
@@ -40,30 +40,27 @@ export const read = <E>(
         (chunk) => lift(onChunk(chunk))
       )
     }
-    let loop: Effect.Effect<void, E | Failed>
-    if (idle === undefined && native.pump !== undefined) {
-      const pump = native.pump
-      const then = (go: boolean) => go ? loop : Effect.void
-      loop = pump((chunk) => {
+    // with an idle budget each wait for a chunk is timed on its own: the pump hands every chunk out
+    const loop: Effect.Effect<void, E | Failed> = idle === undefined ?
+      native.pump((chunk) => {
         const go = onChunk(chunk)
         return typeof go === "boolean" ? go : Effect.flatMap(go, then)
-      })
-    } else {
-      const next = idle === undefined ?
-        native.next :
-        Effect.timeoutFail(native.next, { duration: idle.millis, onTimeout: idle.error })
-      loop = Effect.flatMap(next, (chunk) =>
-        chunk === undefined ?
-          Effect.void :
-          Effect.flatMap(lift(onChunk(chunk)), (go) => go ? loop : Effect.void))
-    }
+      }) :
+      Effect.flatMap(
+        Effect.timeoutFail(native.pump(Effect.succeed), { duration: idle.millis, onTimeout: idle.error }),
+        (chunk) => chunk === undefined ? Effect.void : Effect.flatMap(lift(onChunk(chunk)), then)
+      )
+    const then = (go: boolean) => go ? loop : Effect.void
     // (the finalizer keeps `response` reachable until the end: a client may abort the request of a
     // response it finds collected)
     return Effect.ensuring(loop, Effect.sync(() => native.release(response)))
   })
 
-const lift = <E>(go: Go<E>): Effect.Effect<boolean, E> => typeof go === "boolean" ? (go ? more : stop) : go
+/** @internal */
+export const lift = <E>(go: Go<E>): Effect.Effect<boolean, E> => typeof go === "boolean" ? (go ? more : stop) : go
 
+/** (a pump that stopped or reached the end) */
+const nothing = Effect.void as Effect.Effect<undefined>
 const more: Effect.Effect<boolean> = Effect.succeed(true)
 const stop: Effect.Effect<boolean> = Effect.succeed(false)
 
@@ -78,16 +75,14 @@ export interface Failed {
 }
 
 interface Native {
-  /** the next chunk; `undefined` at the end */
-  readonly next: Effect.Effect<Uint8Array | undefined, Failed>
   /**
-   * Reads chunk after chunk in the body's own callbacks while `onChunk`
-   * answers at once (`true`: on, `false`: stop); an effect it returns
-   * instead is what the read goes on with.
+   * Reads chunk after chunk (a Node body in its own callbacks) while
+   * `onChunk` answers at once (`true`: on, `false`: stop); an effect it
+   * returns instead is what the read ends with. `undefined` at the end.
    */
-  readonly pump?: <E>(
-    onChunk: (chunk: Uint8Array) => boolean | Effect.Effect<void, E | Failed>
-  ) => Effect.Effect<void, E | Failed>
+  readonly pump: <A, E>(
+    onChunk: (chunk: Uint8Array) => boolean | Effect.Effect<A, E>
+  ) => Effect.Effect<A | undefined, E | Failed>
   /** stops reading; aborts the request when the body has not ended */
   readonly release: (keep: unknown) => void
 }
@@ -165,19 +160,6 @@ const fromReadable = (readable: NodeReadable): Native => {
   readable.on("end", onEnd)
   readable.on("error", onError)
   return {
-    next: Effect.async((resume) => {
-      const attempt = () => {
-        const chunk = readable.read()
-        if (chunk !== null) return resume(Effect.succeed(chunk as Uint8Array))
-        if (failure !== undefined) return resume(Effect.fail(failure))
-        if (ended) return resume(Effect.succeed(undefined))
-        wake = attempt
-      }
-      attempt()
-      return Effect.sync(() => {
-        wake = undefined
-      })
-    }),
     pump: (onChunk) =>
       Effect.async((resume) => {
         const attempt = () => {
@@ -186,10 +168,10 @@ const fromReadable = (readable: NodeReadable): Native => {
             if (chunk === null) break
             const go = onChunk(chunk as Uint8Array)
             if (go === true) continue
-            return resume(go === false ? Effect.void : go)
+            return resume(go === false ? nothing : go)
           }
           if (failure !== undefined) return resume(Effect.fail(failure))
-          if (ended) return resume(Effect.void)
+          if (ended) return resume(nothing)
           wake = attempt
         }
         attempt()
@@ -209,15 +191,19 @@ const fromReadable = (readable: NodeReadable): Native => {
 const fromWebStream = (body: ReadableStream<Uint8Array>): Native => {
   const reader = body.getReader()
   let ended = false
+  const next = Effect.tryPromise({ try: () => reader.read(), catch: (cause): Failed => ({ _tag: "Failed", cause }) })
   return {
-    next: Effect.map(
-      Effect.tryPromise({ try: () => reader.read(), catch: (cause): Failed => ({ _tag: "Failed", cause }) }),
-      (result) => {
-        if (!result.done) return result.value
-        ended = true
-        return undefined
-      }
-    ),
+    pump: (onChunk) => {
+      const loop: Effect.Effect<any, any> = Effect.flatMap(next, (result) => {
+        if (result.done) {
+          ended = true
+          return nothing
+        }
+        const go = onChunk(result.value)
+        return go === true ? loop : go === false ? nothing : go
+      })
+      return loop
+    },
     release: () => {
       if (!ended) reader.cancel().catch(() => {})
     }

@@ -34,7 +34,7 @@ import * as Resume from "./resume.js"
 import * as RequestRefs from "./requestRefs.js"
 import * as Sends from "./sends.js"
 import * as RetryAfter from "./retryAfter.js"
-import { followPostStream, runGetStream } from "./streams.js"
+import { followPostStream, isEventStream, runGetStream } from "./streams.js"
 
 /** @internal */
 export { defaultSseReconnect } from "./config.js"
@@ -241,7 +241,7 @@ const postStreamable = (
   read: (answer: Effect.Effect<void>) => Effect.Effect<void>,
   listenBackoff?: Backoff.Backoff
 ): Effect.Effect<void, McpTransport.ConnectionError> =>
-  Effect.suspend(() => {
+  Effect.gen(function*() {
     const { config, state } = ctx
     const isRequest = JsonRpc.isRequest(message)
     // a message of protocol 2026-07-28 mirrors its body in headers and carries no session id
@@ -250,6 +250,7 @@ const postStreamable = (
       ? Modern.headers(modern, message, ctx.requestHeaders)
       : ctx.sessionHeaders()
     const hadSession = state.sessionId !== undefined
+    const startedAt = yield* Clock.currentTimeMillis
     const total = config.totalMillis
     const body = JsonRpc.encode(message)
     // a first modern request a browser blocks (a legacy server's CORS does not list the `Mcp-*` headers)
@@ -273,116 +274,70 @@ const postStreamable = (
       retries: number
     ): Effect.Effect<HttpClientResponse.HttpClientResponse, ExchangeError> =>
       Effect.flatMap(postOnce, (response) =>
-        response.status !== 429 && response.status !== 503 ? Effect.succeed(response) : Effect.flatMap(
-          Clock.currentTimeMillis,
-          (now) => {
-            const delay = RetryAfter.delayOf(config, response, now)
-            if (delay === undefined) return Effect.succeed(response)
-            shared.notBefore = Math.max(shared.notBefore, now + delay)
-            if (initialize || retries >= maxRetryAfterRetries) return Effect.succeed(response)
-            return discard(config, response).pipe(
-              Effect.zipRight(Effect.sleep(delay)),
-              Effect.zipRight(postWithRetry(retries + 1))
-            )
-          }
-        ))
-    const answered = (response: HttpClientResponse.HttpClientResponse, startedAt: number) =>
-      onAnswer(ctx, message, response, { initialize, shared, read, listenBackoff, modern, hadSession, startedAt })
-    if (total === undefined) return Effect.flatMap(postWithRetry(0), (response) => answered(response, 0))
-    return Effect.flatMap(Clock.currentTimeMillis, (startedAt) =>
-      Effect.flatMap(
-        Effect.timeoutFail(postWithRetry(0), { duration: total, onTimeout: () => totalTimeout(config, total) }),
-        (response) => answered(response, startedAt)
-      ))
-  })
-
-/** What `postStreamable` knew when it posted the message. */
-interface Posted {
-  readonly initialize: boolean
-  readonly shared: Shared
-  readonly read: (answer: Effect.Effect<void>) => Effect.Effect<void>
-  readonly listenBackoff: Backoff.Backoff | undefined
-  /** the modern version the message went out under */
-  readonly modern: string | undefined
-  readonly hadSession: boolean
-  /** when it was posted (only with a total budget) */
-  readonly startedAt: number
-}
-
-/** The server's answer to a POST: the session id, its body read (by `read`), or an error, a fallback, an expiry. */
-const onAnswer = (
-  ctx: Ctx,
-  message: JsonRpc.Message,
-  response: HttpClientResponse.HttpClientResponse,
-  posted: Posted
-): Effect.Effect<void, McpTransport.ConnectionError> => {
-  const { config, state } = ctx
-  const { initialize, modern } = posted
-  const total = config.totalMillis
-  const status = response.status
-  const isRequest = JsonRpc.isRequest(message)
-  const requestId = isRequest ? message.id : undefined
-  if (status >= 200 && status < 300) {
-    const headers = response.headers
-    const contentType = (headers["content-type"] ?? "").toLowerCase()
-    const eventStream = contentType.includes("text/event-stream")
-    const json = contentType.includes("json")
-    // (202 / 204 without a body only before 2026-07-28, whose answer then comes on the GET stream, which 2026-07-28 lacks)
-    const bodyless = modern === undefined && (status === 202 || status === 204)
-    if (requestId !== undefined && !eventStream && !json && !bodyless) {
-      // a request must be answered with JSON or an SSE stream: an HTML page is no answer
-      return Effect.zipRight(
-        discard(config, response),
-        Effect.fail(
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const delay = RetryAfter.delayOf(config, response, now)
+          if (delay === undefined) return Effect.succeed(response)
+          shared.notBefore = Math.max(shared.notBefore, now + delay)
+          if (initialize || retries >= maxRetryAfterRetries) return Effect.succeed(response)
+          return discard(config, response).pipe(
+            Effect.zipRight(Effect.sleep(delay)),
+            Effect.zipRight(postWithRetry(retries + 1))
+          )
+        }))
+    const post = postWithRetry(0)
+    const response = yield* (total === undefined ? post : Effect.timeoutFail(post, {
+      duration: total,
+      onTimeout: () => totalTimeout(config, total)
+    }))
+    const status = response.status
+    const requestId = isRequest ? (message as JsonRpc.Request).id : undefined
+    if (status >= 200 && status < 300) {
+      // (202 / 204 without a body only before 2026-07-28, whose answer then comes on the GET stream, which 2026-07-28 lacks)
+      const bodyless = modern === undefined && (status === 202 || status === 204)
+      if (requestId !== undefined && !isEventStream(response) && !isJson(response) && !bodyless) {
+        // a request must be answered with JSON or an SSE stream: an HTML page is no answer
+        yield* discard(config, response)
+        return yield* Effect.fail(
           new McpError.TransportError({
             reason: "Http",
             phase: "post",
             status,
             message: `POST of ${describeMessage(message)} to ${config.description} answered HTTP ${status} with ` +
-              `content type ${JSON.stringify(headers["content-type"] ?? "")}, not JSON or an SSE stream`
+              `content type ${JSON.stringify(response.headers["content-type"] ?? "")}, not JSON or an SSE stream`
           })
         )
+      }
+      const sessionId = response.headers["mcp-session-id"]
+      if (initialize && sessionId !== undefined && sessionId !== "") {
+        state.sessionId = sessionId
+        yield* ctx.resumable({ sessionId: Redacted.make(sessionId) })
+      }
+      if (modern !== undefined && isRequest) ctx.era.confirmed = true
+      const pending = new Set<JsonRpc.RequestId>(requestId !== undefined ? [requestId] : [])
+      const listen = Modern.isListen(message)
+      const body = modern !== undefined && isEventStream(response)
+        ? Modern.followStream(
+          ctx,
+          response,
+          pending,
+          // the listen stream is long-lived: when it drops, the same request is posted again
+          listen ? (backoff) => postStreamable(ctx, message, false, shared, ctx.fork, backoff) : undefined,
+          listenBackoff
+        )
+        : readBody(ctx, response, pending)
+      const remaining = total === undefined || (modern !== undefined && listen)
+        ? undefined
+        : total - ((yield* Clock.currentTimeMillis) - startedAt)
+      const timed = remaining === undefined ? body : body.pipe(
+        Effect.timeoutFail({ duration: Math.max(0, remaining), onTimeout: () => totalTimeout(config, total!) }),
+        // the total budget ends with the last answer: running out while the rest of the stream is read only stops reading
+        Effect.catchAll((error) => pending.size === 0 ? Effect.void : ctx.fail(error))
+      )
+      return yield* read(
+        modern !== undefined && requestId !== undefined ? Modern.cancellable(ctx.era, requestId, timed) : timed
       )
     }
-    const sessionId = headers["mcp-session-id"]
-    const remember = initialize && sessionId !== undefined && sessionId !== "" ?
-      Effect.suspend(() => {
-        state.sessionId = sessionId
-        return ctx.resumable({ sessionId: Redacted.make(sessionId) })
-      }) :
-      undefined
-    if (modern !== undefined && isRequest) ctx.era.confirmed = true
-    const pending = new Set<JsonRpc.RequestId>(requestId !== undefined ? [requestId] : [])
-    const listen = Modern.isListen(message)
-    const body = modern !== undefined && eventStream
-      ? Modern.followStream(
-        ctx,
-        response,
-        pending,
-        // the listen stream is long-lived: when it drops, the same request is posted again
-        listen ? (backoff) => postStreamable(ctx, message, false, posted.shared, ctx.fork, backoff) : undefined,
-        posted.listenBackoff
-      )
-      : readBody(ctx, response, pending, eventStream, json)
-    const timed = total === undefined || (modern !== undefined && listen) ? body : Effect.flatMap(
-      Clock.currentTimeMillis,
-      (now) =>
-        body.pipe(
-          Effect.timeoutFail({
-            duration: Math.max(0, total - (now - posted.startedAt)),
-            onTimeout: () => totalTimeout(config, total)
-          }),
-          // the total budget ends with the last answer: running out while the rest of the stream is read only stops reading
-          Effect.catchAll((error) => pending.size === 0 ? Effect.void : ctx.fail(error))
-        )
-    )
-    const answer = posted.read(
-      modern !== undefined && requestId !== undefined ? Modern.cancellable(ctx.era, requestId, timed) : timed
-    )
-    return remember === undefined ? answer : Effect.zipRight(remember, answer)
-  }
-  return Effect.gen(function*() {
-    if (status === 404 && posted.hadSession) {
+    if (status === 404 && hadSession) {
       yield* discard(config, response)
       return yield* Effect.flip(ctx.expire(`a POST of ${describeMessage(message)}`))
     }
@@ -406,12 +361,11 @@ const onAnswer = (
         )
       )
       state.legacyEndpoint = endpoint
-      posted.shared.legacy = true
+      shared.legacy = true
       return yield* Legacy.post(ctx, endpoint, message)
     }
     return yield* Effect.fail(httpError(config, "post", status, `POST of ${describeMessage(message)} to`))
   })
-}
 
 /** How often one message is sent again after a `Retry-After` pause. */
 const maxRetryAfterRetries = 3
@@ -468,14 +422,12 @@ const totalTimeout = (config: Config, total: number) =>
 const readBody = (
   ctx: Ctx,
   response: HttpClientResponse.HttpClientResponse,
-  pending: Set<JsonRpc.RequestId>,
-  eventStream: boolean,
-  json: boolean
+  pending: Set<JsonRpc.RequestId>
 ): Effect.Effect<void> => {
   const { config } = ctx
-  if (eventStream) return followPostStream(ctx, response, pending)
+  if (isEventStream(response)) return followPostStream(ctx, response, pending)
   const id = pending.size === 1 ? [...pending][0] : undefined
-  if (!json) {
+  if (!isJson(response)) {
     // 202 for a request: the answer will come on the GET stream
     return discard(config, response)
   }

@@ -4,9 +4,10 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as Context from "effect/Context"
 import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
-import type * as FiberId from "effect/FiberId"
+import * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as FiberRefs from "effect/FiberRefs"
+import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
 
 /**
@@ -27,8 +28,9 @@ import * as Tracer from "effect/Tracer"
  * `set` puts them on a fiber of the connection's own for good (a send or a
  * stream reader, which ends with its work): one step instead of four
  * `Effect.locally` (each an acquire / use / release) around every request.
- * `around` runs a request with them: as it is on such a fiber, inside
- * `Effect.locally` elsewhere (connecting, closing).
+ * `around` runs a request with them: as it is on such a fiber, on a child
+ * fiber that `set` ran on elsewhere (connecting, closing), so they never
+ * leak into the caller's fiber.
  *
  * @internal
  */
@@ -51,63 +53,46 @@ export const make = (options: {
   readonly secretNames: ReadonlyArray<string>
   readonly tracePropagation: boolean
 }): RequestRefs => {
-  // derived once per parent value: the fibers of a session share their context and names
-  const contexts = new WeakMap<Context.Context<never>, Context.Context<never>>()
-  const names = new WeakMap<ReadonlyArray<string | RegExp>, ReadonlyArray<string | RegExp>>()
-  const values = (refs: FiberRefs.FiberRefs) => {
-    const tracer = Context.get(FiberRefs.getOrDefault(refs, DefaultServices.currentServices), Tracer.Tracer)
-    const context = FiberRefs.getOrDefault(refs, FiberRef.currentContext)
-    let manual = contexts.get(context)
-    if (manual === undefined) {
-      const init = Context.getOption(context, FetchHttpClient.RequestInit)
-      manual = Context.add(context, FetchHttpClient.RequestInit, {
-        ...(init._tag === "Some" ? init.value : undefined),
-        redirect: "manual"
-      })
-      contexts.set(context, manual)
-    }
-    const redacted = FiberRefs.getOrDefault(refs, Headers.currentRedactedNames)
-    let redactedNames = names.get(redacted)
-    if (redactedNames === undefined) {
-      redactedNames = [...redacted, ...options.secretNames]
-      names.set(redacted, redactedNames)
-    }
-    return {
-      tracerEnabled: options.tracePropagation || tracer !== builtInTracer ?
-        FiberRefs.getOrDefault(refs, FiberRef.currentTracerEnabled) :
-        false,
-      redactedNames,
-      context: manual
-    }
-  }
-
   const self: RequestRefs = {
-    set: Effect.updateFiberRefs((fiberId: FiberId.Runtime, refs) => {
-      const v = values(refs)
+    set: Effect.updateFiberRefs((fiberId, refs) => {
+      const context = FiberRefs.getOrDefault(refs, FiberRef.currentContext)
+      const init = Context.getOption(context, FetchHttpClient.RequestInit)
+      const tracer = Context.get(FiberRefs.getOrDefault(refs, DefaultServices.currentServices), Tracer.Tracer)
       return FiberRefs.updateManyAs(refs, {
         entries: [
           [HttpClient.currentTracerPropagation, [[fiberId, options.tracePropagation]]],
-          [FiberRef.currentTracerEnabled, [[fiberId, v.tracerEnabled]]],
-          [Headers.currentRedactedNames, [[fiberId, v.redactedNames]]],
-          [FiberRef.currentContext, [[fiberId, v.context]]],
+          [FiberRef.currentTracerEnabled, [[
+            fiberId,
+            FiberRefs.getOrDefault(refs, FiberRef.currentTracerEnabled) &&
+            (options.tracePropagation || tracer !== builtInTracer)
+          ]]],
+          [Headers.currentRedactedNames, [[fiberId, [
+            ...FiberRefs.getOrDefault(refs, Headers.currentRedactedNames),
+            ...options.secretNames
+          ]]]],
+          [FiberRef.currentContext, [[
+            fiberId,
+            Context.add(context, FetchHttpClient.RequestInit, { ...Option.getOrUndefined(init), redirect: "manual" })
+          ]]],
           [setFor, [[fiberId, self]]]
         ]
       })
     }),
     around: (effect, secretNames) =>
       Effect.withFiberRuntime((fiber) => {
+        // elsewhere (connecting, closing: rare) on a fiber of its own, so nothing leaks into the caller's
+        if (fiber.getFiberRef(setFor) !== self) {
+          return Effect.flatMap(
+            Effect.fork(Effect.zipRight(self.set, self.around(effect, secretNames))),
+            (child) => Effect.flatten(Effect.onInterrupt(Fiber.await(child), () => Fiber.interrupt(child)))
+          )
+        }
+        // a hook's secret header not among the names yet is redacted for that request only
         const redacted = fiber.getFiberRef(Headers.currentRedactedNames)
         const missing = secretNames.filter((name) => !redacted.includes(name))
-        if (fiber.getFiberRef(setFor) === self) {
-          return missing.length === 0 ? effect : Effect.locally(effect, Headers.currentRedactedNames, [...redacted, ...missing])
-        }
-        const v = values(fiber.getFiberRefs())
-        return effect.pipe(
-          Effect.locally(HttpClient.currentTracerPropagation, options.tracePropagation),
-          Effect.locally(FiberRef.currentTracerEnabled, v.tracerEnabled),
-          Effect.locally(Headers.currentRedactedNames, [...v.redactedNames, ...missing]),
-          Effect.locally(FiberRef.currentContext, v.context)
-        )
+        return missing.length === 0 ?
+          effect :
+          Effect.locally(effect, Headers.currentRedactedNames, [...redacted, ...missing])
       })
   }
   return self

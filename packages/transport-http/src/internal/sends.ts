@@ -30,8 +30,6 @@ export interface Sends {
   readonly fork: (effect: Effect.Effect<void>) => Effect.Effect<void>
   readonly failWaiting: (error: Failure) => Effect.Effect<void>
   readonly close: (error: Failure) => Effect.Effect<void>
-  /** fibers running (for tests) */
-  readonly size: () => number
 }
 
 interface Waiting {
@@ -115,7 +113,6 @@ export const make = (setup: Effect.Effect<void>): Sends => {
       Effect.suspend(() => {
         closed ??= error
         return Effect.zipRight(failWaiting(error), Fiber.interruptAll([...running]))
-      }),
-    size: () => running.size
+      })
   }
 }

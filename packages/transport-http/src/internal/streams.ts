@@ -91,7 +91,7 @@ export const consume = (
       const go = handle(items[i]!)
       if (go === true) continue
       if (go === false) return false
-      return i === items.length - 1 ? go : Effect.flatMap(go, (on) => on ? lift(handleFrom(items, i + 1)) : stop)
+      return i === items.length - 1 ? go : Effect.flatMap(go, (on) => Body.lift(on && handleFrom(items, i + 1)))
     }
     return true
   }
@@ -137,9 +137,6 @@ export const consume = (
   )
 }
 
-const reading: Effect.Effect<boolean> = Effect.succeed(true)
-const stop: Effect.Effect<boolean> = Effect.succeed(false)
-const lift = (go: Body.Go<never>): Effect.Effect<boolean> => typeof go === "boolean" ? (go ? reading : stop) : go
 
 const resumeHeaders = (ctx: Ctx, lastEventId: string) => ({ ...ctx.sessionHeaders(), "last-event-id": lastEventId })
 
@@ -156,29 +153,17 @@ export const followPostStream = (
   ctx: Ctx,
   first: HttpClientResponse.HttpClientResponse,
   pending: Set<JsonRpc.RequestId>
-): Effect.Effect<void> => {
-  const progress = makeProgress()
-  return Effect.matchEffect(consume(ctx, first, progress, "post-stream", pending), {
-    onFailure: (error) => afterPostStream(ctx, pending, progress, Either.left(error)),
-    onSuccess: () => afterPostStream(ctx, pending, progress, Either.right(undefined))
-  })
-}
-
-/** A POST's stream ended: done when it answered everything, else resumed (the common case takes no step). */
-const afterPostStream = (
-  ctx: Ctx,
-  pending: Set<JsonRpc.RequestId>,
-  progress: Progress,
-  first: Either.Either<void, McpError.TransportError>
 ): Effect.Effect<void> =>
-  pending.size === 0 || ctx.state.failure !== undefined ? Effect.void : Effect.gen(function*() {
+  Effect.gen(function*() {
     const { config } = ctx
+    const progress = makeProgress()
     const backoff = Backoff.make(config.sseReconnect)
-    let outcome = first
+    let response = first
     let phase = "post-stream"
-    // (the first stream delivered events when any were counted: `progress` starts at zero)
-    let eventsBefore = 0
     while (true) {
+      const eventsBefore = progress.events
+      const outcome = yield* Effect.either(consume(ctx, response, progress, phase, pending))
+      if (pending.size === 0 || ctx.state.failure !== undefined) return
       if (progress.events > eventsBefore) yield* backoff.reset
       const why = Either.isLeft(outcome) ? outcome.left.message : "the server closed it before answering"
       if (progress.lastEventId === undefined) {
@@ -193,10 +178,8 @@ const afterPostStream = (
       yield* Effect.logDebug("mcp http: resuming a response stream", config.description)
       const resumed = yield* reopen(ctx, backoff, progress, why)
       if (Option.isNone(resumed)) return
+      response = resumed.value
       phase = "resume"
-      eventsBefore = progress.events
-      outcome = yield* Effect.either(consume(ctx, resumed.value, progress, phase, pending))
-      if (pending.size === 0 || ctx.state.failure !== undefined) return
     }
   })
 

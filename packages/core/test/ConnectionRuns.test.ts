@@ -11,7 +11,7 @@ import * as McpTransport from "../src/McpTransport.js"
 // after McpTransport, which it imports back
 import * as Reconnect from "../src/internal/reconnect.js"
 import * as TestServer from "../src/TestServer.js"
-import { clientInfo, eventually } from "./utils.js"
+import { clientInfo, reconnecting } from "./utils.js"
 
 describe("a run of a connection stream", () => {
   const never = Effect.never
@@ -57,9 +57,7 @@ describe("a run of a connection stream", () => {
       yield* client.initialized
       yield* test.dropConnection
       // `retrying` is the session's ConnectionObserver, which fromConnect finds in the pull's context
-      const state = yield* eventually(
-        Effect.map(client.state.get, (s) => s._tag === "Reconnecting" && s.attempt > 0 && s)
-      )
+      const state = yield* reconnecting
       expect(state.nextDelay && Duration.toMillis(state.nextDelay)).toBe(4000)
       yield* TestClock.adjust("4 seconds")
       expect((yield* client.initialized).generation).toBe(2)

@@ -5,12 +5,11 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
-import * as TestClock from "effect/TestClock"
 import type * as JsonRpc from "../src/JsonRpc.js"
 import * as McpClient from "../src/McpClient.js"
 import * as McpSchema from "../src/McpSchema.js"
 import * as TestServer from "../src/TestServer.js"
-import { clientLayer, eventually, receivedWith } from "./utils.js"
+import { clientLayer, eventually, receivedWith, reconnect } from "./utils.js"
 
 /**
  * The client builds its fetch pipelines, list_changed refreshers, listen lock and
@@ -28,16 +27,6 @@ const server: TestServer.Options = {
       Effect.succeed({ resourceTemplates: [{ name: "files", uriTemplate: "file:///{path}" }] })
   }
 }
-
-/** Drops the connection and waits for the next one to be ready. */
-const reconnect = Effect.gen(function*() {
-  const client = yield* McpClient.McpClient
-  const test = yield* TestServer.TestServer
-  yield* client.initialized
-  yield* test.dropConnection
-  yield* TestClock.adjust("1 second")
-  expect((yield* client.initialized).generation).toBe(2)
-})
 
 describe("operations first used late", () => {
   it.effect("after a reconnect: lists, ping and the first list_changed refresh work", () =>

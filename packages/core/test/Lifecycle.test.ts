@@ -16,7 +16,7 @@ import * as InMemoryTransport from "../src/InMemoryTransport.js"
 import * as McpClient from "../src/McpClient.js"
 import { McpTransport } from "../src/McpTransport.js"
 import * as TestServer from "../src/TestServer.js"
-import { clientInfo, clientLayer, eventually } from "./utils.js"
+import { clientInfo, clientLayer, reconnect, reconnecting } from "./utils.js"
 
 /** A short, comparable view of a state. */
 const summary = (state: ClientSession.ConnectionState) => {
@@ -67,9 +67,7 @@ describe("state while reconnecting", () => {
       const test = yield* TestServer.TestServer
       yield* client.initialized
       yield* test.dropConnection
-      const state = yield* eventually(
-        Effect.map(client.state.get, (s) => s._tag === "Reconnecting" && s.attempt > 0 && s)
-      )
+      const state = yield* reconnecting
       expect(state).toMatchObject({
         generation: 2,
         attempt: 1,
@@ -172,9 +170,7 @@ describe("an idle session", () => {
       const client = yield* McpClient.McpClient
       const test = yield* TestServer.TestServer
       yield* client.listTools
-      yield* test.dropConnection
-      yield* TestClock.adjust("1 second")
-      expect((yield* client.initialized).generation).toBe(2)
+      yield* reconnect
       const state = yield* Stream.runHead(client.state.changes)
       expect(state.pipe(Option.map(summary), Option.getOrUndefined)).toBe("Ready 2")
       expect((yield* client.tools.get).map((tool) => tool.name)).toEqual(["v1"])

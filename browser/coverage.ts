@@ -1,0 +1,129 @@
+/**
+ * Which of the minimal browser client's code the measured flow runs: bundles
+ * `examples/installed-browser.ts` (not minified, so esbuild marks where each
+ * source file starts), runs it in Chromium against the browser suite's MCP
+ * server (official SDK over Streamable HTTP, 127.0.0.1) with V8 block
+ * coverage on, and prints per source file the bytes that ran and the bytes
+ * that never did, largest first, with the biggest functions that never ran.
+ * Own code only by default; `--all` adds `effect` and the other packages.
+ *
+ *   npx tsx --conditions=@mcp-effect/source browser/coverage.ts [--all] [--functions N]
+ *
+ * Code the flow never runs, in bulk, is what an on-demand chunk could hold
+ * (bench/README.md, "bundle").
+ */
+import * as esbuild from "esbuild"
+import { fileURLToPath } from "node:url"
+import { chromium } from "playwright-core"
+import { startMcpFixture } from "./servers/mcpServer.js"
+import { startPageServer } from "./servers/pageServer.js"
+
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
+const args = process.argv.slice(2)
+const all = args.includes("--all")
+const functionsIndex = args.indexOf("--functions")
+const functionsShown = functionsIndex >= 0 ? Number(args[functionsIndex + 1]) : 5
+
+/** The page script: the example's `run`, exposed for `page.evaluate`. */
+const pageEntry = `import { run } from ${JSON.stringify(here("../examples/installed-browser.ts"))}
+globalThis.runMinimalClient = run`
+
+interface FileRange {
+  readonly file: string
+  readonly start: number
+  readonly end: number
+}
+
+/** esbuild's unminified output starts each module's code with a `// path` comment line. */
+const fileRanges = (text: string): Array<FileRange> => {
+  const starts: Array<{ file: string; start: number }> = []
+  const marker = /^\/\/ ((?:packages|node_modules|examples|browser)\/\S+)$/gm
+  for (const match of text.matchAll(marker)) starts.push({ file: match[1]!, start: match.index! })
+  return starts.map((s, i) => ({ file: s.file, start: s.start, end: starts[i + 1]?.start ?? text.length }))
+}
+
+interface CoverageRange {
+  readonly startOffset: number
+  readonly endOffset: number
+  readonly count: number
+}
+interface FunctionCoverage {
+  readonly functionName: string
+  readonly ranges: ReadonlyArray<CoverageRange>
+}
+
+/** Per byte, whether it ran: V8 lists each function's ranges outer first, inner ranges override. */
+const executedBytes = (length: number, functions: ReadonlyArray<FunctionCoverage>): Uint8Array => {
+  const ran = new Uint8Array(length).fill(1)
+  const ranges = functions.flatMap((f) => f.ranges).sort((a, b) =>
+    a.startOffset - b.startOffset || b.endOffset - a.endOffset
+  )
+  for (const range of ranges) ran.fill(range.count > 0 ? 1 : 0, range.startOffset, range.endOffset)
+  return ran
+}
+
+const main = async () => {
+  const built = await esbuild.build({
+    stdin: { contents: pageEntry, resolveDir: here("."), loader: "ts" },
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    conditions: ["@mcp-effect/source"],
+    minify: false,
+    logLevel: "silent"
+  })
+  const bundle = built.outputFiles[0]!.text
+  const pages = await startPageServer(bundle)
+  const mcp = await startMcpFixture({
+    pageOrigin: pages.origin,
+    issuer: () => "http://127.0.0.1:9",
+    introspection: { clientId: "unused", clientSecret: "unused" }
+  })
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
+  })
+  try {
+    const page = await browser.newPage()
+    await page.coverage.startJSCoverage({ resetOnNavigation: false })
+    await page.goto(pages.origin)
+    const result = await page.evaluate(
+      (url) => (globalThis as any).runMinimalClient(url).then((r: unknown) => JSON.stringify(r)),
+      `${mcp.origin}/mcp`
+    )
+    console.log(`flow result: ${result.slice(0, 120)}`)
+    const entries = await page.coverage.stopJSCoverage()
+    const script = entries.find((e) => e.url.endsWith("/bundle.js"))
+    if (script === undefined) throw new Error("no coverage for /bundle.js")
+    const ran = executedBytes(bundle.length, script.functions)
+    const rows = fileRanges(bundle).filter((r) => all || !r.file.startsWith("node_modules/")).map((r) => {
+      let executed = 0
+      for (let i = r.start; i < r.end; i++) executed += ran[i]!
+      const unused = script.functions
+        .filter((f) => f.ranges[0]!.count === 0 && f.ranges[0]!.startOffset >= r.start && f.ranges[0]!.endOffset <= r.end)
+        .map((f) => ({ name: f.functionName || "(anonymous)", bytes: f.ranges[0]!.endOffset - f.ranges[0]!.startOffset }))
+        .sort((a, b) => b.bytes - a.bytes)
+      return { ...r, executed, never: r.end - r.start - executed, unused }
+    }).sort((a, b) => b.never - a.never)
+    let never = 0
+    let executed = 0
+    for (const row of rows) {
+      never += row.never
+      executed += row.executed
+      const top = row.unused.slice(0, functionsShown).map((f) => `${f.name} ${f.bytes}`).join(", ")
+      console.log(`${String(row.never).padStart(7)} never ${String(row.executed).padStart(7)} ran  ${row.file}${top ? `  [${top}]` : ""}`)
+    }
+    console.log(`${never} bytes never ran, ${executed} ran (unminified, ${all ? "all code" : "own code"})`)
+  } finally {
+    await browser.close()
+    await mcp.close()
+    await pages.close()
+  }
+}
+
+main().catch((error) => {
+  console.error(error)
+  process.exitCode = 1
+})

@@ -6,10 +6,15 @@
  * Streamable HTTP, 127.0.0.1) with V8 block coverage on, and prints per
  * source file the bytes that ran and the bytes that never did, largest
  * first, with the biggest functions that never ran. Bytes are counted
- * without whitespace: close to what the file weighs in the minified bundle.
- * Own code only by default; `--all` adds `effect` and the other packages.
+ * without whitespace and comments: close to what the file weighs in the
+ * minified bundle. "gzip saved" is what the gzipped whole loses when that
+ * file's never-run code is left out: the most an on-demand split of it could
+ * save up front. The last line estimates the gzipped size of the whole and of
+ * what ran (the floor for code loaded up front, whatever is split out).
+ * Own code only by default; `--all` adds `effect` and the other packages;
+ * `--names` keeps identifiers (readable function names, larger byte counts).
  *
- *   npx tsx --conditions=@mcp-effect/source browser/coverage.ts [--all] [--functions N]
+ *   npx tsx --conditions=@mcp-effect/source browser/coverage.ts [--all] [--names] [--functions N]
  *
  * Code the flow never runs, in bulk, is what an on-demand chunk could hold
  * (bench/README.md, "bundle").
@@ -24,6 +29,7 @@ import { startPageServer } from "./servers/pageServer.js"
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 const args = process.argv.slice(2)
 const all = args.includes("--all")
+const names = args.includes("--names")
 const functionsIndex = args.indexOf("--functions")
 const functionsShown = functionsIndex >= 0 ? Number(args[functionsIndex + 1]) : 5
 
@@ -37,7 +43,7 @@ interface FileRange {
   readonly end: number
 }
 
-/** esbuild's unminified output starts each module's code with a `// path` comment line. */
+/** esbuild's output, whitespace kept, starts each module's code with a `// path` comment line. */
 const fileRanges = (text: string): Array<FileRange> => {
   const starts: Array<{ file: string; start: number }> = []
   const marker = /^\/\/ ((?:packages|node_modules|examples|browser)\/\S+)$/gm
@@ -105,7 +111,7 @@ const main = async () => {
     target: "es2022",
     conditions: ["@mcp-effect/source"],
     minifySyntax: true,
-    minifyIdentifiers: true,
+    minifyIdentifiers: !names,
     logLevel: "silent"
   })
   const bundle = built.outputFiles[0]!.text
@@ -132,9 +138,14 @@ const main = async () => {
     const script = entries.find((e) => e.url.endsWith("/bundle.js"))
     if (script === undefined) throw new Error("no coverage for /bundle.js")
     const ran = executedBytes(bundle.length, script.functions)
-    // counted as whitespace: annotations and the file markers, which minified output leaves out
-    const counted = bundle.replace(/\/\* @__\w+__ \*\/|^\/\/ .*$/gm, (comment) => " ".repeat(comment.length))
-    const rows = fileRanges(bundle).filter((r) => all || !r.file.startsWith("node_modules/")).map((r) => {
+    // counted as whitespace: annotations, comments on lines of their own and the file markers,
+    // which minified output leaves out
+    const counted = bundle.replace(
+      /\/\* @__\w+__ \*\/|^[ \t]*\/\*[\s\S]*?\*\/|^[ \t]*\/\/.*$/gm,
+      (comment) => comment.replace(/[^\n]/g, " ")
+    )
+    const everything = new Uint8Array(bundle.length).fill(1)
+    const inOrder = fileRanges(bundle).filter((r) => all || !r.file.startsWith("node_modules/")).map((r) => {
       const { bytes, executed } = countBytes(counted, ran, r.start, r.end)
       const unused = script.functions
         .filter((f) => f.ranges[0]!.count === 0 && f.ranges[0]!.startOffset >= r.start && f.ranges[0]!.endOffset <= r.end)
@@ -143,24 +154,30 @@ const main = async () => {
           bytes: countBytes(counted, ran, f.ranges[0]!.startOffset, f.ranges[0]!.endOffset).bytes
         }))
         .sort((a, b) => b.bytes - a.bytes)
-      return { ...r, executed, never: bytes - executed, unused }
-    }).sort((a, b) => b.never - a.never)
+      const whole = ranText(counted, everything, r.start, r.end)
+      return { ...r, executed, never: bytes - executed, unused, whole, ran: ranText(counted, ran, r.start, r.end) }
+    })
+    const gzip = (text: string) => gzipSync(text, { level: 9 }).length
+    const wholeGzip = gzip(inOrder.map((row) => row.whole).join(""))
+    const ranGzip = gzip(inOrder.map((row) => row.ran).join(""))
+    const kb = (bytes: number) => (bytes / 1024).toFixed(1)
+    // what the gzipped whole loses when one file's never-run code is left out (the most a split of it saves)
+    const saved = (file: FileRange) => wholeGzip - gzip(inOrder.map((row) => row === file ? row.ran : row.whole).join(""))
     let never = 0
     let executed = 0
-    let kept = ""
-    for (const row of rows) {
-      kept += ranText(counted, ran, row.start, row.end)
+    console.log("  never     ran  gzip saved  file  [largest functions that never ran]")
+    for (const row of [...inOrder].sort((a, b) => b.never - a.never)) {
       never += row.never
       executed += row.executed
       const top = row.unused.slice(0, functionsShown).map((f) => `${f.name} ${f.bytes}`).join(", ")
-      console.log(`${String(row.never).padStart(7)} never ${String(row.executed).padStart(7)} ran  ${row.file}${top ? `  [${top}]` : ""}`)
+      console.log(
+        `${String(row.never).padStart(7)} ${String(row.executed).padStart(7)} ${String(saved(row)).padStart(11)}  ${row.file}` +
+          (top ? `  [${top}]` : "")
+      )
     }
-    const everything = new Uint8Array(bundle.length).fill(1)
-    const whole = rows.map((row) => ranText(counted, everything, row.start, row.end)).join("")
-    const kb = (text: string) => (gzipSync(text, { level: 9 }).length / 1024).toFixed(1)
     console.log(`${never} bytes never ran, ${executed} ran (minified, ${all ? "all code" : "own code"})`)
-    // an estimate (the text is no longer a program), for the floor an on-demand split could reach
-    console.log(`gzip -9: ${kb(whole)} KB whole, ${kb(kept)} KB of what ran (whitespace collapsed to one space)`)
+    // estimates (the text left is no longer a program): the floor an on-demand split could reach
+    console.log(`gzip -9: ${kb(wholeGzip)} KB whole, ${kb(ranGzip)} KB of what ran (whitespace collapsed to one space)`)
   } finally {
     await browser.close()
     await mcp.close()

@@ -9,18 +9,23 @@ import { gzipSync } from "node:zlib"
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 
+/** What every browser build here shares: one ESM bundle in memory, from the packages' sources. */
+export const browserBuild = {
+  bundle: true,
+  write: false,
+  format: "esm",
+  platform: "browser",
+  target: "es2022",
+  conditions: ["@mcp-effect/source"],
+  logLevel: "silent"
+} satisfies esbuild.BuildOptions
+
 const build = async (entry: string, options: { readonly minify: boolean; readonly external?: Array<string> }) => {
   const result = await esbuild.build({
+    ...browserBuild,
     entryPoints: [here(entry)],
-    bundle: true,
-    write: false,
-    format: "esm",
-    platform: "browser",
-    target: "es2022",
-    conditions: ["@mcp-effect/source"],
     minify: options.minify,
-    external: options.external ?? [],
-    logLevel: "silent"
+    external: options.external ?? []
   })
   return result.outputFiles[0]!.text
 }
@@ -48,20 +53,14 @@ interface SplitSize {
 const measureSplit = async (entry: string, external: Array<string>): Promise<SplitSize> => {
   const root = here("..")
   const result = await esbuild.build({
+    ...browserBuild,
     absWorkingDir: root,
     entryPoints: [here(entry)],
-    bundle: true,
-    write: false,
     splitting: true,
     outdir: here("../.cache/bundle-size"),
     metafile: true,
-    format: "esm",
-    platform: "browser",
-    target: "es2022",
-    conditions: ["@mcp-effect/source"],
     minify: true,
-    external,
-    logLevel: "silent"
+    external
   })
   const outputs = result.metafile.outputs
   const initial = new Set<string>()

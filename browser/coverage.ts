@@ -23,6 +23,7 @@ import * as esbuild from "esbuild"
 import { fileURLToPath } from "node:url"
 import { gzipSync } from "node:zlib"
 import { chromium } from "playwright-core"
+import { browserBuild } from "./bundle.js"
 import { startMcpFixture } from "./servers/mcpServer.js"
 import { startPageServer } from "./servers/pageServer.js"
 
@@ -103,16 +104,10 @@ const executedBytes = (length: number, functions: ReadonlyArray<FunctionCoverage
 
 const main = async () => {
   const built = await esbuild.build({
+    ...browserBuild,
     stdin: { contents: pageEntry, resolveDir: here("."), loader: "ts" },
-    bundle: true,
-    write: false,
-    format: "esm",
-    platform: "browser",
-    target: "es2022",
-    conditions: ["@mcp-effect/source"],
     minifySyntax: true,
-    minifyIdentifiers: !names,
-    logLevel: "silent"
+    minifyIdentifiers: !names
   })
   const bundle = built.outputFiles[0]!.text
   const pages = await startPageServer(bundle)

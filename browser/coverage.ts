@@ -12,9 +12,11 @@
  * save up front. The last line estimates the gzipped size of the whole and of
  * what ran (the floor for code loaded up front, whatever is split out).
  * Own code only by default; `--all` adds `effect` and the other packages;
- * `--names` keeps identifiers (readable function names, larger byte counts).
+ * `--names` keeps identifiers (readable function names, larger byte counts);
+ * `--sdk` measures the official SDK's equivalent (`bench/entries/browser-sdk.ts`,
+ * its own code being `@modelcontextprotocol/sdk`) the same way.
  *
- *   npx tsx --conditions=@mcp-effect/source browser/coverage.ts [--all] [--names] [--functions N]
+ *   npx tsx --conditions=@mcp-effect/source browser/coverage.ts [--sdk] [--all] [--names] [--functions N]
  *
  * Code the flow never runs, in bulk, is what an on-demand chunk could hold
  * (bench/README.md, "bundle").
@@ -30,13 +32,19 @@ import { startPageServer } from "./servers/pageServer.js"
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 const args = process.argv.slice(2)
 const all = args.includes("--all")
+const sdk = args.includes("--sdk")
 const names = args.includes("--names")
 const functionsIndex = args.indexOf("--functions")
 const functionsShown = functionsIndex >= 0 ? Number(args[functionsIndex + 1]) : 5
 
-/** The page script: the example's `run`, exposed for `page.evaluate`. */
-const pageEntry = `import { run } from ${JSON.stringify(here("../examples/installed-browser.ts"))}
+/** The page script: the client's `run(url)`, exposed for `page.evaluate`. */
+const client = sdk ? "../bench/entries/browser-sdk.ts" : "../examples/installed-browser.ts"
+const pageEntry = `import { run } from ${JSON.stringify(here(client))}
 globalThis.runMinimalClient = run`
+
+/** Whether a bundled file is the client's own code. */
+const isOwn = (file: string) =>
+  sdk ? file.startsWith("node_modules/@modelcontextprotocol/sdk/") : !file.startsWith("node_modules/")
 
 interface FileRange {
   readonly file: string
@@ -140,7 +148,7 @@ const main = async () => {
       (comment) => comment.replace(/[^\n]/g, " ")
     )
     const everything = new Uint8Array(bundle.length).fill(1)
-    const inOrder = fileRanges(bundle).filter((r) => all || !r.file.startsWith("node_modules/")).map((r) => {
+    const inOrder = fileRanges(bundle).filter((r) => all || isOwn(r.file)).map((r) => {
       const { bytes, executed } = countBytes(counted, ran, r.start, r.end)
       const unused = script.functions
         .filter((f) => f.ranges[0]!.count === 0 && f.ranges[0]!.startOffset >= r.start && f.ranges[0]!.endOffset <= r.end)

@@ -17,11 +17,10 @@ const gatedEcho = (gate: Deferred.Deferred<void>): TestServer.Options => ({
       Effect.succeed({
         tools: [{ name: "echo", inputSchema: { type: "object" }, outputSchema: { type: "object", required: ["i"] } }]
       }),
-    "tools/call": ({ params }) =>
-      Effect.as(Deferred.await(gate), {
-        ...textResult(String(params.arguments?.i)),
-        structuredContent: { i: params.arguments?.i }
-      })
+    "tools/call": ({ params }) => {
+      const i = (params.arguments as { readonly i?: number } | undefined)?.i
+      return Effect.as(Deferred.await(gate), { ...textResult(String(i)), structuredContent: { i } })
+    }
   }
 })
 

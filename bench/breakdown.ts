@@ -15,7 +15,9 @@
  *   in-process transport answering at once (no process, no I/O): the engine alone
  * - `client/push-loopback` (`xN`), `session/push-loopback`: the engine on the path stdio takes
  *   (`sendNow` out, `push` back in a later task), still with no process and no I/O
- * - `sdk/stdio`, `raw/stdio`: the official SDK client and the hand-written NDJSON loop, for scale
+ * - `sdk/stdio`, `raw/stdio` (`xN`): the official SDK client and the hand-written NDJSON loop, for scale
+ * - `floor/forEach xN`: `Effect.forEach` over waits resumed together, with no client: what driving
+ *   N concurrent calls the Effect way costs before any client work (compare with `client/... xN`)
  * - `client/http`, `client/http xN`, `session/http`, `sdk/http`, `sdk/http xN`, `raw/http`: the same
  *   over Streamable HTTP (the bench's fixture server, SSE answers; `--http-response json` for JSON
  *   answers), ours on `NodeHttpClient.layerUndici`; the HTTP fixture's CPU is not counted
@@ -99,6 +101,25 @@ const batchedLoop = <E>(once: Effect.Effect<unknown, E>): Loop => (n) =>
     }
     return performance.now() - start
   }))
+
+/**
+ * The floor of an Effect app's concurrency, with no client: `Effect.forEach` (unbounded, in
+ * batches of `--concurrency`) over `Effect.async` waits that are resumed together from one
+ * `setImmediate`, as a read callback resumes the callers of a chunk's answers. What every
+ * `xN` row of ours pays before any work of its own: a fiber per element, forked and joined.
+ */
+const forEachFloor = (): Loop => {
+  let waiting: Array<(done: Effect.Effect<void>) => void> = []
+  const resumeAll = () => {
+    const now = waiting
+    waiting = []
+    for (const resume of now) resume(Effect.void)
+  }
+  return batchedLoop(Effect.async<void>((resume) => {
+    if (waiting.length === 0) setImmediate(resumeAll)
+    waiting.push(resume)
+  }))
+}
 
 /** The same batches for a promise client. */
 const batchedPromises = (concurrent: (n: number) => Promise<number>): Loop => async (n) => {
@@ -251,6 +272,8 @@ const main = async () => {
     ["sdk/stdio", () => started(Sdk.startStdio(stdioServer), (sdk) => sdk.sequential)],
     [`sdk/stdio x${concurrency}`, () => started(Sdk.startStdio(stdioServer), (sdk) => batchedPromises(sdk.concurrent))],
     ["raw/stdio", () => started(Raw.start(stdioServer), (raw) => raw.sequential)],
+    [`raw/stdio x${concurrency}`, () => started(Raw.start(stdioServer), (raw) => batchedPromises(raw.concurrent))],
+    [`floor/forEach x${concurrency}`, async () => forEachFloor()],
     ["client/http", async () => client(await http(), {}, "client")],
     [`client/http x${concurrency}`, async () => client(await http(), {}, "batched")],
     ["session/http", async () => client(await http(), {}, "session")],

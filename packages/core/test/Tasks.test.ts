@@ -117,4 +117,29 @@ describe("tasks", () => {
       expect(Chunk.toReadonlyArray(yield* Fiber.join(fiber))).toEqual(["working", "working", "failed"])
       expect(yield* client.listTasks).toHaveLength(1)
     }).pipe(Effect.provide(clientLayer(taskServer(["working", "working", "failed"])))))
+
+  it.effect("a task's result is checked against the tool's outputSchema, as a direct call's is", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const error = yield* Effect.flip(client.callTool({ name: "measure" }))
+      expect(error).toMatchObject({ _tag: "DecodeError", reason: "OutputSchema", method: "tools/call" })
+      expect(yield* receivedWith("tasks/result")).toHaveLength(1)
+      const streamed = yield* Effect.flip(Stream.runCollect(client.callToolStream({ name: "measure" })))
+      expect(streamed).toMatchObject({ _tag: "DecodeError", reason: "OutputSchema" })
+    }).pipe(Effect.provide(clientLayer({
+      capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } } } },
+      handlers: {
+        "tools/list": () =>
+          Effect.succeed({
+            tools: [{
+              name: "measure",
+              inputSchema: { type: "object" },
+              outputSchema: { type: "object", properties: { value: { type: "number" } }, required: ["value"] },
+              execution: { taskSupport: "required" }
+            }]
+          }),
+        "tools/call": () => Effect.succeed({ task: task("completed") }),
+        "tasks/result": () => Effect.succeed({ ...textResult("report"), structuredContent: { value: "high" } })
+      }
+    }))))
 })

@@ -52,6 +52,28 @@ describe("StdioTransport writes", () => {
       assert.deepStrictEqual(writes.slice(1), [line(100)])
     }))
 
+  it.scoped("a burst larger than a batch starts writing before the tick ends, in order", () =>
+    Effect.gen(function*() {
+      const room = { has: true, waits: 0, opened: yield* Deferred.make<void>() }
+      const { backend, writes } = recording(room)
+      const connection = yield* connect(backend)
+      const n = 1000
+      const writtenBefore: Array<number> = []
+      for (let i = 0; i < n; i++) {
+        assert.isTrue(connection.sendNow?.(JsonRpc.notification("n", { i })))
+        writtenBefore.push(writes.length)
+      }
+      // the server gets the first lines while the burst is still being made (8 KiB at a time)
+      const early = writes.length
+      assert.isAbove(early, 1)
+      assert.isTrue(writes.every((text) => text.length >= 8 * 1024 && text.length < 8 * 1024 + 64))
+      assert.strictEqual(writtenBefore[0], 0)
+      yield* Effect.promise(() => Promise.resolve())
+      // the rest at the end of the tick; nothing lost, nothing reordered
+      assert.strictEqual(writes.length, early + 1)
+      assert.strictEqual(writes.join(""), Array.from({ length: n }, (_, i) => line(i)).join(""))
+    }))
+
   it.scoped("senders waiting for room share one wait, and all are sent once there is room", () =>
     Effect.gen(function*() {
       const room = { has: false, waits: 0, opened: yield* Deferred.make<void>() }

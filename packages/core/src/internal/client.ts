@@ -17,7 +17,7 @@ import { decodeResult, decoder, paginate } from "./decode.js"
 import * as tasks from "./tasks.js"
 import * as ToolCalls from "./toolCalls.js"
 import * as Handlers from "./handlers.js"
-import { validatorFromContext } from "./validation.js"
+import { checkStructuredContent, validatorFromContext } from "./validation.js"
 import * as Listen from "./era/listen.js"
 import { isModernVersion } from "./era/negotiation.js"
 
@@ -299,7 +299,9 @@ const build = <R>(
       polling,
       cachedTool: (name) => toolIndex.get(name),
       findTool,
-      trusted: options.trusted ?? false
+      trusted: options.trusted ?? false,
+      // the tool as listed after the call: a call of a tool the client did not know has just fetched the list
+      validate: (name, result) => checkStructuredContent(validator, toolIndex.get(name), result)
     }
 
     const toolCalls = yield* ToolCalls.make({
@@ -307,23 +309,21 @@ const build = <R>(
       trusted: options.trusted ?? false,
       session: () => session,
       findTool,
-      cachedTool: (name) => toolIndex.get(name),
-      validator,
-      call: (params, callOptions) =>
-        tasks.callTool(taskContext, params, callOptions).pipe(
-          // over HTTP, a HeaderMismatch means the tool's x-mcp-header annotations changed: the server
-          // refused the call before running it, so it is sent again once with the headers of a fresh list
-          Effect.catchIf(
-            (error) =>
-              Option.isSome(requestHeaders) && error._tag === "ProtocolError" &&
-              error.code === McpError.ErrorCode.HeaderMismatch,
-            (error) =>
-              Effect.zipRight(
-                Effect.orElseFail(fetchTools, () => error),
-                tasks.callTool(taskContext, params, callOptions)
-              )
-          )
-        ),
+      call: Option.isNone(requestHeaders) ?
+        (params, callOptions) => tasks.callTool(taskContext, params, callOptions) :
+        (params, callOptions) =>
+          tasks.callTool(taskContext, params, callOptions).pipe(
+            // over HTTP, a HeaderMismatch means the tool's x-mcp-header annotations changed: the server
+            // refused the call before running it, so it is sent again once with the headers of a fresh list
+            Effect.catchIf(
+              (error) => error._tag === "ProtocolError" && error.code === McpError.ErrorCode.HeaderMismatch,
+              (error) =>
+                Effect.zipRight(
+                  Effect.orElseFail(fetchTools, () => error),
+                  tasks.callTool(taskContext, params, callOptions)
+                )
+            )
+          ),
       stream: (params, callOptions) => tasks.callToolStream(taskContext, params, callOptions)
     })
 

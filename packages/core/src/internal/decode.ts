@@ -65,7 +65,9 @@ const toEffect = <A>(
     )
 
 /**
- * Sends a request and decodes its result with the method's schema.
+ * Sends a request and decodes its result with the method's schema; `then`
+ * (a further check of the decoded result) runs in the same step, so a
+ * waiting request holds one continuation, not two.
  *
  * @internal
  */
@@ -75,9 +77,13 @@ export const decodeResult = <A, I>(schema: Schema.Schema<A, I>) => {
     session: ClientSession.Service,
     method: string,
     params?: Record<string, unknown>,
-    options?: ClientSession.RequestOptions
+    options?: ClientSession.RequestOptions,
+    then?: (result: A) => Effect.Effect<A, McpError.McpClientError>
   ): Effect.Effect<A, McpError.McpClientError> =>
-    Effect.flatMap(session.request(method, params, options), (raw) => toEffect(check(raw), method, true))
+    Effect.flatMap(session.request(method, params, options), (raw) => {
+      const result = check(raw)
+      return result._tag === "Right" && then !== undefined ? then(result.right) : toEffect(result, method, true)
+    })
 }
 
 const maxPages = 10_000

@@ -18,6 +18,11 @@ export interface TaskContext {
   /** The tool, listing the tools first when it is not known yet. */
   readonly findTool: (name: string) => Effect.Effect<McpSchema.Tool | undefined, McpError.McpClientError>
   readonly trusted: boolean
+  /** Checks a call's final result (its `structuredContent` against the tool's `outputSchema`). */
+  readonly validate: (
+    name: string,
+    result: McpSchema.CallToolResult
+  ) => Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError>
 }
 
 interface Listeners {
@@ -116,6 +121,9 @@ const runCall = (
     callKnown(ctx, tool, params, options, listeners)
 }
 
+/** The result check of one call (a closure over the tool's name alone: a pending call keeps it). */
+const validatorOf = (ctx: TaskContext, name: string) => (result: McpSchema.CallToolResult) => ctx.validate(name, result)
+
 const callKnown = (
   ctx: TaskContext,
   tool: McpSchema.Tool | undefined,
@@ -134,7 +142,9 @@ const callKnown = (
     onProgress: listeners.progress,
     replay: ctx.trusted && (tool?.annotations?.idempotentHint === true || tool?.annotations?.readOnlyHint === true)
   }
-  const plain = () => decodeCallToolResult(ctx.session(), "tools/call", params as Record<string, unknown>, request)
+  const validate = validatorOf(ctx, params.name)
+  // decoded and validated in one step: a pending call holds one continuation for both
+  const plain = () => decodeCallToolResult(ctx.session(), "tools/call", params as Record<string, unknown>, request, validate)
   if (!asTask) return plain()
   return Effect.gen(function*() {
     const session = ctx.session()
@@ -156,7 +166,7 @@ const callKnown = (
       { ...request, replay: false }
     )
     listeners.status?.(created.task)
-    return yield* followTask(ctx, created.task, options, listeners)
+    return yield* Effect.flatMap(followTask(ctx, created.task, options, listeners), validate)
   })
 }
 

@@ -8,13 +8,11 @@ import * as ApprovalDecision from "../ApprovalDecision.js"
 import * as ApprovalPolicy from "../ApprovalPolicy.js"
 import * as ApprovalRequest from "../ApprovalRequest.js"
 import * as Approver from "../Approver.js"
-import type * as JsonSchemaValidator from "../JsonSchemaValidator.js"
 import type * as McpClient from "../McpClient.js"
 import * as McpError from "../McpError.js"
 import type * as McpSchema from "../McpSchema.js"
 import * as ToolCallLog from "../ToolCallLog.js"
 import { resultStream } from "./tasks.js"
-import { checkStructuredContent } from "./validation.js"
 
 /**
  * What the client hands to the tool-call path: how to reach the server, and
@@ -29,13 +27,12 @@ export interface ToolCallContext {
   readonly trusted: boolean
   readonly session: () => ClientSession.Service
   readonly findTool: (name: string) => Effect.Effect<McpSchema.Tool | undefined, McpError.McpClientError>
-  /** The tool from the last list (no I/O): after a call, the list was fetched if the tool was unknown. */
-  readonly cachedTool: (name: string) => McpSchema.Tool | undefined
-  readonly validator: JsonSchemaValidator.Service
+  /** The call, its result validated against the tool's `outputSchema`. */
   readonly call: (
     params: McpSchema.CallToolRequestParams,
     options?: McpClient.CallToolOptions
   ) => Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError>
+  /** The call's events, its `Result` validated against the tool's `outputSchema`. */
   readonly stream: (
     params: McpSchema.CallToolRequestParams,
     options?: Omit<McpClient.CallToolOptions, "onProgress">
@@ -84,22 +81,8 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
     const approver = yield* Effect.serviceOption(Approver.Approver)
     const log = yield* Effect.serviceOption(ToolCallLog.ToolCallLog)
 
-    const validated = (name: string) => (result: McpSchema.CallToolResult) =>
-      checkStructuredContent(ctx.validator, ctx.cachedTool(name), result)
-
     if (Option.isNone(policy) && Option.isNone(log)) {
-      return {
-        callTool: (params, options) => Effect.flatMap(ctx.call(params, options), validated(params.name)),
-        callToolStream: (params, options) =>
-          // (not `Stream.mapEffect`: it brings `Stream.groupByKey`'s machinery into a browser bundle)
-          Stream.flatMap(
-            ctx.stream(params, options),
-            (event): Stream.Stream<McpClient.CallToolEvent, McpError.McpClientError> =>
-              event._tag === "Result" ?
-                Stream.fromEffect(Effect.map(validated(params.name)(event.result), (result) => ({ _tag: "Result", result }))) :
-                Stream.succeed(event)
-          )
-      }
+      return { callTool: ctx.call, callToolStream: ctx.stream }
     }
 
     const serverName = Effect.suspend(() =>
@@ -214,7 +197,7 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
             )
           })
 
-        return yield* Effect.flatMap(execute, validated(params.name))
+        return yield* execute
       }).pipe(
         Effect.onExit((exit) =>
           Exit.match(exit, {

@@ -2,15 +2,26 @@
  * Lines sent in one tick, written to the server's stdin together.
  *
  * A pipe write is a system call that also wakes the server: many requests
- * sent at once (a burst of concurrent calls) cost one write instead of one
- * each. The lines are handed to the backend in a microtask, so a lone send
- * waits for nothing but the end of the current task, and the order of the
- * lines is kept.
+ * sent at once (a burst of concurrent calls) cost a few writes instead of
+ * one each. The lines are handed to the backend in a microtask, so a lone
+ * send waits for nothing but the end of the current task, and the order of
+ * the lines is kept.
  *
- * Capacity: the outbox holds what is sent within one tick, up to `capacity`
- * characters; a line that fills it writes everything at once. What waits in
- * the pipe's own buffer is the backend's to bound (`Process.hasRoom`).
+ * Capacity: the outbox holds what is sent within one tick, up to
+ * `batchChars` characters; a line that fills it writes everything at once.
+ * So the server starts on the first requests of a burst while the rest are
+ * still being made (with one write at the end of the tick, it would wait
+ * for the whole burst). What waits in the pipe's own buffer is the
+ * backend's to bound (`Process.hasRoom`).
  */
+
+/**
+ * Characters written together at most, unless the tick ends first: about 80
+ * small requests, one write for each ~1 ms a burst takes to make them.
+ *
+ * @internal
+ */
+export const defaultBatchChars = 8 * 1024
 
 /** @internal */
 export interface Outbox {
@@ -21,27 +32,30 @@ export interface Outbox {
 }
 
 /** @internal */
-export const make = (write: (text: string) => void, capacity: number): Outbox => {
+export const make = (write: (text: string) => void, batchChars: number): Outbox => {
   let lines: Array<string> = []
   let size = 0
   let scheduled = false
   const flush = () => {
-    scheduled = false
     if (lines.length === 0) return
     const text = lines.length === 1 ? lines[0] : lines.join("")
     lines = []
     size = 0
     write(text)
   }
+  const flushScheduled = () => {
+    scheduled = false
+    flush()
+  }
   return {
     add: (line) => {
       lines.push(line)
       size += line.length
-      if (size >= capacity) {
+      if (size >= batchChars) {
         flush()
       } else if (!scheduled) {
         scheduled = true
-        queueMicrotask(flush)
+        queueMicrotask(flushScheduled)
       }
     },
     flush

@@ -297,7 +297,7 @@ export const make = <R>(
           )
         })))
 
-        const outbox = Outbox.make(process.write, stdinHighWaterBytes)
+        const outbox = Outbox.make(process.write, Math.min(Outbox.defaultBatchChars, stdinHighWaterBytes))
         // below the high-water mark, a message is queued for the end of the tick at once
         const sendNow = (message: JsonRpc.Message): boolean => {
           if (closed !== undefined || !process.hasRoom()) return false

@@ -331,53 +331,71 @@ export const make = (options: {
       return false
     }
 
-    const request: PendingTable["request"] = (method, params, requestOptions, span, send, ready) =>
-      // registering the entry and its cleanup is one step no interrupt can split
+    /** A new entry for a request, or the typed error of a bad timeout option. */
+    const makeEntry = (
+      method: string,
+      params: Record<string, unknown> | undefined,
+      requestOptions: ClientSession.RequestOptions | undefined,
+      span: Tracer.Span | undefined
+    ): Pending | McpError.TransportError => {
+      const idleMillis = requestOptions?.timeout !== undefined ?
+        toMillis("timeout", requestOptions.timeout) :
+        defaultIdleMillis
+      const totalMillis = requestOptions?.maxTotalTimeout !== undefined ?
+        toMillis("maxTotalTimeout", requestOptions.maxTotalTimeout) :
+        defaultTotalMillis
+      if (Either.isLeft(idleMillis)) return idleMillis.left
+      if (Either.isLeft(totalMillis)) return totalMillis.left
+      const id = nextId++
+      if (span !== undefined) span.attribute("jsonrpc.request.id", String(id))
+      const resetOnProgress = requestOptions?.resetTimeoutOnProgress ?? progressMethods.has(method)
+      const wantsProgress = resetOnProgress || requestOptions?.onProgress !== undefined
+      const meta = params?._meta as Record<string, unknown> | undefined
+      const withProgress = wantsProgress ?
+        copyWith(params, "_meta", meta === undefined ? { progressToken: id } : copyWith(meta, "progressToken", id)) :
+        params
+      const now = clock.unsafeCurrentTimeMillis()
+      return {
+        id,
+        method,
+        message: JsonRpc.request(id, method, withProgress),
+        replay: requestOptions?.replay ?? replayableMethods.has(method),
+        toolName: requestOptions?.toolName,
+        progressToken: wantsProgress ? id : undefined,
+        onProgress: requestOptions?.onProgress,
+        resetOnProgress,
+        sentOn: undefined,
+        sender: undefined,
+        awaitingResend: false,
+        outcome: undefined,
+        resume: undefined,
+        timedOut: false,
+        idleMillis: idleMillis.right,
+        totalMillis: totalMillis.right,
+        startedAt: now,
+        lastActivity: now,
+        span
+      }
+    }
+
+    /**
+     * Registers the entry and waits for its outcome. Registering it and its
+     * cleanup is one step no interrupt can split. (A function of its own: what
+     * a waiting request keeps alive, its continuations and their scopes,
+     * holds the entry and nothing else of the caller's.)
+     */
+    const register = (
+      entry: Pending,
+      send: (entry: Pending) => Effect.Effect<void, McpError.McpClientError>,
+      ready: Live | undefined
+    ): Effect.Effect<unknown, McpError.McpClientError> =>
       Effect.uninterruptibleMask((restore) => {
-        const idleMillis = requestOptions?.timeout !== undefined ?
-          toMillis("timeout", requestOptions.timeout) :
-          defaultIdleMillis
-        const totalMillis = requestOptions?.maxTotalTimeout !== undefined ?
-          toMillis("maxTotalTimeout", requestOptions.maxTotalTimeout) :
-          defaultTotalMillis
-        if (Either.isLeft(idleMillis)) return Effect.fail(idleMillis.left)
-        if (Either.isLeft(totalMillis)) return Effect.fail(totalMillis.left)
-        const id = nextId++
-        if (span !== undefined) span.attribute("jsonrpc.request.id", String(id))
-        const resetOnProgress = requestOptions?.resetTimeoutOnProgress ?? progressMethods.has(method)
-        const wantsProgress = resetOnProgress || requestOptions?.onProgress !== undefined
-        const meta = params?._meta as Record<string, unknown> | undefined
-        const withProgress = wantsProgress ?
-          copyWith(params, "_meta", meta === undefined ? { progressToken: id } : copyWith(meta, "progressToken", id)) :
-          params
-        const now = clock.unsafeCurrentTimeMillis()
-        const entry: Pending = {
-          id,
-          method,
-          message: JsonRpc.request(id, method, withProgress),
-          replay: requestOptions?.replay ?? replayableMethods.has(method),
-          toolName: requestOptions?.toolName,
-          progressToken: wantsProgress ? id : undefined,
-          onProgress: requestOptions?.onProgress,
-          resetOnProgress,
-          sentOn: undefined,
-          sender: undefined,
-          awaitingResend: false,
-          outcome: undefined,
-          resume: undefined,
-          timedOut: false,
-          idleMillis: idleMillis.right,
-          totalMillis: totalMillis.right,
-          startedAt: now,
-          lastActivity: now,
-          span
-        }
-        pending.set(id, entry)
+        pending.set(entry.id, entry)
         if (entry.idleMillis !== undefined || entry.totalMillis !== undefined) timeouts.watch(entry)
         const sent = sendNow(entry, ready)
         const wait = restore(awaitOutcome(entry))
         // already uninterruptible: the handlers below clean up whatever ends the wait (no `onExit` mask of its own)
-        if (sent === true && span === undefined) {
+        if (sent === true && entry.span === undefined) {
           // sent, with no fiber or span to end: a success needs no cleanup (`settle` took the entry out of the table)
           return Effect.catchAllCause(wait, (cause) => failed(entry, cause))
         }
@@ -391,6 +409,12 @@ export const make = (options: {
             }
           }
         )
+      })
+
+    const request: PendingTable["request"] = (method, params, requestOptions, span, send, ready) =>
+      Effect.suspend(() => {
+        const entry = makeEntry(method, params, requestOptions, span)
+        return entry instanceof McpError.TransportError ? Effect.fail(entry) : register(entry, send, ready)
       })
 
     return {

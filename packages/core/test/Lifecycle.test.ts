@@ -189,6 +189,20 @@ describe("an idle session", () => {
       }
     })()))))
 
+  it.effect("the session's end reaches a waiter from before it and one from after it (the wait is made on first use)", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(clientLayer({}), scope)
+      const client = Context.get(context, McpClient.McpClient)
+      yield* client.initialized
+      const before = yield* Effect.fork(client.session.closed)
+      yield* Effect.yieldNow()
+      yield* Scope.close(scope, Exit.void)
+      const after = yield* client.session.closed
+      expect(after).toMatchObject({ _tag: "TransportError", reason: "Closed", message: "the session was closed" })
+      expect(yield* Fiber.join(before)).toBe(after)
+    }))
+
   it.effect("state and list views first followed after the close end at once, showing the end", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()

@@ -1,6 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Subscribable from "effect/Subscribable"
 import * as ClientSession from "../ClientSession.js"
@@ -219,7 +219,8 @@ const build = <R>(
     // a fetch shared in the client's scope: once that is closed, a caller runs its own (and gets the
     // session's typed error, not the interruption of a fiber the closed scope refuses)
     let scopeClosed = false
-    yield* Effect.addFinalizer(() => Effect.sync(() => scopeClosed = true))
+    // on the scope itself: `Effect.addFinalizer` would keep a copy of this fiber's refs for the client's life
+    yield* Scope.addFinalizer(scope, Effect.sync(() => scopeClosed = true))
     const shared = <A, E>(key: string, fetch: Effect.Effect<A, E>) =>
       Effect.suspend(() => scopeClosed ? fetch : singleFlight(key, fetch))
     const listTools = shared("tools/list", fetchTools)

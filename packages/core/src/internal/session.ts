@@ -2,9 +2,11 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Subscribable from "effect/Subscribable"
 import type * as ClientSession from "../ClientSession.js"
@@ -73,7 +75,19 @@ export const make = (
     })
     const link = yield* Link.make
     const state = LazySubscriptionRef.make<ClientSession.ConnectionState>({ _tag: "Connecting", generation: 1 })
-    const closed = yield* Deferred.make<McpError.McpClientError>()
+    // made when something first waits for the session's end (most sessions never are), completed by `close`
+    let closedGate: Deferred.Deferred<McpError.McpClientError> | undefined
+    const onClosed = (error: McpError.McpClientError) => {
+      if (closedGate !== undefined) Deferred.unsafeDone(closedGate, Exit.succeed(error))
+    }
+    const awaitClosed = Effect.flatMap(Ref.get(link), (current) => {
+      if (closedGate === undefined) {
+        closedGate = Deferred.unsafeMake(FiberId.none)
+        // closed already, before `close` got to `onClosed`
+        if (current._tag === "Closed") onClosed(current.error)
+      }
+      return Deferred.await(closedGate)
+    })
 
     /** Puts a request on the ready connection, waiting for one when there is none. */
     const dispatch = (entry: Pending.Pending): Effect.Effect<void, McpError.McpClientError> =>
@@ -105,7 +119,7 @@ export const make = (
       connections: Either.isLeft(timing) ? Stream.fail(timing.left) : transport.connections,
       link,
       state,
-      closed,
+      onClosed,
       table,
       router,
       handshake,
@@ -114,8 +128,11 @@ export const make = (
       requestOn: (live, method, params, requestOptions) => call(method, params, requestOptions, live),
       onInitialized: options.onInitialized
     })
-    yield* Effect.addFinalizer(() =>
-      close(new McpError.TransportError({ reason: "Closed", message: "the session was closed" })).pipe(
+    // on the scope itself: `Effect.addFinalizer` would keep a copy of this fiber's refs for the session's life
+    yield* Scope.addFinalizer(
+      yield* Effect.scope,
+      // the error is made when the session closes (an error captures a stack trace)
+      Effect.suspend(() => close(new McpError.TransportError({ reason: "Closed", message: "the session was closed" }))).pipe(
         // closed on purpose: nothing to resume (a crash never gets here)
         Effect.zipRight(resumer.forget)
       )
@@ -170,7 +187,7 @@ export const make = (
             closed ? Effect.succeed(Stream.empty) : Effect.map(router.malformed, (hub) => Stream.flatMap(Stream.scoped(hub.subscribe()), (queue) => Stream.fromQueue(queue))))
         )
       ),
-      closed: Deferred.await(closed),
+      closed: awaitClosed,
       stats: Effect.sync(() => ({
         droppedNotifications: router.dropped(),
         backlog: router.backlog(),

@@ -95,7 +95,8 @@ export const make = <R>(
 > =>
   Effect.gen(function*() {
     const logHub = Stderr.makeLogHub()
-    yield* Effect.addFinalizer(() => logHub.shutdown)
+    // finalizers go on the scope itself: `Effect.addFinalizer` keeps a copy of the fiber's refs for each
+    yield* Effect.flatMap(Effect.scope, (scope) => Scope.addFinalizer(scope, logHub.shutdown))
 
     const description = `stdio:${options.command}`
     const maxMessageBytes = options.maxMessageBytes ?? JsonRpc.defaultMaxMessageBytes
@@ -119,12 +120,12 @@ export const make = <R>(
       Effect.gen(function*() {
         const connectionScope = yield* Effect.scope
         let closed: McpError.TransportError | undefined
-        // completes when `closed` is set, to wake senders waiting for room
-        const closing = Deferred.unsafeMake<void>(FiberId.none)
+        // made when a sender first waits for room, and completed when `closed` is set, to wake it
+        let closing: Deferred.Deferred<void> | undefined
         const close = (why: string) => {
           if (closed === undefined) {
             closed = new McpError.TransportError({ reason: "Write", message: `${description}: ${why}` })
-            Deferred.unsafeDone(closing, Effect.void)
+            if (closing !== undefined) Deferred.unsafeDone(closing, Effect.void)
           }
         }
         const process = yield* backend({
@@ -142,7 +143,14 @@ export const make = <R>(
 
         // stderr is split, kept, published and logged in the callback that reads it: no stream per connection
         const tail = Stderr.makeTail()
-        const stderrEnded = yield* Deferred.make<void>()
+        // whether stderr ended, and who waits for it (at most the one fiber that saw stdout end)
+        let stderrDone = false
+        let onStderrEnd: (() => void) | undefined
+        const stderrEnded = Effect.async<void>((resume) => {
+          if (stderrDone) return resume(Effect.void)
+          onStderrEnd = () => resume(Effect.void)
+          return Effect.sync(() => onStderrEnd = undefined)
+        })
         const runtime = yield* Effect.runtime<never>()
         const stderrSplitter = LineSplitter.make(maxStderrLineBytes)
         const stderrFrames: Array<LineSplitter.Frame> = []
@@ -162,7 +170,8 @@ export const make = <R>(
           () => {
             stderrSplitter.end(stderrFrames)
             flushStderr()
-            Deferred.unsafeDone(stderrEnded, Effect.void)
+            stderrDone = true
+            onStderrEnd?.()
           }
         )
         yield* process.onExit((status) => {
@@ -176,7 +185,8 @@ export const make = <R>(
         })
         // added last so it runs first, before the fibers above are interrupted
         // and before a backend's own release
-        yield* Effect.addFinalizer(() =>
+        yield* Scope.addFinalizer(
+          connectionScope,
           shutdown(
             process,
             Effect.suspend(() => {
@@ -213,7 +223,7 @@ export const make = <R>(
             close("the server closed its output")
             return
           }
-          yield* Effect.timeoutOption(Deferred.await(stderrEnded), stderrWaitMillis)
+          yield* Effect.timeoutOption(stderrEnded, stderrWaitMillis)
           const error = exitedError(status.value)
           close(`the server process exited ${describeExit(status.value)}`)
           return yield* Effect.fail(error)
@@ -306,7 +316,7 @@ export const make = <R>(
         }
         // one watcher for every waiting sender (not a "drain" listener each); it ends with the connection
         let roomGate: Deferred.Deferred<void> | undefined
-        const watchRoom = (gate: Deferred.Deferred<void>) =>
+        const watchRoom = (gate: Deferred.Deferred<void>, closing: Deferred.Deferred<void>) =>
           Effect.raceFirst(process.writable, Deferred.await(closing)).pipe(
             Effect.ensuring(Effect.sync(() => {
               roomGate = undefined
@@ -316,7 +326,12 @@ export const make = <R>(
         const waitForRoom = Effect.suspend(() => {
           if (roomGate !== undefined) return Deferred.await(roomGate)
           const gate = roomGate = Deferred.unsafeMake<void>(FiberId.none)
-          return Effect.zipRight(Effect.forkIn(watchRoom(gate), connectionScope), Deferred.await(gate))
+          if (closing === undefined) {
+            closing = Deferred.unsafeMake<void>(FiberId.none)
+            // closed since `send` looked: the watcher ends at once
+            if (closed !== undefined) Deferred.unsafeDone(closing, Effect.void)
+          }
+          return Effect.zipRight(Effect.forkIn(watchRoom(gate, closing), connectionScope), Deferred.await(gate))
         })
         // past the high-water mark, a send waits until the server has read enough, then writes;
         // woken senders check again: those that find the buffer full again wait for the next room

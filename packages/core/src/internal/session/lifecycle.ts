@@ -1,7 +1,6 @@
 import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
@@ -68,7 +67,8 @@ export const run = (options: {
   readonly connections: Stream.Stream<Connection, McpError.TransportError>
   readonly link: Ref.Ref<Link.Link>
   readonly state: LazySubscriptionRef.LazySubscriptionRef<ClientSession.ConnectionState>
-  readonly closed: Deferred.Deferred<McpError.McpClientError>
+  /** The session is over: called once, with the error every request now fails with. */
+  readonly onClosed: (error: McpError.McpClientError) => void
   readonly table: PendingTable
   readonly router: InboundRouter
   readonly handshake: Handshake
@@ -84,7 +84,7 @@ export const run = (options: {
   readonly onInitialized: ClientSession.Options["onInitialized"]
 }): Effect.Effect<{ readonly close: (error: McpError.McpClientError) => Effect.Effect<void> }, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const { clock, closed, link, resumer, router, state, table } = options
+    const { clock, link, onClosed, resumer, router, state, table } = options
     const scope = yield* Effect.scope
     let generation = 0
 
@@ -211,14 +211,20 @@ export const run = (options: {
      * fiber settles the loss and goes on with the next connection, so an
      * idle session has one fiber here, not one waiting for another.
      */
-    const read = (live: Link.Live, reading: Reading): Effect.Effect<void, ConnectionError> =>
-      Effect.flatMap(Effect.exit(router.read(live)), (end) => {
+    const read = (live: Link.Live, reading: Reading): Effect.Effect<void, ConnectionError> => {
+      // one continuation on the idle reader's stack for both outcomes
+      const ended = (end: Exit.Exit<void, ConnectionError>): Effect.Effect<void, ConnectionError> => {
         if (!reading.handedOver) {
           reading.end = end
           return end
         }
         return Effect.zipRight(connectionLost(live, lostBecause(end)), drive)
+      }
+      return Effect.matchCauseEffect(router.read(live), {
+        onFailure: (cause) => ended(Exit.failCause(cause)),
+        onSuccess: () => ended(Exit.void)
       })
+    }
 
     const close = (reported: McpError.McpClientError) =>
       Effect.flatMap(
@@ -244,7 +250,7 @@ export const run = (options: {
           if (previous._tag === "Reconnecting") endSpan(previous.span, Exit.fail(error))
           table.failAll(error)
           return state.set({ _tag: "Closed", error }).pipe(
-            Effect.zipRight(Deferred.succeed(closed, error)),
+            Effect.zipRight(Effect.sync(() => onClosed(error))),
             // every public stream ends with the session
             Effect.zipRight(router.shutdown)
           )

@@ -165,6 +165,21 @@ describe("an idle session", () => {
       yield* client.ping
     }))
 
+  it.effect("closing it stops every fiber of the session, also a reader that went on to wait for the next connection", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const { client, fibers, test } = yield* Scope.extend(supervisedClient, scope)
+      yield* client.initialized
+      yield* test.dropConnection
+      // the lost connection's reader goes on with the next connection: it waits out the retry delay
+      for (let i = 0; i < 1000 && (yield* client.state.get)._tag !== "Reconnecting"; i++) yield* Effect.yieldNow()
+      expect((yield* client.state.get)._tag).toBe("Reconnecting")
+      expect((yield* fibers).length).toBeGreaterThan(0)
+      yield* Scope.close(scope, Exit.void)
+      expect(yield* fibers).toEqual([])
+      expect(summary(yield* client.state.get)).toBe("Closed")
+    }))
+
   it.effect("state and list views first followed late (after a reconnect) start with what they hold now", () =>
     Effect.gen(function*() {
       const client = yield* McpClient.McpClient

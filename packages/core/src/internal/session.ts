@@ -115,7 +115,7 @@ export const make = (
       )
     }
 
-    const { close } = yield* Lifecycle.run({
+    const { close, stopReading } = yield* Lifecycle.run({
       connections: Either.isLeft(timing) ? Stream.fail(timing.left) : transport.connections,
       link,
       state,
@@ -137,6 +137,8 @@ export const make = (
         Effect.zipRight(resumer.forget)
       )
     )
+    // added last, so it runs first: the readers stop before the session closes
+    yield* Scope.addFinalizer(yield* Effect.scope, stopReading)
 
     /** A request as the task follower sends it: no rounds, no task handles of its own. */
     const plain: ClientSession.Service["request"] = (method, params, requestOptions) =>

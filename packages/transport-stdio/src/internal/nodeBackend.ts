@@ -66,8 +66,16 @@ export const nodeBackend: Backend<never> = (options) =>
         for (const listener of exitListeners) listener(ended)
         exitListeners.clear()
       })
-      child.once("error", (error) => resume(Effect.fail(startError(options, error))))
-      child.once("spawn", () => resume(Effect.succeed(child)))
+      // the listeners let go of `resume` once the start is settled: the one left on the child
+      // would otherwise keep the fiber that started it (ended long ago) for as long as the process runs
+      let starting: typeof resume | undefined = resume
+      const settle = (effect: Effect.Effect<ChildProcess.ChildProcessWithoutNullStreams, StartFailure>) => {
+        const settleStart = starting
+        starting = undefined
+        settleStart?.(effect)
+      }
+      child.once("error", (error) => settle(Effect.fail(startError(options, error))))
+      child.once("spawn", () => settle(Effect.succeed(child)))
     })
     // a safety net behind the transport's shutdown ladder, which normally runs first (added to the
     // scope itself: `Effect.addFinalizer` would keep a copy of this fiber's refs for as long as the process runs)

@@ -6,8 +6,10 @@ import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
@@ -82,11 +84,45 @@ export const run = (options: {
     options: ClientSession.RequestOptions
   ) => Effect.Effect<unknown, McpError.McpClientError>
   readonly onInitialized: ClientSession.Options["onInitialized"]
-}): Effect.Effect<{ readonly close: (error: McpError.McpClientError) => Effect.Effect<void> }, never, Scope.Scope> =>
+}): Effect.Effect<
+  {
+    readonly close: (error: McpError.McpClientError) => Effect.Effect<void>
+    /** Interrupts the connections' readers (and waits for them): the session's scope runs it first. */
+    readonly stopReading: Effect.Effect<void>
+  },
+  never,
+  Scope.Scope
+> =>
   Effect.gen(function*() {
     const { clock, link, onClosed, resumer, router, state, table } = options
     const scope = yield* Effect.scope
     let generation = 0
+
+    /** The readers that run (a reader goes on with the next connection's handshake before it ends). */
+    const readers = new Set<Fiber.RuntimeFiber<void, ConnectionError>>()
+    let stopped = false
+    /**
+     * Forks a connection's reader as a root fiber, stopped by `stopReading`: a fiber forked the
+     * usual way (`forkIn`) keeps its parent, here the fiber that ran the handshake and then ended,
+     * for as long as it runs (an idle session would hold that dead fiber and its fiber refs).
+     */
+    const forkReader = (effect: Effect.Effect<void, ConnectionError>) =>
+      Effect.map(Effect.runtime<never>(), (runtime) => {
+        const fiber = Runtime.runFork(runtime, effect)
+        if (stopped) {
+          fiber.unsafeInterruptAsFork(FiberId.none)
+          return fiber
+        }
+        readers.add(fiber)
+        fiber.addObserver(() => readers.delete(fiber))
+        return fiber
+      })
+    const stopReading = Effect.suspend(() => {
+      stopped = true
+      const running = [...readers]
+      readers.clear()
+      return Fiber.interruptAll(running)
+    })
 
     const endSpan = (span: Tracer.Span, exit: Exit.Exit<void, McpError.McpClientError>) => {
       if (Exit.isFailure(exit)) Spans.annotateOutcome(span, "reconnect", exit)
@@ -158,7 +194,7 @@ export const run = (options: {
         const live: Link.Live = { connection, generation: ++generation, alive: true }
         yield* state.set({ _tag: "Connecting", generation: live.generation })
         const reading: Reading = { handedOver: false, end: undefined }
-        const reader = yield* Effect.forkIn(read(live, reading), scope)
+        const reader = yield* forkReader(read(live, reading))
         const resumed = resumer.connected(connection, live.generation)
         const opened = resumed !== undefined ?
           Either.right(resumed) :
@@ -323,5 +359,5 @@ export const run = (options: {
       })
     })
     yield* Effect.forkIn(drive, scope)
-    return { close }
+    return { close, stopReading }
   })

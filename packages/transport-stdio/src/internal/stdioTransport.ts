@@ -5,6 +5,8 @@ import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
+import * as FiberRef from "effect/FiberRef"
+import * as FiberRefs from "effect/FiberRefs"
 import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
@@ -79,6 +81,19 @@ const shutdown = (
 }
 
 /**
+ * What the connection's callbacks need to log (stderr lines, the exit): the
+ * fiber's refs (loggers, level, annotations) without its context, which
+ * holds the app's services, the layer's memo map and the connection's scope
+ * (about 2.5 KiB an idle session would keep for its whole life).
+ */
+const forLogging = (runtime: Runtime.Runtime<never>): Runtime.Runtime<never> =>
+  Runtime.make({
+    context: Context.empty(),
+    fiberRefs: FiberRefs.delete(runtime.fiberRefs, FiberRef.currentContext),
+    runtimeFlags: runtime.runtimeFlags
+  })
+
+/**
  * The transport over any backend: NDJSON framing, the environment
  * whitelist, stderr as a log stream, the shutdown ladder, and restarts on
  * the reconnect schedule.
@@ -151,7 +166,7 @@ export const make = <R>(
           onStderrEnd = () => resume(Effect.void)
           return Effect.sync(() => onStderrEnd = undefined)
         })
-        const runtime = yield* Effect.runtime<never>()
+        const runtime = yield* Effect.map(Effect.runtime<never>(), forLogging)
         const stderrSplitter = LineSplitter.make(maxStderrLineBytes)
         const stderrFrames: Array<LineSplitter.Frame> = []
         const flushStderr = () => {

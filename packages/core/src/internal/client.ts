@@ -146,6 +146,19 @@ export const fromSession = (
       return session
     }))
 
+/** Members of the client built on first read. */
+type LazyMember =
+  | "ping"
+  | "listResourceTemplates"
+  | "resourceUpdates"
+  | "subscribeResourceUpdates"
+  | "logMessages"
+  | "subscribeLogMessages"
+  | "tools"
+  | "resources"
+  | "prompts"
+  | "listTasks"
+
 type ClientOptions = Pick<McpClient.Options, "server" | "trusted" | "prefetch">
 
 const build = <R>(
@@ -343,17 +356,24 @@ const build = <R>(
     const readonly = <A>(ref: LazySubscriptionRef.LazySubscriptionRef<A>) =>
       Subscribable.make({ get: ref.get, changes: Stream.suspend(() => Stream.interruptWhen(ref.changes, session.closed)) })
 
+    /** The members built on first read: a client holds none of them until then (most are seldom used). */
+    const built: { -readonly [K in LazyMember]?: McpClient.Service[K] } = {}
+
     const service: McpClient.Service = {
       session,
       initialized: session.initialized,
-      state: session.state,
-      ping: builtOnUse(() => legacyOnly("ping").pipe(Effect.zipRight(session.request("ping")), Effect.asVoid)),
+      get state() {
+        return session.state
+      },
+      get ping() {
+        return built.ping ??= legacyOnly("ping").pipe(Effect.zipRight(session.request("ping")), Effect.asVoid)
+      },
       listTools,
       callTool: toolCalls.callTool,
       callToolStream: toolCalls.callToolStream,
       listResources,
-      listResourceTemplates: builtOnUse(() =>
-        requireCapability("resources", "resources/templates/list").pipe(
+      get listResourceTemplates() {
+        return built.listResourceTemplates ??= requireCapability("resources", "resources/templates/list").pipe(
           Effect.zipRight(
             paginate(
               (cursor) => decodeListTemplates(session, "resources/templates/list", cursor),
@@ -361,7 +381,7 @@ const build = <R>(
             )
           )
         )
-      ),
+      },
       readResource: (uri) =>
         requireCapability("resources", "resources/read").pipe(
           Effect.zipRight(decodeReadResource(session, "resources/read", { uri }))
@@ -393,8 +413,12 @@ const build = <R>(
               Effect.asVoid(session.request("resources/unsubscribe", { uri }))
           )
         ),
-      resourceUpdates: Stream.suspend(() => resourceUpdatesOf(session.notifications)),
-      subscribeResourceUpdates: builtOnUse(() => Effect.map(session.subscribeNotifications, resourceUpdatesOf)),
+      get resourceUpdates() {
+        return built.resourceUpdates ??= Stream.suspend(() => resourceUpdatesOf(session.notifications))
+      },
+      get subscribeResourceUpdates() {
+        return built.subscribeResourceUpdates ??= Effect.map(session.subscribeNotifications, resourceUpdatesOf)
+      },
       listPrompts,
       getPrompt: (name, args) =>
         requireCapability("prompts", "prompts/get").pipe(
@@ -413,16 +437,30 @@ const build = <R>(
           Effect.tap(() => Effect.sync(() => loggingLevel = level)),
           Effect.asVoid
         ),
-      logMessages: Stream.suspend(() => logMessagesOf(session.notifications)),
-      subscribeLogMessages: builtOnUse(() => Effect.map(session.subscribeNotifications, logMessagesOf)),
-      notifications: session.notifications,
+      get logMessages() {
+        return built.logMessages ??= Stream.suspend(() => logMessagesOf(session.notifications))
+      },
+      get subscribeLogMessages() {
+        return built.subscribeLogMessages ??= Effect.map(session.subscribeNotifications, logMessagesOf)
+      },
+      get notifications() {
+        return session.notifications
+      },
       subscribeNotifications: session.subscribeNotifications,
-      tools: readonly(toolsRef),
-      resources: readonly(resourcesRef),
-      prompts: readonly(promptsRef),
+      get tools() {
+        return built.tools ??= readonly(toolsRef)
+      },
+      get resources() {
+        return built.resources ??= readonly(resourcesRef)
+      },
+      get prompts() {
+        return built.prompts ??= readonly(promptsRef)
+      },
       getTask: (taskId) => tasks.getTask(taskContext, taskId),
       // the tasks extension of 2026-07-28 has neither tasks/list nor tasks/result
-      listTasks: builtOnUse(() => legacyOnly("tasks/list").pipe(Effect.zipRight(tasks.listTasks(taskContext)))),
+      get listTasks() {
+        return built.listTasks ??= legacyOnly("tasks/list").pipe(Effect.zipRight(tasks.listTasks(taskContext)))
+      },
       cancelTask: (taskId) => tasks.cancelTask(taskContext, taskId),
       getTaskResult: (taskId) => legacyOnly("tasks/result").pipe(Effect.zipRight(tasks.getTaskResult(taskContext, taskId))),
       taskStatus: (taskId) => tasks.taskStatus(taskContext, taskId)

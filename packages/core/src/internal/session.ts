@@ -151,6 +151,9 @@ export const make = (
         Effect.succeed(Stream.empty) :
         Effect.flatMap(router.notifications, (hub) => Effect.map(hub.subscribe(), (queue) => Stream.fromQueue(queue))))
 
+    /** The members built on first read (a session holds none of their streams until then). */
+    const built: { -readonly [K in "state" | "notifications" | "malformed"]?: ClientSession.Service[K] } = {}
+
     const service: ClientSession.Service = {
       request: (method, params, requestOptions) =>
         resumer.track(
@@ -177,18 +180,26 @@ export const make = (
           Effect.flatMap(Link.awaitLive(link), () =>
             Effect.map(Ref.get(link), (now) => Link.lastInitialized(now)!))),
       // the streams are built when run (`Stream.suspend`): a session holds none of their stages until then
-      state: Subscribable.make({
-        get: state.get,
-        changes: Stream.suspend(() => Stream.takeUntil(state.changes, (s) => s._tag === "Closed"))
-      }),
-      notifications: Stream.suspend(() => Stream.unwrapScoped(subscribeNotifications)),
+      get state() {
+        return built.state ??= Subscribable.make({
+          get: state.get,
+          changes: Stream.suspend(() => Stream.takeUntil(state.changes, (s) => s._tag === "Closed"))
+        })
+      },
+      get notifications() {
+        return built.notifications ??= Stream.suspend(() => Stream.unwrapScoped(subscribeNotifications))
+      },
       subscribeNotifications,
-      malformed: Stream.suspend(() =>
-        Stream.unwrap(
-          Effect.flatMap(isClosed, (closed) =>
-            closed ? Effect.succeed(Stream.empty) : Effect.map(router.malformed, (hub) => Stream.flatMap(Stream.scoped(hub.subscribe()), (queue) => Stream.fromQueue(queue))))
+      get malformed() {
+        return built.malformed ??= Stream.suspend(() =>
+          Stream.unwrap(
+            Effect.flatMap(isClosed, (closed) =>
+              closed ?
+                Effect.succeed(Stream.empty) :
+                Effect.map(router.malformed, (hub) => Stream.flatMap(Stream.scoped(hub.subscribe()), (queue) => Stream.fromQueue(queue))))
+          )
         )
-      ),
+      },
       closed: awaitClosed,
       stats: Effect.sync(() => ({
         droppedNotifications: router.dropped(),

@@ -309,18 +309,22 @@ export const run = (options: {
         })
     }
 
-    // the stream is read through a pull in a scope of its own: the session's end closes it at once
-    const streamScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
     const services = Context.make(ConnectionObserver, observer).pipe(Context.add(Resumption, resumer.handoff))
     const run = Reconnect.startRun(options.connections)
     /** Connections pulled and not yet run. */
     const queued: Array<Connection> = []
     let pull: Effect.Effect<unknown, Option.Option<McpError.TransportError>>
+    /** Stops reading the stream, closing its last connection; the session's end runs it too. */
+    let closeStream: Effect.Effect<void>
     if (Reconnect.isPulls(run)) {
-      // a `fromConnect` stream, read without its stream stages
-      yield* Scope.addFinalizer(streamScope, run.close)
+      // a `fromConnect` stream, read without its stream stages, nor a scope of its own
+      yield* Scope.addFinalizer(scope, run.close)
+      closeStream = run.close
       pull = Effect.flatMap(Effect.provide(run.pull, services), (connection) => Effect.sync(() => queued.push(connection)))
     } else {
+      // the stream is read through a pull in a scope of its own: the session's end closes it at once
+      const streamScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
+      closeStream = Scope.close(streamScope, Exit.void)
       const chunks = yield* run.pipe(
         // one stage for both (each `provideService` would be a stream of its own around it)
         Stream.provideSomeContext(services),
@@ -334,7 +338,7 @@ export const run = (options: {
     }
 
     /** The session is over for the stream: its last connection is closed first. */
-    const end = (error: McpError.McpClientError) => Effect.zipRight(Scope.close(streamScope, Exit.void), close(error))
+    const end = (error: McpError.McpClientError) => Effect.zipRight(closeStream, close(error))
 
     /** Runs connections one after the other until one is handed over to its reader, or the stream ends. */
     const drive: Effect.Effect<void> = Effect.suspend(() => {

@@ -218,6 +218,25 @@ describe("an idle session", () => {
       expect(yield* Fiber.join(before)).toBe(after)
     }))
 
+  it.effect("members first read after the close fail with the session's error, and their streams end at once", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(clientLayer({}), scope)
+      const client = Context.get(context, McpClient.McpClient)
+      yield* client.initialized
+      yield* Scope.close(scope, Exit.void)
+      // none of these was read before the close: each is built now
+      expect((yield* Effect.flip(client.ping))._tag).toBe("TransportError")
+      expect((yield* Effect.flip(client.listResourceTemplates))._tag).toBe("TransportError")
+      expect((yield* Effect.flip(client.listTasks))._tag).toBe("TransportError")
+      expect([...(yield* Stream.runCollect(client.logMessages))]).toEqual([])
+      expect([...(yield* Stream.runCollect(client.resourceUpdates))]).toEqual([])
+      expect([...(yield* Stream.runCollect(client.session.malformed))]).toEqual([])
+      // and read again, they are the same
+      expect(client.ping).toBe(client.ping)
+      expect(client.tools).toBe(client.tools)
+    }))
+
   it.effect("state and list views first followed after the close end at once, showing the end", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()

@@ -102,7 +102,14 @@ const forLogging = (runtime: Runtime.Runtime<never>): Runtime.Runtime<never> =>
  */
 export const make = <R>(
   options: StdioTransport.Options,
-  backend: Backend<R>
+  backend: Backend<R>,
+  /**
+   * The services the backend needs, taken from the layer's context: the transport keeps them as long as
+   * it lives (all of the context but its scope unless told, which also holds the app's other services and
+   * the layer's memo map).
+   */
+  backendContext: (context: Context.Context<R | Scope.Scope>) => Context.Context<R> = (context) =>
+    Context.omit(Scope.Scope)(context) as Context.Context<R>
 ): Effect.Effect<
   { readonly transport: McpTransport.McpTransport["Type"]; readonly logs: StdioTransport.Logs },
   never,
@@ -366,7 +373,7 @@ export const make = <R>(
       })
 
     // the backend's services, but not this layer's scope: each connection has its own
-    const context = Context.omit(Scope.Scope)(yield* Effect.context<R | Scope.Scope>()) as Context.Context<R>
+    const context = backendContext(yield* Effect.context<R | Scope.Scope>())
     // each run (session) has its own `giveUp`; the session reads the stream without its stream stages
     const connections = McpTransport.suspend(() => {
       const permanentFailure = Deferred.unsafeMake<never, McpError.TransportError>(FiberId.none)

@@ -203,7 +203,8 @@ const build = <R>(
 
     // the fetches refresh the live views; callers share a fetch in flight, but a
     // list_changed always starts a new one (the one in flight may predate the change)
-    let toolIndex = new Map<string, McpSchema.Tool>()
+    // made by the first list (an empty map is still ~180 B per idle session)
+    let toolIndex: Map<string, McpSchema.Tool> | undefined
     const fetchTools = builtOnUse(() =>
       requireCapability("tools", "tools/list").pipe(
         Effect.zipRight(paginate((cursor) => decodeListTools(session, "tools/list", cursor), (r) => r.tools)),
@@ -261,9 +262,12 @@ const build = <R>(
     }
 
     // the modern era's subscriptions/listen: list_changed and resource updates arrive through it
-    const listener = Listen.make(() => session, scope)
+    // made on first use: only a server of the modern era has it
+    let listener: ReturnType<typeof Listen.make> | undefined
     const listen = (init: ClientSession.Initialized) =>
-      Effect.suspend(() => listener.update(Listen.filterOf(init.capabilities, subscriptions)))
+      Effect.suspend(() =>
+        (listener ??= Listen.make(() => session, scope)).update(Listen.filterOf(init.capabilities, subscriptions))
+      )
 
     const onInitialized = (init: ClientSession.Initialized) =>
       Effect.gen(function*() {
@@ -300,7 +304,7 @@ const build = <R>(
 
     const findTool = (name: string) =>
       Effect.gen(function*() {
-        const cached = toolIndex.get(name)
+        const cached = toolIndex?.get(name)
         if (cached) return cached
         const init = yield* session.initialized
         if (!init.capabilities.tools) return undefined
@@ -311,7 +315,7 @@ const build = <R>(
     const taskContext: tasks.TaskContext = {
       session: () => session,
       polling,
-      cachedTool: (name) => toolIndex.get(name),
+      cachedTool: (name) => toolIndex?.get(name),
       findTool,
       trusted: options.trusted ?? false
     }
@@ -321,7 +325,7 @@ const build = <R>(
       trusted: options.trusted ?? false,
       session: () => session,
       findTool,
-      cachedTool: (name) => toolIndex.get(name),
+      cachedTool: (name) => toolIndex?.get(name),
       validator,
       call: (params, callOptions) =>
         tasks.callTool(taskContext, params, callOptions).pipe(

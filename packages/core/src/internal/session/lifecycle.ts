@@ -309,7 +309,8 @@ export const run = (options: {
         })
     }
 
-    const services = Context.make(ConnectionObserver, observer).pipe(Context.add(Resumption, resumer.handoff))
+    // made for each pull (one per connection) rather than held: a context is a map of its own
+    const services = () => Context.make(ConnectionObserver, observer).pipe(Context.add(Resumption, resumer.handoff))
     const run = Reconnect.startRun(options.connections)
     /** Connections pulled and not yet run. */
     const queued: Array<Connection> = []
@@ -320,14 +321,17 @@ export const run = (options: {
       // a `fromConnect` stream, read without its stream stages, nor a scope of its own
       yield* Scope.addFinalizer(scope, run.close)
       closeStream = run.close
-      pull = Effect.flatMap(Effect.provide(run.pull, services), (connection) => Effect.sync(() => queued.push(connection)))
+      pull = Effect.flatMap(
+        Effect.suspend(() => Effect.provide(run.pull, services())),
+        (connection) => Effect.sync(() => queued.push(connection))
+      )
     } else {
       // the stream is read through a pull in a scope of its own: the session's end closes it at once
       const streamScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
       closeStream = Scope.close(streamScope, Exit.void)
       const chunks = yield* run.pipe(
         // one stage for both (each `provideService` would be a stream of its own around it)
-        Stream.provideSomeContext(services),
+        Stream.provideSomeContext(services()),
         Stream.toPull,
         Scope.extend(streamScope)
       )

@@ -164,7 +164,9 @@ export const make = <R>(
         )
 
         // stderr is split, kept, published and logged in the callback that reads it: no stream per connection
-        const tail = Stderr.makeTail()
+        // made by the first stderr output (many servers write none): ~0.8 KiB an idle session keeps otherwise
+        let tail: Stderr.Tail | undefined
+        let stderrSplitter: LineSplitter.LineSplitter | undefined
         // whether stderr ended, and who waits for it (at most the one fiber that saw stdout end)
         let stderrDone = false
         let onStderrEnd: (() => void) | undefined
@@ -174,23 +176,24 @@ export const make = <R>(
           return Effect.sync(() => onStderrEnd = undefined)
         })
         const runtime = yield* Effect.map(Effect.runtime<never>(), forLogging)
-        const stderrSplitter = LineSplitter.make(maxStderrLineBytes)
         const stderrFrames: Array<LineSplitter.Frame> = []
         const flushStderr = () => {
           if (stderrFrames.length === 0) return
           const lines = stderrFrames.map(stderrLine)
           stderrFrames.length = 0
+          tail ??= Stderr.makeTail()
           for (const line of lines) tail.add(line)
           Runtime.runSync(runtime, logStderr(lines))
         }
         // callbacks, not fibers waiting for the end: an idle session pays for every fiber
         yield* process.readStderr(
           (bytes) => {
+            stderrSplitter ??= LineSplitter.make(maxStderrLineBytes)
             stderrSplitter.push(bytes, stderrFrames)
             flushStderr()
           },
           () => {
-            stderrSplitter.end(stderrFrames)
+            stderrSplitter?.end(stderrFrames)
             flushStderr()
             stderrDone = true
             onStderrEnd?.()
@@ -207,23 +210,26 @@ export const make = <R>(
         })
         // added last so it runs first, before the fibers above are interrupted
         // and before a backend's own release
+        // (built when it runs: the ladder's steps would be ~1 KiB per idle session until then)
         yield* Scope.addFinalizer(
           connectionScope,
-          shutdown(
-            process,
-            Effect.suspend(() => {
-              close("the connection is closed")
-              outbox.flush()
-              return process.endInput
-            }),
-            stdinGraceMillis,
-            termGraceMillis
-          ).pipe(Effect.annotateLogs("mcp.server", description))
+          Effect.suspend(() =>
+            shutdown(
+              process,
+              Effect.suspend(() => {
+                close("the connection is closed")
+                outbox.flush()
+                return process.endInput
+              }),
+              stdinGraceMillis,
+              termGraceMillis
+            ).pipe(Effect.annotateLogs("mcp.server", description))
+          )
         )
 
         /** The error that ends the connection when the server is gone, quoting its last stderr lines. */
         const exitedError = (status: ExitStatus): McpError.TransportError => {
-          const stderrTail = tail.lines()
+          const stderrTail = tail?.lines() ?? []
           const message = `${description}: the server exited ${describeExit(status)}` +
             (stderrTail.length > 0 ? `; its last stderr output:\n${stderrTail.join("\n")}` : "; it wrote nothing on stderr")
           return new McpError.TransportError({

@@ -33,6 +33,15 @@ const summary = (state: ClientSession.ConnectionState) => {
   }
 }
 
+/** An initialized client in a scope of its own, which the test closes. */
+const initializedClient = Effect.gen(function*() {
+  const scope = yield* Scope.make()
+  const context = yield* Layer.buildWithScope(clientLayer({}), scope)
+  const client = Context.get(context, McpClient.McpClient)
+  yield* client.initialized
+  return { client, scope }
+})
+
 describe("the first connection", () => {
   it.effect("a server that never gets initialized is reported within the first-connect budget, with the cause", () =>
     Effect.gen(function*() {
@@ -106,10 +115,7 @@ describe("streams end with the session", () => {
 
   it.effect("when the client's scope closes", () =>
     Effect.gen(function*() {
-      const scope = yield* Scope.make()
-      const context = yield* Layer.buildWithScope(clientLayer({}), scope)
-      const client = Context.get(context, McpClient.McpClient)
-      yield* client.initialized
+      const { client, scope } = yield* initializedClient
       const fiber = yield* Effect.fork(drainAll(client))
       yield* Effect.yieldNow()
       yield* Scope.close(scope, Exit.void)
@@ -206,10 +212,7 @@ describe("an idle session", () => {
 
   it.effect("the session's end reaches a waiter from before it and one from after it (the wait is made on first use)", () =>
     Effect.gen(function*() {
-      const scope = yield* Scope.make()
-      const context = yield* Layer.buildWithScope(clientLayer({}), scope)
-      const client = Context.get(context, McpClient.McpClient)
-      yield* client.initialized
+      const { client, scope } = yield* initializedClient
       const before = yield* Effect.fork(client.session.closed)
       yield* Effect.yieldNow()
       yield* Scope.close(scope, Exit.void)
@@ -220,10 +223,7 @@ describe("an idle session", () => {
 
   it.effect("members first read after the close fail with the session's error, and their streams end at once", () =>
     Effect.gen(function*() {
-      const scope = yield* Scope.make()
-      const context = yield* Layer.buildWithScope(clientLayer({}), scope)
-      const client = Context.get(context, McpClient.McpClient)
-      yield* client.initialized
+      const { client, scope } = yield* initializedClient
       yield* Scope.close(scope, Exit.void)
       // none of these was read before the close: each is built now
       expect((yield* Effect.flip(client.ping))._tag).toBe("TransportError")
@@ -239,10 +239,7 @@ describe("an idle session", () => {
 
   it.effect("state and list views first followed after the close end at once, showing the end", () =>
     Effect.gen(function*() {
-      const scope = yield* Scope.make()
-      const context = yield* Layer.buildWithScope(clientLayer({}), scope)
-      const client = Context.get(context, McpClient.McpClient)
-      yield* client.initialized
+      const { client, scope } = yield* initializedClient
       yield* Scope.close(scope, Exit.void)
       expect(summary(yield* client.state.get)).toBe("Closed")
       expect([...(yield* Stream.runCollect(client.state.changes))].map(summary)).toEqual(["Closed"])

@@ -84,13 +84,12 @@ export const nodeBackend: Backend<never> = (options) =>
     /** `release` runs when the caller's scope closes; registered before `acquire`, so nothing is left when interrupted between. */
     const scoped = (acquire: () => void, release: () => void) =>
       Effect.flatMap(Effect.scope, (scope) => Effect.zipRight(Scope.addFinalizer(scope, Effect.sync(release)), Effect.sync(acquire)))
-    const awaitExit = () =>
-      Effect.async<ExitStatus>((resume) => {
-        if (status !== undefined) return resume(Effect.succeed(status))
-        const listener = (ended: ExitStatus) => resume(Effect.succeed(ended))
-        exitListeners.add(listener)
-        return Effect.sync(() => exitListeners.delete(listener))
-      })
+    const exited = Effect.async<ExitStatus>((resume) => {
+      if (status !== undefined) return resume(Effect.succeed(status))
+      const listener = (ended: ExitStatus) => resume(Effect.succeed(ended))
+      exitListeners.add(listener)
+      return Effect.sync(() => exitListeners.delete(listener))
+    })
     let writeFailed = false
     child.stdin.on("error", (error) => {
       if (writeFailed) return
@@ -115,27 +114,22 @@ export const nodeBackend: Backend<never> = (options) =>
         if (!writeFailed && stdin.writable) stdin.write(line)
       },
       hasRoom,
-      // the effects below are made when read (seldom, and mostly at the end), not held by each idle session
       // past the stream's own high-water mark (smaller than ours), "drain" is sure to come
-      get writable() {
-        return Effect.async<void>((resume) => {
-          if (hasRoom()) return resume(Effect.void)
-          const done = () => {
-            stdin.off("drain", done)
-            stdin.off("close", done)
-            resume(Effect.void)
-          }
-          stdin.on("drain", done)
-          stdin.on("close", done)
-          return Effect.sync(() => {
-            stdin.off("drain", done)
-            stdin.off("close", done)
-          })
+      writable: Effect.async<void>((resume) => {
+        if (hasRoom()) return resume(Effect.void)
+        const done = () => {
+          stdin.off("drain", done)
+          stdin.off("close", done)
+          resume(Effect.void)
+        }
+        stdin.on("drain", done)
+        stdin.on("close", done)
+        return Effect.sync(() => {
+          stdin.off("drain", done)
+          stdin.off("close", done)
         })
-      },
-      get endInput() {
-        return Effect.sync(() => stdin.end())
-      },
+      }),
+      endInput: Effect.sync(() => stdin.end()),
       readStdout: (onBytes) =>
         Effect.async<void, string>((resume) => {
           // what comes after the reader stops (or is interrupted) is discarded, so the server never blocks
@@ -181,12 +175,8 @@ export const nodeBackend: Backend<never> = (options) =>
           if (status !== undefined) onExit(status)
           else exitListeners.add(onExit)
         }, () => exitListeners.delete(onExit)),
-      get exited() {
-        return awaitExit()
-      },
-      get isRunning() {
-        return Effect.sync(() => status === undefined)
-      },
-      kill: (signal) => Effect.zipRight(Effect.sync(() => signalGroup(signal)), awaitExit())
+      exited,
+      isRunning: Effect.sync(() => status === undefined),
+      kill: (signal) => Effect.zipRight(Effect.sync(() => signalGroup(signal)), exited)
     }
   })

@@ -203,8 +203,7 @@ const build = <R>(
 
     // the fetches refresh the live views; callers share a fetch in flight, but a
     // list_changed always starts a new one (the one in flight may predate the change)
-    // made by the first list (an empty map is still ~180 B per idle session)
-    let toolIndex: Map<string, McpSchema.Tool> | undefined
+    let toolIndex = new Map<string, McpSchema.Tool>()
     const fetchTools = builtOnUse(() =>
       requireCapability("tools", "tools/list").pipe(
         Effect.zipRight(paginate((cursor) => decodeListTools(session, "tools/list", cursor), (r) => r.tools)),
@@ -304,7 +303,7 @@ const build = <R>(
 
     const findTool = (name: string) =>
       Effect.gen(function*() {
-        const cached = toolIndex?.get(name)
+        const cached = toolIndex.get(name)
         if (cached) return cached
         const init = yield* session.initialized
         if (!init.capabilities.tools) return undefined
@@ -315,7 +314,7 @@ const build = <R>(
     const taskContext: tasks.TaskContext = {
       session: () => session,
       polling,
-      cachedTool: (name) => toolIndex?.get(name),
+      cachedTool: (name) => toolIndex.get(name),
       findTool,
       trusted: options.trusted ?? false
     }
@@ -325,7 +324,7 @@ const build = <R>(
       trusted: options.trusted ?? false,
       session: () => session,
       findTool,
-      cachedTool: (name) => toolIndex?.get(name),
+      cachedTool: (name) => toolIndex.get(name),
       validator,
       call: (params, callOptions) =>
         tasks.callTool(taskContext, params, callOptions).pipe(

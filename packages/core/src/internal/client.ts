@@ -147,17 +147,7 @@ export const fromSession = (
     }))
 
 /** Members of the client built on first read. */
-type LazyMember =
-  | "ping"
-  | "listResourceTemplates"
-  | "resourceUpdates"
-  | "subscribeResourceUpdates"
-  | "logMessages"
-  | "subscribeLogMessages"
-  | "tools"
-  | "resources"
-  | "prompts"
-  | "listTasks"
+type LazyMember = "resourceUpdates" | "logMessages" | "tools" | "resources" | "prompts"
 
 type ClientOptions = Pick<McpClient.Options, "server" | "trusted" | "prefetch">
 
@@ -368,15 +358,13 @@ const build = <R>(
       get state() {
         return session.state
       },
-      get ping() {
-        return built.ping ??= legacyOnly("ping").pipe(Effect.zipRight(session.request("ping")), Effect.asVoid)
-      },
+      ping: builtOnUse(() => legacyOnly("ping").pipe(Effect.zipRight(session.request("ping")), Effect.asVoid)),
       listTools,
       callTool: toolCalls.callTool,
       callToolStream: toolCalls.callToolStream,
       listResources,
-      get listResourceTemplates() {
-        return built.listResourceTemplates ??= requireCapability("resources", "resources/templates/list").pipe(
+      listResourceTemplates: builtOnUse(() =>
+        requireCapability("resources", "resources/templates/list").pipe(
           Effect.zipRight(
             paginate(
               (cursor) => decodeListTemplates(session, "resources/templates/list", cursor),
@@ -384,7 +372,7 @@ const build = <R>(
             )
           )
         )
-      },
+      ),
       readResource: (uri) =>
         requireCapability("resources", "resources/read").pipe(
           Effect.zipRight(decodeReadResource(session, "resources/read", { uri }))
@@ -419,9 +407,7 @@ const build = <R>(
       get resourceUpdates() {
         return built.resourceUpdates ??= Stream.suspend(() => resourceUpdatesOf(session.notifications))
       },
-      get subscribeResourceUpdates() {
-        return built.subscribeResourceUpdates ??= Effect.map(session.subscribeNotifications, resourceUpdatesOf)
-      },
+      subscribeResourceUpdates: builtOnUse(() => Effect.map(session.subscribeNotifications, resourceUpdatesOf)),
       listPrompts,
       getPrompt: (name, args) =>
         requireCapability("prompts", "prompts/get").pipe(
@@ -443,9 +429,7 @@ const build = <R>(
       get logMessages() {
         return built.logMessages ??= Stream.suspend(() => logMessagesOf(session.notifications))
       },
-      get subscribeLogMessages() {
-        return built.subscribeLogMessages ??= Effect.map(session.subscribeNotifications, logMessagesOf)
-      },
+      subscribeLogMessages: builtOnUse(() => Effect.map(session.subscribeNotifications, logMessagesOf)),
       get notifications() {
         return session.notifications
       },
@@ -461,9 +445,7 @@ const build = <R>(
       },
       getTask: (taskId) => tasks.getTask(taskContext, taskId),
       // the tasks extension of 2026-07-28 has neither tasks/list nor tasks/result
-      get listTasks() {
-        return built.listTasks ??= legacyOnly("tasks/list").pipe(Effect.zipRight(tasks.listTasks(taskContext)))
-      },
+      listTasks: builtOnUse(() => legacyOnly("tasks/list").pipe(Effect.zipRight(tasks.listTasks(taskContext)))),
       cancelTask: (taskId) => tasks.cancelTask(taskContext, taskId),
       getTaskResult: (taskId) => legacyOnly("tasks/result").pipe(Effect.zipRight(tasks.getTaskResult(taskContext, taskId))),
       taskStatus: (taskId) => tasks.taskStatus(taskContext, taskId)

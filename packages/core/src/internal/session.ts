@@ -75,19 +75,12 @@ export const make = (
     })
     const link = yield* Link.make
     const state = LazySubscriptionRef.make<ClientSession.ConnectionState>({ _tag: "Connecting", generation: 1 })
-    // made when something first waits for the session's end (most sessions never are), completed by `close`
+    // made when something first waits for the session's end before it (most sessions never are); `close`
+    // sets the link to `Closed` before it calls `onClosed`
     let closedGate: Deferred.Deferred<McpError.McpClientError> | undefined
-    const onClosed = (error: McpError.McpClientError) => {
-      if (closedGate !== undefined) Deferred.unsafeDone(closedGate, Exit.succeed(error))
-    }
-    const awaitClosed = Effect.flatMap(Ref.get(link), (current) => {
-      if (closedGate === undefined) {
-        closedGate = Deferred.unsafeMake(FiberId.none)
-        // closed already, before `close` got to `onClosed`
-        if (current._tag === "Closed") onClosed(current.error)
-      }
-      return Deferred.await(closedGate)
-    })
+    const onClosed = (error: McpError.McpClientError) => closedGate && Deferred.unsafeDone(closedGate, Exit.succeed(error))
+    const awaitClosed = Effect.flatMap(Ref.get(link), (current) =>
+      current._tag === "Closed" ? Effect.succeed(current.error) : Deferred.await(closedGate ??= Deferred.unsafeMake(FiberId.none)))
 
     /** Puts a request on the ready connection, waiting for one when there is none. */
     const dispatch = (entry: Pending.Pending): Effect.Effect<void, McpError.McpClientError> =>
@@ -129,8 +122,9 @@ export const make = (
       onInitialized: options.onInitialized
     })
     // on the scope itself: `Effect.addFinalizer` would keep a copy of this fiber's refs for the session's life
+    const scope = yield* Effect.scope
     yield* Scope.addFinalizer(
-      yield* Effect.scope,
+      scope,
       // the error is made when the session closes (an error captures a stack trace)
       Effect.suspend(() => close(new McpError.TransportError({ reason: "Closed", message: "the session was closed" }))).pipe(
         // closed on purpose: nothing to resume (a crash never gets here)
@@ -138,7 +132,7 @@ export const make = (
       )
     )
     // added last, so it runs first: the readers stop before the session closes
-    yield* Scope.addFinalizer(yield* Effect.scope, stopReading)
+    yield* Scope.addFinalizer(scope, stopReading)
 
     /** A request as the task follower sends it: no rounds, no task handles of its own. */
     const plain: ClientSession.Service["request"] = (method, params, requestOptions) =>

@@ -109,19 +109,16 @@ export const run = (options: {
     const forkReader = (effect: Effect.Effect<void, ConnectionError>) =>
       Effect.map(Effect.runtime<never>(), (runtime) => {
         const fiber = Runtime.runFork(runtime, effect)
-        if (stopped) {
-          fiber.unsafeInterruptAsFork(FiberId.none)
-          return fiber
+        if (stopped) fiber.unsafeInterruptAsFork(FiberId.none)
+        else {
+          readers.add(fiber)
+          fiber.addObserver(() => readers.delete(fiber))
         }
-        readers.add(fiber)
-        fiber.addObserver(() => readers.delete(fiber))
         return fiber
       })
     const stopReading = Effect.suspend(() => {
       stopped = true
-      const running = [...readers]
-      readers.clear()
-      return Fiber.interruptAll(running)
+      return Fiber.interruptAll([...readers])
     })
 
     const endSpan = (span: Tracer.Span, exit: Exit.Exit<void, McpError.McpClientError>) => {
@@ -247,20 +244,14 @@ export const run = (options: {
      * fiber settles the loss and goes on with the next connection, so an
      * idle session has one fiber here, not one waiting for another.
      */
-    const read = (live: Link.Live, reading: Reading): Effect.Effect<void, ConnectionError> => {
-      // one continuation on the idle reader's stack for both outcomes
-      const ended = (end: Exit.Exit<void, ConnectionError>): Effect.Effect<void, ConnectionError> => {
+    const read = (live: Link.Live, reading: Reading): Effect.Effect<void, ConnectionError> =>
+      Effect.flatMap(Effect.exit(router.read(live)), (end) => {
         if (!reading.handedOver) {
           reading.end = end
           return end
         }
         return Effect.zipRight(connectionLost(live, lostBecause(end)), drive)
-      }
-      return Effect.matchCauseEffect(router.read(live), {
-        onFailure: (cause) => ended(Exit.failCause(cause)),
-        onSuccess: () => ended(Exit.void)
       })
-    }
 
     const close = (reported: McpError.McpClientError) =>
       Effect.flatMap(
@@ -309,8 +300,7 @@ export const run = (options: {
         })
     }
 
-    // made for each pull (one per connection) rather than held: a context is a map of its own
-    const services = () => Context.make(ConnectionObserver, observer).pipe(Context.add(Resumption, resumer.handoff))
+    const services = Context.make(ConnectionObserver, observer).pipe(Context.add(Resumption, resumer.handoff))
     const run = Reconnect.startRun(options.connections)
     /** Connections pulled and not yet run. */
     const queued: Array<Connection> = []
@@ -321,17 +311,14 @@ export const run = (options: {
       // a `fromConnect` stream, read without its stream stages, nor a scope of its own
       yield* Scope.addFinalizer(scope, run.close)
       closeStream = run.close
-      pull = Effect.flatMap(
-        Effect.suspend(() => Effect.provide(run.pull, services())),
-        (connection) => Effect.sync(() => queued.push(connection))
-      )
+      pull = Effect.flatMap(Effect.provide(run.pull, services), (connection) => Effect.sync(() => queued.push(connection)))
     } else {
       // the stream is read through a pull in a scope of its own: the session's end closes it at once
       const streamScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
       closeStream = Scope.close(streamScope, Exit.void)
       const chunks = yield* run.pipe(
         // one stage for both (each `provideService` would be a stream of its own around it)
-        Stream.provideSomeContext(services()),
+        Stream.provideSomeContext(services),
         Stream.toPull,
         Scope.extend(streamScope)
       )

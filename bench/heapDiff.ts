@@ -103,8 +103,21 @@ if (flags.bundle !== undefined) {
     if (match) current = match[1]!
     moduleOf[i + 1] = current
   })
+  // a location is a script id and a line: the bundle is one script among many (`effect` and the SDK load as
+  // modules of their own), so only the lines of the script whose closures' names stand on those lines count
+  const votes = new Map<number, number>()
+  for (let i = 0; i < after.locations.length; i += 4) {
+    const node = after.locations[i]! / nodeFields
+    const line = source[after.locations[i + 2]!]
+    if (type(node) === "closure" && name(node).length > 3 && line?.includes(name(node))) {
+      votes.set(after.locations[i + 1]!, (votes.get(after.locations[i + 1]!) ?? 0) + 1)
+    }
+  }
+  const script = [...votes].sort((a, b) => b[1] - a[1])[0]?.[0]
   const lineOf = new Map<number, number>()
-  for (let i = 0; i < after.locations.length; i += 4) lineOf.set(after.locations[i]! / nodeFields, after.locations[i + 2]! + 1)
+  for (let i = 0; i < after.locations.length; i += 4) {
+    if (after.locations[i + 1] === script) lineOf.set(after.locations[i]! / nodeFields, after.locations[i + 2]! + 1)
+  }
   const retainers: Array<Array<number>> = Array.from({ length: count }, () => [])
   for (let node = 0, edge = 0; node < count; node++) {
     const edges = after.nodes[node * nodeFields + 4]!

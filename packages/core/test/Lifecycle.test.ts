@@ -33,6 +33,15 @@ const summary = (state: ClientSession.ConnectionState) => {
   }
 }
 
+/** An initialized client in a scope of its own, which the test closes. */
+const initializedClient = Effect.gen(function*() {
+  const scope = yield* Scope.make()
+  const context = yield* Layer.buildWithScope(clientLayer({}), scope)
+  const client = Context.get(context, McpClient.McpClient)
+  yield* client.initialized
+  return { client, scope }
+})
+
 describe("the first connection", () => {
   it.effect("a server that never gets initialized is reported within the first-connect budget, with the cause", () =>
     Effect.gen(function*() {
@@ -106,10 +115,7 @@ describe("streams end with the session", () => {
 
   it.effect("when the client's scope closes", () =>
     Effect.gen(function*() {
-      const scope = yield* Scope.make()
-      const context = yield* Layer.buildWithScope(clientLayer({}), scope)
-      const client = Context.get(context, McpClient.McpClient)
-      yield* client.initialized
+      const { client, scope } = yield* initializedClient
       const fiber = yield* Effect.fork(drainAll(client))
       yield* Effect.yieldNow()
       yield* Scope.close(scope, Exit.void)
@@ -165,6 +171,21 @@ describe("an idle session", () => {
       yield* client.ping
     }))
 
+  it.effect("closing it stops every fiber of the session, also a reader that went on to wait for the next connection", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const { client, fibers, test } = yield* Scope.extend(supervisedClient, scope)
+      yield* client.initialized
+      yield* test.dropConnection
+      // the lost connection's reader goes on with the next connection: it waits out the retry delay
+      for (let i = 0; i < 1000 && (yield* client.state.get)._tag !== "Reconnecting"; i++) yield* Effect.yieldNow()
+      expect((yield* client.state.get)._tag).toBe("Reconnecting")
+      expect((yield* fibers).length).toBeGreaterThan(0)
+      yield* Scope.close(scope, Exit.void)
+      expect(yield* fibers).toEqual([])
+      expect(summary(yield* client.state.get)).toBe("Closed")
+    }))
+
   it.effect("state and list views first followed late (after a reconnect) start with what they hold now", () =>
     Effect.gen(function*() {
       const client = yield* McpClient.McpClient
@@ -189,12 +210,36 @@ describe("an idle session", () => {
       }
     })()))))
 
+  it.effect("the session's end reaches a waiter from before it and one from after it (the wait is made on first use)", () =>
+    Effect.gen(function*() {
+      const { client, scope } = yield* initializedClient
+      const before = yield* Effect.fork(client.session.closed)
+      yield* Effect.yieldNow()
+      yield* Scope.close(scope, Exit.void)
+      const after = yield* client.session.closed
+      expect(after).toMatchObject({ _tag: "TransportError", reason: "Closed", message: "the session was closed" })
+      expect(yield* Fiber.join(before)).toBe(after)
+    }))
+
+  it.effect("members first read after the close fail with the session's error, and their streams end at once", () =>
+    Effect.gen(function*() {
+      const { client, scope } = yield* initializedClient
+      yield* Scope.close(scope, Exit.void)
+      // none of these was read before the close: each is built now
+      expect((yield* Effect.flip(client.ping))._tag).toBe("TransportError")
+      expect((yield* Effect.flip(client.listResourceTemplates))._tag).toBe("TransportError")
+      expect((yield* Effect.flip(client.listTasks))._tag).toBe("TransportError")
+      expect([...(yield* Stream.runCollect(client.logMessages))]).toEqual([])
+      expect([...(yield* Stream.runCollect(client.resourceUpdates))]).toEqual([])
+      expect([...(yield* Stream.runCollect(client.session.malformed))]).toEqual([])
+      // and read again, they are the same
+      expect(client.ping).toBe(client.ping)
+      expect(client.tools).toBe(client.tools)
+    }))
+
   it.effect("state and list views first followed after the close end at once, showing the end", () =>
     Effect.gen(function*() {
-      const scope = yield* Scope.make()
-      const context = yield* Layer.buildWithScope(clientLayer({}), scope)
-      const client = Context.get(context, McpClient.McpClient)
-      yield* client.initialized
+      const { client, scope } = yield* initializedClient
       yield* Scope.close(scope, Exit.void)
       expect(summary(yield* client.state.get)).toBe("Closed")
       expect([...(yield* Stream.runCollect(client.state.changes))].map(summary)).toEqual(["Closed"])

@@ -10,6 +10,7 @@
  */
 import type * as McpTransport from "@mcp-effect/core/McpTransport"
 import * as Config from "effect/Config"
+import * as Context from "effect/Context"
 import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -31,7 +32,10 @@ export const make = (options: StdioTransport.Options): Effect.Effect<
   },
   never,
   Scope.Scope
-> => internal.make(options, nodeBackend)
+> => internal.make(options, nodeBackend, noServices)
+
+/** Node's backend needs no service: the transport keeps none of the layer's context. */
+const noServices = () => Context.empty()
 
 /**
  * Provides `McpTransport` (one server process per connection) and

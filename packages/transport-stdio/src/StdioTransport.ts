@@ -19,7 +19,7 @@
  *
  * @since 0.1.0
  */
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as McpTransport from "@mcp-effect/core/McpTransport"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
@@ -172,7 +172,7 @@ export const make: (options: Options) => Effect.Effect<
   },
   never,
   CommandExecutor.CommandExecutor | Scope.Scope
-> = (options) => internal.make(options, commandBackend)
+> = (options) => internal.make(options, commandBackend, Context.pick(CommandExecutor.CommandExecutor))
 
 /**
  * Provides `McpTransport` (one server process per connection) and

@@ -31,6 +31,17 @@ const connect = (backend: Backend<never>) =>
     return Chunk.unsafeHead(yield* Effect.flatten(Stream.toPull(transport.connections)))
   })
 
+/** Connects through `backend`, keeping the transport's `onWriteError` (a write to stdin failing closes the connection). */
+const connectKeepingWriteError = (backend: Backend<never>) =>
+  Effect.gen(function*() {
+    const writeError: { report?: (reason: string) => void } = {}
+    const connection = yield* connect((options) => {
+      writeError.report = options.onWriteError
+      return backend(options)
+    })
+    return { connection, writeError }
+  })
+
 const line = (i: number) => JSON.stringify(JsonRpc.notification("n", { i })) + "\n"
 
 describe("StdioTransport writes", () => {
@@ -94,5 +105,25 @@ describe("StdioTransport writes", () => {
       yield* Effect.promise(() => Promise.resolve())
       const sent = writes.join("").split("\n").filter((l) => l.length > 0)
       assert.deepStrictEqual(sent.sort(), Array.from({ length: 100 }, (_, i) => line(i).trim()).sort())
+    }))
+
+  it.scoped("a sender waiting for room fails with the connection's error once it closes", () =>
+    Effect.gen(function*() {
+      const room = { has: false, waits: 0, opened: yield* Deferred.make<void>() }
+      const { backend, writes } = recording(room)
+      const { connection, writeError } = yield* connectKeepingWriteError(backend)
+      const sender = yield* Effect.fork(connection.send(JsonRpc.notification("n", { i: 0 })))
+      for (let i = 0; i < 10; i++) yield* Effect.yieldNow()
+      assert.strictEqual(room.waits, 1)
+      // stdin breaks while the sender waits: the wait ends (room never comes) and the send fails, typed
+      writeError.report?.("EPIPE")
+      const error = yield* Effect.flip(Fiber.join(sender))
+      assert.strictEqual(error._tag, "TransportError")
+      assert.strictEqual(error._tag === "TransportError" && error.reason, "Write")
+      assert.include(error.message, "cannot write to the server (EPIPE)")
+      assert.deepStrictEqual(writes, [])
+      // a later send fails at once, with no wait
+      assert.strictEqual((yield* Effect.flip(connection.send(JsonRpc.notification("n", { i: 1 }))))._tag, "TransportError")
+      assert.strictEqual(room.waits, 1)
     }))
 })

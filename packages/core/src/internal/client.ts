@@ -1,6 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Subscribable from "effect/Subscribable"
 import * as ClientSession from "../ClientSession.js"
@@ -146,6 +146,9 @@ export const fromSession = (
       return session
     }))
 
+/** Members of the client built on first read. */
+type LazyMember = "resourceUpdates" | "logMessages" | "tools" | "resources" | "prompts"
+
 type ClientOptions = Pick<McpClient.Options, "server" | "trusted" | "prefetch">
 
 const build = <R>(
@@ -219,7 +222,8 @@ const build = <R>(
     // a fetch shared in the client's scope: once that is closed, a caller runs its own (and gets the
     // session's typed error, not the interruption of a fiber the closed scope refuses)
     let scopeClosed = false
-    yield* Effect.addFinalizer(() => Effect.sync(() => scopeClosed = true))
+    // on the scope itself: `Effect.addFinalizer` would keep a copy of this fiber's refs for the client's life
+    yield* Scope.addFinalizer(scope, Effect.sync(() => scopeClosed = true))
     const shared = <A, E>(key: string, fetch: Effect.Effect<A, E>) =>
       Effect.suspend(() => scopeClosed ? fetch : singleFlight(key, fetch))
     const listTools = shared("tools/list", fetchTools)
@@ -247,9 +251,12 @@ const build = <R>(
     }
 
     // the modern era's subscriptions/listen: list_changed and resource updates arrive through it
-    const listener = Listen.make(() => session, scope)
+    // made on first use: only a server of the modern era has it
+    let listener: ReturnType<typeof Listen.make> | undefined
     const listen = (init: ClientSession.Initialized) =>
-      Effect.suspend(() => listener.update(Listen.filterOf(init.capabilities, subscriptions)))
+      Effect.suspend(() =>
+        (listener ??= Listen.make(() => session, scope)).update(Listen.filterOf(init.capabilities, subscriptions))
+      )
 
     const onInitialized = (init: ClientSession.Initialized) =>
       Effect.gen(function*() {
@@ -342,10 +349,15 @@ const build = <R>(
     const readonly = <A>(ref: LazySubscriptionRef.LazySubscriptionRef<A>) =>
       Subscribable.make({ get: ref.get, changes: Stream.suspend(() => Stream.interruptWhen(ref.changes, session.closed)) })
 
+    /** The members built on first read: a client holds none of them until then (most are seldom used). */
+    const built: { -readonly [K in LazyMember]?: McpClient.Service[K] } = {}
+
     const service: McpClient.Service = {
       session,
       initialized: session.initialized,
-      state: session.state,
+      get state() {
+        return session.state
+      },
       ping: builtOnUse(() => legacyOnly("ping").pipe(Effect.zipRight(session.request("ping")), Effect.asVoid)),
       listTools,
       callTool: toolCalls.callTool,
@@ -392,7 +404,9 @@ const build = <R>(
               Effect.asVoid(session.request("resources/unsubscribe", { uri }))
           )
         ),
-      resourceUpdates: Stream.suspend(() => resourceUpdatesOf(session.notifications)),
+      get resourceUpdates() {
+        return built.resourceUpdates ??= Stream.suspend(() => resourceUpdatesOf(session.notifications))
+      },
       subscribeResourceUpdates: builtOnUse(() => Effect.map(session.subscribeNotifications, resourceUpdatesOf)),
       listPrompts,
       getPrompt: (name, args) =>
@@ -412,13 +426,23 @@ const build = <R>(
           Effect.tap(() => Effect.sync(() => loggingLevel = level)),
           Effect.asVoid
         ),
-      logMessages: Stream.suspend(() => logMessagesOf(session.notifications)),
+      get logMessages() {
+        return built.logMessages ??= Stream.suspend(() => logMessagesOf(session.notifications))
+      },
       subscribeLogMessages: builtOnUse(() => Effect.map(session.subscribeNotifications, logMessagesOf)),
-      notifications: session.notifications,
+      get notifications() {
+        return session.notifications
+      },
       subscribeNotifications: session.subscribeNotifications,
-      tools: readonly(toolsRef),
-      resources: readonly(resourcesRef),
-      prompts: readonly(promptsRef),
+      get tools() {
+        return built.tools ??= readonly(toolsRef)
+      },
+      get resources() {
+        return built.resources ??= readonly(resourcesRef)
+      },
+      get prompts() {
+        return built.prompts ??= readonly(promptsRef)
+      },
       getTask: (taskId) => tasks.getTask(taskContext, taskId),
       // the tasks extension of 2026-07-28 has neither tasks/list nor tasks/result
       listTasks: builtOnUse(() => legacyOnly("tasks/list").pipe(Effect.zipRight(tasks.listTasks(taskContext)))),

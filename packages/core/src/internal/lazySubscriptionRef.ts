@@ -23,7 +23,10 @@ class Lazy<A> implements LazySubscriptionRef<A> {
   private subscribers: FanOut.FanOut<A> | undefined = undefined
   constructor(private value: A) {}
 
-  readonly get: Effect.Effect<A> = Effect.sync(() => this.value)
+  // made when read: the views are often never read (an effect held per view is ~180 B per idle session)
+  get get(): Effect.Effect<A> {
+    return Effect.sync(() => this.value)
+  }
 
   set(next: A): Effect.Effect<void> {
     // the value and the offers to the subscribers change in one step: a subscriber sees each value once, in order

@@ -91,7 +91,7 @@ const makePulls = (
     readonly driver: Schedule.ScheduleDriver<unknown, unknown>
     readonly isEstablished: Effect.Effect<boolean>
   } | undefined
-  const makeRetries = Effect.suspend(() =>
+  const makeRetries = () =>
     retries !== undefined ? Effect.succeed(retries) : Effect.flatMap(Effect.serviceOption(ConnectionObserver), (observer) =>
       Effect.map(
         Effect.zip(
@@ -105,20 +105,19 @@ const makePulls = (
             isEstablished: Option.isNone(observer) ? Effect.sync(() => connectedOnce) : observer.value.established
           }
       ))
-  )
 
   /** Fails with the error of `giveUp` once it has one. */
-  const checkGiveUp: Effect.Effect<void, Option.Option<McpError.TransportError>> = giveUp === undefined ?
-    Effect.void :
-    Effect.flatMap(Deferred.poll(giveUp), (done) =>
-      Option.isNone(done) ? Effect.void : Effect.mapError(done.value, Option.some))
+  const checkGiveUp = (): Effect.Effect<void, Option.Option<McpError.TransportError>> =>
+    giveUp === undefined ?
+      Effect.void :
+      Effect.flatMap(Deferred.poll(giveUp), (done) => Option.isNone(done) ? Effect.void : Effect.mapError(done.value, Option.some))
 
-  const tick: Effect.Effect<void, Option.Option<McpError.TransportError>> = Effect.suspend(() => {
+  const tick = (): Effect.Effect<void, Option.Option<McpError.TransportError>> => {
     if (first) {
       first = false
       return Effect.void
     }
-    return Effect.flatMap(makeRetries, ({ driver, firstDriver, isEstablished }) =>
+    return Effect.flatMap(makeRetries(), ({ driver, firstDriver, isEstablished }) =>
       Effect.flatMap(Effect.zip(isEstablished, Clock.currentTimeMillis), ([nowEstablished, now]) => {
         const healthy = connectedAt !== undefined && now - connectedAt >= healthyAfter
         connectedAt = undefined
@@ -145,10 +144,11 @@ const makePulls = (
         )
       })
     )
-  })
+  }
 
   /** One attempt in a scope of its own, closed at once when it fails (and by the stream's finalizer if interrupted). */
-  const attempt: Effect.Effect<Connection | undefined> = Effect.uninterruptibleMask((restore) =>
+  const attempt = (): Effect.Effect<Connection | undefined> =>
+    Effect.uninterruptibleMask((restore) =>
     Effect.flatMap(Scope.make(), (scope) => {
       current = scope
       return restore(traced(Scope.extend(connect, scope), attempts + 1)).pipe(
@@ -171,12 +171,15 @@ const makePulls = (
     })
   )
 
-  const pull: Effect.Effect<Connection, Option.Option<McpError.TransportError>> = closeCurrent.pipe(
-    Effect.zipRight(checkGiveUp),
-    Effect.zipRight(tick),
-    Effect.zipRight(attempt),
-    Effect.flatMap((connection) =>
-      connection !== undefined ? Effect.succeed(connection) : Effect.zipRight(checkGiveUp, Effect.suspend(() => pull))
+  // the steps are built for each pull (one per connection) rather than held for the session's life
+  const pull: Effect.Effect<Connection, Option.Option<McpError.TransportError>> = Effect.suspend(() =>
+    closeCurrent.pipe(
+      Effect.zipRight(checkGiveUp()),
+      Effect.zipRight(Effect.suspend(tick)),
+      Effect.zipRight(Effect.suspend(attempt)),
+      Effect.flatMap((connection) =>
+        connection !== undefined ? Effect.succeed(connection) : Effect.zipRight(Effect.suspend(checkGiveUp), pull)
+      )
     )
   )
   return { pull, close: closeCurrent }

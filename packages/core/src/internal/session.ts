@@ -2,9 +2,11 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Subscribable from "effect/Subscribable"
 import type * as ClientSession from "../ClientSession.js"
@@ -73,7 +75,12 @@ export const make = (
     })
     const link = yield* Link.make
     const state = LazySubscriptionRef.make<ClientSession.ConnectionState>({ _tag: "Connecting", generation: 1 })
-    const closed = yield* Deferred.make<McpError.McpClientError>()
+    // made when something first waits for the session's end before it (most sessions never are); `close`
+    // sets the link to `Closed` before it calls `onClosed`
+    let closedGate: Deferred.Deferred<McpError.McpClientError> | undefined
+    const onClosed = (error: McpError.McpClientError) => closedGate && Deferred.unsafeDone(closedGate, Exit.succeed(error))
+    const awaitClosed = Effect.flatMap(Ref.get(link), (current) =>
+      current._tag === "Closed" ? Effect.succeed(current.error) : Deferred.await(closedGate ??= Deferred.unsafeMake(FiberId.none)))
 
     /** Puts a request on the ready connection, waiting for one when there is none. */
     const dispatch = (entry: Pending.Pending): Effect.Effect<void, McpError.McpClientError> =>
@@ -101,11 +108,11 @@ export const make = (
       )
     }
 
-    const { close } = yield* Lifecycle.run({
+    const { close, stopReading } = yield* Lifecycle.run({
       connections: Either.isLeft(timing) ? Stream.fail(timing.left) : transport.connections,
       link,
       state,
-      closed,
+      onClosed,
       table,
       router,
       handshake,
@@ -114,12 +121,18 @@ export const make = (
       requestOn: (live, method, params, requestOptions) => call(method, params, requestOptions, live),
       onInitialized: options.onInitialized
     })
-    yield* Effect.addFinalizer(() =>
-      close(new McpError.TransportError({ reason: "Closed", message: "the session was closed" })).pipe(
+    // on the scope itself: `Effect.addFinalizer` would keep a copy of this fiber's refs for the session's life
+    const scope = yield* Effect.scope
+    yield* Scope.addFinalizer(
+      scope,
+      // the error is made when the session closes (an error captures a stack trace)
+      Effect.suspend(() => close(new McpError.TransportError({ reason: "Closed", message: "the session was closed" }))).pipe(
         // closed on purpose: nothing to resume (a crash never gets here)
         Effect.zipRight(resumer.forget)
       )
     )
+    // added last, so it runs first: the readers stop before the session closes
+    yield* Scope.addFinalizer(scope, stopReading)
 
     /** A request as the task follower sends it: no rounds, no task handles of its own. */
     const plain: ClientSession.Service["request"] = (method, params, requestOptions) =>
@@ -131,6 +144,9 @@ export const make = (
       closed ?
         Effect.succeed(Stream.empty) :
         Effect.flatMap(router.notifications, (hub) => Effect.map(hub.subscribe(), (queue) => Stream.fromQueue(queue))))
+
+    /** The members built on first read (a session holds none of their streams until then). */
+    const built: { -readonly [K in "state" | "notifications" | "malformed"]?: ClientSession.Service[K] } = {}
 
     const service: ClientSession.Service = {
       request: (method, params, requestOptions) =>
@@ -158,19 +174,27 @@ export const make = (
           Effect.flatMap(Link.awaitLive(link), () =>
             Effect.map(Ref.get(link), (now) => Link.lastInitialized(now)!))),
       // the streams are built when run (`Stream.suspend`): a session holds none of their stages until then
-      state: Subscribable.make({
-        get: state.get,
-        changes: Stream.suspend(() => Stream.takeUntil(state.changes, (s) => s._tag === "Closed"))
-      }),
-      notifications: Stream.suspend(() => Stream.unwrapScoped(subscribeNotifications)),
+      get state() {
+        return built.state ??= Subscribable.make({
+          get: state.get,
+          changes: Stream.suspend(() => Stream.takeUntil(state.changes, (s) => s._tag === "Closed"))
+        })
+      },
+      get notifications() {
+        return built.notifications ??= Stream.suspend(() => Stream.unwrapScoped(subscribeNotifications))
+      },
       subscribeNotifications,
-      malformed: Stream.suspend(() =>
-        Stream.unwrap(
-          Effect.flatMap(isClosed, (closed) =>
-            closed ? Effect.succeed(Stream.empty) : Effect.map(router.malformed, (hub) => Stream.flatMap(Stream.scoped(hub.subscribe()), (queue) => Stream.fromQueue(queue))))
+      get malformed() {
+        return built.malformed ??= Stream.suspend(() =>
+          Stream.unwrap(
+            Effect.flatMap(isClosed, (closed) =>
+              closed ?
+                Effect.succeed(Stream.empty) :
+                Effect.map(router.malformed, (hub) => Stream.flatMap(Stream.scoped(hub.subscribe()), (queue) => Stream.fromQueue(queue))))
+          )
         )
-      ),
-      closed: Deferred.await(closed),
+      },
+      closed: awaitClosed,
       stats: Effect.sync(() => ({
         droppedNotifications: router.dropped(),
         backlog: router.backlog(),

@@ -1,6 +1,6 @@
 import * as McpError from "@mcp-effect/core/McpError"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Scope from "effect/Scope"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import type { Backend, ExitStatus, Signal, StartFailure, StartOptions } from "./backend.js"
@@ -49,7 +49,7 @@ export const nodeBackend: Backend<never> = (options) =>
   Effect.gen(function*() {
     const cwdFailure = missingCwd(options)
     if (cwdFailure) return yield* Effect.fail(cwdFailure)
-    const exited = yield* Deferred.make<ExitStatus>()
+    // the exit is a status and its listeners, not a `Deferred` (an idle session pays for each object it keeps)
     let status: ExitStatus | undefined
     const exitListeners = new Set<(status: ExitStatus) => void>()
     const child = yield* Effect.async<ChildProcess.ChildProcessWithoutNullStreams, StartFailure>((resume) => {
@@ -63,17 +63,33 @@ export const nodeBackend: Backend<never> = (options) =>
       child.once("exit", (code, signal) => {
         const ended: ExitStatus = code !== null ? { _tag: "Code", code } : { _tag: "Signal", signal: signal ?? "a signal" }
         status = ended
-        Deferred.unsafeDone(exited, Effect.succeed(ended))
         for (const listener of exitListeners) listener(ended)
         exitListeners.clear()
       })
-      child.once("error", (error) => resume(Effect.fail(startError(options, error))))
-      child.once("spawn", () => resume(Effect.succeed(child)))
+      // the listeners let go of `resume` once the start is settled: the one left on the child
+      // would otherwise keep the fiber that started it (ended long ago) for as long as the process runs
+      let starting: typeof resume | undefined = resume
+      const settle = (effect: Effect.Effect<ChildProcess.ChildProcessWithoutNullStreams, StartFailure>) => {
+        const settleStart = starting
+        starting = undefined
+        settleStart?.(effect)
+      }
+      child.once("error", (error) => settle(Effect.fail(startError(options, error))))
+      child.once("spawn", () => settle(Effect.succeed(child)))
     })
-    // a safety net behind the transport's shutdown ladder, which normally runs first
-    yield* Effect.addFinalizer(() =>
-      Effect.flatMap(Deferred.isDone(exited), (done) => done ? Effect.void : Effect.sync(() => signalGroup("SIGKILL")))
-    )
+    // a safety net behind the transport's shutdown ladder, which normally runs first (added to the
+    // scope itself: `Effect.addFinalizer` would keep a copy of this fiber's refs for as long as the process runs)
+    const scope = yield* Effect.scope
+    yield* Scope.addFinalizer(scope, Effect.sync(() => status === undefined && signalGroup("SIGKILL")))
+    /** `release` runs when the caller's scope closes; registered before `acquire`, so nothing is left when interrupted between. */
+    const scoped = (acquire: () => void, release: () => void) =>
+      Effect.flatMap(Effect.scope, (scope) => Effect.zipRight(Scope.addFinalizer(scope, Effect.sync(release)), Effect.sync(acquire)))
+    const exited = Effect.async<ExitStatus>((resume) => {
+      if (status !== undefined) return resume(Effect.succeed(status))
+      const listener = (ended: ExitStatus) => resume(Effect.succeed(ended))
+      exitListeners.add(listener)
+      return Effect.sync(() => exitListeners.delete(listener))
+    })
     let writeFailed = false
     child.stdin.on("error", (error) => {
       if (writeFailed) return
@@ -144,30 +160,23 @@ export const nodeBackend: Backend<never> = (options) =>
           ended = true
           onEnd()
         }
-        return Effect.acquireRelease(
-          Effect.sync(() => {
-            child.stderr.on("data", onBytes)
-            child.stderr.once("end", end)
-            child.stderr.once("error", end)
-          }),
-          () =>
-            Effect.sync(() => {
-              child.stderr.off("data", onBytes)
-              child.stderr.off("end", end)
-              child.stderr.off("error", end)
-            })
-        )
+        return scoped(() => {
+          child.stderr.on("data", onBytes)
+          child.stderr.once("end", end)
+          child.stderr.once("error", end)
+        }, () => {
+          child.stderr.off("data", onBytes)
+          child.stderr.off("end", end)
+          child.stderr.off("error", end)
+        })
       },
       onExit: (onExit) =>
-        Effect.acquireRelease(
-          Effect.sync(() => {
-            if (status !== undefined) onExit(status)
-            else exitListeners.add(onExit)
-          }),
-          () => Effect.sync(() => exitListeners.delete(onExit))
-        ),
-      exited: Deferred.await(exited),
-      isRunning: Effect.map(Deferred.isDone(exited), (done) => !done),
-      kill: (signal) => Effect.zipRight(Effect.sync(() => signalGroup(signal)), Deferred.await(exited))
+        scoped(() => {
+          if (status !== undefined) onExit(status)
+          else exitListeners.add(onExit)
+        }, () => exitListeners.delete(onExit)),
+      exited,
+      isRunning: Effect.sync(() => status === undefined),
+      kill: (signal) => Effect.zipRight(Effect.sync(() => signalGroup(signal)), exited)
     }
   })

@@ -5,6 +5,8 @@ import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
+import * as FiberRef from "effect/FiberRef"
+import * as FiberRefs from "effect/FiberRefs"
 import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
@@ -79,6 +81,19 @@ const shutdown = (
 }
 
 /**
+ * What the connection's callbacks need to log (stderr lines, the exit): the
+ * fiber's refs (loggers, level, annotations) without its context, which
+ * holds the app's services, the layer's memo map and the connection's scope
+ * (about 2.5 KiB an idle session would keep for its whole life).
+ */
+const forLogging = (runtime: Runtime.Runtime<never>): Runtime.Runtime<never> =>
+  Runtime.make({
+    context: Context.empty(),
+    fiberRefs: FiberRefs.delete(runtime.fiberRefs, FiberRef.currentContext),
+    runtimeFlags: runtime.runtimeFlags
+  })
+
+/**
  * The transport over any backend: NDJSON framing, the environment
  * whitelist, stderr as a log stream, the shutdown ladder, and restarts on
  * the reconnect schedule.
@@ -87,7 +102,14 @@ const shutdown = (
  */
 export const make = <R>(
   options: StdioTransport.Options,
-  backend: Backend<R>
+  backend: Backend<R>,
+  /**
+   * The services the backend needs, taken from the layer's context: the transport keeps them as long as
+   * it lives (all of the context but its scope unless told, which also holds the app's other services and
+   * the layer's memo map).
+   */
+  backendContext: (context: Context.Context<R | Scope.Scope>) => Context.Context<R> = (context) =>
+    Context.omit(Scope.Scope)(context) as Context.Context<R>
 ): Effect.Effect<
   { readonly transport: McpTransport.McpTransport["Type"]; readonly logs: StdioTransport.Logs },
   never,
@@ -95,7 +117,8 @@ export const make = <R>(
 > =>
   Effect.gen(function*() {
     const logHub = Stderr.makeLogHub()
-    yield* Effect.addFinalizer(() => logHub.shutdown)
+    // finalizers go on the scope itself: `Effect.addFinalizer` keeps a copy of the fiber's refs for each
+    yield* Effect.flatMap(Effect.scope, (scope) => Scope.addFinalizer(scope, logHub.shutdown))
 
     const description = `stdio:${options.command}`
     const maxMessageBytes = options.maxMessageBytes ?? JsonRpc.defaultMaxMessageBytes
@@ -119,12 +142,12 @@ export const make = <R>(
       Effect.gen(function*() {
         const connectionScope = yield* Effect.scope
         let closed: McpError.TransportError | undefined
-        // completes when `closed` is set, to wake senders waiting for room
-        const closing = Deferred.unsafeMake<void>(FiberId.none)
+        // made when a sender first waits for room, and completed when `closed` is set, to wake it
+        let closing: Deferred.Deferred<void> | undefined
         const close = (why: string) => {
           if (closed === undefined) {
             closed = new McpError.TransportError({ reason: "Write", message: `${description}: ${why}` })
-            Deferred.unsafeDone(closing, Effect.void)
+            if (closing !== undefined) Deferred.unsafeDone(closing, Effect.void)
           }
         }
         const process = yield* backend({
@@ -141,28 +164,39 @@ export const make = <R>(
         )
 
         // stderr is split, kept, published and logged in the callback that reads it: no stream per connection
-        const tail = Stderr.makeTail()
-        const stderrEnded = yield* Deferred.make<void>()
-        const runtime = yield* Effect.runtime<never>()
-        const stderrSplitter = LineSplitter.make(maxStderrLineBytes)
+        // made by the first stderr output (many servers write none): ~0.8 KiB an idle session keeps otherwise
+        let tail: Stderr.Tail | undefined
+        let stderrSplitter: LineSplitter.LineSplitter | undefined
+        // whether stderr ended, and who waits for it (at most the one fiber that saw stdout end)
+        let stderrDone = false
+        let onStderrEnd: (() => void) | undefined
+        const stderrEnded = Effect.async<void>((resume) => {
+          if (stderrDone) return resume(Effect.void)
+          onStderrEnd = () => resume(Effect.void)
+          return Effect.sync(() => onStderrEnd = undefined)
+        })
+        const runtime = yield* Effect.map(Effect.runtime<never>(), forLogging)
         const stderrFrames: Array<LineSplitter.Frame> = []
         const flushStderr = () => {
           if (stderrFrames.length === 0) return
           const lines = stderrFrames.map(stderrLine)
           stderrFrames.length = 0
+          tail ??= Stderr.makeTail()
           for (const line of lines) tail.add(line)
           Runtime.runSync(runtime, logStderr(lines))
         }
         // callbacks, not fibers waiting for the end: an idle session pays for every fiber
         yield* process.readStderr(
           (bytes) => {
+            stderrSplitter ??= LineSplitter.make(maxStderrLineBytes)
             stderrSplitter.push(bytes, stderrFrames)
             flushStderr()
           },
           () => {
-            stderrSplitter.end(stderrFrames)
+            stderrSplitter?.end(stderrFrames)
             flushStderr()
-            Deferred.unsafeDone(stderrEnded, Effect.void)
+            stderrDone = true
+            onStderrEnd?.()
           }
         )
         yield* process.onExit((status) => {
@@ -176,22 +210,26 @@ export const make = <R>(
         })
         // added last so it runs first, before the fibers above are interrupted
         // and before a backend's own release
-        yield* Effect.addFinalizer(() =>
-          shutdown(
-            process,
-            Effect.suspend(() => {
-              close("the connection is closed")
-              outbox.flush()
-              return process.endInput
-            }),
-            stdinGraceMillis,
-            termGraceMillis
-          ).pipe(Effect.annotateLogs("mcp.server", description))
+        // (built when it runs: the ladder's steps would be ~1 KiB per idle session until then)
+        yield* Scope.addFinalizer(
+          connectionScope,
+          Effect.suspend(() =>
+            shutdown(
+              process,
+              Effect.suspend(() => {
+                close("the connection is closed")
+                outbox.flush()
+                return process.endInput
+              }),
+              stdinGraceMillis,
+              termGraceMillis
+            ).pipe(Effect.annotateLogs("mcp.server", description))
+          )
         )
 
         /** The error that ends the connection when the server is gone, quoting its last stderr lines. */
         const exitedError = (status: ExitStatus): McpError.TransportError => {
-          const stderrTail = tail.lines()
+          const stderrTail = tail?.lines() ?? []
           const message = `${description}: the server exited ${describeExit(status)}` +
             (stderrTail.length > 0 ? `; its last stderr output:\n${stderrTail.join("\n")}` : "; it wrote nothing on stderr")
           return new McpError.TransportError({
@@ -213,7 +251,7 @@ export const make = <R>(
             close("the server closed its output")
             return
           }
-          yield* Effect.timeoutOption(Deferred.await(stderrEnded), stderrWaitMillis)
+          yield* Effect.timeoutOption(stderrEnded, stderrWaitMillis)
           const error = exitedError(status.value)
           close(`the server process exited ${describeExit(status.value)}`)
           return yield* Effect.fail(error)
@@ -306,7 +344,7 @@ export const make = <R>(
         }
         // one watcher for every waiting sender (not a "drain" listener each); it ends with the connection
         let roomGate: Deferred.Deferred<void> | undefined
-        const watchRoom = (gate: Deferred.Deferred<void>) =>
+        const watchRoom = (gate: Deferred.Deferred<void>, closing: Deferred.Deferred<void>) =>
           Effect.raceFirst(process.writable, Deferred.await(closing)).pipe(
             Effect.ensuring(Effect.sync(() => {
               roomGate = undefined
@@ -316,7 +354,12 @@ export const make = <R>(
         const waitForRoom = Effect.suspend(() => {
           if (roomGate !== undefined) return Deferred.await(roomGate)
           const gate = roomGate = Deferred.unsafeMake<void>(FiberId.none)
-          return Effect.zipRight(Effect.forkIn(watchRoom(gate), connectionScope), Deferred.await(gate))
+          if (closing === undefined) {
+            closing = Deferred.unsafeMake<void>(FiberId.none)
+            // closed since `send` looked: the watcher ends at once
+            if (closed !== undefined) Deferred.unsafeDone(closing, Effect.void)
+          }
+          return Effect.zipRight(Effect.forkIn(watchRoom(gate, closing), connectionScope), Deferred.await(gate))
         })
         // past the high-water mark, a send waits until the server has read enough, then writes;
         // woken senders check again: those that find the buffer full again wait for the next room
@@ -336,7 +379,7 @@ export const make = <R>(
       })
 
     // the backend's services, but not this layer's scope: each connection has its own
-    const context = Context.omit(Scope.Scope)(yield* Effect.context<R | Scope.Scope>()) as Context.Context<R>
+    const context = backendContext(yield* Effect.context<R | Scope.Scope>())
     // each run (session) has its own `giveUp`; the session reads the stream without its stream stages
     const connections = McpTransport.suspend(() => {
       const permanentFailure = Deferred.unsafeMake<never, McpError.TransportError>(FiberId.none)

@@ -1,14 +1,15 @@
 import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
@@ -68,7 +69,8 @@ export const run = (options: {
   readonly connections: Stream.Stream<Connection, McpError.TransportError>
   readonly link: Ref.Ref<Link.Link>
   readonly state: LazySubscriptionRef.LazySubscriptionRef<ClientSession.ConnectionState>
-  readonly closed: Deferred.Deferred<McpError.McpClientError>
+  /** The session is over: called once, with the error every request now fails with. */
+  readonly onClosed: (error: McpError.McpClientError) => void
   readonly table: PendingTable
   readonly router: InboundRouter
   readonly handshake: Handshake
@@ -82,11 +84,42 @@ export const run = (options: {
     options: ClientSession.RequestOptions
   ) => Effect.Effect<unknown, McpError.McpClientError>
   readonly onInitialized: ClientSession.Options["onInitialized"]
-}): Effect.Effect<{ readonly close: (error: McpError.McpClientError) => Effect.Effect<void> }, never, Scope.Scope> =>
+}): Effect.Effect<
+  {
+    readonly close: (error: McpError.McpClientError) => Effect.Effect<void>
+    /** Interrupts the connections' readers (and waits for them): the session's scope runs it first. */
+    readonly stopReading: Effect.Effect<void>
+  },
+  never,
+  Scope.Scope
+> =>
   Effect.gen(function*() {
-    const { clock, closed, link, resumer, router, state, table } = options
+    const { clock, link, onClosed, resumer, router, state, table } = options
     const scope = yield* Effect.scope
     let generation = 0
+
+    /** The readers that run (a reader goes on with the next connection's handshake before it ends). */
+    const readers = new Set<Fiber.RuntimeFiber<void, ConnectionError>>()
+    let stopped = false
+    /**
+     * Forks a connection's reader as a root fiber, stopped by `stopReading`: a fiber forked the
+     * usual way (`forkIn`) keeps its parent, here the fiber that ran the handshake and then ended,
+     * for as long as it runs (an idle session would hold that dead fiber and its fiber refs).
+     */
+    const forkReader = (effect: Effect.Effect<void, ConnectionError>) =>
+      Effect.map(Effect.runtime<never>(), (runtime) => {
+        const fiber = Runtime.runFork(runtime, effect)
+        if (stopped) fiber.unsafeInterruptAsFork(FiberId.none)
+        else {
+          readers.add(fiber)
+          fiber.addObserver(() => readers.delete(fiber))
+        }
+        return fiber
+      })
+    const stopReading = Effect.suspend(() => {
+      stopped = true
+      return Fiber.interruptAll([...readers])
+    })
 
     const endSpan = (span: Tracer.Span, exit: Exit.Exit<void, McpError.McpClientError>) => {
       if (Exit.isFailure(exit)) Spans.annotateOutcome(span, "reconnect", exit)
@@ -158,7 +191,7 @@ export const run = (options: {
         const live: Link.Live = { connection, generation: ++generation, alive: true }
         yield* state.set({ _tag: "Connecting", generation: live.generation })
         const reading: Reading = { handedOver: false, end: undefined }
-        const reader = yield* Effect.forkIn(read(live, reading), scope)
+        const reader = yield* forkReader(read(live, reading))
         const resumed = resumer.connected(connection, live.generation)
         const opened = resumed !== undefined ?
           Either.right(resumed) :
@@ -244,7 +277,7 @@ export const run = (options: {
           if (previous._tag === "Reconnecting") endSpan(previous.span, Exit.fail(error))
           table.failAll(error)
           return state.set({ _tag: "Closed", error }).pipe(
-            Effect.zipRight(Deferred.succeed(closed, error)),
+            Effect.zipRight(Effect.sync(() => onClosed(error))),
             // every public stream ends with the session
             Effect.zipRight(router.shutdown)
           )
@@ -267,18 +300,22 @@ export const run = (options: {
         })
     }
 
-    // the stream is read through a pull in a scope of its own: the session's end closes it at once
-    const streamScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
     const services = Context.make(ConnectionObserver, observer).pipe(Context.add(Resumption, resumer.handoff))
     const run = Reconnect.startRun(options.connections)
     /** Connections pulled and not yet run. */
     const queued: Array<Connection> = []
     let pull: Effect.Effect<unknown, Option.Option<McpError.TransportError>>
+    /** Stops reading the stream, closing its last connection; the session's end runs it too. */
+    let closeStream: Effect.Effect<void>
     if (Reconnect.isPulls(run)) {
-      // a `fromConnect` stream, read without its stream stages
-      yield* Scope.addFinalizer(streamScope, run.close)
+      // a `fromConnect` stream, read without its stream stages, nor a scope of its own
+      yield* Scope.addFinalizer(scope, run.close)
+      closeStream = run.close
       pull = Effect.flatMap(Effect.provide(run.pull, services), (connection) => Effect.sync(() => queued.push(connection)))
     } else {
+      // the stream is read through a pull in a scope of its own: the session's end closes it at once
+      const streamScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
+      closeStream = Scope.close(streamScope, Exit.void)
       const chunks = yield* run.pipe(
         // one stage for both (each `provideService` would be a stream of its own around it)
         Stream.provideSomeContext(services),
@@ -292,7 +329,7 @@ export const run = (options: {
     }
 
     /** The session is over for the stream: its last connection is closed first. */
-    const end = (error: McpError.McpClientError) => Effect.zipRight(Scope.close(streamScope, Exit.void), close(error))
+    const end = (error: McpError.McpClientError) => Effect.zipRight(closeStream, close(error))
 
     /** Runs connections one after the other until one is handed over to its reader, or the stream ends. */
     const drive: Effect.Effect<void> = Effect.suspend(() => {
@@ -317,5 +354,5 @@ export const run = (options: {
       })
     })
     yield* Effect.forkIn(drive, scope)
-    return { close }
+    return { close, stopReading }
   })

@@ -5,6 +5,7 @@ import * as Context from "effect/Context"
 import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import type * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
 import * as FiberRefs from "effect/FiberRefs"
 import * as Option from "effect/Option"
@@ -27,7 +28,9 @@ import * as Tracer from "effect/Tracer"
  *
  * `set` puts them on a fiber of the connection's own for good (a send or a
  * stream reader, which ends with its work): one step instead of four
- * `Effect.locally` (each an acquire / use / release) around every request.
+ * `Effect.locally` (each an acquire / use / release) around every request;
+ * `apply` is the same change as a function of the refs, for a fiber made
+ * with them already set (`Runtime.runFork`'s `updateRefs`).
  * `around` runs a request with them: as it is on such a fiber, on a child
  * fiber that `set` ran on elsewhere (connecting, closing), so they never
  * leak into the caller's fiber.
@@ -36,6 +39,7 @@ import * as Tracer from "effect/Tracer"
  */
 export interface RequestRefs {
   readonly set: Effect.Effect<void>
+  readonly apply: (refs: FiberRefs.FiberRefs, fiberId: FiberId.Runtime) => FiberRefs.FiberRefs
   readonly around: <A, E, R>(
     effect: Effect.Effect<A, E, R>,
     secretNames: ReadonlyArray<string>
@@ -53,31 +57,33 @@ export const make = (options: {
   readonly secretNames: ReadonlyArray<string>
   readonly tracePropagation: boolean
 }): RequestRefs => {
+  const apply = (refs: FiberRefs.FiberRefs, fiberId: FiberId.Runtime): FiberRefs.FiberRefs => {
+    const context = FiberRefs.getOrDefault(refs, FiberRef.currentContext)
+    const init = Context.getOption(context, FetchHttpClient.RequestInit)
+    const tracer = Context.get(FiberRefs.getOrDefault(refs, DefaultServices.currentServices), Tracer.Tracer)
+    return FiberRefs.updateManyAs(refs, {
+      entries: [
+        [HttpClient.currentTracerPropagation, [[fiberId, options.tracePropagation]]],
+        [FiberRef.currentTracerEnabled, [[
+          fiberId,
+          FiberRefs.getOrDefault(refs, FiberRef.currentTracerEnabled) &&
+          (options.tracePropagation || tracer !== builtInTracer)
+        ]]],
+        [Headers.currentRedactedNames, [[fiberId, [
+          ...FiberRefs.getOrDefault(refs, Headers.currentRedactedNames),
+          ...options.secretNames
+        ]]]],
+        [FiberRef.currentContext, [[
+          fiberId,
+          Context.add(context, FetchHttpClient.RequestInit, { ...Option.getOrUndefined(init), redirect: "manual" })
+        ]]],
+        [setFor, [[fiberId, self]]]
+      ]
+    })
+  }
   const self: RequestRefs = {
-    set: Effect.updateFiberRefs((fiberId, refs) => {
-      const context = FiberRefs.getOrDefault(refs, FiberRef.currentContext)
-      const init = Context.getOption(context, FetchHttpClient.RequestInit)
-      const tracer = Context.get(FiberRefs.getOrDefault(refs, DefaultServices.currentServices), Tracer.Tracer)
-      return FiberRefs.updateManyAs(refs, {
-        entries: [
-          [HttpClient.currentTracerPropagation, [[fiberId, options.tracePropagation]]],
-          [FiberRef.currentTracerEnabled, [[
-            fiberId,
-            FiberRefs.getOrDefault(refs, FiberRef.currentTracerEnabled) &&
-            (options.tracePropagation || tracer !== builtInTracer)
-          ]]],
-          [Headers.currentRedactedNames, [[fiberId, [
-            ...FiberRefs.getOrDefault(refs, Headers.currentRedactedNames),
-            ...options.secretNames
-          ]]]],
-          [FiberRef.currentContext, [[
-            fiberId,
-            Context.add(context, FetchHttpClient.RequestInit, { ...Option.getOrUndefined(init), redirect: "manual" })
-          ]]],
-          [setFor, [[fiberId, self]]]
-        ]
-      })
-    }),
+    set: Effect.updateFiberRefs((fiberId, refs) => apply(refs, fiberId)),
+    apply,
     around: (effect, secretNames) =>
       Effect.withFiberRuntime((fiber) => {
         // elsewhere (connecting, closing: rare) on a fiber of its own, so nothing leaks into the caller's

@@ -1,8 +1,13 @@
+import * as McpError from "@mcp-effect/core/McpError"
 import type * as McpTransport from "@mcp-effect/core/McpTransport"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
+import type * as FiberRefs from "effect/FiberRefs"
+import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
 
 type Failure = McpTransport.ConnectionError
 
@@ -16,6 +21,11 @@ type Failure = McpTransport.ConnectionError
  *   connection's error, and its HTTP request is aborted (`failWaiting`).
  * - Interrupting a waiting send aborts its HTTP request; once `sent` ran,
  *   the answer is read on whatever the sender does.
+ * - `start` is `run` for a caller that does not wait (the session's
+ *   `sendNow`): it starts the fiber at once, from plain code on the
+ *   caller's fiber, and reports a send that failed before the server
+ *   accepted the message through `onFailure`. `abandon` (the caller gave
+ *   up: the session cancels the request) aborts it while it still waits.
  * - `fork` runs a background fiber of the connection (a GET stream).
  * - `close` (the connection's scope closes) interrupts every fiber, the
  *   ones reading answers and the background ones too, and fails later
@@ -27,6 +37,12 @@ export interface Sends {
   readonly run: <E>(
     send: (sent: Effect.Effect<void>) => Effect.Effect<void, E>
   ) => Effect.Effect<void, E | Failure>
+  readonly start: (
+    key: unknown,
+    send: (sent: Effect.Effect<void>) => Effect.Effect<void, Failure>,
+    onFailure: (error: Failure) => void
+  ) => boolean
+  readonly abandon: (key: unknown) => void
   readonly fork: (effect: Effect.Effect<void>) => Effect.Effect<void>
   readonly failWaiting: (error: Failure) => Effect.Effect<void>
   readonly close: (error: Failure) => Effect.Effect<void>
@@ -36,16 +52,24 @@ interface Waiting {
   exit: Exit.Exit<void, unknown> | undefined
   resume: ((exit: Exit.Exit<void, unknown>) => void) | undefined
   fiber: Fiber.RuntimeFiber<void, unknown> | undefined
+  /** for `start`: what `abandon` finds it by */
+  key: unknown
 }
 
 /**
- * `setup` runs first on every fiber (it sets the fiber refs every request
- * of the connection runs with: see `RequestRefs`).
+ * `setup` runs first on every fiber of `run` and `fork`, and `setRefs` is
+ * its pure form, applied when `start` makes its fiber (both set the fiber
+ * refs every request of the connection runs with: see `RequestRefs`).
  *
  * @internal
  */
-export const make = (setup: Effect.Effect<void>): Sends => {
+export const make = (
+  setup: Effect.Effect<void>,
+  setRefs: (refs: FiberRefs.FiberRefs, fiberId: FiberId.Runtime) => FiberRefs.FiberRefs
+): Sends => {
   const waiting = new Set<Waiting>()
+  /** the entries of `start`, by key, while they wait */
+  const started = new Map<unknown, Waiting>()
   const running = new Set<Fiber.RuntimeFiber<void, unknown>>()
   let closed: Failure | undefined
 
@@ -53,6 +77,7 @@ export const make = (setup: Effect.Effect<void>): Sends => {
     if (entry.exit !== undefined) return
     entry.exit = exit
     waiting.delete(entry)
+    if (entry.key !== undefined) started.delete(entry.key)
     const resume = entry.resume
     entry.resume = undefined
     resume?.(exit)
@@ -61,7 +86,7 @@ export const make = (setup: Effect.Effect<void>): Sends => {
   const run = <E>(send: (sent: Effect.Effect<void>) => Effect.Effect<void, E>): Effect.Effect<void, E | Failure> =>
     Effect.uninterruptibleMask((restore) => {
       if (closed !== undefined) return Effect.fail(closed)
-      const entry: Waiting = { exit: undefined, resume: undefined, fiber: undefined }
+      const entry: Waiting = { exit: undefined, resume: undefined, fiber: undefined, key: undefined }
       waiting.add(entry)
       const sent = Effect.sync(() => settle(entry, Exit.void))
       return Effect.flatMap(Effect.forkDaemon(Effect.interruptible(Effect.zipRight(setup, send(sent)))), (fiber) => {
@@ -86,6 +111,58 @@ export const make = (setup: Effect.Effect<void>): Sends => {
       })
     })
 
+  const start = (
+    key: unknown,
+    send: (sent: Effect.Effect<void>) => Effect.Effect<void, Failure>,
+    onFailure: (error: Failure) => void
+  ): boolean => {
+    const caller = Fiber.getCurrentFiber()
+    if (closed !== undefined || Option.isNone(caller) || started.has(key)) return false
+    const entry: Waiting = {
+      exit: undefined,
+      resume: (exit) => {
+        if (Exit.isSuccess(exit)) return
+        const failure = Cause.failureOption(exit.cause as Cause.Cause<Failure>)
+        if (Option.isSome(failure)) return onFailure(failure.value)
+        if (Cause.isInterruptedOnly(exit.cause)) return
+        // a defect (a bug): the request fails with a typed error at once, and the defect is logged
+        onFailure(died())
+        Runtime.runFork(runtime, Effect.logError("mcp http: a POST died", exit.cause))
+      },
+      fiber: undefined,
+      key
+    }
+    waiting.add(entry)
+    started.set(key, entry)
+    // the caller's context and fiber refs (its span, logger, services), as a fiber forked from it would have
+    const runtime = Runtime.make({
+      context: caller.value.currentContext,
+      fiberRefs: caller.value.getFiberRefs(),
+      runtimeFlags: Runtime.defaultRuntimeFlags
+    })
+    const sent = Effect.sync(() => settle(entry, Exit.void))
+    // started at once, on this stack, up to the first wait (the HTTP request is on its way when this returns)
+    const fiber = Runtime.runFork(runtime, send(sent), { updateRefs: setRefs })
+    if (fiber.unsafePoll() === null) {
+      entry.fiber = fiber
+      running.add(fiber)
+    }
+    fiber.addObserver((exit) => {
+      running.delete(fiber)
+      settle(entry, exit)
+    })
+    return true
+  }
+
+  const abandon = (key: unknown) => {
+    const entry = started.get(key)
+    if (entry === undefined) return
+    waiting.delete(entry)
+    started.delete(key)
+    entry.exit = Exit.interrupt(FiberId.none)
+    entry.fiber?.unsafeInterruptAsFork(FiberId.none)
+  }
+
   const fork = (effect: Effect.Effect<void>): Effect.Effect<void> =>
     Effect.uninterruptible(Effect.suspend(() => {
       if (closed !== undefined) return Effect.void
@@ -107,6 +184,8 @@ export const make = (setup: Effect.Effect<void>): Sends => {
 
   return {
     run,
+    start,
+    abandon,
     fork,
     failWaiting,
     close: (error) =>
@@ -116,3 +195,10 @@ export const make = (setup: Effect.Effect<void>): Sends => {
       })
   }
 }
+
+const died = () =>
+  new McpError.TransportError({
+    reason: "Write",
+    phase: "post",
+    message: "the HTTP transport failed unexpectedly while sending a request (the defect is logged)"
+  })

@@ -57,26 +57,44 @@ export const make = (options: {
   readonly secretNames: ReadonlyArray<string>
   readonly tracePropagation: boolean
 }): RequestRefs => {
+  // what the last caller's refs turned into: the same refs (every call of an untraced app) reuse it, so a
+  // request copies no context and no list of names
+  let last: {
+    readonly context: Context.Context<never>
+    readonly services: Context.Context<never>
+    readonly redacted: ReadonlyArray<string | RegExp>
+    readonly enabled: boolean
+    readonly newContext: Context.Context<never>
+    readonly newRedacted: ReadonlyArray<string | RegExp>
+    readonly newEnabled: boolean
+  } | undefined
   const apply = (refs: FiberRefs.FiberRefs, fiberId: FiberId.Runtime): FiberRefs.FiberRefs => {
     const context = FiberRefs.getOrDefault(refs, FiberRef.currentContext)
-    const init = Context.getOption(context, FetchHttpClient.RequestInit)
-    const tracer = Context.get(FiberRefs.getOrDefault(refs, DefaultServices.currentServices), Tracer.Tracer)
+    const services = FiberRefs.getOrDefault(refs, DefaultServices.currentServices)
+    const redacted = FiberRefs.getOrDefault(refs, Headers.currentRedactedNames)
+    const enabled = FiberRefs.getOrDefault(refs, FiberRef.currentTracerEnabled)
+    if (
+      last === undefined || last.context !== context || last.services !== services || last.redacted !== redacted ||
+      last.enabled !== enabled
+    ) {
+      const init = Context.getOption(context, FetchHttpClient.RequestInit)
+      const tracer = Context.get(services, Tracer.Tracer)
+      last = {
+        context,
+        services,
+        redacted,
+        enabled,
+        newContext: Context.add(context, FetchHttpClient.RequestInit, { ...Option.getOrUndefined(init), redirect: "manual" }),
+        newRedacted: [...redacted, ...options.secretNames],
+        newEnabled: enabled && (options.tracePropagation || tracer !== builtInTracer)
+      }
+    }
     return FiberRefs.updateManyAs(refs, {
       entries: [
         [HttpClient.currentTracerPropagation, [[fiberId, options.tracePropagation]]],
-        [FiberRef.currentTracerEnabled, [[
-          fiberId,
-          FiberRefs.getOrDefault(refs, FiberRef.currentTracerEnabled) &&
-          (options.tracePropagation || tracer !== builtInTracer)
-        ]]],
-        [Headers.currentRedactedNames, [[fiberId, [
-          ...FiberRefs.getOrDefault(refs, Headers.currentRedactedNames),
-          ...options.secretNames
-        ]]]],
-        [FiberRef.currentContext, [[
-          fiberId,
-          Context.add(context, FetchHttpClient.RequestInit, { ...Option.getOrUndefined(init), redirect: "manual" })
-        ]]],
+        [FiberRef.currentTracerEnabled, [[fiberId, last.newEnabled]]],
+        [Headers.currentRedactedNames, [[fiberId, last.newRedacted]]],
+        [FiberRef.currentContext, [[fiberId, last.newContext]]],
         [setFor, [[fiberId, self]]]
       ]
     })

@@ -267,8 +267,8 @@ const postStreamable = (
       ? Modern.headers(modern, message, ctx.requestHeaders)
       : ctx.sessionHeaders()
     const hadSession = state.sessionId !== undefined
-    const startedAt = yield* Clock.currentTimeMillis
     const total = config.totalMillis
+    const startedAt = total === undefined ? 0 : yield* Clock.currentTimeMillis
     const body = JsonRpc.encode(message)
     // a first modern request a browser blocks (a legacy server's CORS does not list the `Mcp-*` headers)
     // says the era, not that the server is unreachable: the session falls back to `initialize`
@@ -291,7 +291,7 @@ const postStreamable = (
       retries: number
     ): Effect.Effect<HttpClientResponse.HttpClientResponse, ExchangeError> =>
       Effect.flatMap(postOnce, (response) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        response.status !== 429 && response.status !== 503 ? Effect.succeed(response) : Effect.flatMap(Clock.currentTimeMillis, (now) => {
           const delay = RetryAfter.delayOf(config, response, now)
           if (delay === undefined) return Effect.succeed(response)
           shared.notBefore = Math.max(shared.notBefore, now + delay)

@@ -8,6 +8,7 @@ import * as FiberId from "effect/FiberId"
 import type * as FiberRefs from "effect/FiberRefs"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
+import * as RuntimeFlags from "effect/RuntimeFlags"
 
 type Failure = McpTransport.ConnectionError
 
@@ -138,7 +139,8 @@ export const make = (
     const runtime = Runtime.make({
       context: caller.value.currentContext,
       fiberRefs: caller.value.getFiberRefs(),
-      runtimeFlags: Runtime.defaultRuntimeFlags
+      // (its flags, interruptible: the caller is in the session's uninterruptible registration)
+      runtimeFlags: RuntimeFlags.enable(flagsOf(caller.value), RuntimeFlags.Interruption)
     })
     const sent = Effect.sync(() => settle(entry, Exit.void))
     // started at once, on this stack, up to the first wait (the HTTP request is on its way when this returns)
@@ -202,3 +204,8 @@ const died = () =>
     phase: "post",
     message: "the HTTP transport failed unexpectedly while sending a request (the defect is logged)"
   })
+
+/** A fiber's runtime flags as it runs now (the runtime keeps them on the fiber; the interface does not name them). */
+const flagsOf = (fiber: Fiber.RuntimeFiber<unknown, unknown>): RuntimeFlags.RuntimeFlags =>
+  (fiber as unknown as { readonly currentRuntimeFlags?: RuntimeFlags.RuntimeFlags }).currentRuntimeFlags ??
+    Runtime.defaultRuntimeFlags

@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
-import { HttpTransport } from "../src/index.js"
+import { HttpAuth, HttpTransport } from "../src/index.js"
 import { startFaultServer } from "./fixtures/faultServer.js"
 import { connections, peer, resource, resultOf, waitFor } from "./fixtures/harness.js"
 
@@ -93,6 +93,26 @@ describe("HttpTransport: sendNow", () => {
       expect(server.requests.at(-1)!.body).toMatchObject({ method: "notifications/cancelled", params: { requestId: 7 } })
       // given up by the caller: nothing to report
       expect(reported).toEqual([])
+      expect(resultOf(yield* client.request("ping"))).toEqual({})
+    }).pipe(Effect.provide(FetchHttpClient.layer)))
+
+  it.scopedLive("a POST that dies (a bug in an auth hook) fails its request at once with a typed error", () =>
+    Effect.gen(function*() {
+      const server = yield* resource(() => startFaultServer({ get405: true }))
+      const broken = { on: false }
+      const auth = Layer.succeed(HttpAuth.HttpAuth, {
+        headers: () => broken.on ? Effect.dieMessage("hook bug") : Effect.succeed({}),
+        onChallenge: () => Effect.succeed("fail" as const)
+      })
+      const next = yield* connections({ url: server.url }).pipe(Effect.provide(auth))
+      const client = yield* peer(yield* next)
+      yield* client.initialize
+      broken.on = true
+      const failed = yield* Deferred.make<McpTransport.ConnectionError>()
+      expect(client.connection.sendNow!(JsonRpc.request(9, "tools/list"), (e) => Deferred.unsafeDone(failed, Effect.succeed(e))))
+        .toBe(true)
+      expect(yield* Deferred.await(failed)).toMatchObject({ _tag: "TransportError", reason: "Write", phase: "post" })
+      broken.on = false
       expect(resultOf(yield* client.request("ping"))).toEqual({})
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 })

@@ -69,8 +69,6 @@ export const make = (
   setRefs: (refs: FiberRefs.FiberRefs, fiberId: FiberId.Runtime) => FiberRefs.FiberRefs
 ): Sends => {
   const waiting = new Set<Waiting>()
-  /** the entries of `start`, by key, while they wait */
-  const started = new Map<unknown, Waiting>()
   const running = new Set<Fiber.RuntimeFiber<void, unknown>>()
   let closed: Failure | undefined
 
@@ -78,7 +76,6 @@ export const make = (
     if (entry.exit !== undefined) return
     entry.exit = exit
     waiting.delete(entry)
-    if (entry.key !== undefined) started.delete(entry.key)
     const resume = entry.resume
     entry.resume = undefined
     resume?.(exit)
@@ -118,7 +115,7 @@ export const make = (
     onFailure: (error: Failure) => void
   ): boolean => {
     const caller = Fiber.getCurrentFiber()
-    if (closed !== undefined || Option.isNone(caller) || started.has(key)) return false
+    if (closed !== undefined || Option.isNone(caller)) return false
     const entry: Waiting = {
       exit: undefined,
       resume: (exit) => {
@@ -134,7 +131,6 @@ export const make = (
       key
     }
     waiting.add(entry)
-    started.set(key, entry)
     // the caller's context and fiber refs (its span, logger, services), as a fiber forked from it would have
     const runtime = Runtime.make({
       context: caller.value.currentContext,
@@ -156,13 +152,16 @@ export const make = (
     return true
   }
 
+  // (rare: a request given up on; the waiting sends are the ones still being posted)
   const abandon = (key: unknown) => {
-    const entry = started.get(key)
-    if (entry === undefined) return
-    waiting.delete(entry)
-    started.delete(key)
-    entry.exit = Exit.interrupt(FiberId.none)
-    entry.fiber?.unsafeInterruptAsFork(FiberId.none)
+    if (key === undefined) return
+    for (const entry of waiting) {
+      if (entry.key !== key) continue
+      waiting.delete(entry)
+      entry.exit = Exit.interrupt(FiberId.none)
+      entry.fiber?.unsafeInterruptAsFork(FiberId.none)
+      return
+    }
   }
 
   const fork = (effect: Effect.Effect<void>): Effect.Effect<void> =>

@@ -132,9 +132,9 @@ const http = async (ours: Ours.Ours) => {
     `our HttpClient: ${options.httpClient}; ${options.httpCalls} sequential calls x${options.repeats} (median), ` +
     `${options.concurrency} concurrent x${options.repeats} (best)`)
   try {
-    // first, while neither client's HTTP dispatcher holds sockets yet: a session's GET stream holds a socket,
-    // and after the throughput rounds each dispatcher keeps as many idle keep-alive sockets as were once in
-    // flight, which later sessions take over for free (in varying numbers from run to run)
+    // first, before the latency and throughput rounds: after 1000 concurrent calls each client's heap is still
+    // releasing what they left (closing the sessions then frees more than they added), by amounts that differ
+    // per client and per run, which the growth per session would count against the session
     log(`http: ${options.sessions} + ${options.sessions} idle sessions per client (the second ${options.sessions} measured)`)
     let ourHeap: Awaited<ReturnType<typeof idleHeap>>
     try {

@@ -92,7 +92,7 @@ const connect = (
     if (pause > 0) yield* Effect.sleep(pause)
     const handoff = Option.getOrUndefined(yield* Effect.serviceOption(McpTransport.Resumption))
     const inbound = Inbound.make(config.inboundCapacity)
-    const sends = Sends.make(refs.set, refs.apply)
+    const sends = Sends.make(refs.apply)
     const state: State = {
       sessionId: undefined,
       protocolVersion: undefined,
@@ -168,9 +168,7 @@ const connect = (
       Effect.suspend(() => {
         // a request the session gave up on (`sendNow`) whose POST the server has not taken yet: the POST is
         // aborted, as a send interrupted while it waits is (the notice still goes out)
-        if (JsonRpc.isNotification(message) && message.method === "notifications/cancelled") {
-          sends.abandon((message.params as { readonly requestId?: unknown } | undefined)?.requestId)
-        }
+        if ("method" in message && message.method === "notifications/cancelled") sends.abandon(message.params?.requestId)
         if (state.failure !== undefined) return Effect.fail(state.failure)
         // protocol 2026-07-28 cancels a request by closing its response stream, with no message
         if (Modern.isCancellation(ctx.era, message)) return Modern.cancel(ctx.era, message)
@@ -186,7 +184,7 @@ const connect = (
       onFailure?: (error: McpTransport.ConnectionError) => void
     ): boolean =>
       onFailure !== undefined && state.failure === undefined && JsonRpc.isRequest(message) &&
-      message.method !== "initialize" && sends.start(message.id, post(message, false), onFailure)
+      sends.start(message.id, post(message, message.method === "initialize"), onFailure)
 
     return {
       incoming: inbound.stream,
@@ -291,7 +289,7 @@ const postStreamable = (
       retries: number
     ): Effect.Effect<HttpClientResponse.HttpClientResponse, ExchangeError> =>
       Effect.flatMap(postOnce, (response) =>
-        response.status !== 429 && response.status !== 503 ? Effect.succeed(response) : Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
           const delay = RetryAfter.delayOf(config, response, now)
           if (delay === undefined) return Effect.succeed(response)
           shared.notBefore = Math.max(shared.notBefore, now + delay)

@@ -8,7 +8,6 @@ import * as FiberId from "effect/FiberId"
 import type * as FiberRefs from "effect/FiberRefs"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
-import * as RuntimeFlags from "effect/RuntimeFlags"
 
 type Failure = McpTransport.ConnectionError
 
@@ -23,9 +22,8 @@ type Failure = McpTransport.ConnectionError
  * - Interrupting a waiting send aborts its HTTP request; once `sent` ran,
  *   the answer is read on whatever the sender does.
  * - `start` is `run` for a caller that does not wait (the session's
- *   `sendNow`): it starts the fiber at once, from plain code on the
- *   caller's fiber, and reports a send that failed before the server
- *   accepted the message through `onFailure`. `abandon` (the caller gave
+ *   `sendNow`, from plain code on the caller's fiber): a send that failed
+ *   before the server accepted the message is reported to `onFailure`. `abandon` (the caller gave
  *   up: the session cancels the request) aborts it while it still waits.
  * - `fork` runs a background fiber of the connection (a GET stream).
  * - `close` (the connection's scope closes) interrupts every fiber, the
@@ -51,21 +49,25 @@ export interface Sends {
 
 interface Waiting {
   exit: Exit.Exit<void, unknown> | undefined
-  resume: ((exit: Exit.Exit<void, unknown>) => void) | undefined
+  readonly resume: (exit: Exit.Exit<void, unknown>) => void
   fiber: Fiber.RuntimeFiber<void, unknown> | undefined
   /** for `start`: what `abandon` finds it by */
-  key: unknown
+  readonly key: unknown
 }
 
 /**
- * `setup` runs first on every fiber of `run` and `fork`, and `setRefs` is
- * its pure form, applied when `start` makes its fiber (both set the fiber
- * refs every request of the connection runs with: see `RequestRefs`).
+ * Every fiber of the connection is made from the fiber running when it is
+ * asked for (its context and fiber refs, as a fork of it would have them,
+ * but with the default runtime flags: interruptible), owned by the
+ * connection, with `setRefs` applied (the settings every request of the
+ * connection runs with: see `RequestRefs`), and started at once, on that
+ * stack, up to its first wait: an HTTP request is on its way when `run`,
+ * `start` or `fork` returns. A send that dies (a bug) fails with a typed
+ * error, and the defect is logged.
  *
  * @internal
  */
 export const make = (
-  setup: Effect.Effect<void>,
   setRefs: (refs: FiberRefs.FiberRefs, fiberId: FiberId.Runtime) => FiberRefs.FiberRefs
 ): Sends => {
   const waiting = new Set<Waiting>()
@@ -76,102 +78,46 @@ export const make = (
     if (entry.exit !== undefined) return
     entry.exit = exit
     waiting.delete(entry)
-    const resume = entry.resume
-    entry.resume = undefined
-    resume?.(exit)
+    entry.resume(exit)
   }
 
-  const run = <E>(send: (sent: Effect.Effect<void>) => Effect.Effect<void, E>): Effect.Effect<void, E | Failure> =>
-    Effect.uninterruptibleMask((restore) => {
-      if (closed !== undefined) return Effect.fail(closed)
-      const entry: Waiting = { exit: undefined, resume: undefined, fiber: undefined, key: undefined }
-      waiting.add(entry)
-      const sent = Effect.sync(() => settle(entry, Exit.void))
-      return Effect.flatMap(Effect.forkDaemon(Effect.interruptible(Effect.zipRight(setup, send(sent)))), (fiber) => {
-        entry.fiber = fiber
-        running.add(fiber)
-        fiber.addObserver((exit) => {
-          running.delete(fiber)
-          settle(entry, exit)
-        })
-        return restore(Effect.async<void, E | Failure>((resume) => {
-          if (entry.exit !== undefined) return resume(entry.exit as Exit.Exit<void, E>)
-          entry.resume = resume as (exit: Exit.Exit<void, unknown>) => void
-          // given up before the message was accepted: its HTTP request is aborted
-          return Effect.suspend(() => {
-            entry.resume = undefined
-            if (entry.exit !== undefined) return Effect.void
-            waiting.delete(entry)
-            entry.exit = Exit.interrupt(FiberId.none)
-            return Fiber.interrupt(fiber)
-          })
-        }))
-      })
-    })
-
-  const start = (
-    key: unknown,
-    send: (sent: Effect.Effect<void>) => Effect.Effect<void, Failure>,
-    onFailure: (error: Failure) => void
-  ): boolean => {
+  /** `undefined` once closed, or outside any fiber */
+  const spawn = (effect: Effect.Effect<void, unknown>, entry?: Waiting) => {
     const caller = Fiber.getCurrentFiber()
-    if (closed !== undefined || Option.isNone(caller)) return false
-    const entry: Waiting = {
-      exit: undefined,
-      resume: (exit) => {
-        if (Exit.isSuccess(exit)) return
-        const failure = Cause.failureOption(exit.cause as Cause.Cause<Failure>)
-        if (Option.isSome(failure)) return onFailure(failure.value)
-        if (Cause.isInterruptedOnly(exit.cause)) return
-        // a defect (a bug): the request fails with a typed error at once, and the defect is logged
-        onFailure(died())
-        Runtime.runFork(runtime, Effect.logError("mcp http: a POST died", exit.cause))
-      },
-      fiber: undefined,
-      key
-    }
-    waiting.add(entry)
-    // the caller's context and fiber refs (its span, logger, services), as a fiber forked from it would have
+    if (closed !== undefined || Option.isNone(caller)) return undefined
     const runtime = Runtime.make({
       context: caller.value.currentContext,
       fiberRefs: caller.value.getFiberRefs(),
-      // (its flags, interruptible: the caller is in the session's uninterruptible registration)
-      runtimeFlags: RuntimeFlags.enable(flagsOf(caller.value), RuntimeFlags.Interruption)
+      runtimeFlags: Runtime.defaultRuntimeFlags
     })
-    const sent = Effect.sync(() => settle(entry, Exit.void))
-    // started at once, on this stack, up to the first wait (the HTTP request is on its way when this returns)
-    const fiber = Runtime.runFork(runtime, send(sent), { updateRefs: setRefs })
-    if (fiber.unsafePoll() === null) {
-      entry.fiber = fiber
-      running.add(fiber)
-    }
+    const fiber = Runtime.runFork(runtime, effect, { updateRefs: setRefs })
+    running.add(fiber)
     fiber.addObserver((exit) => {
       running.delete(fiber)
-      settle(entry, exit)
+      if (entry !== undefined) settle(entry, exit)
     })
-    return true
+    if (entry && !entry.exit) entry.fiber = fiber
+    return fiber
   }
 
-  // (rare: a request given up on; the waiting sends are the ones still being posted)
-  const abandon = (key: unknown) => {
-    if (key === undefined) return
-    for (const entry of waiting) {
-      if (entry.key !== key) continue
-      waiting.delete(entry)
-      entry.exit = Exit.interrupt(FiberId.none)
-      entry.fiber?.unsafeInterruptAsFork(FiberId.none)
-      return
-    }
+  /** a send, waiting from now on until the server accepted its message; `undefined` once closed */
+  const launch = <E>(
+    key: unknown,
+    send: (sent: Effect.Effect<void>) => Effect.Effect<void, E>,
+    resume: (exit: Exit.Exit<void, unknown>) => void
+  ): Waiting | undefined => {
+    const entry: Waiting = { exit: undefined, resume, fiber: undefined, key }
+    waiting.add(entry)
+    if (spawn(Effect.catchAllCause(send(Effect.sync(() => settle(entry, Exit.void))), typed), entry)) return entry
+    waiting.delete(entry)
   }
 
-  const fork = (effect: Effect.Effect<void>): Effect.Effect<void> =>
-    Effect.uninterruptible(Effect.suspend(() => {
-      if (closed !== undefined) return Effect.void
-      return Effect.map(Effect.forkDaemon(Effect.interruptible(Effect.zipRight(setup, effect))), (fiber) => {
-        running.add(fiber)
-        fiber.addObserver(() => running.delete(fiber))
-      })
-    }))
+  const abort = (entry: Waiting) => {
+    if (entry.exit !== undefined) return
+    waiting.delete(entry)
+    entry.exit = Exit.interrupt(FiberId.none)
+    entry.fiber?.unsafeInterruptAsFork(FiberId.none)
+  }
 
   // (a send that fails the connection itself is not interrupted: it ends with its own error)
   const failWaiting = (error: Failure) =>
@@ -184,10 +130,22 @@ export const make = (
     })
 
   return {
-    run,
-    start,
-    abandon,
-    fork,
+    run: <E>(send: (sent: Effect.Effect<void>) => Effect.Effect<void, E>) =>
+      Effect.async<void, E | Failure>((resume) => {
+        const entry = launch(undefined, send, resume as (exit: Exit.Exit<void, unknown>) => void)
+        if (entry === undefined) return resume(Effect.fail(closed!))
+        // given up before the message was accepted: its HTTP request is aborted
+        return Effect.sync(() => abort(entry))
+      }),
+    start: (key, send, onFailure) =>
+      !!launch(key, send, (exit) => {
+        if (Exit.isFailure(exit)) Option.map(Cause.failureOption(exit.cause as Cause.Cause<Failure>), onFailure)
+      }),
+    // (rare: a request given up on; the waiting sends are the ones still being posted)
+    abandon: (key) => {
+      if (key !== undefined) for (const entry of waiting) if (entry.key === key) return abort(entry)
+    },
+    fork: (effect) => Effect.sync(() => void spawn(effect)),
     failWaiting,
     close: (error) =>
       Effect.suspend(() => {
@@ -197,14 +155,12 @@ export const make = (
   }
 }
 
-const died = () =>
-  new McpError.TransportError({
-    reason: "Write",
-    phase: "post",
-    message: "the HTTP transport failed unexpectedly while sending a request (the defect is logged)"
-  })
+const died = "mcp http: a send died (a bug; logged)"
 
-/** A fiber's runtime flags as it runs now (the runtime keeps them on the fiber; the interface does not name them). */
-const flagsOf = (fiber: Fiber.RuntimeFiber<unknown, unknown>): RuntimeFlags.RuntimeFlags =>
-  (fiber as unknown as { readonly currentRuntimeFlags?: RuntimeFlags.RuntimeFlags }).currentRuntimeFlags ??
-    Runtime.defaultRuntimeFlags
+const typed = <E>(cause: Cause.Cause<E>): Effect.Effect<never, E | McpError.TransportError> =>
+  Cause.isDie(cause) ?
+    Effect.zipRight(
+      Effect.logError(died, cause),
+      Effect.fail(new McpError.TransportError({ reason: "Write", phase: "post", message: died }))
+    ) :
+    Effect.failCause(cause)

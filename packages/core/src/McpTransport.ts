@@ -64,12 +64,21 @@ export interface Connection {
    * Optional: sends `message` synchronously when that completes without
    * waiting (the link is open and has room) and returns `true`; otherwise
    * sends nothing and returns `false`, and the session sends it with `send`
-   * from a fiber of its own. A transport whose send may wait (an HTTP POST)
-   * leaves it out. With it, a request costs no fiber and no effect to send.
+   * from a fiber of its own. With it, a request costs no fiber and no
+   * effect to send.
+   *
+   * A transport whose send completes later (an HTTP POST waiting for the
+   * server to accept it) may start it here and return `true`, and report a
+   * send that failed through `onFailure` (at most once, from any callback),
+   * where `send` would have failed with the error. The session passes
+   * `onFailure` for requests; a transport that needs it sends nothing
+   * without it.
    *
    * @since 0.2.0
    */
-  readonly sendNow?: ((message: JsonRpc.Message) => boolean) | undefined
+  readonly sendNow?:
+    | ((message: JsonRpc.Message, onFailure?: (error: ConnectionError) => void) => boolean)
+    | undefined
   /**
    * A short description for logs and errors (never containing secrets).
    */

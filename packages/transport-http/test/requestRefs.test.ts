@@ -27,10 +27,10 @@ describe("RequestRefs: the settings every request runs with", () => {
       expect(yield* seen).toEqual(before)
     }).pipe(Effect.provideService(FetchHttpClient.RequestInit, { credentials: "omit" })))
 
-  it.effect("set: the same settings for the rest of the fiber, which around then leaves as they are", () =>
+  it.effect("apply: the same settings for the rest of the fiber, which around then leaves as they are", () =>
     Effect.gen(function*() {
       const before = yield* seen
-      yield* refs.set
+      yield* Effect.updateFiberRefs((fiberId, fiberRefs) => refs.apply(fiberRefs, fiberId))
       const after = yield* seen
       expect(after.propagation).toBe(false)
       expect(after.tracerEnabled).toBe(false)

@@ -92,7 +92,7 @@ const connect = (
     if (pause > 0) yield* Effect.sleep(pause)
     const handoff = Option.getOrUndefined(yield* Effect.serviceOption(McpTransport.Resumption))
     const inbound = Inbound.make(config.inboundCapacity)
-    const sends = Sends.make(refs.set)
+    const sends = Sends.make(refs.apply)
     const state: State = {
       sessionId: undefined,
       protocolVersion: undefined,
@@ -154,28 +154,43 @@ const connect = (
       }
     }
 
+    /** POSTs one message; `sent` runs once the server accepted it, and the fiber goes on reading the answer */
+    const post = (message: JsonRpc.Message, initialize: boolean) => (sent: Effect.Effect<void>) => {
+      const endpoint = state.legacyEndpoint
+      const posted = endpoint !== undefined
+        ? Legacy.post(ctx, endpoint, message)
+        : postStreamable(ctx, message, initialize, shared, (answer) => Effect.zipRight(sent, answer))
+      // a connection whose initialize failed is of no use: end it so the session moves on
+      return initialize ? Effect.tapError(posted, ctx.fail) : posted
+    }
+
     const send = (message: JsonRpc.Message): Effect.Effect<void, McpTransport.ConnectionError> =>
       Effect.suspend(() => {
+        // a request the session gave up on (`sendNow`) whose POST the server has not taken yet: the POST is
+        // aborted, as a send interrupted while it waits is (the notice still goes out)
+        if ("method" in message && message.method === "notifications/cancelled") sends.abandon(message.params?.requestId)
         if (state.failure !== undefined) return Effect.fail(state.failure)
         // protocol 2026-07-28 cancels a request by closing its response stream, with no message
         if (Modern.isCancellation(ctx.era, message)) return Modern.cancel(ctx.era, message)
         // the one message read by name: a failed initialize ends the connection, its answer carries the
         // session id, and it is what falls back to HTTP+SSE
-        const initialize = JsonRpc.isRequest(message) && message.method === "initialize"
-        const endpoint = state.legacyEndpoint
-        return sends.run((sent) => {
-          const posted = endpoint !== undefined
-            ? Legacy.post(ctx, endpoint, message)
-            : postStreamable(ctx, message, initialize, shared, (answer) => Effect.zipRight(sent, answer))
-          // a connection whose initialize failed is of no use: end it so the session moves on
-          return initialize ? Effect.tapError(posted, ctx.fail) : posted
-        })
+        return sends.run(post(message, JsonRpc.isRequest(message) && message.method === "initialize"))
       })
+
+    // a request's POST started from the caller's code, with no fiber of the session's own to wait for it
+    // being accepted; a POST that fails before that is reported to the request (`onFailure`)
+    const sendNow = (
+      message: JsonRpc.Message,
+      onFailure?: (error: McpTransport.ConnectionError) => void
+    ): boolean =>
+      onFailure !== undefined && state.failure === undefined && JsonRpc.isRequest(message) &&
+      sends.start(message.id, post(message, message.method === "initialize"), onFailure)
 
     return {
       incoming: inbound.stream,
       push: inbound.push,
       send,
+      sendNow,
       description: `http ${config.description}`,
       networkTransport: "tcp",
       sessionId: () => state.sessionId,
@@ -250,8 +265,8 @@ const postStreamable = (
       ? Modern.headers(modern, message, ctx.requestHeaders)
       : ctx.sessionHeaders()
     const hadSession = state.sessionId !== undefined
-    const startedAt = yield* Clock.currentTimeMillis
     const total = config.totalMillis
+    const startedAt = total === undefined ? 0 : yield* Clock.currentTimeMillis
     const body = JsonRpc.encode(message)
     // a first modern request a browser blocks (a legacy server's CORS does not list the `Mcp-*` headers)
     // says the era, not that the server is unreachable: the session falls back to `initialize`

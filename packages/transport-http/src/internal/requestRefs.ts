@@ -5,6 +5,7 @@ import * as Context from "effect/Context"
 import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import type * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
 import * as FiberRefs from "effect/FiberRefs"
 import * as Option from "effect/Option"
@@ -25,17 +26,18 @@ import * as Tracer from "effect/Tracer"
  * - `redirect: "manual"` for `fetch` (redirects are followed by
  *   `Redirect.follow`).
  *
- * `set` puts them on a fiber of the connection's own for good (a send or a
- * stream reader, which ends with its work): one step instead of four
- * `Effect.locally` (each an acquire / use / release) around every request.
- * `around` runs a request with them: as it is on such a fiber, on a child
- * fiber that `set` ran on elsewhere (connecting, closing), so they never
- * leak into the caller's fiber.
+ * `apply` sets them in a fiber's refs: a fiber of the connection's own (a
+ * send or a stream reader, which ends with its work) is made with them
+ * (`Runtime.runFork`'s `updateRefs`, see `Sends`), no step at all instead
+ * of four `Effect.locally` (each an acquire / use / release) around every
+ * request. `around` runs a request with them: as it is on such a fiber, on
+ * a child fiber that set them elsewhere (connecting, closing), so they
+ * never leak into the caller's fiber.
  *
  * @internal
  */
 export interface RequestRefs {
-  readonly set: Effect.Effect<void>
+  readonly apply: (refs: FiberRefs.FiberRefs, fiberId: FiberId.Runtime) => FiberRefs.FiberRefs
   readonly around: <A, E, R>(
     effect: Effect.Effect<A, E, R>,
     secretNames: ReadonlyArray<string>
@@ -53,37 +55,41 @@ export const make = (options: {
   readonly secretNames: ReadonlyArray<string>
   readonly tracePropagation: boolean
 }): RequestRefs => {
+  const apply = (refs: FiberRefs.FiberRefs, fiberId: FiberId.Runtime): FiberRefs.FiberRefs => {
+    const context = FiberRefs.getOrDefault(refs, FiberRef.currentContext)
+    const init = Context.getOption(context, FetchHttpClient.RequestInit)
+    const tracer = Context.get(FiberRefs.getOrDefault(refs, DefaultServices.currentServices), Tracer.Tracer)
+    return FiberRefs.updateManyAs(refs, {
+      entries: [
+        [HttpClient.currentTracerPropagation, [[fiberId, options.tracePropagation]]],
+        [FiberRef.currentTracerEnabled, [[
+          fiberId,
+          FiberRefs.getOrDefault(refs, FiberRef.currentTracerEnabled) &&
+          (options.tracePropagation || tracer !== builtInTracer)
+        ]]],
+        [Headers.currentRedactedNames, [[fiberId, [
+          ...FiberRefs.getOrDefault(refs, Headers.currentRedactedNames),
+          ...options.secretNames
+        ]]]],
+        [FiberRef.currentContext, [[
+          fiberId,
+          Context.add(context, FetchHttpClient.RequestInit, { ...Option.getOrUndefined(init), redirect: "manual" })
+        ]]],
+        [setFor, [[fiberId, self]]]
+      ]
+    })
+  }
   const self: RequestRefs = {
-    set: Effect.updateFiberRefs((fiberId, refs) => {
-      const context = FiberRefs.getOrDefault(refs, FiberRef.currentContext)
-      const init = Context.getOption(context, FetchHttpClient.RequestInit)
-      const tracer = Context.get(FiberRefs.getOrDefault(refs, DefaultServices.currentServices), Tracer.Tracer)
-      return FiberRefs.updateManyAs(refs, {
-        entries: [
-          [HttpClient.currentTracerPropagation, [[fiberId, options.tracePropagation]]],
-          [FiberRef.currentTracerEnabled, [[
-            fiberId,
-            FiberRefs.getOrDefault(refs, FiberRef.currentTracerEnabled) &&
-            (options.tracePropagation || tracer !== builtInTracer)
-          ]]],
-          [Headers.currentRedactedNames, [[fiberId, [
-            ...FiberRefs.getOrDefault(refs, Headers.currentRedactedNames),
-            ...options.secretNames
-          ]]]],
-          [FiberRef.currentContext, [[
-            fiberId,
-            Context.add(context, FetchHttpClient.RequestInit, { ...Option.getOrUndefined(init), redirect: "manual" })
-          ]]],
-          [setFor, [[fiberId, self]]]
-        ]
-      })
-    }),
+    apply,
     around: (effect, secretNames) =>
       Effect.withFiberRuntime((fiber) => {
         // elsewhere (connecting, closing: rare) on a fiber of its own, so nothing leaks into the caller's
         if (fiber.getFiberRef(setFor) !== self) {
           return Effect.flatMap(
-            Effect.fork(Effect.zipRight(self.set, self.around(effect, secretNames))),
+            Effect.fork(Effect.zipRight(
+              Effect.updateFiberRefs((fiberId, refs) => apply(refs, fiberId)),
+              self.around(effect, secretNames)
+            )),
             (child) => Effect.flatten(Effect.onInterrupt(Fiber.await(child), () => Fiber.interrupt(child)))
           )
         }

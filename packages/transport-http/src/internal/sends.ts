@@ -1,8 +1,13 @@
+import * as McpError from "@mcp-effect/core/McpError"
 import type * as McpTransport from "@mcp-effect/core/McpTransport"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
+import type * as FiberRefs from "effect/FiberRefs"
+import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
 
 type Failure = McpTransport.ConnectionError
 
@@ -16,6 +21,10 @@ type Failure = McpTransport.ConnectionError
  *   connection's error, and its HTTP request is aborted (`failWaiting`).
  * - Interrupting a waiting send aborts its HTTP request; once `sent` ran,
  *   the answer is read on whatever the sender does.
+ * - `start` is `run` for a caller that does not wait (the session's
+ *   `sendNow`, from plain code on the caller's fiber): a send that failed
+ *   before the server accepted the message is reported to `onFailure`. `abandon` (the caller gave
+ *   up: the session cancels the request) aborts it while it still waits.
  * - `fork` runs a background fiber of the connection (a GET stream).
  * - `close` (the connection's scope closes) interrupts every fiber, the
  *   ones reading answers and the background ones too, and fails later
@@ -27,6 +36,12 @@ export interface Sends {
   readonly run: <E>(
     send: (sent: Effect.Effect<void>) => Effect.Effect<void, E>
   ) => Effect.Effect<void, E | Failure>
+  readonly start: (
+    key: unknown,
+    send: (sent: Effect.Effect<void>) => Effect.Effect<void, Failure>,
+    onFailure: (error: Failure) => void
+  ) => boolean
+  readonly abandon: (key: unknown) => void
   readonly fork: (effect: Effect.Effect<void>) => Effect.Effect<void>
   readonly failWaiting: (error: Failure) => Effect.Effect<void>
   readonly close: (error: Failure) => Effect.Effect<void>
@@ -34,17 +49,27 @@ export interface Sends {
 
 interface Waiting {
   exit: Exit.Exit<void, unknown> | undefined
-  resume: ((exit: Exit.Exit<void, unknown>) => void) | undefined
+  readonly resume: (exit: Exit.Exit<void, unknown>) => void
   fiber: Fiber.RuntimeFiber<void, unknown> | undefined
+  /** for `start`: what `abandon` finds it by */
+  readonly key: unknown
 }
 
 /**
- * `setup` runs first on every fiber (it sets the fiber refs every request
- * of the connection runs with: see `RequestRefs`).
+ * Every fiber of the connection is made from the fiber running when it is
+ * asked for (its context and fiber refs, as a fork of it would have them,
+ * but with the default runtime flags: interruptible), owned by the
+ * connection, with `setRefs` applied (the settings every request of the
+ * connection runs with: see `RequestRefs`), and started at once, on that
+ * stack, up to its first wait: an HTTP request is on its way when `run`,
+ * `start` or `fork` returns. A send that dies (a bug) fails with a typed
+ * error, and the defect is logged.
  *
  * @internal
  */
-export const make = (setup: Effect.Effect<void>): Sends => {
+export const make = (
+  setRefs: (refs: FiberRefs.FiberRefs, fiberId: FiberId.Runtime) => FiberRefs.FiberRefs
+): Sends => {
   const waiting = new Set<Waiting>()
   const running = new Set<Fiber.RuntimeFiber<void, unknown>>()
   let closed: Failure | undefined
@@ -53,47 +78,46 @@ export const make = (setup: Effect.Effect<void>): Sends => {
     if (entry.exit !== undefined) return
     entry.exit = exit
     waiting.delete(entry)
-    const resume = entry.resume
-    entry.resume = undefined
-    resume?.(exit)
+    entry.resume(exit)
   }
 
-  const run = <E>(send: (sent: Effect.Effect<void>) => Effect.Effect<void, E>): Effect.Effect<void, E | Failure> =>
-    Effect.uninterruptibleMask((restore) => {
-      if (closed !== undefined) return Effect.fail(closed)
-      const entry: Waiting = { exit: undefined, resume: undefined, fiber: undefined }
-      waiting.add(entry)
-      const sent = Effect.sync(() => settle(entry, Exit.void))
-      return Effect.flatMap(Effect.forkDaemon(Effect.interruptible(Effect.zipRight(setup, send(sent)))), (fiber) => {
-        entry.fiber = fiber
-        running.add(fiber)
-        fiber.addObserver((exit) => {
-          running.delete(fiber)
-          settle(entry, exit)
-        })
-        return restore(Effect.async<void, E | Failure>((resume) => {
-          if (entry.exit !== undefined) return resume(entry.exit as Exit.Exit<void, E>)
-          entry.resume = resume as (exit: Exit.Exit<void, unknown>) => void
-          // given up before the message was accepted: its HTTP request is aborted
-          return Effect.suspend(() => {
-            entry.resume = undefined
-            if (entry.exit !== undefined) return Effect.void
-            waiting.delete(entry)
-            entry.exit = Exit.interrupt(FiberId.none)
-            return Fiber.interrupt(fiber)
-          })
-        }))
-      })
+  /** `undefined` once closed, or outside any fiber */
+  const spawn = (effect: Effect.Effect<void, unknown>, entry?: Waiting) => {
+    const caller = Fiber.getCurrentFiber()
+    if (closed !== undefined || Option.isNone(caller)) return undefined
+    const runtime = Runtime.make({
+      context: caller.value.currentContext,
+      fiberRefs: caller.value.getFiberRefs(),
+      runtimeFlags: Runtime.defaultRuntimeFlags
     })
+    const fiber = Runtime.runFork(runtime, effect, { updateRefs: setRefs })
+    running.add(fiber)
+    fiber.addObserver((exit) => {
+      running.delete(fiber)
+      if (entry !== undefined) settle(entry, exit)
+    })
+    if (entry && !entry.exit) entry.fiber = fiber
+    return fiber
+  }
 
-  const fork = (effect: Effect.Effect<void>): Effect.Effect<void> =>
-    Effect.uninterruptible(Effect.suspend(() => {
-      if (closed !== undefined) return Effect.void
-      return Effect.map(Effect.forkDaemon(Effect.interruptible(Effect.zipRight(setup, effect))), (fiber) => {
-        running.add(fiber)
-        fiber.addObserver(() => running.delete(fiber))
-      })
-    }))
+  /** a send, waiting from now on until the server accepted its message; `undefined` once closed */
+  const launch = <E>(
+    key: unknown,
+    send: (sent: Effect.Effect<void>) => Effect.Effect<void, E>,
+    resume: (exit: Exit.Exit<void, unknown>) => void
+  ): Waiting | undefined => {
+    const entry: Waiting = { exit: undefined, resume, fiber: undefined, key }
+    waiting.add(entry)
+    if (spawn(Effect.catchAllCause(send(Effect.sync(() => settle(entry, Exit.void))), typed), entry)) return entry
+    waiting.delete(entry)
+  }
+
+  const abort = (entry: Waiting) => {
+    if (entry.exit !== undefined) return
+    waiting.delete(entry)
+    entry.exit = Exit.interrupt(FiberId.none)
+    entry.fiber?.unsafeInterruptAsFork(FiberId.none)
+  }
 
   // (a send that fails the connection itself is not interrupted: it ends with its own error)
   const failWaiting = (error: Failure) =>
@@ -106,8 +130,22 @@ export const make = (setup: Effect.Effect<void>): Sends => {
     })
 
   return {
-    run,
-    fork,
+    run: <E>(send: (sent: Effect.Effect<void>) => Effect.Effect<void, E>) =>
+      Effect.async<void, E | Failure>((resume) => {
+        const entry = launch(undefined, send, resume as (exit: Exit.Exit<void, unknown>) => void)
+        if (entry === undefined) return resume(Effect.fail(closed!))
+        // given up before the message was accepted: its HTTP request is aborted
+        return Effect.sync(() => abort(entry))
+      }),
+    start: (key, send, onFailure) =>
+      !!launch(key, send, (exit) => {
+        if (Exit.isFailure(exit)) Option.map(Cause.failureOption(exit.cause as Cause.Cause<Failure>), onFailure)
+      }),
+    // (rare: a request given up on; the waiting sends are the ones still being posted)
+    abandon: (key) => {
+      if (key !== undefined) for (const entry of waiting) if (entry.key === key) return abort(entry)
+    },
+    fork: (effect) => Effect.sync(() => void spawn(effect)),
     failWaiting,
     close: (error) =>
       Effect.suspend(() => {
@@ -116,3 +154,13 @@ export const make = (setup: Effect.Effect<void>): Sends => {
       })
   }
 }
+
+const died = "mcp http: a send died (a bug; logged)"
+
+const typed = <E>(cause: Cause.Cause<E>): Effect.Effect<never, E | McpError.TransportError> =>
+  Cause.isDie(cause) ?
+    Effect.zipRight(
+      Effect.logError(died, cause),
+      Effect.fail(new McpError.TransportError({ reason: "Write", phase: "post", message: died }))
+    ) :
+    Effect.failCause(cause)

@@ -256,18 +256,23 @@ export const make = (options: {
         entry.sentOn = live
         if (entry.span !== undefined) Spans.annotateConnection(entry.span, live.connection)
         return catchSend(entry, live.connection.send(decorated(entry)), (error) => {
-          if (entry.sentOn !== live) return Effect.void // the connection's death was already handled
-          if (error._tag === "SessionExpired") {
-            // the server did not know the session: it never ran this request
-            entry.sentOn = undefined
-            entry.awaitingResend = true
-            return Effect.void
-          }
-          if (!live.alive) return Effect.void // handled by the death of the connection
-          settle(entry, Exit.fail(error))
+          sendFailed(entry, live, error)
           return Effect.void
         }, Effect.failCause)
       })
+
+    /** How a failed send of `entry` on `live` ends it (from `send`, or reported after `sendNow`). */
+    const sendFailed = (entry: Pending, live: Live, error: McpError.McpClientError) => {
+      if (entry.sentOn !== live) return // the connection's death was already handled
+      if (error._tag === "SessionExpired") {
+        // the server did not know the session: it never ran this request
+        entry.sentOn = undefined
+        entry.awaitingResend = true
+        return
+      }
+      if (!live.alive) return // handled by the death of the connection
+      settle(entry, Exit.fail(error))
+    }
 
     /** The message as it goes out now: the era's decoration is applied when sent (the era may be agreed on only then). */
     const decorated = (entry: Pending): JsonRpc.Request => {
@@ -319,7 +324,7 @@ export const make = (options: {
       if (now === undefined) return false
       entry.sentOn = live
       try {
-        if (now(decorated(entry))) {
+        if (now(decorated(entry), (error) => sendFailed(entry, live!, error))) {
           if (entry.span !== undefined) Spans.annotateConnection(entry.span, live!.connection)
           return true
         }

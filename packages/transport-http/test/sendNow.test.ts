@@ -1,0 +1,120 @@
+// A request's POST started from the caller's code (`Connection.sendNow`): no fiber of the session's own waits
+// for the server to take it, and what `send` would fail with is reported to the request.
+import { FetchHttpClient } from "@effect/platform"
+import { describe, expect, it } from "@effect/vitest"
+import { JsonRpc, McpClient, McpError, McpTransport } from "@mcp-effect/core"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
+import { HttpAuth, HttpTransport } from "../src/index.js"
+import { startFaultServer } from "./fixtures/faultServer.js"
+import { connections, peer, resource, resultOf, waitFor } from "./fixtures/harness.js"
+
+/** The HTTP transport, counting the requests its connections took through `sendNow`. */
+const counted = (url: string, taken: { count: number }) =>
+  Layer.effect(
+    McpTransport.McpTransport,
+    Effect.map(HttpTransport.make({ url, reconnect: { schedule: Schedule.stop } }), (transport) => ({
+      connections: Stream.map(transport.connections, (connection): McpTransport.Connection => ({
+        ...connection,
+        sendNow: (message, onFailure) => {
+          const sent = connection.sendNow?.(message, onFailure) ?? false
+          if (sent) taken.count++
+          return sent
+        }
+      }))
+    }))
+  )
+
+const client = (url: string, taken: { count: number }) =>
+  Layer.build(
+    McpClient.layer({ clientInfo: { name: "send-now", version: "1.0.0" }, prefetch: false }).pipe(
+      Layer.provide(counted(url, taken)),
+      Layer.provide(FetchHttpClient.layer)
+    )
+  ).pipe(Effect.map((context) => context.unsafeMap.get(McpClient.McpClient.key) as McpClient.Service))
+
+describe("HttpTransport: sendNow", () => {
+  it.scopedLive("the session's requests go out through sendNow; a POST that fails fails its request with the typed error", () =>
+    Effect.gen(function*() {
+      const server = yield* resource(() => startFaultServer({ get405: true }))
+      const taken = { count: 0 }
+      const mcp = yield* client(server.url, taken)
+      yield* mcp.initialized
+      const before = taken.count
+      expect((yield* mcp.callTool({ name: "count" })).isError).not.toBe(true)
+      // (the call may list the tools first)
+      expect(taken.count).toBeGreaterThan(before)
+      const ok = taken.count
+      server.faults.htmlFor = "tools/call"
+      const error = yield* Effect.flip(mcp.callTool({ name: "count" }))
+      expect(taken.count).toBe(ok + 1)
+      expect(error).toBeInstanceOf(McpError.TransportError)
+      expect(error).toMatchObject({ reason: "Http", phase: "post", status: 200 })
+      // the connection is still good
+      yield* mcp.ping
+    }))
+
+  it.scopedLive("reports a failed POST to onFailure; without onFailure it sends nothing", () =>
+    Effect.gen(function*() {
+      const server = yield* resource(() => startFaultServer({ get405: true }))
+      const next = yield* connections({ url: server.url })
+      const client = yield* peer(yield* next)
+      yield* client.initialize
+      const sendNow = client.connection.sendNow!
+      const posts = () => server.requests.filter((r) => r.body?.method === "tools/list").length
+      expect(sendNow(JsonRpc.request(40, "tools/list"))).toBe(false)
+      server.faults.htmlFor = "tools/list"
+      const failed = yield* Deferred.make<McpTransport.ConnectionError>()
+      expect(sendNow(JsonRpc.request(41, "tools/list"), (error) => Deferred.unsafeDone(failed, Effect.succeed(error))))
+        .toBe(true)
+      const error = yield* Deferred.await(failed)
+      expect(error).toMatchObject({ _tag: "TransportError", reason: "Http", phase: "post", status: 200 })
+      expect(posts()).toBe(1)
+      expect(resultOf(yield* client.request("ping"))).toEqual({})
+    }).pipe(Effect.provide(FetchHttpClient.layer)))
+
+  it.scopedLive("notifications/cancelled aborts the request's POST while it waits for headers; the notice still goes out", () =>
+    Effect.gen(function*() {
+      const server = yield* resource(() => startFaultServer({ get405: true, responseMode: "json" }))
+      const next = yield* connections({ url: server.url })
+      const client = yield* peer(yield* next)
+      yield* client.initialize
+      server.faults.holdMethod = "tools/call"
+      const reported: Array<McpTransport.ConnectionError> = []
+      expect(client.connection.sendNow!(JsonRpc.request(7, "tools/call", { name: "count" }), (e) => reported.push(e)))
+        .toBe(true)
+      yield* waitFor("the held POST", () => server.requests.some((r) => r.body?.method === "tools/call"))
+      const aborted = server.aborted()
+      yield* client.send("notifications/cancelled", { requestId: 7, reason: "timeout" })
+      yield* waitFor("the POST to be aborted", () => server.aborted() === aborted + 1)
+      expect(server.requests.map((r) => r.body)).toContainEqual(
+        expect.objectContaining({ method: "notifications/cancelled", params: { requestId: 7, reason: "timeout" } })
+      )
+      // given up by the caller: nothing to report
+      expect(reported).toEqual([])
+      expect(resultOf(yield* client.request("ping"))).toEqual({})
+    }).pipe(Effect.provide(FetchHttpClient.layer)))
+
+  it.scopedLive("a POST that dies (a bug in an auth hook) fails its request at once with a typed error", () =>
+    Effect.gen(function*() {
+      const server = yield* resource(() => startFaultServer({ get405: true }))
+      const broken = { on: false }
+      const auth = Layer.succeed(HttpAuth.HttpAuth, {
+        headers: () => broken.on ? Effect.dieMessage("hook bug") : Effect.succeed({}),
+        onChallenge: () => Effect.succeed("fail" as const)
+      })
+      const next = yield* connections({ url: server.url }).pipe(Effect.provide(auth))
+      const client = yield* peer(yield* next)
+      yield* client.initialize
+      broken.on = true
+      const failed = yield* Deferred.make<McpTransport.ConnectionError>()
+      expect(client.connection.sendNow!(JsonRpc.request(9, "tools/list"), (e) => Deferred.unsafeDone(failed, Effect.succeed(e))))
+        .toBe(true)
+      expect(yield* Deferred.await(failed)).toMatchObject({ _tag: "TransportError", reason: "Write", phase: "post" })
+      broken.on = false
+      expect(resultOf(yield* client.request("ping"))).toEqual({})
+    }).pipe(Effect.provide(FetchHttpClient.layer)))
+})

@@ -10,7 +10,7 @@ import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import { HttpAuth, HttpTransport } from "../src/index.js"
 import { startFaultServer } from "./fixtures/faultServer.js"
-import { connections, peer, resource, resultOf, waitFor } from "./fixtures/harness.js"
+import { connections, holdingToolCalls, peer, resource, resultOf, waitFor } from "./fixtures/harness.js"
 
 /** The HTTP transport, counting the requests its connections took through `sendNow`. */
 const counted = (url: string, taken: { count: number }) =>
@@ -78,11 +78,7 @@ describe("HttpTransport: sendNow", () => {
 
   it.scopedLive("notifications/cancelled aborts the request's POST while it waits for headers; the notice still goes out", () =>
     Effect.gen(function*() {
-      const server = yield* resource(() => startFaultServer({ get405: true, responseMode: "json" }))
-      const next = yield* connections({ url: server.url })
-      const client = yield* peer(yield* next)
-      yield* client.initialize
-      server.faults.holdMethod = "tools/call"
+      const { client, server } = yield* holdingToolCalls
       const reported: Array<McpTransport.ConnectionError> = []
       expect(client.connection.sendNow!(JsonRpc.request(7, "tools/call", { name: "count" }), (e) => reported.push(e)))
         .toBe(true)

@@ -9,7 +9,7 @@ import * as Schedule from "effect/Schedule"
 import * as TestClock from "effect/TestClock"
 import { HttpTransport } from "../src/index.js"
 import { startFaultServer } from "./fixtures/faultServer.js"
-import { connections, peer, resource, resultOf, waitFor } from "./fixtures/harness.js"
+import { holdingToolCalls, resource, resultOf, waitFor } from "./fixtures/harness.js"
 
 const client = (url: string) =>
   Layer.build(
@@ -22,11 +22,7 @@ const client = (url: string) =>
 describe("HttpTransport: a POST waiting for its headers", () => {
   it.scopedLive("is aborted when its send is interrupted; the connection then carries notifications/cancelled", () =>
     Effect.gen(function*() {
-      const server = yield* resource(() => startFaultServer({ get405: true, responseMode: "json" }))
-      const next = yield* connections({ url: server.url })
-      const client = yield* peer(yield* next)
-      yield* client.initialize
-      server.faults.holdMethod = "tools/call"
+      const { client, server } = yield* holdingToolCalls
       const sending = yield* Effect.fork(client.connection.send(JsonRpc.request(7, "tools/call", { name: "count" })))
       yield* waitFor("the held POST", () => server.requests.some((r) => r.body?.method === "tools/call"))
       yield* Fiber.interrupt(sending)

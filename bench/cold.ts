@@ -11,8 +11,8 @@
  * bundle holds only what the entry uses, in one file. So ours also runs
  * **as published** (`ours-dist`): the entry imports `@mcp-effect/*` from a
  * `node_modules` holding each package compiled file by file, as `tsc` writes
- * `dist/` (the `default` export condition), so Node loads and evaluates every
- * module the package's index reaches, one file each.
+ * `dist/` and `dist/node/` (`npm run build`), so Node loads what the `node`
+ * export condition gives it: one bundle per package (`scripts/bundle-node.mjs`).
  *
  * A command-line tool is often shipped as one bundled file. So both clients
  * also run **bundled whole** (`ours-whole`, `sdk-whole`): each entry with
@@ -32,6 +32,7 @@ import * as esbuild from "esbuild"
 import { spawn } from "node:child_process"
 import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+import { bundleNode } from "../scripts/bundle-node.mjs"
 import { median, type Scores } from "./measure.js"
 import { childEnv, stdioServer } from "./servers.js"
 import { checkEcho } from "./subject.js"
@@ -51,7 +52,10 @@ const publishedDir = `${outdir}/published`
 
 /**
  * Our workspace packages as published: every source file compiled on its own
- * into `dist/` (what `tsc -b` writes) with the package's `package.json`.
+ * into `dist/` (what `tsc -b` writes: the `default` export condition, for
+ * bundlers), `dist/node/` as `npm run build` writes it (one bundle per
+ * package: the `node` condition, what Node loads), and the package's
+ * `package.json`.
  */
 const publish = async (names: ReadonlyArray<string>) => {
   rmSync(`${publishedDir}/node_modules`, { recursive: true, force: true })
@@ -70,6 +74,7 @@ const publish = async (names: ReadonlyArray<string>) => {
       target: "node20",
       logLevel: "silent"
     })
+    await bundleNode(root, `${target}/dist/node`)
     mkdirSync(target, { recursive: true })
     copyFileSync(`${root}/package.json`, `${target}/package.json`)
   }

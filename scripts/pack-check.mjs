@@ -21,6 +21,7 @@ const temp = fs.mkdtempSync(path.join(os.tmpdir(), "mcp-effect-pack-"))
 let failed = false
 try {
   run("npx", ["tsc", "-b", "tsconfig.json"], root)
+  run("node", ["scripts/bundle-node.mjs"], root)
 
   const tarballs = path.join(temp, "tarballs")
   fs.mkdirSync(tarballs)

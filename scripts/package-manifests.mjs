@@ -18,6 +18,8 @@ let stale = 0
 const entry = (name) => ({
   "@mcp-effect/source": `./src/${name}.ts`,
   types: `./dist/${name}.d.ts`,
+  // Node loads one bundled file per package (scripts/bundle-node.mjs); bundlers keep one file per module
+  node: `./dist/node/${name}.js`,
   default: `./dist/${name}.js`
 })
 

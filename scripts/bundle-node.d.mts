@@ -1,0 +1,6 @@
+/**
+ * Builds a workspace package's `src` into `outdir` (default `<root>/dist/node`): one bundle of
+ * every public module plus one small re-exporting file per module (see bundle-node.mjs).
+ * Returns the files written, relative to `outdir`.
+ */
+export declare const bundleNode: (root: string, outdir?: string) => Promise<Array<string>>

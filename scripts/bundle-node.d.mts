@@ -4,3 +4,6 @@
  * Returns the files written, relative to `outdir`.
  */
 export declare const bundleNode: (root: string, outdir?: string) => Promise<Array<string>>
+
+/** Whether a package (its `package.json`) gets `dist/node/`: not one with an optional peer dependency. */
+export declare const bundledForNode: (manifest: { readonly peerDependenciesMeta?: Record<string, { readonly optional?: boolean }> }) => boolean

@@ -25,6 +25,14 @@ import { pathToFileURL } from "node:url"
 
 const virtual = "mcp-effect-node-bundle"
 
+/**
+ * Whether a package gets `dist/node/`. Not a package with an optional peer dependency (hub:
+ * `@effect/platform-node` or `-browser`): its bundle would import every optional peer at load,
+ * where one file per module imports only what the app's modules reach.
+ */
+export const bundledForNode = (manifest) =>
+  !Object.values(manifest.peerDependenciesMeta ?? {}).some((meta) => meta?.optional === true)
+
 /** The package's public modules: every `exports` entry with a source file (`.`, `./McpClient`, ...). */
 const publicModules = (root) => {
   const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"))
@@ -111,6 +119,11 @@ if (path.basename(process.argv[1] ?? "") === "bundle-node.mjs" && import.meta.ur
   const given = process.argv.slice(2)
   const dirs = given.length > 0 ? given : JSON.parse(fs.readFileSync(path.join(repo, "package.json"), "utf8")).workspaces
   for (const dir of dirs) {
+    if (!bundledForNode(JSON.parse(fs.readFileSync(path.join(repo, dir, "package.json"), "utf8")))) {
+      fs.rmSync(path.join(repo, dir, "dist/node"), { recursive: true, force: true })
+      console.log(`${dir}: one file per module (an optional peer dependency)`)
+      continue
+    }
     const files = await bundleNode(path.resolve(repo, dir))
     console.log(`${dir}: dist/node, ${files.filter((f) => f.endsWith(".js")).length} files`)
   }

@@ -118,6 +118,30 @@ try {
   }
   console.log(`pack: the installed app listed ${result.tools} tools and called echo over stdio`)
 
+  // every public module through the `node` export condition (dist/node, one bundle per package): it
+  // loads in plain Node, and a module imported by path is the very namespace an index of its package
+  // (`.`, or `./node` for `./NodeWebSocketTransport`) exports: one copy of every class and tag. Not hub
+  // (one file per module: optional peers) nor react (its peer `react` is not installed here).
+  const nodeEntries = entries.filter((name) => !/^@mcp-effect\/(hub|react)(\/|$)/.test(name))
+  fs.writeFileSync(
+    path.join(app, "node-entries.mjs"),
+    `const entries = ${JSON.stringify(nodeEntries)}\n` +
+      `const loaded = new Map()\n` +
+      `for (const name of entries) loaded.set(name, await import(name))\n` +
+      `let compared = 0\n` +
+      `for (const [name, module] of loaded) {\n` +
+      `  const [, pkg, sub] = /^(@mcp-effect\\/[^/]+)(?:\\/(.+))?$/.exec(name)\n` +
+      `  for (const [other, index] of loaded) {\n` +
+      `    if (sub === undefined || other === name || !(other === pkg || other.startsWith(pkg + "/")) || typeof index[sub] !== "object") continue\n` +
+      `    if (Object.keys(module).some((key) => index[sub][key] !== module[key])) throw new Error(name + " is not " + other + "'s " + sub)\n` +
+      `    compared++\n` +
+      `  }\n` +
+      `}\n` +
+      `process.stdout.write(loaded.size + " " + compared)\n`
+  )
+  const [loaded, compared] = run("node", ["node-entries.mjs"], app, { timeout: 60_000 }).split(" ")
+  console.log(`pack: ${loaded} public modules load in Node (dist/node); ${compared} are the same namespace as an index's`)
+
   const bundle = path.join(app, "out/browser.js")
   run("npx", ["esbuild", "installed-browser.ts", "--bundle", "--minify", "--format=esm", "--platform=browser", `--outfile=${bundle}`], app)
   const gzip = zlib.gzipSync(fs.readFileSync(bundle)).length

@@ -8,6 +8,7 @@
 //   node scripts/package-manifests.mjs --check  exit 1 if a manifest is out of date
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { bundledForNode } from "./bundle-node.mjs"
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..")
 const workspace = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"))
@@ -15,11 +16,11 @@ const check = process.argv.includes("--check")
 const pinned = workspace.devDependencies
 let stale = 0
 
-const entry = (name) => ({
+const entry = (name, bundled) => ({
   "@mcp-effect/source": `./src/${name}.ts`,
   types: `./dist/${name}.d.ts`,
-  // Node loads one bundled file per package (scripts/bundle-node.mjs); bundlers keep one file per module
-  node: `./dist/node/${name}.js`,
+  // Node loads one bundled file per package (`bundledForNode`) (scripts/bundle-node.mjs); bundlers keep one file per module
+  ...(bundled ? { node: `./dist/node/${name}.js` } : {}),
   default: `./dist/${name}.js`
 })
 
@@ -37,7 +38,17 @@ for (const dir of workspace.workspaces) {
       !key.startsWith("./internal")
     )
   )
-  const exports = { ".": entry("index"), ...Object.fromEntries(modules.map((m) => [`./${m}`, entry(m)])), ...manual }
+  const bundled = bundledForNode(manifest)
+  // a subpath declared by hand with a module of its own (`./node`: `src/node.ts`) gets the same conditions
+  for (const [key, value] of Object.entries(manual)) {
+    const source = /^\.\/src\/([A-Za-z0-9]+)\.ts$/.exec(value?.["@mcp-effect/source"] ?? "")
+    if (source !== null) manual[key] = entry(source[1], bundled)
+  }
+  const exports = {
+    ".": entry("index", bundled),
+    ...Object.fromEntries(modules.map((m) => [`./${m}`, entry(m, bundled)])),
+    ...manual
+  }
   exports["./package.json"] = "./package.json"
 
   const dependencies = { ...manifest.dependencies }

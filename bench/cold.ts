@@ -10,9 +10,11 @@
  * Bundling our packages is kinder to us than an app's `node_modules`: a
  * bundle holds only what the entry uses, in one file. So ours also runs
  * **as published** (`ours-dist`): the entry imports `@mcp-effect/*` from a
- * `node_modules` holding each package compiled file by file, as `tsc` writes
- * `dist/` and `dist/node/` (`npm run build`), so Node loads what the `node`
- * export condition gives it: one bundle per package (`scripts/bundle-node.mjs`).
+ * `node_modules` holding each package as `npm run build` writes it: `dist/`
+ * file by file (as `tsc` writes it, for bundlers) and `dist/node/`, one bundle
+ * of the whole package (`scripts/bundle-node.mjs`), which Node loads through
+ * the `node` export condition: every module the package index reaches is
+ * evaluated, as in an app.
  *
  * A command-line tool is often shipped as one bundled file. So both clients
  * also run **bundled whole** (`ours-whole`, `sdk-whole`): each entry with

@@ -73,6 +73,11 @@ const exportNames = async (root, modules) => {
  */
 export const bundleNode = async (root, outdir = path.join(root, "dist/node")) => {
   const modules = publicModules(root)
+  const seen = new Set()
+  for (const m of modules) {
+    if (seen.has(m.name)) throw new Error(`${root}: two public modules named ${m.name}: their dist/node files would clash`)
+    seen.add(m.name)
+  }
   const names = await exportNames(root, modules)
   const contents = modules
     .map((m) => {

@@ -10,7 +10,7 @@ import * as McpClient from "../src/McpClient.js"
 import * as McpError from "../src/McpError.js"
 import * as McpTransport from "../src/McpTransport.js"
 import * as TestServer from "../src/TestServer.js"
-import { clientInfo, eventually, idleTimeout, reconnect, textResult } from "./utils.js"
+import { batchInOrder, clientInfo, eventually, idleTimeout, reconnect, textResult } from "./utils.js"
 
 /** What a callback-driven connection's test double records. */
 interface Wire {
@@ -106,21 +106,10 @@ describe("a transport with listen", () => {
   it.effect("delivers a batch in order, and the session stops listening when it closes", () => {
     const wire: Wire = { stopped: 0, opened: 0 }
     return Effect.gen(function*() {
-      yield* Effect.gen(function*() {
-        const client = yield* McpClient.McpClient
-        yield* client.initialized
-        const seen: Array<string> = []
-        const logs = yield* Effect.fork(
-          client.logMessages.pipe(Stream.take(1), Stream.runForEach((m) => Effect.sync(() => seen.push(String(m.data)))))
-        )
-        yield* Effect.yieldNow()
-        const result = yield* client.callTool({ name: "anything" })
-        seen.push("result")
-        yield* Fiber.join(logs)
-        expect(result).toEqual(textResult("done"))
-        expect(seen).toEqual(["before the result", "result"])
-        expect(wire.stopped).toBe(0)
-      }).pipe(Effect.provide(over(listenOnly(wire, false))))
+      yield* batchInOrder.pipe(
+        Effect.zipRight(Effect.sync(() => expect(wire.stopped).toBe(0))),
+        Effect.provide(over(listenOnly(wire, false)))
+      )
       // the session's end stopped the listening: nothing is called after it
       expect(wire.stopped).toBe(1)
     })

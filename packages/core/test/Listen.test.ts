@@ -22,10 +22,11 @@ interface Wire {
 
 /**
  * A transport with only `listen`: no stream, no `push`. It answers each request in the send itself,
- * a `tools/call` with a log notification and the response in one batch; the first connection ends
- * (cleanly) when `initialize` is sent, when `endFirstOnInitialize`.
+ * a `tools/call` with a log notification and the response in one batch. The first connection ends
+ * (cleanly) when `initialize` is sent (`"on initialize"`), or in `listen` itself, before it returns
+ * (`"at once"`).
  */
-const listenOnly = (wire: Wire, endFirstOnInitialize: boolean) =>
+const listenOnly = (wire: Wire, endFirst?: "on initialize" | "at once") =>
   Layer.succeed(McpTransport.McpTransport, {
     connections: McpTransport.fromConnect(
       Effect.sync(() => {
@@ -39,6 +40,7 @@ const listenOnly = (wire: Wire, endFirstOnInitialize: boolean) =>
           listen: (onMessages, onEnd) => {
             deliver = onMessages
             end = onEnd
+            if (endFirst === "at once" && generation === 1) onEnd(Effect.void)
             return () => {
               wire.stopped++
               deliver = undefined
@@ -49,7 +51,7 @@ const listenOnly = (wire: Wire, endFirstOnInitialize: boolean) =>
             Effect.sync(() => {
               if (!JsonRpc.isRequest(message)) return
               if (message.method === "initialize") {
-                if (endFirstOnInitialize && generation === 1) return end!(Effect.void)
+                if (endFirst === "on initialize" && generation === 1) return end!(Effect.void)
                 return deliver!([JsonRpc.success(message.id, {
                   protocolVersion: "2025-11-25",
                   capabilities: { tools: {}, logging: {} },
@@ -108,24 +110,26 @@ describe("a transport with listen", () => {
     return Effect.gen(function*() {
       yield* batchInOrder.pipe(
         Effect.zipRight(Effect.sync(() => expect(wire.stopped).toBe(0))),
-        Effect.provide(over(listenOnly(wire, false)))
+        Effect.provide(over(listenOnly(wire)))
       )
       // the session's end stopped the listening: nothing is called after it
       expect(wire.stopped).toBe(1)
     })
   })
 
-  it.effect("a connection that ends during initialize is followed by the next one", () => {
-    const wire: Wire = { stopped: 0, opened: 0 }
-    return Effect.gen(function*() {
-      const client = yield* McpClient.McpClient
-      const initialized = yield* Effect.fork(client.initialized)
-      yield* TestClock.adjust("1 second")
-      expect((yield* Fiber.join(initialized)).generation).toBe(2)
-      expect(wire.opened).toBe(2)
-      expect(yield* client.callTool({ name: "anything" })).toEqual(textResult("done"))
-    }).pipe(Effect.provide(over(listenOnly(wire, true))))
-  })
+  for (const endFirst of ["on initialize", "at once"] as const) {
+    it.effect(`a connection that ends ${endFirst} (before it is ready) is followed by the next one`, () => {
+      const wire: Wire = { stopped: 0, opened: 0 }
+      return Effect.gen(function*() {
+        const client = yield* McpClient.McpClient
+        const initialized = yield* Effect.fork(client.initialized)
+        yield* TestClock.adjust("1 second")
+        expect((yield* Fiber.join(initialized)).generation).toBe(2)
+        expect(wire.opened).toBe(2)
+        expect(yield* client.callTool({ name: "anything" })).toEqual(textResult("done"))
+      }).pipe(Effect.provide(over(listenOnly(wire, endFirst))))
+    })
+  }
 
   it.effect("a lost connection is noticed from its end callback, and the session reconnects", () =>
     reconnect.pipe(

@@ -118,15 +118,16 @@ export const run = (options: {
      * for as long as it runs (an idle session would hold that dead fiber and its fiber refs).
      */
     const forkReader = (effect: Effect.Effect<void, ConnectionError>) =>
-      Effect.map(Effect.runtime<never>(), (runtime) => {
-        const fiber = Runtime.runFork(runtime, effect)
-        if (stopped) fiber.unsafeInterruptAsFork(FiberId.none)
-        else {
-          readers.add(fiber)
-          fiber.addObserver(() => readers.delete(fiber))
-        }
-        return fiber
-      })
+      Effect.map(Effect.runtime<never>(), (runtime) => adopt(Runtime.runFork(runtime, effect)))
+    /** Tracks a reader fiber until it ends, so that `stopReading` stops it. */
+    const adopt = (fiber: Fiber.RuntimeFiber<void, ConnectionError>) => {
+      if (stopped) fiber.unsafeInterruptAsFork(FiberId.none)
+      else {
+        readers.add(fiber)
+        fiber.addObserver(() => readers.delete(fiber))
+      }
+      return fiber
+    }
     /** Connections read through `listen`: their stop functions (at most one; none once it ended). */
     const listening = new Set<() => void>()
     const stopReading = Effect.suspend(() => {
@@ -151,10 +152,15 @@ export const run = (options: {
         // made only for the handshake: a ready connection holds no gate
         reading.gate = Deferred.unsafeMake(FiberId.none)
         let endFiber: Fiber.RuntimeFiber<void, ConnectionError> | undefined
-        const stopListening = listen(sink.onMessages, (ending) => {
-          listening.delete(stopListening)
+        // the end may come before `listen` returns
+        let ended = false
+        // what `listening` holds: made before `listen`, as the end callback may run before it returns
+        const stop = () => stopListening()
+        const stopListening: () => void = listen(sink.onMessages, (ending) => {
+          ended = true
+          listening.delete(stop)
           if (stopped) return
-          const fiber = Runtime.runFork(
+          endFiber = adopt(Runtime.runFork(
             runtime,
             Effect.flatMap(Effect.exit(ending), (exit) => Effect.zipRight(sink.finish, afterEnd(live, reading, exit))).pipe(
               Effect.onExit((exit) =>
@@ -163,20 +169,17 @@ export const run = (options: {
                 })
               )
             )
-          )
-          endFiber = fiber
-          readers.add(fiber)
-          fiber.addObserver(() => readers.delete(fiber))
+          ))
         })
-        if (stopped) stopListening()
-        else listening.add(stopListening)
+        if (stopped) stop()
+        else if (!ended) listening.add(stop)
         const gate = reading.gate
         return {
           ended: Deferred.await(gate),
           stop: Effect.suspend(() => {
             reading.gate = undefined
-            listening.delete(stopListening)
-            stopListening()
+            listening.delete(stop)
+            stop()
             return Effect.zipRight(endFiber === undefined ? Effect.void : Fiber.interrupt(endFiber), sink.stop)
           })
         }

@@ -18,12 +18,12 @@
  * - `calls [--calls N] [--concurrency C] [--client ours|sdk]`: one `NodeStdioTransport` session, a
  *   warm-up of N calls, then N `tools/call` of `echo`, C at a time (default 1: sequential, what
  *   `stdio latency` measures). `--client sdk` runs the official SDK client instead, for comparison.
- * - `idle [--sessions N] [--heap-out FILE] [--snapshot-out PREFIX]`: opens N idle sessions (after one
+ * - `idle [--sessions N] [--client ours|sdk] [--heap-out FILE] [--snapshot-out PREFIX]`: opens N idle sessions (after one
  *   warm-up session), prints the `heapUsed` growth per session (and per session of the second half
  *   alone, without what the first sessions cost once), and profiles what they hold (`HeapProfiler`
  *   sampling, live objects only). `--snapshot-out` writes heap snapshots before, half way and after
  *   (`PREFIX-before.heapsnapshot`, ...): their diff, grouped by constructor and retainer, names
- *   what each session holds.
+ *   what each session holds. `--client sdk` (here and in `closed`) opens the SDK's stdio sessions.
  * - `closed [--sessions N] [--snapshot-out PREFIX]`: opens N sessions (after one warm-up session),
  *   closes them and prints what is still held per session; a leak keeps its size per session as N
  *   grows, one-off costs (compiled code) shrink.
@@ -97,6 +97,14 @@ const session = McpClient.make({ clientInfo: { name: "bench-profile", version: "
   Effect.provide(transport)
 )
 
+/**
+ * What `idle` and `closed` open: with `--client sdk`, the official SDK client over stdio (each with
+ * its own server process), so that a heap diff can set what one of its sessions holds beside ours.
+ */
+const idleSession: Effect.Effect<unknown, unknown, Scope.Scope | HttpClient.HttpClient> = flags.client === "sdk" ?
+  Effect.acquireRelease(Effect.promise(() => Sdk.openStdio(stdioServer)), (client) => Effect.promise(() => client.close())) :
+  session
+
 const calls = Effect.gen(function*() {
   const client = yield* session
   checkEcho("ours", yield* client.callTool(echoCall))
@@ -132,7 +140,7 @@ const settled = (name: string) =>
  * opened after one warm-up session still hold once they are all open, after a full GC.
  */
 const idle = Effect.gen(function*() {
-  yield* Effect.scoped(session)
+  yield* Effect.scoped(idleSession)
   const out = flags["heap-out"]
   const inspector = new Inspector.Session()
   if (out !== undefined) {
@@ -142,9 +150,9 @@ const idle = Effect.gen(function*() {
   const sessions = Number(flags.sessions)
   const half = Math.floor(sessions / 2)
   const before = yield* settled("before")
-  for (let i = 0; i < half; i++) yield* session
+  for (let i = 0; i < half; i++) yield* idleSession
   const middle = yield* settled("half")
-  for (let i = half; i < sessions; i++) yield* session
+  for (let i = half; i < sessions; i++) yield* idleSession
   const after = yield* settled("after")
   if (out !== undefined) {
     const { profile } = yield* Effect.promise(() => inspector.post("HeapProfiler.stopSampling"))
@@ -167,13 +175,13 @@ const idle = Effect.gen(function*() {
  * heap before them; `--snapshot-out PREFIX` writes heap snapshots before and after.
  */
 const closed = Effect.gen(function*() {
-  yield* Effect.scoped(session)
+  yield* Effect.scoped(idleSession)
   const sessions = Number(flags.sessions)
   const before = yield* settled("before")
   const scopes: Array<Scope.CloseableScope> = []
   for (let i = 0; i < sessions; i++) {
     const scope = yield* Scope.make()
-    yield* Scope.extend(session, scope)
+    yield* Scope.extend(idleSession, scope)
     scopes.push(scope)
   }
   for (const scope of scopes) yield* Scope.close(scope, Exit.void)

@@ -57,6 +57,24 @@ export interface Connection {
     ConnectionError
   >) | undefined
   /**
+   * Optional, preferred over `push`: the same messages without a fiber
+   * waiting for the end. Starts handing messages to `onMessages`
+   * (synchronously, in order, as they arrive) and returns at once, with a
+   * function that stops it (nothing is called after it). When the link is
+   * gone it calls `onEnd` once, with an effect that ends (or fails) as
+   * `push` would; the session runs it in a fiber of its own, which exists
+   * only from then on. Transports whose input arrives in callbacks (stdio)
+   * offer it, so an idle session holds no reader fiber.
+   *
+   * @since 0.2.0
+   */
+  readonly listen?:
+    | ((
+      onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void,
+      onEnd: (end: Effect.Effect<void, ConnectionError>) => void
+    ) => () => void)
+    | undefined
+  /**
    * Sends one message. Fails when the link is gone.
    */
   readonly send: (message: JsonRpc.Message) => Effect.Effect<void, ConnectionError>

@@ -8,7 +8,7 @@ import * as JsonRpc from "../src/JsonRpc.js"
 import * as McpClient from "../src/McpClient.js"
 import * as McpTransport from "../src/McpTransport.js"
 import * as TestServer from "../src/TestServer.js"
-import { clientInfo, textResult } from "./utils.js"
+import { batchInOrder, clientInfo, textResult } from "./utils.js"
 
 /**
  * A transport with only the push fast path: it answers each request in the
@@ -51,20 +51,7 @@ const pushOnly = Layer.succeed(McpTransport.McpTransport, {
 
 describe("the push fast path", () => {
   it.effect("delivers a batch in order: a notification before the response it precedes", () =>
-    Effect.gen(function*() {
-      const client = yield* McpClient.McpClient
-      yield* client.initialized
-      const seen: Array<string> = []
-      const logs = yield* Effect.fork(
-        client.logMessages.pipe(Stream.take(1), Stream.runForEach((m) => Effect.sync(() => seen.push(String(m.data)))))
-      )
-      yield* Effect.yieldNow()
-      const result = yield* client.callTool({ name: "anything" })
-      seen.push("result")
-      yield* Fiber.join(logs)
-      expect(result).toEqual(textResult("done"))
-      expect(seen).toEqual(["before the result", "result"])
-    }).pipe(Effect.provide(McpClient.layer({ clientInfo, prefetch: false }).pipe(Layer.provide(pushOnly)))))
+    batchInOrder.pipe(Effect.provide(McpClient.layer({ clientInfo, prefetch: false }).pipe(Layer.provide(pushOnly)))))
 })
 
 describe("a transport without the push fast path", () => {

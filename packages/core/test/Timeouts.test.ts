@@ -1,5 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
 import { makeSweeper, type Timed } from "../src/internal/timeouts.js"
 
@@ -81,4 +83,32 @@ describe("the deadline sweeper", () => {
       yield* TestClock.adjust("2 seconds")
       expect(expired).toEqual([])
     }))
+
+  it.effect("one fiber for every table on a clock: each expires only its own entries, none is left once all are closed", () =>
+    Effect.gen(function*() {
+      const scopeA = yield* Scope.make()
+      const scopeB = yield* Scope.make()
+      const a = yield* Scope.extend(sweeper, scopeA)
+      const b = yield* Scope.extend(sweeper, scopeB)
+      a.timeouts.watch(entry("a", 0, 3_000))
+      b.timeouts.watch(entry("b", 0, 5_000))
+      yield* TestClock.adjust("3 seconds")
+      expect(a.expired).toEqual([["a", 3_000]])
+      expect(b.expired).toEqual([])
+      // a's table has no deadline left, but the clock's one fiber sleeps on towards b's
+      expect(a.timeouts.sleeping()).toBe(true)
+      // the first table is gone: the other's deadline still comes
+      yield* Scope.close(scopeA, Exit.void)
+      b.timeouts.watch(entry("b2", 3_000, 1_000))
+      yield* TestClock.adjust("1 second")
+      expect(b.expired).toEqual([["b2", 4_000]])
+      expect(b.timeouts.sleeping()).toBe(true)
+      // the last table gone: no fiber sleeps towards b's deadline any more, and none expires after
+      yield* Scope.close(scopeB, Exit.void)
+      expect(b.timeouts.sleeping()).toBe(false)
+      yield* TestClock.adjust("5 seconds")
+      expect(b.expired).toEqual([["b2", 4_000]])
+      expect(a.expired).toEqual([["a", 3_000]])
+    }))
 })
+

@@ -2,6 +2,7 @@ import { expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import type * as JsonRpc from "../src/JsonRpc.js"
 import * as McpClient from "../src/McpClient.js"
@@ -87,4 +88,23 @@ export const interruptAtEveryStep = Effect.gen(function*() {
     yield* Fiber.interrupt(fiber)
   }
   yield* eventually(Effect.map(client.session.stats, (s) => s.pending === 0))
+})
+
+/**
+ * Calls a tool on a server that answers it with a log notification and the result in one batch
+ * (`"before the result"`, then `textResult("done")`): the notification must come first.
+ */
+export const batchInOrder = Effect.gen(function*() {
+  const client = yield* McpClient.McpClient
+  yield* client.initialized
+  const seen: Array<string> = []
+  const logs = yield* Effect.fork(
+    client.logMessages.pipe(Stream.take(1), Stream.runForEach((m) => Effect.sync(() => seen.push(String(m.data)))))
+  )
+  yield* Effect.yieldNow()
+  const result = yield* client.callTool({ name: "anything" })
+  seen.push("result")
+  yield* Fiber.join(logs)
+  expect(result).toEqual(textResult("done"))
+  expect(seen).toEqual(["before the result", "result"])
 })

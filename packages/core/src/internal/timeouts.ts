@@ -1,10 +1,10 @@
 import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
+import type * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Runtime from "effect/Runtime"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 
 /** What the sweeper needs to know of a request with a deadline. */
 export interface Timed {
@@ -28,16 +28,45 @@ export const expiredKind = (timed: Timed): "idle" | "total" =>
     "idle" :
     "total"
 
+/** One table of requests the shared sweeper of its clock watches. */
+interface Member {
+  readonly watched: () => Iterable<Timed>
+  readonly expire: (timed: Timed) => void
+}
+
+/** The one sweeper of a clock: every table that watches deadlines on that clock, and the fiber that sleeps for them. */
+interface Shared {
+  readonly members: Set<Member>
+  sleeper: Fiber.RuntimeFiber<void> | undefined
+  sleepingUntil: number
+  latestDeadline: number
+}
+
+/** One sweeper per clock (the live clock is one object; a `TestClock` is one per test). */
+const sweepers = new WeakMap<Clock.Clock, Shared>()
+
+const stop = (shared: Shared) => {
+  const fiber = shared.sleeper
+  shared.sleeper = undefined
+  shared.sleepingUntil = Infinity
+  shared.latestDeadline = -Infinity
+  fiber?.unsafeInterruptAsFork(FiberId.none)
+}
+
 /**
- * At most one fiber per session watches every request's deadline, instead of
- * a timer per request. It reads the deadlines from the caller's own table of
- * requests (`watched`), so a request costs no insert or removal here. The
- * fiber sleeps on the `Clock` until the earliest deadline (or, with none
- * left, the latest one it was shown; so `TestClock` drives it) and ends once
- * nothing is left to wait for: an idle session has none. A deadline earlier
- * than the one it sleeps towards replaces it with a fiber sleeping less long
- * (a sleep cannot be shortened, and a race of the sleep with a wake-up signal
- * would cost two more fibers all the time).
+ * At most one fiber per `Clock`, shared by every session on it, watches
+ * every request's deadline, instead of a timer per request or a fiber per
+ * session: an idle session holds no fiber for its deadlines. It reads the
+ * deadlines from each caller's own table of requests (`watched`), so a
+ * request costs no insert or removal here. The fiber sleeps on the `Clock`
+ * until the earliest deadline (or, with none left, the latest one it was
+ * shown; so `TestClock` drives it) and ends once nothing is left to wait
+ * for, or once the last table's scope has closed. A deadline earlier than
+ * the one it sleeps towards replaces it with a fiber sleeping less long (a
+ * sleep cannot be shortened, and a race of the sleep with a wake-up signal
+ * would cost two more fibers all the time). The fiber runs in the default
+ * runtime: it holds none of a session's services, and `expire` must be
+ * synchronous.
  *
  * @internal
  */
@@ -48,68 +77,78 @@ export const makeSweeper = <T extends Timed>(
 ): Effect.Effect<
   {
     readonly watch: (timed: T) => void
-    /** Whether a fiber sleeps towards a deadline now (for tests). */
+    /** Whether a fiber sleeps towards a deadline of this clock now (for tests). */
     readonly sleeping: () => boolean
   },
   never,
   Scope.Scope
 > =>
-  Effect.gen(function*() {
-    const runtime = yield* Effect.runtime<never>()
-    let sleeper: Fiber.RuntimeFiber<void> | undefined
-    let sleepingUntil = Infinity
-    let latestDeadline = -Infinity
+  Effect.flatMap(Effect.scope, (scope) => {
+    let shared = sweepers.get(clock)
+    if (shared === undefined) {
+      shared = { members: new Set(), sleeper: undefined, sleepingUntil: Infinity, latestDeadline: -Infinity }
+      sweepers.set(clock, shared)
+    }
+    const self = shared
+    const member: Member = { watched, expire: expire as (timed: Timed) => void }
+    self.members.add(member)
     let closed = false
-    yield* Effect.addFinalizer(() =>
-      Effect.suspend(() => {
-        closed = true
-        const fiber = sleeper
-        sleeper = undefined
-        return fiber === undefined ? Effect.void : Fiber.interrupt(fiber)
-      })
-    )
-
-    /** Expires what is due; the time to wake next, `Infinity` for never. */
-    const sweep = (now: number) => {
-      let next = Infinity
-      for (const timed of watched()) {
-        const deadline = deadlineOf(timed)
-        if (deadline <= now) {
-          expire(timed)
-        } else if (deadline < next) {
-          next = deadline
-        }
-      }
-      // with nothing left to watch it still sleeps towards the latest deadline it was shown: requests
-      // that finish before the sweeper runs must not make every later request start it again
-      return next === Infinity && latestDeadline > now ? latestDeadline : next
-    }
-
-    const sleepUntil = (until: number): Effect.Effect<void> =>
-      Effect.zipRight(
-        clock.sleep(Duration.millis(Math.max(0, until - clock.unsafeCurrentTimeMillis()))),
-        Effect.withFiberRuntime<void>((fiber) => {
-          // replaced by a sleeper for an earlier deadline: that one sweeps
-          if (sleeper !== fiber) return Effect.void
-          const next = sweep(clock.unsafeCurrentTimeMillis())
-          sleepingUntil = next
-          if (next !== Infinity) return sleepUntil(next)
-          sleeper = undefined
-          return Effect.void
+    return Effect.as(
+      // on the scope itself: `Effect.addFinalizer` would keep a copy of the fiber's refs for the session's life
+      Scope.addFinalizer(
+        scope,
+        Effect.sync(() => {
+          closed = true
+          self.members.delete(member)
+          // the last table gone: no timer is left behind
+          if (self.members.size === 0) stop(self)
         })
-      )
-
-    return {
-      watch: (timed) => {
-        const deadline = deadlineOf(timed)
-        if (deadline > latestDeadline) latestDeadline = deadline
-        if (deadline < sleepingUntil && !closed) {
-          sleepingUntil = deadline
-          const replaced = sleeper
-          sleeper = Runtime.runFork(runtime)(sleepUntil(deadline))
-          if (replaced !== undefined) replaced.unsafeInterruptAsFork(FiberId.none)
-        }
-      },
-      sleeping: () => sleeper !== undefined
-    }
+      ),
+      {
+        watch: (timed: T) => {
+          if (closed) return
+          const deadline = deadlineOf(timed)
+          if (deadline > self.latestDeadline) self.latestDeadline = deadline
+          if (deadline < self.sleepingUntil) {
+            self.sleepingUntil = deadline
+            const replaced = self.sleeper
+            self.sleeper = Runtime.runFork(Runtime.defaultRuntime)(sleepUntil(clock, self, deadline))
+            replaced?.unsafeInterruptAsFork(FiberId.none)
+          }
+        },
+        sleeping: () => self.sleeper !== undefined
+      }
+    )
   })
+
+/** Expires what is due in every table; the time to wake next, `Infinity` for never. */
+const sweep = (shared: Shared, now: number) => {
+  let next = Infinity
+  for (const member of shared.members) {
+    for (const timed of member.watched()) {
+      const deadline = deadlineOf(timed)
+      if (deadline <= now) {
+        member.expire(timed)
+      } else if (deadline < next) {
+        next = deadline
+      }
+    }
+  }
+  // with nothing left to watch it still sleeps towards the latest deadline it was shown: requests
+  // that finish before the sweeper runs must not make every later request start it again
+  return next === Infinity && shared.latestDeadline > now ? shared.latestDeadline : next
+}
+
+const sleepUntil = (clock: Clock.Clock, shared: Shared, until: number): Effect.Effect<void> =>
+  Effect.zipRight(
+    clock.sleep(Duration.millis(Math.max(0, until - clock.unsafeCurrentTimeMillis()))),
+    Effect.withFiberRuntime<void>((fiber) => {
+      // replaced by a sleeper for an earlier deadline: that one sweeps
+      if (shared.sleeper !== fiber) return Effect.void
+      const next = sweep(shared, clock.unsafeCurrentTimeMillis())
+      shared.sleepingUntil = next
+      if (next !== Infinity) return sleepUntil(clock, shared, next)
+      shared.sleeper = undefined
+      return Effect.void
+    })
+  )

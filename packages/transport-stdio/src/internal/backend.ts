@@ -62,6 +62,17 @@ export interface Process {
    * interrupt the read (an idle session pays for every such fiber).
    */
   readonly readStdout: (onBytes: (bytes: Uint8Array) => boolean) => Effect.Effect<void, string>
+  /**
+   * Optional: `readStdout` without a fiber waiting for the end. Hands each
+   * chunk to `onBytes` as `readStdout` does and returns at once, with a
+   * function that stops the reading (the rest of the output is discarded;
+   * nothing is called after it). Calls `onEnd` once when the output ends
+   * (`undefined`, also after `onBytes` returned `true`) or breaks (the
+   * reason).
+   */
+  readonly listenStdout?:
+    | ((onBytes: (bytes: Uint8Array) => boolean, onEnd: (failure: string | undefined) => void) => () => void)
+    | undefined
   readonly pauseStdout: () => void
   readonly resumeStdout: () => void
   /**

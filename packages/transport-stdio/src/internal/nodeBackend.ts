@@ -107,6 +107,31 @@ export const nodeBackend: Backend<never> = (options) =>
       }
     }
     const stdin = child.stdin
+    // what comes after the reader stops (or is interrupted) is discarded, so the server never blocks
+    const listenStdout = (onBytes: (bytes: Uint8Array) => boolean, onEnd: (failure: string | undefined) => void) => {
+      const stdout = child.stdout
+      let done = false
+      // the error listener stays (an "error" with none would be thrown); it does nothing once done
+      const stop = () => {
+        done = true
+        stdout.resume()
+        stdout.off("data", onData)
+        stdout.off("end", onClose)
+      }
+      const end = (failure: string | undefined) => {
+        if (done) return
+        stop()
+        onEnd(failure)
+      }
+      const onData = (bytes: Uint8Array) => {
+        if (onBytes(bytes)) end(undefined)
+      }
+      const onClose = () => end(undefined)
+      stdout.on("data", onData)
+      stdout.once("end", onClose)
+      stdout.once("error", (error) => end(error.message))
+      return stop
+    }
     const hasRoom = () => writeFailed || !stdin.writable || stdin.writableLength < options.stdinHighWaterBytes
     return {
       pid: child.pid!,
@@ -131,26 +156,10 @@ export const nodeBackend: Backend<never> = (options) =>
       }),
       endInput: Effect.sync(() => stdin.end()),
       readStdout: (onBytes) =>
-        Effect.async<void, string>((resume) => {
-          // what comes after the reader stops (or is interrupted) is discarded, so the server never blocks
-          const stop = () => {
-            child.stdout.resume()
-            child.stdout.off("data", onData)
-            child.stdout.off("end", onEnd)
-            child.stdout.off("error", onError)
-          }
-          const onData = (bytes: Uint8Array) => {
-            if (!onBytes(bytes)) return
-            stop()
-            resume(Effect.void)
-          }
-          const onEnd = () => resume(Effect.void)
-          const onError = (error: Error) => resume(Effect.fail(error.message))
-          child.stdout.on("data", onData)
-          child.stdout.once("end", onEnd)
-          child.stdout.once("error", onError)
-          return Effect.sync(stop)
-        }),
+        Effect.async<void, string>((resume) =>
+          Effect.sync(listenStdout(onBytes, (failure) => resume(failure === undefined ? Effect.void : Effect.fail(failure))))
+        ),
+      listenStdout,
       pauseStdout: () => child.stdout.pause(),
       resumeStdout: () => child.stdout.resume(),
       readStderr: (onBytes, onEnd) => {

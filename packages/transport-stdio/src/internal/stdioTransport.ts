@@ -257,59 +257,80 @@ export const make = <R>(
           return yield* Effect.fail(error)
         })
 
-        // stdout is framed and decoded as it arrives, and handed on in the same callback
-        const push = (onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void) =>
-          Effect.suspend(() => {
-            const splitter = LineSplitter.make(maxMessageBytes)
-            const frames: Array<LineSplitter.Frame> = []
-            // a line over the limit: the framing can no longer be trusted, the connection is over
-            let tooLarge: McpError.TransportError | undefined
-            /** Hands on what is framed; `true` once a line was too long (nothing after it is read). */
-            const flush = (): boolean => {
-              if (frames.length === 0) return false
-              const out: Array<JsonRpc.Incoming> = []
-              let broken = false
-              for (const frame of frames) {
-                if (frame === LineSplitter.Overflow) {
-                  broken = true
-                  break
-                }
-                Ndjson.decodeFrame(frame, maxMessageBytes, out)
+        /**
+         * stdout framed and decoded as it arrives, and handed on in the same callback: `onBytes`
+         * for each chunk (`true` once a line was too long: nothing after it is read), and the
+         * end, for how the output ended (a failure's reason).
+         */
+        const frameStdout = (onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void) => {
+          const splitter = LineSplitter.make(maxMessageBytes)
+          const frames: Array<LineSplitter.Frame> = []
+          // a line over the limit: the framing can no longer be trusted, the connection is over
+          let tooLarge: McpError.TransportError | undefined
+          /** Hands on what is framed; `true` once a line was too long. */
+          const flush = (): boolean => {
+            if (frames.length === 0) return false
+            const out: Array<JsonRpc.Incoming> = []
+            let broken = false
+            for (const frame of frames) {
+              if (frame === LineSplitter.Overflow) {
+                broken = true
+                break
               }
-              frames.length = 0
-              if (out.length > 0) onMessages(out)
-              if (broken) {
-                const why = `the server sent a line longer than the limit of ${maxMessageBytes} bytes`
-                close(why)
-                tooLarge = new McpError.TransportError({ reason: "Read", message: `${description}: ${why}` })
-              }
-              return broken
+              Ndjson.decodeFrame(frame, maxMessageBytes, out)
             }
-            // the read stops in its own callback at a line too long: no fiber races it
-            return process.readStdout((bytes) => {
+            frames.length = 0
+            if (out.length > 0) onMessages(out)
+            if (broken) {
+              const why = `the server sent a line longer than the limit of ${maxMessageBytes} bytes`
+              close(why)
+              tooLarge = new McpError.TransportError({ reason: "Read", message: `${description}: ${why}` })
+            }
+            return broken
+          }
+          return {
+            onBytes: (bytes: Uint8Array) => {
               splitter.push(bytes, frames)
               return flush()
-            }).pipe(
-              Effect.matchEffect({
-                onSuccess: () => {
-                  if (tooLarge === undefined) {
-                    splitter.end(frames)
-                    flush()
-                  }
-                  return tooLarge === undefined ? stdoutEnded() : Effect.fail(tooLarge)
-                },
-                onFailure: (reason) => {
-                  close("the server's output broke")
-                  return Effect.fail(
-                    new McpError.TransportError({
-                      reason: "Read",
-                      message: `${description}: cannot read the server's output (${reason})`
-                    })
-                  )
-                }
-              })
-            )
+            },
+            end: (failure: string | undefined): Effect.Effect<void, McpError.TransportError> => {
+              if (failure !== undefined) {
+                close("the server's output broke")
+                return Effect.fail(
+                  new McpError.TransportError({
+                    reason: "Read",
+                    message: `${description}: cannot read the server's output (${failure})`
+                  })
+                )
+              }
+              if (tooLarge !== undefined) return Effect.fail(tooLarge)
+              splitter.end(frames)
+              flush()
+              return stdoutEnded()
+            }
+          }
+        }
+
+        // the read stops in its own callback at a line too long: no fiber races it
+        const push = (onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void) =>
+          Effect.suspend(() => {
+            const { end, onBytes } = frameStdout(onMessages)
+            return Effect.matchEffect(process.readStdout(onBytes), {
+              onSuccess: () => end(undefined),
+              onFailure: end
+            })
           })
+
+        // the same without a fiber waiting for the end: an idle session holds none
+        const listenStdout = process.listenStdout
+        const listen = listenStdout === undefined ? undefined : (
+          onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void,
+          onEnd: (end: Effect.Effect<void, McpError.TransportError>) => void
+        ) => {
+          const { end, onBytes } = frameStdout(onMessages)
+          // the end is framed when its effect runs (after the messages handed on before it)
+          return listenStdout(onBytes, (failure) => onEnd(Effect.suspend(() => end(failure))))
+        }
 
         // for readers without `push`: at most `incomingCapacity` messages (plus one stdout chunk's)
         // wait here; beyond that stdout is paused until the reader takes them (built when run: a
@@ -375,7 +396,7 @@ export const make = <R>(
         yield* Effect.logDebug(`stdio server process ${process.pid} started`).pipe(
           Effect.annotateLogs("mcp.server", description)
         )
-        return { incoming, push, send, sendNow, description, networkTransport: "pipe" }
+        return { incoming, push, listen, send, sendNow, description, networkTransport: "pipe" }
       })
 
     // the backend's services, but not this layer's scope: each connection has its own

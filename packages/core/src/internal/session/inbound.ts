@@ -4,6 +4,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Runtime from "effect/Runtime"
@@ -68,6 +69,21 @@ const isDroppable = (incoming: JsonRpc.Incoming) =>
   JsonRpc.isMalformed(incoming) ? incoming.id === undefined : "method" in incoming && !("id" in incoming)
 
 /**
+ * Where a connection's messages go when the transport hands them over in
+ * callbacks.
+ *
+ * @internal
+ */
+export interface Sink {
+  /** Takes messages in order, synchronously. */
+  readonly onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void
+  /** Waits until what arrived so far is handled, then stops the worker. */
+  readonly finish: Effect.Effect<void>
+  /** Stops the worker, dropping what waits for it (the connection is abandoned). */
+  readonly stop: Effect.Effect<void>
+}
+
+/**
  * Everything the server sends, routed: responses settle their request in
  * the pending table, notifications go to progress callbacks, cancellations
  * or subscribers, and server requests (ping, the app's handlers) are
@@ -78,6 +94,8 @@ const isDroppable = (incoming: JsonRpc.Incoming) =>
 export interface InboundRouter {
   /** Reads a connection until it ends. */
   readonly read: (live: Live) => Effect.Effect<void, ConnectionError>
+  /** The callback end of reading a connection, for a transport's `listen`; its worker forks in `runtime`. */
+  readonly sink: (live: Live, runtime: Runtime.Runtime<never>) => Sink
   /** The connection is gone: the server requests it carried are interrupted, unanswered. */
   readonly abandonServerRequests: Effect.Effect<void>
   /** The notifications fan-out (sliding queues of `notificationCapacity`), made on first use. */
@@ -221,66 +239,75 @@ export const make = (options: {
     }
 
     /**
-     * Reads a connection until it ends. With a transport's `push`, responses
-     * settle in the transport's callback; what needs an effect (server
-     * requests, published notifications) goes, in order, to a worker, and
-     * while the worker is behind everything queues behind it to keep order.
-     * The queue holds at most `inboundCapacity` notifications: past it they
-     * are dropped and counted (a callback cannot wait); responses and server
-     * requests are always kept.
+     * The callback end of reading a connection. Responses settle in the
+     * transport's callback; what needs an effect (server requests, published
+     * notifications) goes, in order, to a worker, and while the worker is
+     * behind everything queues behind it to keep order. The queue holds at
+     * most `inboundCapacity` notifications: past it they are dropped and
+     * counted (a callback cannot wait); responses and server requests are
+     * always kept. The worker runs only while there is work: an idle
+     * connection holds no fiber for it.
      */
+    const sink = (live: Live, runtime: Runtime.Runtime<never>): Sink => {
+      const work: Array<Effect.Effect<void>> = []
+      let worker: Fiber.RuntimeFiber<void> | undefined
+      const drain: Effect.Effect<void> = Effect.suspend(() => {
+        const next = work.shift()
+        if (next === undefined) {
+          worker = undefined
+          return Effect.void
+        }
+        return Effect.zipRight(Effect.ensuring(next, Effect.sync(() => backlog--)), drain)
+      })
+      const enqueue = (effect: Effect.Effect<void>) => {
+        backlog++
+        work.push(effect)
+        // it starts after this callback (so `worker` is set before it can end), as a waiting worker would
+        worker ??= Runtime.runFork(runtime)(Effect.zipRight(Effect.yieldNow(), drain))
+      }
+      // the worker is no child of the reader: it is stopped here, on the end and on an interrupt
+      const stop = Effect.suspend(() => {
+        const fiber = worker
+        worker = undefined
+        work.length = 0
+        return Effect.zipRight(
+          fiber === undefined ? Effect.void : Fiber.interrupt(fiber),
+          Effect.sync(() => backlog = 0)
+        )
+      })
+      return {
+        onMessages: (messages) => {
+          for (const incoming of messages) {
+            if (backlog === 0) {
+              const effect = onIncoming(live, incoming)
+              if (effect !== undefined) enqueue(effect)
+            } else if (backlog >= inboundCapacity && isDroppable(incoming)) {
+              dropped++
+            } else {
+              enqueue(Effect.suspend(() => onIncoming(live, incoming) ?? Effect.void))
+            }
+          }
+        },
+        // what arrived before the end is handled before the end is reported
+        finish: Effect.suspend(() => {
+          const drained = Deferred.unsafeMake<void>(FiberId.none)
+          enqueue(Deferred.succeed(drained, undefined))
+          return Effect.zipRight(Deferred.await(drained), stop)
+        }),
+        stop
+      }
+    }
+
+    /** Reads a connection until it ends: through `push` (see `sink`) when the transport has it. */
     const read = (live: Live): Effect.Effect<void, ConnectionError> => {
       const push = live.connection.push
       if (push === undefined) return Stream.runForEachChunk(live.connection.incoming, onChunk(live))
-      return Effect.gen(function*() {
-        // the worker runs only while there is work: an idle connection holds no fiber for it
-        const runtime = yield* Effect.runtime<never>()
-        const work: Array<Effect.Effect<void>> = []
-        let worker: Fiber.RuntimeFiber<void> | undefined
-        const drain: Effect.Effect<void> = Effect.suspend(() => {
-          const next = work.shift()
-          if (next === undefined) {
-            worker = undefined
-            return Effect.void
-          }
-          return Effect.zipRight(Effect.ensuring(next, Effect.sync(() => backlog--)), drain)
-        })
-        const enqueue = (effect: Effect.Effect<void>) => {
-          backlog++
-          work.push(effect)
-          // it starts after this callback (so `worker` is set before it can end), as a waiting worker would
-          worker ??= Runtime.runFork(runtime)(Effect.zipRight(Effect.yieldNow(), drain))
-        }
-        // the worker is no child of this fiber: it is stopped here, on the end and on an interrupt
-        const stopWorker = Effect.suspend(() => {
-          const fiber = worker
-          worker = undefined
-          work.length = 0
-          return Effect.zipRight(
-            fiber === undefined ? Effect.void : Fiber.interrupt(fiber),
-            Effect.sync(() => backlog = 0)
-          )
-        })
-        return yield* Effect.onInterrupt(Effect.gen(function*() {
-          const exit = yield* Effect.exit(push((messages) => {
-            for (const incoming of messages) {
-              if (backlog === 0) {
-                const effect = onIncoming(live, incoming)
-                if (effect !== undefined) enqueue(effect)
-              } else if (backlog >= inboundCapacity && isDroppable(incoming)) {
-                dropped++
-              } else {
-                enqueue(Effect.suspend(() => onIncoming(live, incoming) ?? Effect.void))
-              }
-            }
-          }))
-          // what arrived before the end is handled before the end is reported
-          const drained = yield* Deferred.make<void>()
-          enqueue(Deferred.succeed(drained, undefined))
-          yield* Deferred.await(drained)
-          yield* stopWorker
-          return yield* exit
-        }), () => stopWorker)
+      return Effect.flatMap(Effect.runtime<never>(), (runtime) => {
+        const { finish, onMessages, stop } = sink(live, runtime)
+        return Effect.onInterrupt(
+          Effect.flatMap(Effect.exit(push(onMessages)), (exit) => Effect.zipRight(finish, exit)),
+          () => stop
+        )
       })
     }
 
@@ -296,6 +323,7 @@ export const make = (options: {
 
     return {
       read,
+      sink,
       abandonServerRequests: Effect.suspend(() => {
         const orphans = [...serverRequests.values()]
         serverRequests.clear()

@@ -1,6 +1,7 @@
 import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
@@ -35,6 +36,16 @@ const isFatal = (error: McpError.McpClientError) =>
 interface Reading {
   handedOver: boolean
   end: Exit.Exit<void, ConnectionError> | undefined
+  /** With `listen`, until the hand-over: completed with the end when it comes before. */
+  gate: Deferred.Deferred<void, ConnectionError> | undefined
+}
+
+/** A connection being read, as the fiber that opens it sees it. */
+interface Reader {
+  /** Completes when the reading ends before the hand-over (`Reading.end` is then set). */
+  readonly ended: Effect.Effect<unknown, ConnectionError>
+  /** Stops the reading (the handshake failed). */
+  readonly stop: Effect.Effect<void>
 }
 
 /** The error a lost connection's requests and state report. */
@@ -107,19 +118,73 @@ export const run = (options: {
      * for as long as it runs (an idle session would hold that dead fiber and its fiber refs).
      */
     const forkReader = (effect: Effect.Effect<void, ConnectionError>) =>
-      Effect.map(Effect.runtime<never>(), (runtime) => {
-        const fiber = Runtime.runFork(runtime, effect)
-        if (stopped) fiber.unsafeInterruptAsFork(FiberId.none)
-        else {
-          readers.add(fiber)
-          fiber.addObserver(() => readers.delete(fiber))
-        }
-        return fiber
-      })
+      Effect.map(Effect.runtime<never>(), (runtime) => adopt(Runtime.runFork(runtime, effect)))
+    /** Tracks a reader fiber until it ends, so that `stopReading` stops it. */
+    const adopt = (fiber: Fiber.RuntimeFiber<void, ConnectionError>) => {
+      if (stopped) fiber.unsafeInterruptAsFork(FiberId.none)
+      else {
+        readers.add(fiber)
+        fiber.addObserver(() => readers.delete(fiber))
+      }
+      return fiber
+    }
+    /** Connections read through `listen`: their stop functions (at most one; none once it ended). */
+    const listening = new Set<() => void>()
     const stopReading = Effect.suspend(() => {
       stopped = true
+      for (const stop of listening) stop()
+      listening.clear()
       return Fiber.interruptAll([...readers])
     })
+
+    /**
+     * Starts reading a connection: through its `listen` when it has one (no
+     * fiber until the connection ends: then one runs the end, settles the
+     * loss and goes on with the next connection), else in a reader fiber.
+     */
+    const startReading = (live: Link.Live, reading: Reading): Effect.Effect<Reader> => {
+      const listen = live.connection.listen
+      if (listen === undefined) {
+        return Effect.map(forkReader(read(live, reading)), (fiber) => ({ ended: Fiber.join(fiber), stop: Fiber.interrupt(fiber) }))
+      }
+      return Effect.map(Effect.runtime<never>(), (runtime) => {
+        const sink = router.sink(live, runtime)
+        // made only for the handshake: a ready connection holds no gate
+        reading.gate = Deferred.unsafeMake(FiberId.none)
+        let endFiber: Fiber.RuntimeFiber<void, ConnectionError> | undefined
+        // the end may come before `listen` returns
+        let ended = false
+        // what `listening` holds: made before `listen`, as the end callback may run before it returns
+        const stop = () => stopListening()
+        const stopListening: () => void = listen(sink.onMessages, (ending) => {
+          ended = true
+          listening.delete(stop)
+          if (stopped) return
+          endFiber = adopt(Runtime.runFork(
+            runtime,
+            Effect.flatMap(Effect.exit(ending), (exit) => Effect.zipRight(sink.finish, afterEnd(live, reading, exit))).pipe(
+              Effect.onExit((exit) =>
+                Effect.sync(() => {
+                  if (reading.gate !== undefined) Deferred.unsafeDone(reading.gate, exit)
+                })
+              )
+            )
+          ))
+        })
+        if (stopped) stop()
+        else if (!ended) listening.add(stop)
+        const gate = reading.gate
+        return {
+          ended: Deferred.await(gate),
+          stop: Effect.suspend(() => {
+            reading.gate = undefined
+            listening.delete(stop)
+            stop()
+            return Effect.zipRight(endFiber === undefined ? Effect.void : Fiber.interrupt(endFiber), sink.stop)
+          })
+        }
+      })
+    }
 
     const endSpan = (span: Tracer.Span, exit: Exit.Exit<void, McpError.McpClientError>) => {
       if (Exit.isFailure(exit)) Spans.annotateOutcome(span, "reconnect", exit)
@@ -190,14 +255,14 @@ export const run = (options: {
       Effect.gen(function*() {
         const live: Link.Live = { connection, generation: ++generation, alive: true }
         yield* state.set({ _tag: "Connecting", generation: live.generation })
-        const reading: Reading = { handedOver: false, end: undefined }
-        const reader = yield* forkReader(read(live, reading))
+        const reading: Reading = { handedOver: false, end: undefined, gate: undefined }
+        const reader = yield* startReading(live, reading)
         const resumed = resumer.connected(connection, live.generation)
         const opened = resumed !== undefined ?
           Either.right(resumed) :
           yield* open(live).pipe(
             Effect.raceFirst(
-              Fiber.join(reader).pipe(
+              reader.ended.pipe(
                 Effect.zipRight(
                   Effect.fail(
                     new McpError.TransportError({ reason: "Closed", message: "the connection closed during initialize" })
@@ -208,7 +273,7 @@ export const run = (options: {
             Effect.either
           )
         if (opened._tag === "Left") {
-          yield* Fiber.interrupt(reader)
+          yield* reader.stop
           yield* connectionLost(live, opened.left)
           if (isFatal(opened.left)) return yield* Effect.fail(opened.left)
           yield* Effect.logWarning("mcp: initialize failed, trying a new connection", opened.left.message)
@@ -235,6 +300,7 @@ export const run = (options: {
           return false
         }
         reading.handedOver = true
+        reading.gate = undefined
         return true
       })
 
@@ -245,13 +311,20 @@ export const run = (options: {
      * idle session has one fiber here, not one waiting for another.
      */
     const read = (live: Link.Live, reading: Reading): Effect.Effect<void, ConnectionError> =>
-      Effect.flatMap(Effect.exit(router.read(live)), (end) => {
-        if (!reading.handedOver) {
-          reading.end = end
-          return end
-        }
-        return Effect.zipRight(connectionLost(live, lostBecause(end)), drive)
-      })
+      Effect.flatMap(Effect.exit(router.read(live)), (end) => afterEnd(live, reading, end))
+
+    /** A connection's reading ended: told to the fiber that opens it, or settled here before the next connection. */
+    const afterEnd = (
+      live: Link.Live,
+      reading: Reading,
+      end: Exit.Exit<void, ConnectionError>
+    ): Effect.Effect<void, ConnectionError> => {
+      if (!reading.handedOver) {
+        reading.end = end
+        return end
+      }
+      return Effect.zipRight(connectionLost(live, lostBecause(end)), drive)
+    }
 
     const close = (reported: McpError.McpClientError) =>
       Effect.flatMap(

@@ -253,7 +253,7 @@ describe("HttpTransport against the fault server", () => {
         yield* waitFor("the four answer streams to end", () => server.lingered().ended + server.lingered().cut === 4)
         expect(server.lingered()).toEqual({ ended: 4, cut: 0 })
         // (an answer stream the client gave up on takes its TCP connection with it)
-        expect(server.closedEarly()).toBe(0)
+        expect(server.closedByClients()).toBe(0)
       }).pipe(Effect.provide(client)))
   }
 

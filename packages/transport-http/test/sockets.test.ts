@@ -50,7 +50,7 @@ describe("HTTP connections are reused", () => {
           yield* burst("second")
           // the first burst's connections serve the second (one still finishing its answer may be busy)
           expect(server.connections() - afterFirst).toBeLessThanOrEqual(2)
-          expect(server.closedEarly()).toBe(0)
+          expect(server.closedByClients()).toBe(0)
         }).pipe(Effect.provide(layer)))
     }
   }

@@ -26,7 +26,7 @@
  *   what each session holds. `--client sdk` (here and in `closed`) opens the SDK's stdio sessions.
  * - `closed [--sessions N] [--snapshot-out PREFIX]`: opens N sessions (after one warm-up session),
  *   closes them and prints what is still held per session; a leak keeps its size per session as N
- *   grows, one-off costs (compiled code) shrink.
+ *   grows, one-off costs (compiled code) shrink. `--client sdk --transport http`: the SDK client.
  * - `inflight [--calls N] [--heap-out FILE] [--snapshot-out PREFIX]`: N pending `hold` calls on one
  *   session (after a warm-up round of as many), profiled the same way once the server holds them
  *   all (or heap snapshots before and while held); prints the `heapUsed` growth per call.
@@ -261,12 +261,30 @@ const sdkCalls = async () => {
   await client.close()
 }
 
+/** `closed` with the SDK client (HTTP only): the same sessions, opened and closed the same way. */
+const sdkClosed = async () => {
+  if (httpServer === undefined) throw new Error("closed --client sdk needs --transport http")
+  const settle = () => Effect.runPromise(settled("before"))
+  const open = () => Sdk.openHttp(httpServer.url)
+  await (await open()).close()
+  const sessions = Number(flags.sessions)
+  const before = await settle()
+  const clients = []
+  for (let i = 0; i < sessions; i++) clients.push(await open())
+  for (const client of clients) await client.close()
+  clients.length = 0
+  const after = await Effect.runPromise(settled("after"))
+  process.stderr.write(`sdk: ${sessions} sessions closed: ${((after - before) / sessions / 1024).toFixed(1)} KiB per session still held\n`)
+}
+
 const mode = positionals[0] ?? "calls"
 if (mode !== "calls" && mode !== "idle" && mode !== "closed" && mode !== "inflight") {
   throw new Error(`mode must be calls, idle, closed or inflight, got ${mode}`)
 }
 const run = flags.client === "sdk" && mode === "calls" ?
   sdkCalls() :
+  flags.client === "sdk" && mode === "closed" ?
+  sdkClosed() :
   Effect.runPromise(
     Effect.scoped(mode === "calls" ? calls : mode === "idle" ? idle : mode === "closed" ? closed : inflight).pipe(
       // the HTTP client outlives every session (a layer provided to one session would close with it)

@@ -252,6 +252,8 @@ describe("HttpTransport against the fault server", () => {
         for (let i = 0; i < 3; i++) expect(resultOf(yield* client.request("tools/call", { name: "count" }))).toBeDefined()
         yield* waitFor("the four answer streams to end", () => server.lingered().ended + server.lingered().cut === 4)
         expect(server.lingered()).toEqual({ ended: 4, cut: 0 })
+        // (an answer stream the client gave up on takes its TCP connection with it)
+        expect(server.closedByClients()).toBe(0)
       }).pipe(Effect.provide(client)))
   }
 

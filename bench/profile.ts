@@ -15,9 +15,13 @@
  * - `--transport http` (any mode): the session is `HttpTransport` (on `NodeHttpClient.layerUndici`)
  *   against the bench's HTTP fixture instead of `NodeStdioTransport` (for `idle`, one fixture
  *   process holds every session).
- * - `calls [--calls N] [--concurrency C] [--client ours|sdk]`: one `NodeStdioTransport` session, a
- *   warm-up of N calls, then N `tools/call` of `echo`, C at a time (default 1: sequential, what
- *   `stdio latency` measures). `--client sdk` runs the official SDK client instead, for comparison.
+ * - `calls [--calls N] [--concurrency C] [--client ours|sdk|raw] [--backend node|command]`: one
+ *   `NodeStdioTransport` session, a warm-up of N calls, then N `tools/call` of `echo`, C at a time
+ *   (default 1: sequential, what `stdio latency` measures). `--client sdk` runs the official SDK
+ *   client instead, `--client raw` the raw NDJSON loop (`clients/raw.ts`), for comparison;
+ *   `--backend command` runs ours on `StdioTransport` over the platform's `CommandExecutor`
+ *   (`NodeContext.layer`) instead. For instructions per call, run it under
+ *   `valgrind --tool=callgrind` with two values of N (see bench/README.md, "Instructions per call").
  * - `idle [--sessions N] [--client ours|sdk] [--heap-out FILE] [--snapshot-out PREFIX]`: opens N idle sessions (after one
  *   warm-up session), prints the `heapUsed` growth per session (and per session of the second half
  *   alone, without what the first sessions cost once), and profiles what they hold (`HeapProfiler`
@@ -32,10 +36,11 @@
  *   all (or heap snapshots before and while held); prints the `heapUsed` growth per call.
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { McpClient, type McpTransport } from "@mcp-effect/core"
 import { HttpTransport } from "@mcp-effect/transport-http"
-import { NodeStdioTransport } from "@mcp-effect/transport-stdio"
+import { NodeStdioTransport, StdioTransport } from "@mcp-effect/transport-stdio"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -46,6 +51,7 @@ import { writeFileSync } from "node:fs"
 import { writeHeapSnapshot } from "node:v8"
 import * as Inspector from "node:inspector/promises"
 import { parseArgs } from "node:util"
+import * as Raw from "./clients/raw.js"
 import * as Sdk from "./clients/sdk.js"
 import { serverEnv, startHttpServer, stdioServer } from "./servers.js"
 import { checkEcho, countOf, echoCall } from "./subject.js"
@@ -57,6 +63,7 @@ const { positionals, values: flags } = parseArgs({
     concurrency: { type: "string", default: "1" },
     sessions: { type: "string", default: "20" },
     client: { type: "string", default: "ours" },
+    backend: { type: "string", default: "node" },
     transport: { type: "string", default: "stdio" },
     "cpu-out": { type: "string" },
     "heap-out": { type: "string" },
@@ -88,9 +95,15 @@ if (flags.transport !== "stdio" && flags.transport !== "http") {
 /** `--transport http`: the bench's HTTP fixture (SSE answers) in its own process. */
 const httpServer = flags.transport === "http" ? await startHttpServer(false) : undefined
 
-const transport: Layer.Layer<McpTransport.McpTransport, never, HttpClient.HttpClient> = httpServer === undefined ?
-  NodeStdioTransport.layer({ command: stdioServer.command, args: stdioServer.args, env: serverEnv }) :
-  Layer.orDie(HttpTransport.layer({ url: httpServer.url }))
+if (flags.backend !== "node" && flags.backend !== "command") {
+  throw new Error(`--backend must be node or command, got ${flags.backend}`)
+}
+const stdioOptions = { command: stdioServer.command, args: stdioServer.args, env: serverEnv }
+const transport: Layer.Layer<McpTransport.McpTransport, never, HttpClient.HttpClient> = httpServer !== undefined ?
+  Layer.orDie(HttpTransport.layer({ url: httpServer.url })) :
+  flags.backend === "command" ?
+  Layer.provide(StdioTransport.layer(stdioOptions), NodeContext.layer) :
+  NodeStdioTransport.layer(stdioOptions)
 
 const session = McpClient.make({ clientInfo: { name: "bench-profile", version: "1.0.0" }, prefetch: false }).pipe(
   Effect.tap((client) => client.initialized),
@@ -277,6 +290,17 @@ const sdkClosed = async () => {
   process.stderr.write(`sdk: ${sessions} sessions closed: ${((after - before) / sessions / 1024).toFixed(1)} KiB per session still held\n`)
 }
 
+/** The raw NDJSON loop (stdio only), sequential: the floor under both clients. */
+const rawCalls = async () => {
+  if (httpServer !== undefined || Number(flags.concurrency) !== 1) throw new Error("--client raw: stdio, sequential only")
+  const raw = await Raw.start(stdioServer)
+  const n = Number(flags.calls)
+  await raw.sequential(n)
+  const millis = await profiled(() => raw.sequential(n))
+  process.stderr.write(`raw: ${(millis * 1000 / n).toFixed(1)} µs/call\n`)
+  await raw.close()
+}
+
 const mode = positionals[0] ?? "calls"
 if (mode !== "calls" && mode !== "idle" && mode !== "closed" && mode !== "inflight") {
   throw new Error(`mode must be calls, idle, closed or inflight, got ${mode}`)
@@ -285,6 +309,8 @@ const run = flags.client === "sdk" && mode === "calls" ?
   sdkCalls() :
   flags.client === "sdk" && mode === "closed" ?
   sdkClosed() :
+  flags.client === "raw" && mode === "calls" ?
+  rawCalls() :
   Effect.runPromise(
     Effect.scoped(mode === "calls" ? calls : mode === "idle" ? idle : mode === "closed" ? closed : inflight).pipe(
       // the HTTP client outlives every session (a layer provided to one session would close with it)

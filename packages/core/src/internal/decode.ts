@@ -66,8 +66,9 @@ const toEffect = <A>(
 
 /**
  * Sends a request and decodes its result with the method's schema; `then`
- * (a further check of the decoded result) runs in the same step, so a
- * waiting request holds one continuation, not two.
+ * (a further check of the decoded result, given `key`) runs in the same
+ * step, so a waiting request holds one continuation, not two, and no
+ * closure of its own for the check.
  *
  * @internal
  */
@@ -78,11 +79,12 @@ export const decodeResult = <A, I>(schema: Schema.Schema<A, I>) => {
     method: string,
     params?: Record<string, unknown>,
     options?: ClientSession.RequestOptions,
-    then?: (result: A) => Effect.Effect<A, McpError.McpClientError>
+    then?: (key: string, result: A) => Effect.Effect<A, McpError.McpClientError>,
+    key: string = method
   ): Effect.Effect<A, McpError.McpClientError> =>
     Effect.flatMap(session.request(method, params, options), (raw) => {
       const result = check(raw)
-      return result._tag === "Right" && then !== undefined ? then(result.right) : toEffect(result, method, true)
+      return result._tag === "Right" && then !== undefined ? then(key, result.right) : toEffect(result, method, true)
     })
 }
 

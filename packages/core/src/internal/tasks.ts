@@ -121,9 +121,6 @@ const runCall = (
     callKnown(ctx, tool, params, options, listeners)
 }
 
-/** The result check of one call (a closure over the tool's name alone: a pending call keeps it). */
-const validatorOf = (ctx: TaskContext, name: string) => (result: McpSchema.CallToolResult) => ctx.validate(name, result)
-
 const callKnown = (
   ctx: TaskContext,
   tool: McpSchema.Tool | undefined,
@@ -142,9 +139,9 @@ const callKnown = (
     onProgress: listeners.progress,
     replay: ctx.trusted && (tool?.annotations?.idempotentHint === true || tool?.annotations?.readOnlyHint === true)
   }
-  const validate = validatorOf(ctx, params.name)
   // decoded and validated in one step: a pending call holds one continuation for both
-  const plain = () => decodeCallToolResult(ctx.session(), "tools/call", params as Record<string, unknown>, request, validate)
+  const plain = () =>
+    decodeCallToolResult(ctx.session(), "tools/call", params as Record<string, unknown>, request, ctx.validate, params.name)
   if (!asTask) return plain()
   return Effect.gen(function*() {
     const session = ctx.session()
@@ -166,7 +163,7 @@ const callKnown = (
       { ...request, replay: false }
     )
     listeners.status?.(created.task)
-    return yield* Effect.flatMap(followTask(ctx, created.task, options, listeners), validate)
+    return yield* Effect.flatMap(followTask(ctx, created.task, options, listeners), (result) => ctx.validate(params.name, result))
   })
 }
 

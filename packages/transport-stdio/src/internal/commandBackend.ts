@@ -6,8 +6,8 @@ import * as Cause from "effect/Cause"
 import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
-import * as Mailbox from "effect/Mailbox"
 import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import type { Backend, ExitStatus, StartFailure, StartOptions } from "./backend.js"
@@ -62,28 +62,39 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
     const process = yield* Effect.mapError(executor.start(command), (error) => startError(options, error))
 
     // bounded by `hasRoom` answering false at the high-water mark; the sink waits for "drain"
-    const stdin = yield* Mailbox.make<Uint8Array>()
+    let queued: Array<Uint8Array> = []
     let queuedBytes = 0
+    let inputEnded = false
     let stdinGone = false
     let sinceDrainCheck = 0
+    // the writing fiber, while it waits for input: a write wakes it with no queue or Mailbox of Effect's in
+    // between (no canceler: it is only interrupted with the scope, and a late wake-up of it is a no-op)
+    let wake: ((effect: Effect.Effect<void>) => void) | undefined
+    const wakeWriter = () => {
+      const resume = wake
+      wake = undefined
+      resume?.(Effect.void)
+    }
+    const inputArrives = Effect.async<void>((resume) => {
+      if (queued.length > 0 || inputEnded) return resume(Effect.void)
+      wake = resume
+    })
     const room = yield* Effect.makeLatch(true)
-    // the one stage between the mailbox and the sink: everything waiting, as one chunk, until the input ends
-    const pullStdin: Channel.Channel<Chunk.Chunk<Uint8Array>> = Channel.flatMap(stdin.takeAll, ([taken, done]) => {
-      const chunk: Array<Uint8Array> = []
-      for (const bytes of taken) {
-        queuedBytes -= bytes.length
-        sinceDrainCheck += bytes.length
-        chunk.push(bytes)
-      }
-      if (queuedBytes < options.stdinHighWaterBytes) room.unsafeOpen()
+    // the one stage before the sink: everything queued, as one chunk, until the input ends
+    const pullStdin: Channel.Channel<Chunk.Chunk<Uint8Array>> = Channel.suspend(() => {
+      if (queued.length === 0) return inputEnded ? Channel.void : Channel.zipRight(Channel.fromEffect(inputArrives), pullStdin)
+      const chunk = queued
+      queued = []
+      for (const bytes of chunk) sinceDrainCheck += bytes.length
+      queuedBytes = 0
+      room.unsafeOpen()
       if (sinceDrainCheck >= drainCheckBytes) {
         sinceDrainCheck = 0
         chunk.push(waitForDrain)
       }
-      const written = chunk.length === 0 ? Channel.void : Channel.write(Chunk.unsafeFromArray(chunk))
-      return done ? written : Channel.zipRight(written, pullStdin)
+      return Channel.zipRight(Channel.write(Chunk.unsafeFromArray(chunk)), pullStdin)
     })
-    // piped straight into the sink's channel: the mailbox never fails, so no stage passes its errors on
+    // piped straight into the sink's channel: the queue never fails, so no stage passes its errors on
     yield* Channel.pipeTo(pullStdin, Sink.toChannel(process.stdin)).pipe(
       Channel.runDrain,
       Effect.catchAll((error) => Effect.sync(() => options.onWriteError(describeCause(error)))),
@@ -100,34 +111,35 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
     // pulls stop at the closed latch, so the server blocks on a full pipe
     const reading = yield* Effect.makeLatch(true)
     let paused = false
-    const readStdout = (onBytes: (bytes: Uint8Array) => boolean) => {
-      // each chunk goes to `onBytes` from the channel's read, with no effect per chunk unless paused;
-      // the read ends when `onBytes` wants no more
-      const read: Channel.Channel<never, Chunk.Chunk<Uint8Array>, PlatformError.PlatformError, PlatformError.PlatformError> =
-        Channel.readWithCause({
-          onInput: (chunk: Chunk.Chunk<Uint8Array>) => {
-            for (const bytes of chunk) {
-              if (onBytes(bytes)) return Channel.void
-            }
-            return paused ? Channel.zipRight(Channel.fromEffect(reading.await), read) : read
-          },
-          onFailure: Channel.failCause,
-          onDone: () => Channel.void
+    const readStdout = (onBytes: (bytes: Uint8Array) => boolean) =>
+      // each chunk is pulled straight from the stream's channel and handed to `onBytes`: no channel
+      // of ours downstream of it; the read ends when `onBytes` wants no more
+      Effect.scoped(Effect.flatMap(Channel.toPull(Stream.toChannel(process.stdout)), (pull) => {
+        const loop: Effect.Effect<void, PlatformError.PlatformError> = Effect.flatMap(pull, (next) => {
+          if (Either.isLeft(next)) return Effect.void // the output ended
+          for (const bytes of next.right) {
+            if (onBytes(bytes)) return Effect.void
+          }
+          return paused ? Effect.zipRight(reading.await, loop) : loop
         })
-      return Channel.runDrain(Channel.pipeTo(Stream.toChannel(process.stdout), read))
-    }
+        return loop
+      }))
     return {
       pid: process.pid,
       write: (line) => {
-        if (stdinGone) return
+        if (stdinGone || inputEnded) return
         const bytes = encoder.encode(line)
         queuedBytes += bytes.length
-        stdin.unsafeOffer(bytes)
+        queued.push(bytes)
         if (queuedBytes >= options.stdinHighWaterBytes) room.unsafeClose()
+        wakeWriter()
       },
       hasRoom: () => stdinGone || queuedBytes < options.stdinHighWaterBytes,
       writable: room.await,
-      endInput: Effect.sync(() => stdin.unsafeDone(Exit.void)),
+      endInput: Effect.sync(() => {
+        inputEnded = true
+        wakeWriter()
+      }),
       readStdout: (onBytes) => Effect.mapError(readStdout(onBytes), describeCause),
       pauseStdout: () => {
         paused = true

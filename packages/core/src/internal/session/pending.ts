@@ -73,7 +73,8 @@ export type Outcome = Exit.Exit<unknown, McpError.McpClientError>
 export interface Pending extends Timed {
   readonly id: JsonRpc.RequestId
   readonly method: string
-  readonly message: JsonRpc.Request
+  /** The params as sent (with the progress token); the message itself is built at each send, not kept. */
+  readonly params: Record<string, unknown> | undefined
   readonly replay: boolean
   readonly toolName: string | undefined
   readonly progressToken: JsonRpc.RequestId | undefined
@@ -275,11 +276,8 @@ export const make = (options: {
     }
 
     /** The message as it goes out now: the era's decoration is applied when sent (the era may be agreed on only then). */
-    const decorated = (entry: Pending): JsonRpc.Request => {
-      if (decorate === undefined) return entry.message
-      const params = decorate(entry.method, entry.message.params)
-      return params === entry.message.params ? entry.message : JsonRpc.request(entry.id, entry.method, params)
-    }
+    const decorated = (entry: Pending): JsonRpc.Request =>
+      JsonRpc.request(entry.id, entry.method, decorate === undefined ? entry.params : decorate(entry.method, entry.params))
 
     const cancelOnServer = (entry: Pending, reason: string) =>
       Effect.suspend(() => {
@@ -363,7 +361,7 @@ export const make = (options: {
       return {
         id,
         method,
-        message: JsonRpc.request(id, method, withProgress),
+        params: withProgress,
         replay: requestOptions?.replay ?? replayableMethods.has(method),
         toolName: requestOptions?.toolName,
         progressToken: wantsProgress ? id : undefined,
@@ -382,6 +380,9 @@ export const make = (options: {
         span
       }
     }
+
+    /** The failure handler of a waiting request: a closure over the entry alone, which a waiting request keeps. */
+    const onFailure = (entry: Pending) => (cause: Cause.Cause<McpError.McpClientError>) => failed(entry, cause)
 
     /**
      * Registers the entry and waits for its outcome. Registering it and its
@@ -402,12 +403,12 @@ export const make = (options: {
         // already uninterruptible: the handlers below clean up whatever ends the wait (no `onExit` mask of its own)
         if (sent === true && entry.span === undefined) {
           // sent, with no fiber or span to end: a success needs no cleanup (`settle` took the entry out of the table)
-          return Effect.catchAllCause(wait, (cause) => failed(entry, cause))
+          return Effect.catchAllCause(wait, onFailure(entry))
         }
         return Effect.matchCauseEffect(
           sent === false ? Effect.zipRight(startSending(entry, send(entry)), wait) : sent === true ? wait : Effect.zipRight(sent, wait),
           {
-            onFailure: (cause) => failed(entry, cause),
+            onFailure: onFailure(entry),
             onSuccess: (value) => {
               const done = finish(entry, Exit.succeed(value))
               return done === Effect.void ? Effect.succeed(value) : Effect.as(done, value)

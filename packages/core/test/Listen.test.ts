@@ -10,7 +10,7 @@ import * as McpClient from "../src/McpClient.js"
 import * as McpError from "../src/McpError.js"
 import * as McpTransport from "../src/McpTransport.js"
 import * as TestServer from "../src/TestServer.js"
-import { batchInOrder, clientInfo, eventually, idleTimeout, reconnect, textResult } from "./utils.js"
+import { batchInOrder, clientInfo, eventually, idleTimeout, receivedWith, reconnect, textResult } from "./utils.js"
 
 /** What a callback-driven connection's test double records. */
 interface Wire {
@@ -101,6 +101,11 @@ const echoServer: TestServer.Options = {
   }
 }
 
+/** A client over the echo TestServer, its transport reading through `listen`. */
+const listenClient = McpClient.layer({ clientInfo, prefetch: false }).pipe(
+  Layer.provideMerge(listenOverTestServer(echoServer))
+)
+
 const over = (transport: Layer.Layer<McpTransport.McpTransport>) =>
   McpClient.layer({ clientInfo, prefetch: false }).pipe(Layer.provide(transport))
 
@@ -135,7 +140,7 @@ describe("a transport with listen", () => {
     reconnect.pipe(
       Effect.zipRight(Effect.flatMap(McpClient.McpClient, (client) => client.callTool({ name: "y" }))),
       Effect.map((result) => expect(result).toEqual(textResult("listened"))),
-      Effect.provide(McpClient.layer({ clientInfo, prefetch: false }).pipe(Layer.provideMerge(listenOverTestServer(echoServer))))
+      Effect.provide(listenClient)
     ))
 
   it.effect("a request on a connection that is lost fails with OutcomeUnknown", () =>
@@ -144,16 +149,16 @@ describe("a transport with listen", () => {
       const server = yield* TestServer.TestServer
       yield* client.initialized
       const call = yield* Effect.fork(client.callTool({ name: "x" }))
-      yield* eventually(Effect.map(server.received, (messages) => messages.some((m) => "method" in m && m.method === "tools/call")))
+      yield* eventually(Effect.map(receivedWith("tools/call"), (calls) => calls.length > 0))
       yield* server.dropConnection
       const error = yield* Effect.flip(Fiber.join(call))
       expect(error).toBeInstanceOf(McpError.OutcomeUnknown)
     }).pipe(
-      Effect.provide(McpClient.layer({ clientInfo, prefetch: false }).pipe(Layer.provideMerge(listenOverTestServer(echoServer))))
+      Effect.provide(listenClient)
     ))
 
   it.effect("request timeouts run on the TestClock", () =>
     idleTimeout.pipe(
-      Effect.provide(McpClient.layer({ clientInfo, prefetch: false }).pipe(Layer.provideMerge(listenOverTestServer(echoServer))))
+      Effect.provide(listenClient)
     ))
 })

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { bundleNode } from "../scripts/bundle-node.mjs"
+import { missingFiles } from "../scripts/check-built.mjs"
 
 // `dist/node/` (scripts/bundle-node.mjs, the `node` export condition): one bundle per package with a
 // small re-exporting file per public module. Built here for core and transport-stdio into a
@@ -68,5 +69,27 @@ describe("dist/node (the node export condition)", () => {
     ], { cwd: target, encoding: "utf8" })
     expect(shared).toBe("true")
     fs.rmSync(target, { recursive: true, force: true })
+  })
+
+  it("prepublishOnly refuses a package whose dist/node is not built", { timeout: 60_000 }, async () => {
+    const root = path.join(repo, "packages/transport-stdio")
+    const dir = path.join(repo, ".cache/test-check-built")
+    fs.rmSync(dir, { recursive: true, force: true })
+    fs.mkdirSync(dir, { recursive: true })
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"))
+    expect(manifest.scripts?.prepublishOnly).toBe("node ../../scripts/check-built.mjs")
+    fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify(manifest))
+    const nodeTargets = Object.values(manifest.exports as Record<string, { readonly node?: string }>)
+      .flatMap((entry) => (entry.node === undefined ? [] : [entry.node]))
+    expect(nodeTargets.length).toBeGreaterThan(0)
+    // as after `tsc -b` alone: the `node` condition's files are missing and named
+    expect(missingFiles(dir)).toEqual(expect.arrayContaining(nodeTargets))
+    const refused = spawnSync(process.execPath, [path.join(repo, "scripts/check-built.mjs")], { cwd: dir, encoding: "utf8" })
+    expect(refused.status).toBe(1)
+    expect(refused.stderr).toContain("npm run build")
+    // built: none of them is missing any more (the `types` / `default` files are tsc's, not made here)
+    await bundleNode(root, path.join(dir, "dist/node"))
+    expect(missingFiles(dir).filter((file) => file.startsWith("./dist/node/"))).toEqual([])
+    fs.rmSync(dir, { recursive: true, force: true })
   })
 })

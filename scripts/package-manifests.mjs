@@ -2,7 +2,8 @@
 // - `exports` lists `.` and each public module (`src/<Module>.ts`), never `internal/`;
 //   other subpaths a package declares by hand (e.g. `./node`) are kept;
 // - `effect` and `@effect/*` are peer dependencies (a 3.x range), never dependencies;
-// - the fields a registry page and an installer need are present.
+// - the fields a registry page and an installer need are present;
+// - `prepublishOnly` refuses to publish a package whose `exports` name files not built.
 //
 //   node scripts/package-manifests.mjs          rewrite the manifests
 //   node scripts/package-manifests.mjs --check  exit 1 if a manifest is out of date
@@ -78,6 +79,8 @@ for (const dir of workspace.workspaces) {
     sideEffects: false,
     exports,
     files: ["dist", "!dist/.tsbuildinfo", "src", "README.md"],
+    // refuse to publish what `exports` names but the build has not made (scripts/check-built.mjs)
+    scripts: { prepublishOnly: "node ../../scripts/check-built.mjs" },
     ...(manifest.bin ? { bin: manifest.bin } : {}),
     ...(Object.keys(dependencies).length ? { dependencies: sortKeys(dependencies) } : {}),
     peerDependencies: sortKeys(peerDependencies),

@@ -322,14 +322,13 @@ export const make = <R>(
           })
 
         // the same without a fiber waiting for the end: an idle session holds none
-        const listenStdout = process.listenStdout
-        const listen = listenStdout === undefined ? undefined : (
+        const listen = process.listenStdout === undefined ? undefined : (
           onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void,
           onEnd: (end: Effect.Effect<void, McpError.TransportError>) => void
         ) => {
           const { end, onBytes } = frameStdout(onMessages)
           // the end is framed when its effect runs (after the messages handed on before it)
-          return listenStdout(onBytes, (failure) => onEnd(Effect.suspend(() => end(failure))))
+          return process.listenStdout!(onBytes, (failure) => onEnd(Effect.suspend(() => end(failure))))
         }
 
         // for readers without `push`: at most `incomingCapacity` messages (plus one stdout chunk's)
@@ -356,7 +355,7 @@ export const make = <R>(
           )
         })))
 
-        const outbox = Outbox.make(process.write, Math.min(Outbox.defaultBatchChars, stdinHighWaterBytes))
+        const outbox = Outbox.make((text) => process.write(text), Math.min(Outbox.defaultBatchChars, stdinHighWaterBytes))
         // below the high-water mark, a message is queued for the end of the tick at once
         const sendNow = (message: JsonRpc.Message): boolean => {
           if (closed !== undefined || !process.hasRoom()) return false

@@ -486,6 +486,6 @@ export const make = <R>(
 
     return {
       transport: { connections },
-      logs: { lines: logHub.lines, subscribe: logHub.subscribe }
+      logs: Stderr.logsOf(logHub)
     }
   })

@@ -145,6 +145,9 @@ export const fromSession = (
 
 type ClientOptions = Pick<McpClient.Options, "server" | "trusted" | "prefetch">
 
+/** The tool index before the first list: one empty map for every client (an empty `Map` is ~0.15 KiB). */
+const noTools: ReadonlyMap<string, McpSchema.Tool> = new Map()
+
 /** Members of the client built on first read. */
 type BuiltMember =
   | "ping"
@@ -195,7 +198,7 @@ class Client implements McpClient.Service {
   readonly #promptsRef = LazySubscriptionRef.make<ReadonlyArray<McpSchema.Prompt>>([])
   readonly #subscriptions = new Set<string>()
   #loggingLevel: McpSchema.LoggingLevel | undefined
-  toolIndex = new Map<string, McpSchema.Tool>()
+  toolIndex: ReadonlyMap<string, McpSchema.Tool> = noTools
   readonly #toolTickets: Tickets = { started: 0, applied: 0 }
   readonly #resourceTickets: Tickets = { started: 0, applied: 0 }
   readonly #promptTickets: Tickets = { started: 0, applied: 0 }

@@ -27,6 +27,8 @@ import * as Link from "./session/link.js"
 import * as Pending from "./session/pending.js"
 import * as Spans from "./spans.js"
 
+const noHandlers: ReadonlyMap<string, ClientSession.ServerRequestHandler> = new Map()
+
 /** @internal */
 export const replayableMethods = Pending.replayableMethods
 
@@ -209,9 +211,13 @@ export const make = (
       defaultTotal: Either.isRight(timing) ? timing.right.total : undefined,
       decorate: handshake.decorate
     })
+    // one map for the router and the input rounds; one empty map for every session without handlers
+    const handlers = options.handlers === undefined || Object.keys(options.handlers).length === 0 ?
+      noHandlers :
+      new Map(Object.entries(options.handlers))
     const router = yield* Inbound.make({
       table,
-      handlers: options.handlers,
+      handlers,
       onNotification: options.onNotification,
       notificationCapacity: options.notificationCapacity ?? 1024,
       inboundCapacity: options.inboundCapacity ?? 4096
@@ -223,7 +229,7 @@ export const make = (
       link,
       LazySubscriptionRef.make<ClientSession.ConnectionState>({ _tag: "Connecting", generation: 1 }),
       resumer,
-      new Map(Object.entries(options.handlers ?? {})),
+      handlers,
       polling
     )
 

@@ -206,8 +206,9 @@ class ConnectionSink implements Sink {
 
 /** The router as one object whose methods read its fields (no closure per operation per session). */
 class Router implements InboundRouter {
-  readonly #handlers: Map<string, ClientSession.ServerRequestHandler>
-  readonly #serverRequests = new Map<JsonRpc.RequestId, Fiber.RuntimeFiber<void>>()
+  readonly #handlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>
+  // made by the first server request that runs a handler (an empty `Map` is ~0.15 KiB an idle session keeps)
+  #serverRequests: Map<JsonRpc.RequestId, Fiber.RuntimeFiber<void>> | undefined
   readonly #notificationHub: LazySliding<JsonRpc.Notification>
   readonly #malformedHub = new LazySliding<McpError.DecodeError>(64)
   droppedCount = 0
@@ -221,7 +222,7 @@ class Router implements InboundRouter {
   constructor(
     scope: Scope.Scope,
     table: PendingTable,
-    handlers: ClientSession.Options["handlers"],
+    handlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>,
     appNotification: ClientSession.Options["onNotification"],
     notificationCapacity: number,
     readonly inboundCapacity: number
@@ -230,7 +231,7 @@ class Router implements InboundRouter {
     this.#table = table
     this.#appNotification = appNotification
     this.#notificationCapacity = notificationCapacity
-    this.#handlers = new Map(Object.entries(handlers ?? {}))
+    this.#handlers = handlers
     this.#notificationHub = new LazySliding(notificationCapacity)
   }
 
@@ -254,7 +255,7 @@ class Router implements InboundRouter {
         })
       )
     }
-    const serverRequests = this.#serverRequests
+    const serverRequests = this.#serverRequests ??= new Map()
     const run = Effect.suspend(() => handler(request.params ?? {}, { requestId: request.id })).pipe(
       Effect.matchCauseEffect({
         onSuccess: (result) => answer(live, JsonRpc.success(request.id, result)),
@@ -293,7 +294,7 @@ class Router implements InboundRouter {
       }
       case "notifications/cancelled": {
         const requestId = notification.params?.requestId as JsonRpc.RequestId | undefined
-        const fiber = requestId === undefined ? undefined : this.#serverRequests.get(requestId)
+        const fiber = requestId === undefined ? undefined : this.#serverRequests?.get(requestId)
         return fiber ? Fiber.interruptFork(fiber) : undefined
       }
       default: {
@@ -375,8 +376,10 @@ class Router implements InboundRouter {
 
   get abandonServerRequests(): Effect.Effect<void> {
     return Effect.suspend(() => {
-      const orphans = [...this.#serverRequests.values()]
-      this.#serverRequests.clear()
+      const serverRequests = this.#serverRequests
+      if (serverRequests === undefined) return Effect.void
+      const orphans = [...serverRequests.values()]
+      serverRequests.clear()
       return Effect.forEach(orphans, Fiber.interruptFork, { discard: true })
     })
   }
@@ -411,7 +414,8 @@ const answer = (live: Live, message: JsonRpc.Message) => Effect.ignore(live.conn
 /** @internal */
 export const make = (options: {
   readonly table: PendingTable
-  readonly handlers: ClientSession.Options["handlers"]
+  /** The app's handlers of server requests, by method. */
+  readonly handlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>
   readonly onNotification: ClientSession.Options["onNotification"]
   /** Bound of each notification subscriber's queue (sliding). */
   readonly notificationCapacity: number

@@ -161,4 +161,23 @@ if (flags.bundle !== undefined) {
     if (isNew(node) && !skipped.has(type(node))) add(byOwner, owner(node), size(node))
   }
   print("\nnew objects by the closure of ours that holds them", byOwner)
+
+  // where each new closure was written: a function that a session instantiates (any module; effect's and
+  // Node's own are named by their script id), what a class's methods or a module-level function would save
+  const byDefinition = new Map<string, { n: number; bytes: number }>()
+  const scriptLine = new Map<number, string>()
+  for (let i = 0; i < after.locations.length; i += 4) {
+    const node = after.locations[i]! / nodeFields
+    const line = after.locations[i + 2]! + 1
+    scriptLine.set(
+      node,
+      after.locations[i + 1] === script ?
+        `${moduleOf[line]}:${line} ${source[line - 1]!.trim().slice(0, 70)}` :
+        `script ${after.locations[i + 1]}:${line}`
+    )
+  }
+  for (let node = 0; node < count; node++) {
+    if (isNew(node) && type(node) === "closure") add(byDefinition, scriptLine.get(node) ?? name(node), size(node))
+  }
+  print("\nnew closures by where they are written", byDefinition)
 }

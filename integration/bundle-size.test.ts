@@ -23,12 +23,14 @@ import { measureMinimalClient } from "../browser/bundle.js"
 // guard checks results, 2.8 KB minified; Node bodies read in callbacks; request settings per fiber);
 // 37.8 / 118.1 KB after the fourth round (HTTP requests posted through `sendNow`, an idle session's
 // parts built on first use); 38.3 / 118.6 KB once an idle stdio session holds no fiber (`Connection.listen`
-// read in callbacks, one deadline sweeper per `Clock`: +0.5 own code, the session's code shared with HTTP).
-// The budgets are a little
+// read in callbacks, one deadline sweeper per `Clock`: +0.5 own code, the session's code shared with HTTP);
+// 39.1 / 119.3 KB with the pending table, the inbound router, the lifecycle, the session and the client
+// as objects with methods (an idle session holds ~7 KiB less heap; a property read is `this.name` where a
+// closure's local was one mangled letter: +0.8 own code). The budgets are a little
 // above the last sizes: they stop growth. Issue 8's targets are lower (own code ≤ 15 KB, total
 // ≤ 100 KB); lower the budgets as the bundle shrinks.
-const ownBudgetKb = 38.4
-const totalBudgetKb = 118.7
+const ownBudgetKb = 39.2
+const totalBudgetKb = 119.4
 const onDemandBudgetKb = 6.5
 
 describe("browser bundle size", () => {

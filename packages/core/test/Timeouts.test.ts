@@ -23,9 +23,12 @@ const sweeper = Effect.gen(function*() {
   const expired: Array<[string, number]> = []
   // the caller's table of requests: the sweeper reads the deadlines from it
   const table = new Set<Entry>()
-  const sweeper = yield* makeSweeper<Entry>(clock, () => table, (e) => {
-    table.delete(e)
-    expired.push([e.name, clock.unsafeCurrentTimeMillis()])
+  const sweeper = yield* makeSweeper<Entry>(clock, {
+    watched: () => table,
+    expire: (e) => {
+      table.delete(e)
+      expired.push([e.name, clock.unsafeCurrentTimeMillis()])
+    }
   })
   const timeouts = {
     watch: (e: Entry) => {
@@ -34,7 +37,7 @@ const sweeper = Effect.gen(function*() {
     },
     /** The request was answered: it leaves the table. */
     unwatch: (e: Entry) => table.delete(e),
-    sleeping: sweeper.sleeping
+    sleeping: () => sweeper.sleeping()
   }
   return { timeouts, expired }
 })

@@ -33,23 +33,29 @@ const decodeLogMessage = decoder(McpSchema.LoggingMessageNotificationParams)
 
 type Capability = "tools" | "resources" | "prompts" | "logging" | "completions"
 
+/** How far the fetches of one live view are: the last started, and the last applied. */
+interface Tickets {
+  started: number
+  applied: number
+}
+
 /**
  * Applies a fetched list to its view only when no fetch that started later
  * has been applied: an older fetch finishing last never overwrites a newer view.
  */
-const latestView = <A>(apply: (list: A) => Effect.Effect<void>) => {
-  let started = 0
-  let applied = 0
-  return <E, R>(fetch: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.suspend(() => {
-      const ticket = ++started
-      return Effect.tap(fetch, (list) => {
-        if (ticket < applied) return Effect.void
-        applied = ticket
-        return apply(list)
-      })
+const latestView = <A, E, R>(
+  tickets: Tickets,
+  fetch: Effect.Effect<A, E, R>,
+  apply: (list: A) => Effect.Effect<void>
+): Effect.Effect<A, E, R> =>
+  Effect.suspend(() => {
+    const ticket = ++tickets.started
+    return Effect.tap(fetch, (list) => {
+      if (ticket < tickets.applied) return Effect.void
+      tickets.applied = ticket
+      return apply(list)
     })
-}
+  })
 
 /**
  * Runs `effect` in the background when asked, at most once at a time: asked
@@ -77,15 +83,6 @@ const coalesced = (effect: Effect.Effect<void>, scope: Scope.Scope): Effect.Effe
     running = true
     return Effect.asVoid(Effect.forkIn(loop, scope))
   })
-}
-
-/**
- * An effect built on its first run, then kept: a session holds one small
- * suspension instead of the whole pipeline until (and unless) it is used.
- */
-const builtOnUse = <A, E, R>(build: () => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
-  let built: Effect.Effect<A, E, R> | undefined
-  return Effect.suspend(() => built ??= build())
 }
 
 /** What the client needs to hear from its session. */
@@ -146,10 +143,437 @@ export const fromSession = (
       return session
     }))
 
-/** Members of the client built on first read. */
-type LazyMember = "resourceUpdates" | "logMessages" | "tools" | "resources" | "prompts"
-
 type ClientOptions = Pick<McpClient.Options, "server" | "trusted" | "prefetch">
+
+/** The tool index before the first list: one empty map for every client (an empty `Map` is ~0.15 KiB). */
+const noTools: ReadonlyMap<string, McpSchema.Tool> = new Map()
+
+/** Members of the client built on first read. */
+type BuiltMember =
+  | "ping"
+  | "listTools"
+  | "listResources"
+  | "listResourceTemplates"
+  | "listPrompts"
+  | "listTasks"
+  | "resourceUpdates"
+  | "subscribeResourceUpdates"
+  | "logMessages"
+  | "subscribeLogMessages"
+  | "tools"
+  | "resources"
+  | "prompts"
+
+const refresh = (effect: Effect.Effect<unknown, McpError.McpClientError>) =>
+  Effect.catchAll(effect, (error) => Effect.logDebug("mcp: could not refresh a list", error.message))
+
+const paramsOf = <A>(
+  method: string,
+  decode: (u: unknown) => Effect.Effect<A, unknown>,
+  notifications: Stream.Stream<JsonRpc.Notification>
+): Stream.Stream<A> =>
+  notifications.pipe(
+    Stream.filter((n) => n.method === method),
+    // (not `Stream.mapEffect`: it brings `Stream.groupByKey`'s machinery into a browser bundle)
+    Stream.flatMap((n) => Stream.fromEffectOption(Effect.mapError(decode(n.params ?? {}), () => Option.none())))
+  )
+
+const logMessagesOf = (notifications: Stream.Stream<JsonRpc.Notification>) =>
+  paramsOf("notifications/message", decodeLogMessage, notifications)
+const resourceUpdatesOf = (notifications: Stream.Stream<JsonRpc.Notification>) =>
+  paramsOf("notifications/resources/updated", decodeResourceUpdated, notifications)
+
+/**
+ * The client as one object whose members read its fields: the effects are
+ * built when read (a getter on the prototype), the functions when read too
+ * (an arrow bound to the client, so a member taken off the object still
+ * works). A session's client holds its state and no closure per member.
+ */
+class Client implements McpClient.Service {
+  // `session` is assigned before any member runs: they only run after initialization
+  session: ClientSession.Service = undefined as never
+  // the live views hold a SubscriptionRef only once something follows their changes
+  readonly #toolsRef = LazySubscriptionRef.make<ReadonlyArray<McpSchema.Tool>>([])
+  readonly #resourcesRef = LazySubscriptionRef.make<ReadonlyArray<McpSchema.Resource>>([])
+  readonly #promptsRef = LazySubscriptionRef.make<ReadonlyArray<McpSchema.Prompt>>([])
+  readonly #subscriptions = new Set<string>()
+  #loggingLevel: McpSchema.LoggingLevel | undefined
+  toolIndex: ReadonlyMap<string, McpSchema.Tool> = noTools
+  readonly #toolTickets: Tickets = { started: 0, applied: 0 }
+  readonly #resourceTickets: Tickets = { started: 0, applied: 0 }
+  readonly #promptTickets: Tickets = { started: 0, applied: 0 }
+  readonly #singleFlight: SingleFlight.SingleFlight
+  // a fetch shared in the client's scope: once that is closed, a caller runs its own (and gets the
+  // session's typed error, not the interruption of a fiber the closed scope refuses)
+  scopeClosed = false
+  // each made on the first list_changed of its kind
+  #refreshTools: Effect.Effect<void> | undefined
+  #refreshResources: Effect.Effect<void> | undefined
+  #refreshPrompts: Effect.Effect<void> | undefined
+  // the modern era's subscriptions/listen, made on first use: only a server of the modern era has it
+  #listener: ReturnType<typeof Listen.make> | undefined
+  callTool: McpClient.Service["callTool"] = undefined as never
+  callToolStream: McpClient.Service["callToolStream"] = undefined as never
+  readonly tasks: ClientTasks
+  /** The members built on first read, then kept (most are seldom used: an idle client holds none). */
+  #built: { -readonly [K in BuiltMember]?: McpClient.Service[K] } | undefined
+
+  readonly #scope: Scope.Scope
+  // over HTTP: tools with invalid x-mcp-header annotations are left out, the others' headers remembered
+  readonly #requestHeaders: Option.Option<RequestHeaders.RequestHeaders["Type"]>
+
+  constructor(
+    readonly options: ClientOptions,
+    scope: Scope.Scope,
+    polling: TaskPolling.Service,
+    readonly validator: Effect.Effect.Success<typeof validatorFromContext>,
+    requestHeaders: Option.Option<RequestHeaders.RequestHeaders["Type"]>
+  ) {
+    this.#scope = scope
+    this.#requestHeaders = requestHeaders
+    this.#singleFlight = SingleFlight.make(scope)
+    this.tasks = new ClientTasks(this, polling, Option.isSome(requestHeaders))
+  }
+
+  /** A method the modern era removed: fails at once with a server of that era. */
+  #legacyOnly(method: string): Effect.Effect<ClientSession.Initialized, McpError.McpClientError> {
+    return Effect.flatMap(this.session.initialized, (init) =>
+      isModernVersion(init.protocolVersion) ?
+        Effect.fail(
+          new McpError.UnsupportedCapability({ capability: method, method, protocolVersion: init.protocolVersion })
+        ) :
+        Effect.succeed(init))
+  }
+
+  #requireCapability(capability: Capability, method: string): Effect.Effect<ClientSession.Initialized, McpError.McpClientError> {
+    return Effect.flatMap(this.session.initialized, (init) =>
+      init.capabilities[capability] === undefined ?
+        Effect.fail(new McpError.UnsupportedCapability({ capability, method })) :
+        Effect.succeed(init))
+  }
+
+  // the fetches refresh the live views; callers share a fetch in flight, but a
+  // list_changed always starts a new one (the one in flight may predate the change)
+  get fetchTools(): Effect.Effect<ReadonlyArray<McpSchema.Tool>, McpError.McpClientError> {
+    return latestView(
+      this.#toolTickets,
+      this.#requireCapability("tools", "tools/list").pipe(
+        Effect.zipRight(paginate((cursor) => decodeListTools(this.session, "tools/list", cursor), (r) => r.tools)),
+        Effect.flatMap((tools) =>
+          Option.isSome(this.#requestHeaders) ? this.#requestHeaders.value.register(tools) : Effect.succeed(tools)
+        )
+      ),
+      (tools) => {
+        this.toolIndex = new Map(tools.map((tool) => [tool.name, tool]))
+        return this.#toolsRef.set(tools)
+      }
+    )
+  }
+
+  get #fetchResources(): Effect.Effect<ReadonlyArray<McpSchema.Resource>, McpError.McpClientError> {
+    return latestView(
+      this.#resourceTickets,
+      this.#requireCapability("resources", "resources/list").pipe(
+        Effect.zipRight(
+          paginate((cursor) => decodeListResources(this.session, "resources/list", cursor), (r) => r.resources)
+        )
+      ),
+      (list) => this.#resourcesRef.set(list)
+    )
+  }
+
+  get #fetchPrompts(): Effect.Effect<ReadonlyArray<McpSchema.Prompt>, McpError.McpClientError> {
+    return latestView(
+      this.#promptTickets,
+      this.#requireCapability("prompts", "prompts/list").pipe(
+        Effect.zipRight(paginate((cursor) => decodeListPrompts(this.session, "prompts/list", cursor), (r) => r.prompts))
+      ),
+      (list) => this.#promptsRef.set(list)
+    )
+  }
+
+  #shared<A, E>(key: string, fetch: Effect.Effect<A, E>): Effect.Effect<A, E> {
+    return Effect.suspend(() => this.scopeClosed ? fetch : this.#singleFlight(key, fetch))
+  }
+
+  get listTools(): McpClient.Service["listTools"] {
+    return (this.#built ??= {}).listTools ??= this.#shared("tools/list", this.fetchTools)
+  }
+
+  get listResources(): McpClient.Service["listResources"] {
+    return (this.#built ??= {}).listResources ??= this.#shared("resources/list", this.#fetchResources)
+  }
+
+  get listPrompts(): McpClient.Service["listPrompts"] {
+    return (this.#built ??= {}).listPrompts ??= this.#shared("prompts/list", this.#fetchPrompts)
+  }
+
+  refreshOn(method: string): Effect.Effect<void> | undefined {
+    switch (method) {
+      case "notifications/tools/list_changed":
+        return this.#refreshTools ??= coalesced(refresh(this.fetchTools), this.#scope)
+      case "notifications/resources/list_changed":
+        return this.#refreshResources ??= coalesced(refresh(this.#fetchResources), this.#scope)
+      case "notifications/prompts/list_changed":
+        return this.#refreshPrompts ??= coalesced(refresh(this.#fetchPrompts), this.#scope)
+      default:
+        return undefined
+    }
+  }
+
+  #listen(init: ClientSession.Initialized): Effect.Effect<void, McpError.McpClientError> {
+    return Effect.suspend(() =>
+      (this.#listener ??= Listen.make(() => this.session, this.#scope)).update(
+        Listen.filterOf(init.capabilities, this.#subscriptions)
+      )
+    )
+  }
+
+  onInitialized(init: ClientSession.Initialized): Effect.Effect<void> {
+    const client = this
+    return Effect.gen(function*() {
+      if (isModernVersion(init.protocolVersion)) {
+        yield* Effect.forkIn(refresh(client.#listen(init)), client.#scope)
+      } else if (init.restored !== undefined) {
+        // the server still holds them for the resumed session: only remembered for a later new session
+        for (const uri of init.restored.subscriptions) client.#subscriptions.add(uri)
+        client.#loggingLevel = init.restored.loggingLevel
+      }
+      if (init.generation > 1 && !isModernVersion(init.protocolVersion)) {
+        for (const uri of client.#subscriptions) {
+          yield* refresh(client.session.request("resources/subscribe", { uri }))
+        }
+        if (client.#loggingLevel !== undefined) {
+          yield* refresh(client.session.request("logging/setLevel", { level: client.#loggingLevel }))
+        }
+      }
+      if (client.options.prefetch === false) return
+      const caps = init.capabilities
+      yield* Effect.all(
+        [
+          caps.tools ? refresh(client.listTools) : Effect.void,
+          caps.resources ? refresh(client.listResources) : Effect.void,
+          caps.prompts ? refresh(client.listPrompts) : Effect.void
+        ],
+        { concurrency: "unbounded", discard: true }
+      )
+    })
+  }
+
+  findTool(name: string): Effect.Effect<McpSchema.Tool | undefined, McpError.McpClientError> {
+    const client = this
+    return Effect.gen(function*() {
+      const cached = client.toolIndex.get(name)
+      if (cached) return cached
+      const init = yield* client.session.initialized
+      if (!init.capabilities.tools) return undefined
+      // a fetch of its own: a list already in flight (maybe stalled) must not hold up the call
+      return (yield* Effect.orElseSucceed(client.fetchTools, () => [])).find((tool) => tool.name === name)
+    })
+  }
+
+  // the live views end with the session, like every other stream
+  // (streams are built when run: a session holds none of their stages until then)
+  #readonlyView<A>(ref: LazySubscriptionRef.LazySubscriptionRef<A>): Subscribable.Subscribable<A> {
+    return Subscribable.make({
+      get: ref.get,
+      changes: Stream.suspend(() => Stream.interruptWhen(ref.changes, this.session.closed))
+    })
+  }
+
+  get initialized(): McpClient.Service["initialized"] {
+    return this.session.initialized
+  }
+
+  get state(): McpClient.Service["state"] {
+    return this.session.state
+  }
+
+  get ping(): McpClient.Service["ping"] {
+    return (this.#built ??= {}).ping ??= this.#legacyOnly("ping").pipe(Effect.zipRight(this.session.request("ping")), Effect.asVoid)
+  }
+
+  get listResourceTemplates(): McpClient.Service["listResourceTemplates"] {
+    return (this.#built ??= {}).listResourceTemplates ??= Effect.suspend(() =>
+      this.#requireCapability("resources", "resources/templates/list").pipe(
+        Effect.zipRight(
+          paginate(
+            (cursor) => decodeListTemplates(this.session, "resources/templates/list", cursor),
+            (r) => r.resourceTemplates
+          )
+        )
+      )
+    )
+  }
+
+  get readResource(): McpClient.Service["readResource"] {
+    return (uri) =>
+      this.#requireCapability("resources", "resources/read").pipe(
+        Effect.zipRight(decodeReadResource(this.session, "resources/read", { uri }))
+      )
+  }
+
+  get subscribe(): McpClient.Service["subscribe"] {
+    return (uri) =>
+      Effect.flatMap(this.session.initialized, (init) => {
+          if (!init.capabilities.resources?.subscribe) {
+            return Effect.fail(
+              new McpError.UnsupportedCapability({ capability: "resources.subscribe", method: "resources/subscribe" })
+            )
+          }
+          if (isModernVersion(init.protocolVersion)) {
+            // the listen request is opened again with the URI added; a refusal takes it out again
+            return Effect.sync(() => this.#subscriptions.add(uri)).pipe(
+              Effect.zipRight(this.#listen(init)),
+              Effect.tapError(() => Effect.sync(() => this.#subscriptions.delete(uri)))
+            )
+          }
+          return Effect.asVoid(this.session.request("resources/subscribe", { uri })).pipe(
+            Effect.tap(() => Effect.sync(() => this.#subscriptions.add(uri)))
+          )
+        })
+  }
+
+  get unsubscribe(): McpClient.Service["unsubscribe"] {
+    return (uri) =>
+      Effect.sync(() => this.#subscriptions.delete(uri)).pipe(
+        Effect.zipRight(this.session.initialized),
+        Effect.flatMap((init) =>
+          isModernVersion(init.protocolVersion) ?
+            this.#listen(init) :
+            Effect.asVoid(this.session.request("resources/unsubscribe", { uri }))
+        )
+      )
+  }
+
+  get resourceUpdates(): McpClient.Service["resourceUpdates"] {
+    return (this.#built ??= {}).resourceUpdates ??= Stream.suspend(() => resourceUpdatesOf(this.session.notifications))
+  }
+
+  get subscribeResourceUpdates(): McpClient.Service["subscribeResourceUpdates"] {
+    return (this.#built ??= {}).subscribeResourceUpdates ??= Effect.map(this.session.subscribeNotifications, resourceUpdatesOf)
+  }
+
+  get getPrompt(): McpClient.Service["getPrompt"] {
+    return (name, args) =>
+      this.#requireCapability("prompts", "prompts/get").pipe(
+        Effect.zipRight(
+          decodeGetPrompt(this.session, "prompts/get", args === undefined ? { name } : { name, arguments: args })
+        )
+      )
+  }
+
+  get complete(): McpClient.Service["complete"] {
+    return (params) =>
+      this.#requireCapability("completions", "completion/complete").pipe(
+        Effect.zipRight(decodeComplete(this.session, "completion/complete", params as Record<string, unknown>))
+      )
+  }
+
+  get setLoggingLevel(): McpClient.Service["setLoggingLevel"] {
+    return (level) =>
+      this.#legacyOnly("logging/setLevel").pipe(
+        Effect.zipRight(this.#requireCapability("logging", "logging/setLevel")),
+        Effect.zipRight(this.session.request("logging/setLevel", { level })),
+        Effect.tap(() => Effect.sync(() => this.#loggingLevel = level)),
+        Effect.asVoid
+      )
+  }
+
+  get logMessages(): McpClient.Service["logMessages"] {
+    return (this.#built ??= {}).logMessages ??= Stream.suspend(() => logMessagesOf(this.session.notifications))
+  }
+
+  get subscribeLogMessages(): McpClient.Service["subscribeLogMessages"] {
+    return (this.#built ??= {}).subscribeLogMessages ??= Effect.map(this.session.subscribeNotifications, logMessagesOf)
+  }
+
+  get notifications(): McpClient.Service["notifications"] {
+    return this.session.notifications
+  }
+
+  get subscribeNotifications(): McpClient.Service["subscribeNotifications"] {
+    return this.session.subscribeNotifications
+  }
+
+  get tools(): McpClient.Service["tools"] {
+    return (this.#built ??= {}).tools ??= this.#readonlyView(this.#toolsRef)
+  }
+
+  get resources(): McpClient.Service["resources"] {
+    return (this.#built ??= {}).resources ??= this.#readonlyView(this.#resourcesRef)
+  }
+
+  get prompts(): McpClient.Service["prompts"] {
+    return (this.#built ??= {}).prompts ??= this.#readonlyView(this.#promptsRef)
+  }
+
+  get getTask(): McpClient.Service["getTask"] {
+    return (taskId) => tasks.getTask(this.tasks, taskId)
+  }
+
+  // the tasks extension of 2026-07-28 has neither tasks/list nor tasks/result
+  get listTasks(): McpClient.Service["listTasks"] {
+    return (this.#built ??= {}).listTasks ??= this.#legacyOnly("tasks/list").pipe(Effect.zipRight(tasks.listTasks(this.tasks)))
+  }
+
+  get cancelTask(): McpClient.Service["cancelTask"] {
+    return (taskId) => tasks.cancelTask(this.tasks, taskId)
+  }
+
+  get getTaskResult(): McpClient.Service["getTaskResult"] {
+    return (taskId) => this.#legacyOnly("tasks/result").pipe(Effect.zipRight(tasks.getTaskResult(this.tasks, taskId)))
+  }
+
+  get taskStatus(): McpClient.Service["taskStatus"] {
+    return (taskId) => tasks.taskStatus(this.tasks, taskId)
+  }
+}
+
+/** What the task and tool-call paths read of the client, as methods of one object. */
+class ClientTasks implements tasks.TaskContext, ToolCalls.ToolCallContext {
+  readonly server: string | undefined
+  readonly trusted: boolean
+  // functions of their own (the call path and `ToolCalls` pass them on unbound)
+  readonly call: ToolCalls.ToolCallContext["call"]
+  readonly stream: ToolCalls.ToolCallContext["stream"] = (params, callOptions) =>
+    tasks.callToolStream(this, params, callOptions)
+  // the tool as listed after the call: a call of a tool the client did not know has just fetched the list
+  readonly validate = (name: string, result: McpSchema.CallToolResult) =>
+    checkStructuredContent(this.client.validator, this.client.toolIndex.get(name), result)
+
+  constructor(readonly client: Client, readonly polling: TaskPolling.Service, headers: boolean) {
+    this.server = client.options.server
+    this.trusted = client.options.trusted ?? false
+    this.call = headers ?
+      (params, callOptions) =>
+        tasks.callTool(this, params, callOptions).pipe(
+          // over HTTP, a HeaderMismatch means the tool's x-mcp-header annotations changed: the server
+          // refused the call before running it, so it is sent again once with the headers of a fresh list
+          Effect.catchIf(
+            (error) => error._tag === "ProtocolError" && error.code === McpError.ErrorCode.HeaderMismatch,
+            (error) =>
+              Effect.zipRight(
+                Effect.orElseFail(client.fetchTools, () => error),
+                tasks.callTool(this, params, callOptions)
+              )
+          )
+        ) :
+      (params, callOptions) => tasks.callTool(this, params, callOptions)
+  }
+
+  session(): ClientSession.Service {
+    return this.client.session
+  }
+
+  cachedTool(name: string): McpSchema.Tool | undefined {
+    return this.client.toolIndex.get(name)
+  }
+
+  findTool(name: string): Effect.Effect<McpSchema.Tool | undefined, McpError.McpClientError> {
+    return this.client.findTool(name)
+  }
+}
 
 const build = <R>(
   options: ClientOptions,
@@ -159,296 +583,20 @@ const build = <R>(
     const polling = Option.getOrElse(yield* Effect.serviceOption(TaskPolling.TaskPolling), () => TaskPolling.defaults)
     const scope = yield* Effect.scope
     const validator = yield* validatorFromContext
-    // over HTTP: tools with invalid x-mcp-header annotations are left out, the others' headers remembered
     const requestHeaders = yield* Effect.serviceOption(RequestHeaders.RequestHeaders)
-
-    // the live views hold a SubscriptionRef only once something follows their changes
-    const toolsRef = LazySubscriptionRef.make<ReadonlyArray<McpSchema.Tool>>([])
-    const resourcesRef = LazySubscriptionRef.make<ReadonlyArray<McpSchema.Resource>>([])
-    const promptsRef = LazySubscriptionRef.make<ReadonlyArray<McpSchema.Prompt>>([])
-    const subscriptions = new Set<string>()
-    let loggingLevel: McpSchema.LoggingLevel | undefined
-
-    // `session` is assigned before any of these run: they only run after initialization.
-    let session: ClientSession.Service = undefined as never
-
-    /** A method the modern era removed: fails at once with a server of that era. */
-    const legacyOnly = (method: string) =>
-      Effect.suspend(() =>
-        Effect.flatMap(session.initialized, (init) =>
-          isModernVersion(init.protocolVersion) ?
-            Effect.fail(
-              new McpError.UnsupportedCapability({ capability: method, method, protocolVersion: init.protocolVersion })
-            ) :
-            Effect.succeed(init))
-      )
-
-    const requireCapability = (capability: Capability, method: string) =>
-      Effect.suspend(() =>
-        Effect.flatMap(session.initialized, (init) =>
-          init.capabilities[capability] === undefined ?
-            Effect.fail(new McpError.UnsupportedCapability({ capability, method })) :
-            Effect.succeed(init))
-      )
-
-    // the fetches refresh the live views; callers share a fetch in flight, but a
-    // list_changed always starts a new one (the one in flight may predate the change)
-    let toolIndex = new Map<string, McpSchema.Tool>()
-    const fetchTools = builtOnUse(() =>
-      requireCapability("tools", "tools/list").pipe(
-        Effect.zipRight(paginate((cursor) => decodeListTools(session, "tools/list", cursor), (r) => r.tools)),
-        Effect.flatMap((tools) => Option.isSome(requestHeaders) ? requestHeaders.value.register(tools) : Effect.succeed(tools)),
-        latestView((tools) => {
-          toolIndex = new Map(tools.map((tool) => [tool.name, tool]))
-          return toolsRef.set(tools)
-        })
-      )
-    )
-    const fetchResources = builtOnUse(() =>
-      requireCapability("resources", "resources/list").pipe(
-        Effect.zipRight(
-          paginate((cursor) => decodeListResources(session, "resources/list", cursor), (r) => r.resources)
-        ),
-        latestView((list) => resourcesRef.set(list))
-      )
-    )
-    const fetchPrompts = builtOnUse(() =>
-      requireCapability("prompts", "prompts/list").pipe(
-        Effect.zipRight(paginate((cursor) => decodeListPrompts(session, "prompts/list", cursor), (r) => r.prompts)),
-        latestView((list) => promptsRef.set(list))
-      )
-    )
-    const singleFlight = SingleFlight.make(scope)
-    // a fetch shared in the client's scope: once that is closed, a caller runs its own (and gets the
-    // session's typed error, not the interruption of a fiber the closed scope refuses)
-    let scopeClosed = false
+    const client = new Client(options, scope, polling, validator, requestHeaders)
     // on the scope itself: `Effect.addFinalizer` would keep a copy of this fiber's refs for the client's life
-    yield* Scope.addFinalizer(scope, Effect.sync(() => scopeClosed = true))
-    const shared = <A, E>(key: string, fetch: Effect.Effect<A, E>) =>
-      Effect.suspend(() => scopeClosed ? fetch : singleFlight(key, fetch))
-    const listTools = shared("tools/list", fetchTools)
-    const listResources = shared("resources/list", fetchResources)
-    const listPrompts = shared("prompts/list", fetchPrompts)
-
-    const refresh = (effect: Effect.Effect<unknown, McpError.McpClientError>) =>
-      Effect.catchAll(effect, (error) => Effect.logDebug("mcp: could not refresh a list", error.message))
-
-    // each made on the first list_changed of its kind
-    let refreshTools: Effect.Effect<void> | undefined
-    let refreshResources: Effect.Effect<void> | undefined
-    let refreshPrompts: Effect.Effect<void> | undefined
-    const refreshOn = (method: string): Effect.Effect<void> | undefined => {
-      switch (method) {
-        case "notifications/tools/list_changed":
-          return refreshTools ??= coalesced(refresh(fetchTools), scope)
-        case "notifications/resources/list_changed":
-          return refreshResources ??= coalesced(refresh(fetchResources), scope)
-        case "notifications/prompts/list_changed":
-          return refreshPrompts ??= coalesced(refresh(fetchPrompts), scope)
-        default:
-          return undefined
-      }
-    }
-
-    // the modern era's subscriptions/listen: list_changed and resource updates arrive through it
-    // made on first use: only a server of the modern era has it
-    let listener: ReturnType<typeof Listen.make> | undefined
-    const listen = (init: ClientSession.Initialized) =>
-      Effect.suspend(() =>
-        (listener ??= Listen.make(() => session, scope)).update(Listen.filterOf(init.capabilities, subscriptions))
-      )
-
-    const onInitialized = (init: ClientSession.Initialized) =>
-      Effect.gen(function*() {
-        if (isModernVersion(init.protocolVersion)) {
-          yield* Effect.forkIn(refresh(listen(init)), scope)
-        } else if (init.restored !== undefined) {
-          // the server still holds them for the resumed session: only remembered for a later new session
-          for (const uri of init.restored.subscriptions) subscriptions.add(uri)
-          loggingLevel = init.restored.loggingLevel
-        }
-        if (init.generation > 1 && !isModernVersion(init.protocolVersion)) {
-          for (const uri of subscriptions) {
-            yield* refresh(session.request("resources/subscribe", { uri }))
-          }
-          if (loggingLevel !== undefined) yield* refresh(session.request("logging/setLevel", { level: loggingLevel }))
-        }
-        if (options.prefetch === false) return
-        const caps = init.capabilities
-        yield* Effect.all(
-          [
-            caps.tools ? refresh(listTools) : Effect.void,
-            caps.resources ? refresh(listResources) : Effect.void,
-            caps.prompts ? refresh(listPrompts) : Effect.void
-          ],
-          { concurrency: "unbounded", discard: true }
-        )
-      })
-
-    session = yield* start({
-      onInitialized,
+    yield* Scope.addFinalizerExit(scope, () => {
+      client.scopeClosed = true
+      return Effect.void
+    })
+    client.session = yield* start({
+      onInitialized: (init) => client.onInitialized(init),
       // keep the live views fresh
-      onNotification: (notification) => refreshOn(notification.method)
+      onNotification: (notification) => client.refreshOn(notification.method)
     })
-
-    const findTool = (name: string) =>
-      Effect.gen(function*() {
-        const cached = toolIndex.get(name)
-        if (cached) return cached
-        const init = yield* session.initialized
-        if (!init.capabilities.tools) return undefined
-        // a fetch of its own: a list already in flight (maybe stalled) must not hold up the call
-        return (yield* Effect.orElseSucceed(fetchTools, () => [])).find((tool) => tool.name === name)
-      })
-
-    const taskContext: tasks.TaskContext = {
-      session: () => session,
-      polling,
-      cachedTool: (name) => toolIndex.get(name),
-      findTool,
-      trusted: options.trusted ?? false,
-      // the tool as listed after the call: a call of a tool the client did not know has just fetched the list
-      validate: (name, result) => checkStructuredContent(validator, toolIndex.get(name), result)
-    }
-
-    const toolCalls = yield* ToolCalls.make({
-      server: options.server,
-      trusted: options.trusted ?? false,
-      session: () => session,
-      findTool,
-      call: Option.isNone(requestHeaders) ?
-        (params, callOptions) => tasks.callTool(taskContext, params, callOptions) :
-        (params, callOptions) =>
-          tasks.callTool(taskContext, params, callOptions).pipe(
-            // over HTTP, a HeaderMismatch means the tool's x-mcp-header annotations changed: the server
-            // refused the call before running it, so it is sent again once with the headers of a fresh list
-            Effect.catchIf(
-              (error) => error._tag === "ProtocolError" && error.code === McpError.ErrorCode.HeaderMismatch,
-              (error) =>
-                Effect.zipRight(
-                  Effect.orElseFail(fetchTools, () => error),
-                  tasks.callTool(taskContext, params, callOptions)
-                )
-            )
-          ),
-      stream: (params, callOptions) => tasks.callToolStream(taskContext, params, callOptions)
-    })
-
-    const paramsOf = <A>(method: string, decode: (u: unknown) => Effect.Effect<A, unknown>) =>
-    (notifications: Stream.Stream<JsonRpc.Notification>): Stream.Stream<A> =>
-      notifications.pipe(
-        Stream.filter((n) => n.method === method),
-        // (not `Stream.mapEffect`: it brings `Stream.groupByKey`'s machinery into a browser bundle)
-        Stream.flatMap((n) => Stream.fromEffectOption(Effect.mapError(decode(n.params ?? {}), () => Option.none())))
-      )
-    const logMessagesOf = paramsOf("notifications/message", decodeLogMessage)
-    const resourceUpdatesOf = paramsOf("notifications/resources/updated", decodeResourceUpdated)
-
-    // the live views end with the session, like every other stream
-    // (streams are built when run: a session holds none of their stages until then)
-    const readonly = <A>(ref: LazySubscriptionRef.LazySubscriptionRef<A>) =>
-      Subscribable.make({ get: ref.get, changes: Stream.suspend(() => Stream.interruptWhen(ref.changes, session.closed)) })
-
-    /** The members built on first read: a client holds none of them until then (most are seldom used). */
-    const built: { -readonly [K in LazyMember]?: McpClient.Service[K] } = {}
-
-    const service: McpClient.Service = {
-      session,
-      initialized: session.initialized,
-      get state() {
-        return session.state
-      },
-      ping: builtOnUse(() => legacyOnly("ping").pipe(Effect.zipRight(session.request("ping")), Effect.asVoid)),
-      listTools,
-      callTool: toolCalls.callTool,
-      callToolStream: toolCalls.callToolStream,
-      listResources,
-      listResourceTemplates: builtOnUse(() =>
-        requireCapability("resources", "resources/templates/list").pipe(
-          Effect.zipRight(
-            paginate(
-              (cursor) => decodeListTemplates(session, "resources/templates/list", cursor),
-              (r) => r.resourceTemplates
-            )
-          )
-        )
-      ),
-      readResource: (uri) =>
-        requireCapability("resources", "resources/read").pipe(
-          Effect.zipRight(decodeReadResource(session, "resources/read", { uri }))
-        ),
-      subscribe: (uri) =>
-        Effect.flatMap(session.initialized, (init) => {
-          if (!init.capabilities.resources?.subscribe) {
-            return Effect.fail(
-              new McpError.UnsupportedCapability({ capability: "resources.subscribe", method: "resources/subscribe" })
-            )
-          }
-          if (isModernVersion(init.protocolVersion)) {
-            // the listen request is opened again with the URI added; a refusal takes it out again
-            return Effect.sync(() => subscriptions.add(uri)).pipe(
-              Effect.zipRight(listen(init)),
-              Effect.tapError(() => Effect.sync(() => subscriptions.delete(uri)))
-            )
-          }
-          return Effect.asVoid(session.request("resources/subscribe", { uri })).pipe(
-            Effect.tap(() => Effect.sync(() => subscriptions.add(uri)))
-          )
-        }),
-      unsubscribe: (uri) =>
-        Effect.sync(() => subscriptions.delete(uri)).pipe(
-          Effect.zipRight(session.initialized),
-          Effect.flatMap((init) =>
-            isModernVersion(init.protocolVersion) ?
-              listen(init) :
-              Effect.asVoid(session.request("resources/unsubscribe", { uri }))
-          )
-        ),
-      get resourceUpdates() {
-        return built.resourceUpdates ??= Stream.suspend(() => resourceUpdatesOf(session.notifications))
-      },
-      subscribeResourceUpdates: builtOnUse(() => Effect.map(session.subscribeNotifications, resourceUpdatesOf)),
-      listPrompts,
-      getPrompt: (name, args) =>
-        requireCapability("prompts", "prompts/get").pipe(
-          Effect.zipRight(
-            decodeGetPrompt(session, "prompts/get", args === undefined ? { name } : { name, arguments: args })
-          )
-        ),
-      complete: (params) =>
-        requireCapability("completions", "completion/complete").pipe(
-          Effect.zipRight(decodeComplete(session, "completion/complete", params as Record<string, unknown>))
-        ),
-      setLoggingLevel: (level) =>
-        legacyOnly("logging/setLevel").pipe(
-          Effect.zipRight(requireCapability("logging", "logging/setLevel")),
-          Effect.zipRight(session.request("logging/setLevel", { level })),
-          Effect.tap(() => Effect.sync(() => loggingLevel = level)),
-          Effect.asVoid
-        ),
-      get logMessages() {
-        return built.logMessages ??= Stream.suspend(() => logMessagesOf(session.notifications))
-      },
-      subscribeLogMessages: builtOnUse(() => Effect.map(session.subscribeNotifications, logMessagesOf)),
-      get notifications() {
-        return session.notifications
-      },
-      subscribeNotifications: session.subscribeNotifications,
-      get tools() {
-        return built.tools ??= readonly(toolsRef)
-      },
-      get resources() {
-        return built.resources ??= readonly(resourcesRef)
-      },
-      get prompts() {
-        return built.prompts ??= readonly(promptsRef)
-      },
-      getTask: (taskId) => tasks.getTask(taskContext, taskId),
-      // the tasks extension of 2026-07-28 has neither tasks/list nor tasks/result
-      listTasks: builtOnUse(() => legacyOnly("tasks/list").pipe(Effect.zipRight(tasks.listTasks(taskContext)))),
-      cancelTask: (taskId) => tasks.cancelTask(taskContext, taskId),
-      getTaskResult: (taskId) => legacyOnly("tasks/result").pipe(Effect.zipRight(tasks.getTaskResult(taskContext, taskId))),
-      taskStatus: (taskId) => tasks.taskStatus(taskContext, taskId)
-    }
-    return service
+    const toolCalls = yield* ToolCalls.make(client.tasks)
+    client.callTool = toolCalls.callTool
+    client.callToolStream = toolCalls.callToolStream
+    return client
   })

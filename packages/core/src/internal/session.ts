@@ -27,8 +27,154 @@ import * as Link from "./session/link.js"
 import * as Pending from "./session/pending.js"
 import * as Spans from "./spans.js"
 
+const noHandlers: ReadonlyMap<string, ClientSession.ServerRequestHandler> = new Map()
+
 /** @internal */
 export const replayableMethods = Pending.replayableMethods
+
+/**
+ * The session's service as one object whose members read its fields: the
+ * effects and streams are built when read (getters on the prototype), and
+ * `request` and `notify` are functions of their own (callers may take them
+ * off the object). An idle session holds its state, not a closure per member.
+ */
+class Session implements ClientSession.Service {
+  // made when something first waits for the session's end before it (most sessions never are); `close`
+  // sets the link to `Closed` before it calls `onClosed`
+  closedGate: Deferred.Deferred<McpError.McpClientError> | undefined
+  /** The members built on first read (a session holds none of their streams until then). */
+  built: { -readonly [K in "state" | "notifications" | "malformed"]?: ClientSession.Service[K] } | undefined
+
+  constructor(
+    readonly table: Pending.PendingTable,
+    readonly router: Inbound.InboundRouter,
+    readonly link: Ref.Ref<Link.Link>,
+    readonly connectionState: LazySubscriptionRef.LazySubscriptionRef<ClientSession.ConnectionState>,
+    readonly resumer: Resumer.Resumer,
+    readonly inputHandlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>,
+    readonly polling: TaskPolling.Service
+  ) {}
+
+  onClosed(error: McpError.McpClientError): void {
+    if (this.closedGate !== undefined) Deferred.unsafeDone(this.closedGate, Exit.succeed(error))
+  }
+
+  /** Puts a request on the ready connection, waiting for one when there is none (the table calls it unbound). */
+  readonly dispatch = (entry: Pending.Pending): Effect.Effect<void, McpError.McpClientError> =>
+    Effect.flatMap(Link.awaitLive(this.link), (live) => live.alive ? this.table.sendOn(entry, live) : this.dispatch(entry))
+
+  /** A request, in a span of its own when a tracer is installed (one check per request when not). */
+  call(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    requestOptions: ClientSession.RequestOptions | undefined,
+    pinned: Link.Live | undefined
+  ): Effect.Effect<unknown, McpError.McpClientError> {
+    const table = this.table
+    const send = pinned === undefined ? this.dispatch : (entry: Pending.Pending) => table.sendOn(entry, pinned)
+    return Effect.withFiberRuntime((fiber) =>
+      Effect.flatMap(Ref.get(this.link), (current) => {
+        const ready = pinned ?? (current._tag === "Ready" ? current.live : undefined)
+        return Spans.isTracing(fiber) ?
+          Effect.useSpan(
+            Spans.requestSpanName(method),
+            Spans.requestSpanOptions(method, params, Link.lastInitialized(current)?.protocolVersion),
+            (span) => Effect.withParentSpan(table.request(method, params, requestOptions, span, send, ready), span)
+          ) :
+          table.request(method, params, requestOptions, undefined, send, ready)
+      })
+    )
+  }
+
+  readonly request: ClientSession.Service["request"] = (method, params, requestOptions) =>
+    this.resumer.track(
+      method,
+      params,
+      InputRounds.inputMethods.has(method) ?
+        // 2026-07-28: a result may ask for input (each round is a request of its own), or be a task handle
+        InputRounds.run(
+          method,
+          (answers) => this.call(method, InputRounds.withAnswers(params, answers), requestOptions, undefined),
+          this.inputHandlers
+        ).pipe(
+          Effect.flatMap((raw) =>
+            TaskHandles.taskMethods.has(method) ?
+              TaskHandles.follow(
+                method,
+                raw,
+                // a request as the task follower sends it: no rounds, no task handles of its own
+                (method, params, requestOptions) => this.call(method, params, requestOptions, undefined),
+                this.inputHandlers,
+                this.polling
+              ) :
+              Effect.succeed(raw)
+          )
+        ) :
+        this.call(method, params, requestOptions, undefined)
+    )
+
+  readonly notify: ClientSession.Service["notify"] = (method, params) =>
+    Effect.flatMap(Link.awaitLive(this.link), (live) => live.connection.send(JsonRpc.notification(method, params)))
+
+  get initialized(): ClientSession.Service["initialized"] {
+    const link = this.link
+    return Effect.flatMap(Ref.get(link), (current) =>
+      current._tag === "Ready" ?
+        Effect.succeed(current.initialized) :
+        Effect.flatMap(Link.awaitLive(link), () => Effect.map(Ref.get(link), (now) => Link.lastInitialized(now)!)))
+  }
+
+  get isClosed(): Effect.Effect<boolean> {
+    return Effect.map(Ref.get(this.link), (current) => current._tag === "Closed")
+  }
+
+  // the streams are built when run (`Stream.suspend`): a session holds none of their stages until then
+  get state(): ClientSession.Service["state"] {
+    const state = this.connectionState
+    return (this.built ??= {}).state ??= Subscribable.make({
+      get: state.get,
+      changes: Stream.suspend(() => Stream.takeUntil(state.changes, (s) => s._tag === "Closed"))
+    })
+  }
+
+  get subscribeNotifications(): ClientSession.Service["subscribeNotifications"] {
+    return Effect.flatMap(this.isClosed, (closed) =>
+      closed ?
+        Effect.succeed(Stream.empty) :
+        Effect.flatMap(this.router.notifications, (hub) => Effect.map(hub.subscribe(), (queue) => Stream.fromQueue(queue))))
+  }
+
+  get notifications(): ClientSession.Service["notifications"] {
+    return (this.built ??= {}).notifications ??= Stream.suspend(() => Stream.unwrapScoped(this.subscribeNotifications))
+  }
+
+  get malformed(): ClientSession.Service["malformed"] {
+    return (this.built ??= {}).malformed ??= Stream.suspend(() =>
+      Stream.unwrap(
+        Effect.flatMap(this.isClosed, (closed) =>
+          closed ?
+            Effect.succeed(Stream.empty) :
+            Effect.map(this.router.malformed, (hub) => Stream.flatMap(Stream.scoped(hub.subscribe()), (queue) => Stream.fromQueue(queue))))
+      )
+    )
+  }
+
+  get closed(): ClientSession.Service["closed"] {
+    return Effect.flatMap(Ref.get(this.link), (current) =>
+      current._tag === "Closed" ?
+        Effect.succeed(current.error) :
+        Deferred.await(this.closedGate ??= Deferred.unsafeMake(FiberId.none)))
+  }
+
+  get stats(): ClientSession.Service["stats"] {
+    return Effect.sync(() => ({
+      droppedNotifications: this.router.dropped(),
+      backlog: this.router.backlog(),
+      retainedNotifications: this.router.retainedNotifications(),
+      pending: this.table.size()
+    }))
+  }
+}
 
 /**
  * The session engine, assembled: the pending table (`session/pending.ts`),
@@ -57,7 +203,6 @@ export const make = (
       clientInfo: options.clientInfo,
       timeout: Duration.millis((Either.isRight(timing) ? timing.right.initialize : undefined) ?? 30_000)
     })
-    const inputHandlers = new Map(Object.entries(options.handlers ?? {}))
     const polling = Option.getOrElse(yield* Effect.serviceOption(TaskPolling.TaskPolling), () => TaskPolling.defaults)
     const resumer = yield* Resumer.make(options.server)
     const table = yield* Pending.make({
@@ -66,59 +211,39 @@ export const make = (
       defaultTotal: Either.isRight(timing) ? timing.right.total : undefined,
       decorate: handshake.decorate
     })
+    // one map for the router and the input rounds; one empty map for every session without handlers
+    const handlers = options.handlers === undefined || Object.keys(options.handlers).length === 0 ?
+      noHandlers :
+      new Map(Object.entries(options.handlers))
     const router = yield* Inbound.make({
       table,
-      handlers: options.handlers,
+      handlers,
       onNotification: options.onNotification,
       notificationCapacity: options.notificationCapacity ?? 1024,
       inboundCapacity: options.inboundCapacity ?? 4096
     })
     const link = yield* Link.make
-    const state = LazySubscriptionRef.make<ClientSession.ConnectionState>({ _tag: "Connecting", generation: 1 })
-    // made when something first waits for the session's end before it (most sessions never are); `close`
-    // sets the link to `Closed` before it calls `onClosed`
-    let closedGate: Deferred.Deferred<McpError.McpClientError> | undefined
-    const onClosed = (error: McpError.McpClientError) => closedGate && Deferred.unsafeDone(closedGate, Exit.succeed(error))
-    const awaitClosed = Effect.flatMap(Ref.get(link), (current) =>
-      current._tag === "Closed" ? Effect.succeed(current.error) : Deferred.await(closedGate ??= Deferred.unsafeMake(FiberId.none)))
+    const session = new Session(
+      table,
+      router,
+      link,
+      LazySubscriptionRef.make<ClientSession.ConnectionState>({ _tag: "Connecting", generation: 1 }),
+      resumer,
+      handlers,
+      polling
+    )
 
-    /** Puts a request on the ready connection, waiting for one when there is none. */
-    const dispatch = (entry: Pending.Pending): Effect.Effect<void, McpError.McpClientError> =>
-      Effect.flatMap(Link.awaitLive(link), (live) => live.alive ? table.sendOn(entry, live) : dispatch(entry))
-
-    /** A request, in a span of its own when a tracer is installed (one check per request when not). */
-    const call = (
-      method: string,
-      params: Record<string, unknown> | undefined,
-      requestOptions: ClientSession.RequestOptions | undefined,
-      pinned: Link.Live | undefined
-    ): Effect.Effect<unknown, McpError.McpClientError> => {
-      const send = pinned === undefined ? dispatch : (entry: Pending.Pending) => table.sendOn(entry, pinned)
-      return Effect.withFiberRuntime((fiber) =>
-        Effect.flatMap(Ref.get(link), (current) => {
-          const ready = pinned ?? (current._tag === "Ready" ? current.live : undefined)
-          return Spans.isTracing(fiber) ?
-            Effect.useSpan(
-              Spans.requestSpanName(method),
-              Spans.requestSpanOptions(method, params, Link.lastInitialized(current)?.protocolVersion),
-              (span) => Effect.withParentSpan(table.request(method, params, requestOptions, span, send, ready), span)
-            ) :
-            table.request(method, params, requestOptions, undefined, send, ready)
-        })
-      )
-    }
-
-    const { close, stopReading } = yield* Lifecycle.run({
+    const lifecycle = yield* Lifecycle.run({
       connections: Either.isLeft(timing) ? Stream.fail(timing.left) : transport.connections,
       link,
-      state,
-      onClosed,
+      state: session.connectionState,
+      onClosed: (error) => session.onClosed(error),
       table,
       router,
       handshake,
       resumer,
       clock,
-      requestOn: (live, method, params, requestOptions) => call(method, params, requestOptions, live),
+      requestOn: (live, method, params, requestOptions) => session.call(method, params, requestOptions, live),
       onInitialized: options.onInitialized
     })
     // on the scope itself: `Effect.addFinalizer` would keep a copy of this fiber's refs for the session's life
@@ -126,81 +251,12 @@ export const make = (
     yield* Scope.addFinalizer(
       scope,
       // the error is made when the session closes (an error captures a stack trace)
-      Effect.suspend(() => close(new McpError.TransportError({ reason: "Closed", message: "the session was closed" }))).pipe(
+      Effect.suspend(() => lifecycle.close(new McpError.TransportError({ reason: "Closed", message: "the session was closed" }))).pipe(
         // closed on purpose: nothing to resume (a crash never gets here)
         Effect.zipRight(resumer.forget)
       )
     )
     // added last, so it runs first: the readers stop before the session closes
-    yield* Scope.addFinalizer(scope, stopReading)
-
-    /** A request as the task follower sends it: no rounds, no task handles of its own. */
-    const plain: ClientSession.Service["request"] = (method, params, requestOptions) =>
-      call(method, params, requestOptions, undefined)
-
-    const isClosed = Effect.map(Ref.get(link), (current) => current._tag === "Closed")
-
-    const subscribeNotifications = Effect.flatMap(isClosed, (closed) =>
-      closed ?
-        Effect.succeed(Stream.empty) :
-        Effect.flatMap(router.notifications, (hub) => Effect.map(hub.subscribe(), (queue) => Stream.fromQueue(queue))))
-
-    /** The members built on first read (a session holds none of their streams until then). */
-    const built: { -readonly [K in "state" | "notifications" | "malformed"]?: ClientSession.Service[K] } = {}
-
-    const service: ClientSession.Service = {
-      request: (method, params, requestOptions) =>
-        resumer.track(
-          method,
-          params,
-          InputRounds.inputMethods.has(method) ?
-            // 2026-07-28: a result may ask for input (each round is a request of its own), or be a task handle
-            InputRounds.run(
-              method,
-              (answers) => call(method, InputRounds.withAnswers(params, answers), requestOptions, undefined),
-              inputHandlers
-            ).pipe(
-              Effect.flatMap((raw) =>
-                TaskHandles.taskMethods.has(method) ? TaskHandles.follow(method, raw, plain, inputHandlers, polling) : Effect.succeed(raw)
-              )
-            ) :
-            call(method, params, requestOptions, undefined)
-        ),
-      notify: (method, params) =>
-        Effect.flatMap(Link.awaitLive(link), (live) => live.connection.send(JsonRpc.notification(method, params))),
-      initialized: Effect.flatMap(Ref.get(link), (current) =>
-        current._tag === "Ready" ?
-          Effect.succeed(current.initialized) :
-          Effect.flatMap(Link.awaitLive(link), () =>
-            Effect.map(Ref.get(link), (now) => Link.lastInitialized(now)!))),
-      // the streams are built when run (`Stream.suspend`): a session holds none of their stages until then
-      get state() {
-        return built.state ??= Subscribable.make({
-          get: state.get,
-          changes: Stream.suspend(() => Stream.takeUntil(state.changes, (s) => s._tag === "Closed"))
-        })
-      },
-      get notifications() {
-        return built.notifications ??= Stream.suspend(() => Stream.unwrapScoped(subscribeNotifications))
-      },
-      subscribeNotifications,
-      get malformed() {
-        return built.malformed ??= Stream.suspend(() =>
-          Stream.unwrap(
-            Effect.flatMap(isClosed, (closed) =>
-              closed ?
-                Effect.succeed(Stream.empty) :
-                Effect.map(router.malformed, (hub) => Stream.flatMap(Stream.scoped(hub.subscribe()), (queue) => Stream.fromQueue(queue))))
-          )
-        )
-      },
-      closed: awaitClosed,
-      stats: Effect.sync(() => ({
-        droppedNotifications: router.dropped(),
-        backlog: router.backlog(),
-        retainedNotifications: router.retainedNotifications(),
-        pending: table.size()
-      }))
-    }
-    return service
+    yield* Scope.addFinalizer(scope, lifecycle.stopReading)
+    return session
   })

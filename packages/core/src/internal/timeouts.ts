@@ -28,15 +28,20 @@ export const expiredKind = (timed: Timed): "idle" | "total" =>
     "idle" :
     "total"
 
-/** One table of requests the shared sweeper of its clock watches. */
-interface Member {
-  readonly watched: () => Iterable<Timed>
-  readonly expire: (timed: Timed) => void
+/**
+ * One table of requests the shared sweeper of its clock watches: an object
+ * with the two methods (a session's pending table is one itself, so it
+ * holds no closures for them).
+ */
+export interface Member<T extends Timed> {
+  watched(): Iterable<T>
+  /** Runs inside the sweeper: must be synchronous and must not throw. */
+  expire(timed: T): void
 }
 
 /** The one sweeper of a clock: every table that watches deadlines on that clock, and the fiber that sleeps for them. */
 interface Shared {
-  readonly members: Set<Member>
+  readonly members: Set<Member<Timed>>
   sleeper: Fiber.RuntimeFiber<void> | undefined
   sleepingUntil: number
   latestDeadline: number
@@ -54,10 +59,47 @@ const stop = (shared: Shared) => {
 }
 
 /**
+ * A table's watch on its clock's sweeper.
+ *
+ * @internal
+ */
+export class Watch<T extends Timed> {
+  closed = false
+  constructor(readonly clock: Clock.Clock, readonly shared: Shared, readonly member: Member<T>) {}
+
+  /** Watches the deadline of a request that the table now holds. */
+  watch(timed: T): void {
+    if (this.closed) return
+    const self = this.shared
+    const deadline = deadlineOf(timed)
+    if (deadline > self.latestDeadline) self.latestDeadline = deadline
+    if (deadline < self.sleepingUntil) {
+      self.sleepingUntil = deadline
+      const replaced = self.sleeper
+      self.sleeper = Runtime.runFork(Runtime.defaultRuntime)(sleepUntil(this.clock, self, deadline))
+      replaced?.unsafeInterruptAsFork(FiberId.none)
+    }
+  }
+
+  /** Whether a fiber sleeps towards a deadline of this clock now (for tests). */
+  sleeping(): boolean {
+    return this.shared.sleeper !== undefined
+  }
+
+  /** The table's scope closed: the last table gone, no timer is left behind. */
+  close(): Effect.Effect<void> {
+    this.closed = true
+    this.shared.members.delete(this.member as Member<Timed>)
+    if (this.shared.members.size === 0) stop(this.shared)
+    return Effect.void
+  }
+}
+
+/**
  * At most one fiber per `Clock`, shared by every session on it, watches
  * every request's deadline, instead of a timer per request or a fiber per
  * session: an idle session holds no fiber for its deadlines. It reads the
- * deadlines from each caller's own table of requests (`watched`), so a
+ * deadlines from each caller's own table of requests (`member.watched`), so a
  * request costs no insert or removal here. The fiber sleeps on the `Clock`
  * until the earliest deadline (or, with none left, the latest one it was
  * shown; so `TestClock` drives it) and ends once nothing is left to wait
@@ -72,53 +114,19 @@ const stop = (shared: Shared) => {
  */
 export const makeSweeper = <T extends Timed>(
   clock: Clock.Clock,
-  watched: () => Iterable<T>,
-  expire: (timed: T) => void
-): Effect.Effect<
-  {
-    readonly watch: (timed: T) => void
-    /** Whether a fiber sleeps towards a deadline of this clock now (for tests). */
-    readonly sleeping: () => boolean
-  },
-  never,
-  Scope.Scope
-> =>
+  member: Member<T>
+): Effect.Effect<Watch<T>, never, Scope.Scope> =>
   Effect.flatMap(Effect.scope, (scope) => {
     let shared = sweepers.get(clock)
     if (shared === undefined) {
       shared = { members: new Set(), sleeper: undefined, sleepingUntil: Infinity, latestDeadline: -Infinity }
       sweepers.set(clock, shared)
     }
-    const self = shared
-    const member: Member = { watched, expire: expire as (timed: Timed) => void }
-    self.members.add(member)
-    let closed = false
-    return Effect.as(
-      // on the scope itself: `Effect.addFinalizer` would keep a copy of the fiber's refs for the session's life
-      Scope.addFinalizer(
-        scope,
-        Effect.sync(() => {
-          closed = true
-          self.members.delete(member)
-          // the last table gone: no timer is left behind
-          if (self.members.size === 0) stop(self)
-        })
-      ),
-      {
-        watch: (timed: T) => {
-          if (closed) return
-          const deadline = deadlineOf(timed)
-          if (deadline > self.latestDeadline) self.latestDeadline = deadline
-          if (deadline < self.sleepingUntil) {
-            self.sleepingUntil = deadline
-            const replaced = self.sleeper
-            self.sleeper = Runtime.runFork(Runtime.defaultRuntime)(sleepUntil(clock, self, deadline))
-            replaced?.unsafeInterruptAsFork(FiberId.none)
-          }
-        },
-        sleeping: () => self.sleeper !== undefined
-      }
-    )
+    shared.members.add(member as Member<Timed>)
+    const watch = new Watch(clock, shared, member)
+    // a finalizer function of its own: `Scope.addFinalizer` (or `Effect.addFinalizer`, which also keeps a copy of the
+    // fiber's refs) would wrap it in closures a session holds for its life
+    return Effect.as(Scope.addFinalizerExit(scope, () => watch.close()), watch)
   })
 
 /** Expires what is due in every table; the time to wake next, `Infinity` for never. */

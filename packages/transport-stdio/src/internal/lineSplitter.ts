@@ -28,35 +28,36 @@ export interface LineSplitter {
 const LF = 0x0a
 const CR = 0x0d
 
-/** @internal */
-export const make = (maxLineBytes: number): LineSplitter => {
-  const decoder = new TextDecoder()
+// a class, so each splitter holds its fields, not a closure per operation
+class Splitter implements LineSplitter {
+  readonly decoder = new TextDecoder()
   // bytes of the current line seen in earlier chunks
-  let pending: Array<Uint8Array> = []
-  let pendingBytes = 0
+  pending: Array<Uint8Array> = []
+  pendingBytes = 0
   // the current line already overflowed: drop its bytes until the next LF
-  let discarding = false
+  discarding = false
+  constructor(readonly maxLineBytes: number) {}
 
-  const reset = () => {
-    pending = []
-    pendingBytes = 0
+  reset(): void {
+    this.pending = []
+    this.pendingBytes = 0
   }
 
   // `bytes` is a whole line without its LF
-  const emitLine = (bytes: Uint8Array, out: Array<Frame>) => {
+  emitLine(bytes: Uint8Array, out: Array<Frame>): void {
     const length = bytes.length > 0 && bytes[bytes.length - 1] === CR ? bytes.length - 1 : bytes.length
-    if (length > maxLineBytes) {
+    if (length > this.maxLineBytes) {
       out.push(Overflow)
     } else if (length > 0) {
-      out.push(decoder.decode(length === bytes.length ? bytes : bytes.subarray(0, length)))
+      out.push(this.decoder.decode(length === bytes.length ? bytes : bytes.subarray(0, length)))
     }
   }
 
-  const joinPending = (last: Uint8Array): Uint8Array => {
-    if (pending.length === 0) return last
-    const joined = new Uint8Array(pendingBytes + last.length)
+  joinPending(last: Uint8Array): Uint8Array {
+    if (this.pending.length === 0) return last
+    const joined = new Uint8Array(this.pendingBytes + last.length)
     let offset = 0
-    for (const part of pending) {
+    for (const part of this.pending) {
       joined.set(part, offset)
       offset += part.length
     }
@@ -64,45 +65,47 @@ export const make = (maxLineBytes: number): LineSplitter => {
     return joined
   }
 
-  const push = (chunk: Uint8Array, out: Array<Frame>): void => {
+  push(chunk: Uint8Array, out: Array<Frame>): void {
+    const maxLineBytes = this.maxLineBytes
     let start = 0
     while (start < chunk.length) {
       const newline = chunk.indexOf(LF, start)
       if (newline === -1) {
-        if (discarding) return
-        const total = pendingBytes + chunk.length - start
+        if (this.discarding) return
+        const total = this.pendingBytes + chunk.length - start
         // one byte over the limit is fine while it is a CR that may precede the LF
         if (total > maxLineBytes + 1 || (total === maxLineBytes + 1 && chunk[chunk.length - 1] !== CR)) {
-          reset()
-          discarding = true
+          this.reset()
+          this.discarding = true
           out.push(Overflow)
         } else {
           const rest = chunk.subarray(start)
-          pending.push(rest)
-          pendingBytes += rest.length
+          this.pending.push(rest)
+          this.pendingBytes += rest.length
         }
         return
       }
-      if (discarding) {
-        discarding = false
-      } else if (pendingBytes + newline - start > maxLineBytes + 1) {
-        reset()
+      if (this.discarding) {
+        this.discarding = false
+      } else if (this.pendingBytes + newline - start > maxLineBytes + 1) {
+        this.reset()
         out.push(Overflow)
       } else {
-        emitLine(joinPending(chunk.subarray(start, newline)), out)
-        reset()
+        this.emitLine(this.joinPending(chunk.subarray(start, newline)), out)
+        this.reset()
       }
       start = newline + 1
     }
   }
 
-  const end = (out: Array<Frame>): void => {
-    if (!discarding && pending.length > 0) {
-      emitLine(joinPending(new Uint8Array(0)), out)
+  end(out: Array<Frame>): void {
+    if (!this.discarding && this.pending.length > 0) {
+      this.emitLine(this.joinPending(new Uint8Array(0)), out)
     }
-    reset()
-    discarding = false
+    this.reset()
+    this.discarding = false
   }
-
-  return { push, end }
 }
+
+/** @internal */
+export const make = (maxLineBytes: number): LineSplitter => new Splitter(maxLineBytes)

@@ -32,32 +32,39 @@ export interface Outbox {
 }
 
 /** @internal */
-export const make = (write: (text: string) => void, batchChars: number): Outbox => {
-  let lines: Array<string> = []
-  let size = 0
-  let scheduled = false
-  const flush = () => {
+// a class, so a session's outbox holds its fields and one bound callback, not a closure per operation
+class Batch implements Outbox {
+  lines: Array<string> = []
+  size = 0
+  scheduled = false
+  constructor(readonly write: (text: string) => void, readonly batchChars: number) {}
+
+  // the microtask's callback (a function of its own: `queueMicrotask` calls it unbound)
+  readonly flushScheduled = () => {
+    this.scheduled = false
+    this.flush()
+  }
+
+  add(line: string): void {
+    this.lines.push(line)
+    this.size += line.length
+    if (this.size >= this.batchChars) {
+      this.flush()
+    } else if (!this.scheduled) {
+      this.scheduled = true
+      queueMicrotask(this.flushScheduled)
+    }
+  }
+
+  flush(): void {
+    const lines = this.lines
     if (lines.length === 0) return
     const text = lines.length === 1 ? lines[0] : lines.join("")
-    lines = []
-    size = 0
-    write(text)
-  }
-  const flushScheduled = () => {
-    scheduled = false
-    flush()
-  }
-  return {
-    add: (line) => {
-      lines.push(line)
-      size += line.length
-      if (size >= batchChars) {
-        flush()
-      } else if (!scheduled) {
-        scheduled = true
-        queueMicrotask(flushScheduled)
-      }
-    },
-    flush
+    this.lines = []
+    this.size = 0
+    this.write(text)
   }
 }
+
+/** @internal */
+export const make = (write: (text: string) => void, batchChars: number): Outbox => new Batch(write, batchChars)

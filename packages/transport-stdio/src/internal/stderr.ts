@@ -40,59 +40,85 @@ export interface LogHub {
  *
  * @internal
  */
-export const makeLogHub = (): LogHub => {
-  const ring: Array<string> = []
-  let next = 0
-  const subscribers = new Set<Queue.Queue<string>>()
-  let isShutdown = false
+export const makeLogHub = (): LogHub => new Hub()
 
-  const recent = (): Array<string> =>
-    ring.length < replayLines ? ring.slice() : [...ring.slice(next), ...ring.slice(0, next)]
+// a class, so a transport's hub holds its fields, not a closure per operation
+class Hub implements LogHub {
+  readonly ring: Array<string> = []
+  next = 0
+  readonly subscribers = new Set<Queue.Queue<string>>()
+  isShutdown = false
 
-  const publish = (line: string) =>
-    Effect.suspend(() => {
-      if (ring.length < replayLines) ring.push(line)
-      else ring[next] = line
-      next = (next + 1) % replayLines
+  recent(): Array<string> {
+    const ring = this.ring
+    return ring.length < replayLines ? ring.slice() : [...ring.slice(this.next), ...ring.slice(0, this.next)]
+  }
+
+  publish(line: string): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      if (this.ring.length < replayLines) this.ring.push(line)
+      else this.ring[this.next] = line
+      this.next = (this.next + 1) % replayLines
       // `offer` slides a full queue (`unsafeOffer` would refuse the new line instead)
-      return Effect.forEach(subscribers, (queue) => Queue.offer(queue, line), { discard: true })
-    })
-
-  const subscribe = Effect.acquireRelease(
-    Effect.flatMap(Queue.sliding<string>(subscriberCapacity), (queue) =>
-      isShutdown ?
-        Effect.as(Queue.shutdown(queue), queue) :
-        Effect.sync(() => {
-          // the replay and the registration happen with no publish in between
-          for (const line of recent()) queue.unsafeOffer(line)
-          subscribers.add(queue)
-          return queue as Queue.Dequeue<string>
-        })),
-    (queue) =>
-      Effect.suspend(() => {
-        subscribers.delete(queue as Queue.Queue<string>)
-        return Queue.shutdown(queue)
-      })
-  )
-
-  return {
-    publish,
-    subscribe,
-    // built when run: a transport whose logs nobody reads holds no stream stages
-    lines: Stream.suspend(() => Stream.unwrapScoped(Effect.map(subscribe, (queue) => Stream.fromQueue(queue)))),
-    shutdown: Effect.suspend(() => {
-      isShutdown = true
-      const queues = [...subscribers]
-      subscribers.clear()
-      ring.length = 0
-      return Effect.forEach(queues, Queue.shutdown, { discard: true })
-    }),
-    retained: () => ({
-      replay: ring.length,
-      subscribers: [...subscribers].map((queue) => Option.getOrElse(queue.unsafeSize(), () => 0))
+      return Effect.forEach(this.subscribers, (queue) => Queue.offer(queue, line), { discard: true })
     })
   }
+
+  get subscribe(): Effect.Effect<Queue.Dequeue<string>, never, Scope.Scope> {
+    return Effect.acquireRelease(
+      Effect.flatMap(Queue.sliding<string>(subscriberCapacity), (queue) =>
+        this.isShutdown ?
+          Effect.as(Queue.shutdown(queue), queue) :
+          Effect.sync(() => {
+            // the replay and the registration happen with no publish in between
+            for (const line of this.recent()) queue.unsafeOffer(line)
+            this.subscribers.add(queue)
+            return queue as Queue.Dequeue<string>
+          })),
+      (queue) =>
+        Effect.suspend(() => {
+          this.subscribers.delete(queue as Queue.Queue<string>)
+          return Queue.shutdown(queue)
+        })
+    )
+  }
+
+  // built when run: a transport whose logs nobody reads holds no stream stages
+  get lines(): Stream.Stream<string> {
+    return Stream.unwrapScoped(Effect.map(this.subscribe, (queue) => Stream.fromQueue(queue)))
+  }
+
+  get shutdown(): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      this.isShutdown = true
+      const queues = [...this.subscribers]
+      this.subscribers.clear()
+      this.ring.length = 0
+      return Effect.forEach(queues, Queue.shutdown, { discard: true })
+    })
+  }
+
+  retained(): { readonly replay: number; readonly subscribers: ReadonlyArray<number> } {
+    return {
+      replay: this.ring.length,
+      subscribers: [...this.subscribers].map((queue) => Option.getOrElse(queue.unsafeSize(), () => 0))
+    }
+  }
 }
+
+/** What the transport shows of its hub: the reading end alone. */
+class HubLogs {
+  constructor(readonly hub: LogHub) {}
+  get lines(): Stream.Stream<string> {
+    return this.hub.lines
+  }
+  get subscribe(): Effect.Effect<Queue.Dequeue<string>, never, Scope.Scope> {
+    return this.hub.subscribe
+  }
+}
+
+/** @internal */
+export const logsOf = (hub: LogHub): HubLogs => new HubLogs(hub)
 
 /** @internal */
 export interface Tail {

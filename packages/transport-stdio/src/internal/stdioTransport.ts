@@ -93,6 +93,315 @@ const forLogging = (runtime: Runtime.Runtime<never>): Runtime.Runtime<never> =>
     runtimeFlags: runtime.runtimeFlags
   })
 
+/** What every connection of one transport shares: its options, resolved once. */
+interface Settings {
+  readonly description: string
+  readonly maxMessageBytes: number
+  readonly incomingCapacity: number
+  readonly stdinHighWaterBytes: number
+  readonly stdinGraceMillis: number
+  readonly termGraceMillis: number
+  readonly env: Readonly<Record<string, string>>
+  readonly args: ReadonlyArray<string>
+  readonly logHub: Stderr.LogHub
+}
+
+const stderrLine = (frame: LineSplitter.Frame) =>
+  frame === LineSplitter.Overflow ? `[stderr line longer than ${maxStderrLineBytes} bytes dropped]` : frame
+
+/**
+ * One connection: a server process and what reads and writes it, as one
+ * object whose methods read its fields (an idle session holds the object
+ * and the callbacks Node and the session need, not a closure per
+ * operation). `send`, `sendNow`, `push` and `listen` are functions of
+ * their own: the session calls them unbound.
+ */
+class StdioConnection implements McpTransport.Connection {
+  readonly description: string
+  readonly networkTransport = "pipe"
+  process: Process = undefined as never
+  closed: McpError.TransportError | undefined
+  // made when a sender first waits for room, and completed when `closed` is set, to wake it
+  closing: Deferred.Deferred<void> | undefined
+  // stderr is split, kept, published and logged in the callback that reads it: no stream per connection;
+  // made by the first stderr output (many servers write none): ~0.8 KiB an idle session keeps otherwise
+  tail: Stderr.Tail | undefined
+  stderrSplitter: LineSplitter.LineSplitter | undefined
+  // whether stderr ended, and who waits for it (at most the one fiber that saw stdout end)
+  stderrDone = false
+  onStderrEnd: (() => void) | undefined
+  readonly stderrFrames: Array<LineSplitter.Frame> = []
+  outbox: Outbox.Outbox = undefined as never
+  // one watcher for every waiting sender (not a "drain" listener each); it ends with the connection
+  roomGate: Deferred.Deferred<void> | undefined
+  listen: McpTransport.Connection["listen"]
+
+  constructor(
+    readonly settings: Settings,
+    readonly scope: Scope.Scope,
+    /** What the callbacks need to log, see `forLogging`. */
+    readonly runtime: Runtime.Runtime<never>
+  ) {
+    this.description = settings.description
+  }
+
+  close(why: string): void {
+    if (this.closed === undefined) {
+      this.closed = new McpError.TransportError({ reason: "Write", message: `${this.description}: ${why}` })
+      if (this.closing !== undefined) Deferred.unsafeDone(this.closing, Effect.void)
+    }
+  }
+
+  /** Starts reading the process once it runs. */
+  started(process: Process): void {
+    this.process = process
+    this.outbox = Outbox.make((text) => process.write(text), Math.min(Outbox.defaultBatchChars, this.settings.stdinHighWaterBytes))
+    // the same as `push` without a fiber waiting for the end: an idle session holds none
+    this.listen = process.listenStdout === undefined ? undefined : (onMessages, onEnd) => {
+      const framing = new Framing(this, onMessages)
+      // the end is framed when its effect runs (after the messages handed on before it)
+      return process.listenStdout!(framing.onBytes, (failure) => onEnd(Effect.suspend(() => framing.end(failure))))
+    }
+  }
+
+  logStderr(lines: ReadonlyArray<string>): Effect.Effect<void> {
+    const logHub = this.settings.logHub
+    return Effect.forEach(lines, (line) => Effect.zipRight(logHub.publish(line), Effect.logDebug(line)), { discard: true }).pipe(
+      Effect.annotateLogs({ "mcp.server": this.description, "mcp.stream": "stderr" })
+    )
+  }
+
+  flushStderr(): void {
+    if (this.stderrFrames.length === 0) return
+    const lines = this.stderrFrames.map(stderrLine)
+    this.stderrFrames.length = 0
+    const tail = this.tail ??= Stderr.makeTail()
+    for (const line of lines) tail.add(line)
+    Runtime.runSync(this.runtime, this.logStderr(lines))
+  }
+
+  stderrBytes(bytes: Uint8Array): void {
+    ;(this.stderrSplitter ??= LineSplitter.make(maxStderrLineBytes)).push(bytes, this.stderrFrames)
+    this.flushStderr()
+  }
+
+  stderrEnd(): void {
+    this.stderrSplitter?.end(this.stderrFrames)
+    this.flushStderr()
+    this.stderrDone = true
+    this.onStderrEnd?.()
+  }
+
+  get stderrEnded(): Effect.Effect<void> {
+    return Effect.async<void>((resume) => {
+      if (this.stderrDone) return resume(Effect.void)
+      this.onStderrEnd = () => resume(Effect.void)
+      return Effect.sync(() => this.onStderrEnd = undefined)
+    })
+  }
+
+  exitedWith(status: ExitStatus): void {
+    this.close(`the server process exited ${describeExit(status)}`)
+    Runtime.runSync(
+      this.runtime,
+      Effect.logDebug(`stdio server process ${this.process.pid} exited ${describeExit(status)}`).pipe(
+        Effect.annotateLogs("mcp.server", this.description)
+      )
+    )
+  }
+
+  /** The shutdown ladder (built when it runs: its steps would be ~1 KiB per idle session until then). */
+  shutdown(): Effect.Effect<void> {
+    return shutdown(
+      this.process,
+      Effect.suspend(() => {
+        this.close("the connection is closed")
+        this.outbox.flush()
+        return this.process.endInput
+      }),
+      this.settings.stdinGraceMillis,
+      this.settings.termGraceMillis
+    ).pipe(Effect.annotateLogs("mcp.server", this.description))
+  }
+
+  /** The error that ends the connection when the server is gone, quoting its last stderr lines. */
+  exitedError(status: ExitStatus): McpError.TransportError {
+    const stderrTail = this.tail?.lines() ?? []
+    const message = `${this.description}: the server exited ${describeExit(status)}` +
+      (stderrTail.length > 0 ? `; its last stderr output:\n${stderrTail.join("\n")}` : "; it wrote nothing on stderr")
+    return new McpError.TransportError({
+      reason: "Closed",
+      message,
+      cause: new StdioError.ServerExited({
+        pid: this.process.pid,
+        ...(status._tag === "Code" ? { exitCode: status.code } : { signal: status.signal }),
+        stderrTail,
+        message
+      })
+    })
+  }
+
+  // stdout ended: normally the process is exiting; if so, the connection fails with why
+  stdoutEnded(): Effect.Effect<void, McpError.TransportError> {
+    const connection = this
+    return Effect.gen(function*() {
+      const status = yield* Effect.timeoutOption(connection.process.exited, exitWaitMillis)
+      if (Option.isNone(status)) {
+        connection.close("the server closed its output")
+        return
+      }
+      yield* Effect.timeoutOption(connection.stderrEnded, stderrWaitMillis)
+      const error = connection.exitedError(status.value)
+      connection.close(`the server process exited ${describeExit(status.value)}`)
+      return yield* Effect.fail(error)
+    })
+  }
+
+  // the read stops in its own callback at a line too long: no fiber races it
+  readonly push = (onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void) =>
+    Effect.suspend(() => {
+      const framing = new Framing(this, onMessages)
+      return Effect.matchEffect(this.process.readStdout(framing.onBytes), {
+        onSuccess: () => framing.end(undefined),
+        onFailure: (failure) => framing.end(failure)
+      })
+    })
+
+  // for readers without `push`: at most `incomingCapacity` messages (plus one stdout chunk's)
+  // wait here; beyond that stdout is paused until the reader takes them (built when read: a
+  // session reads through `listen` or `push` and holds none of its stages)
+  get incoming(): Stream.Stream<JsonRpc.Incoming, McpError.TransportError> {
+    const connection = this
+    return Stream.unwrapScoped(Effect.gen(function*() {
+      const process = connection.process
+      const incomingCapacity = connection.settings.incomingCapacity
+      const mailbox = yield* Mailbox.make<JsonRpc.Incoming, McpError.TransportError>()
+      let paused = false
+      yield* connection.push((messages) => {
+        mailbox.unsafeOfferAll(messages)
+        if (!paused && Option.getOrElse(mailbox.unsafeSize(), () => 0) >= incomingCapacity) {
+          paused = true
+          process.pauseStdout()
+        }
+      }).pipe(Mailbox.into(mailbox), Effect.forkScoped)
+      return Mailbox.toStream(mailbox).pipe(
+        Stream.mapChunks((chunk) => {
+          if (paused) {
+            paused = false
+            process.resumeStdout()
+          }
+          return chunk
+        })
+      )
+    }))
+  }
+
+  // below the high-water mark, a message is queued for the end of the tick at once
+  readonly sendNow = (message: JsonRpc.Message): boolean => {
+    if (this.closed !== undefined || !this.process.hasRoom()) return false
+    this.outbox.add(Ndjson.encode(message))
+    return true
+  }
+
+  watchRoom(gate: Deferred.Deferred<void>, closing: Deferred.Deferred<void>): Effect.Effect<void> {
+    return Effect.raceFirst(this.process.writable, Deferred.await(closing)).pipe(
+      Effect.ensuring(Effect.sync(() => {
+        this.roomGate = undefined
+        Deferred.unsafeDone(gate, Effect.void)
+      }))
+    )
+  }
+
+  get waitForRoom(): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      if (this.roomGate !== undefined) return Deferred.await(this.roomGate)
+      const gate = this.roomGate = Deferred.unsafeMake<void>(FiberId.none)
+      if (this.closing === undefined) {
+        this.closing = Deferred.unsafeMake<void>(FiberId.none)
+        // closed since `send` looked: the watcher ends at once
+        if (this.closed !== undefined) Deferred.unsafeDone(this.closing, Effect.void)
+      }
+      return Effect.zipRight(Effect.forkIn(this.watchRoom(gate, this.closing), this.scope), Deferred.await(gate))
+    })
+  }
+
+  // past the high-water mark, a send waits until the server has read enough, then writes;
+  // woken senders check again: those that find the buffer full again wait for the next room
+  readonly send = (message: JsonRpc.Message): Effect.Effect<void, McpError.TransportError> =>
+    Effect.suspend(() =>
+      this.closed !== undefined ?
+        Effect.fail(this.closed) :
+        this.sendNow(message) ?
+        Effect.void :
+        Effect.zipRight(this.waitForRoom, this.send(message))
+    )
+}
+
+/**
+ * stdout framed and decoded as it arrives, and handed on in the same callback: `onBytes`
+ * for each chunk (`true` once a line was too long: nothing after it is read), and the
+ * end, for how the output ended (a failure's reason).
+ */
+class Framing {
+  readonly splitter: LineSplitter.LineSplitter
+  readonly frames: Array<LineSplitter.Frame> = []
+  // a line over the limit: the framing can no longer be trusted, the connection is over
+  tooLarge: McpError.TransportError | undefined
+
+  constructor(
+    readonly connection: StdioConnection,
+    readonly onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void
+  ) {
+    this.splitter = LineSplitter.make(connection.settings.maxMessageBytes)
+  }
+
+  /** Hands on what is framed; `true` once a line was too long. */
+  flush(): boolean {
+    const frames = this.frames
+    if (frames.length === 0) return false
+    const maxMessageBytes = this.connection.settings.maxMessageBytes
+    const out: Array<JsonRpc.Incoming> = []
+    let broken = false
+    for (const frame of frames) {
+      if (frame === LineSplitter.Overflow) {
+        broken = true
+        break
+      }
+      Ndjson.decodeFrame(frame, maxMessageBytes, out)
+    }
+    frames.length = 0
+    if (out.length > 0) this.onMessages(out)
+    if (broken) {
+      const why = `the server sent a line longer than the limit of ${maxMessageBytes} bytes`
+      this.connection.close(why)
+      this.tooLarge = new McpError.TransportError({ reason: "Read", message: `${this.connection.description}: ${why}` })
+    }
+    return broken
+  }
+
+  // a function of its own: the backend calls it unbound
+  readonly onBytes = (bytes: Uint8Array): boolean => {
+    this.splitter.push(bytes, this.frames)
+    return this.flush()
+  }
+
+  end(failure: string | undefined): Effect.Effect<void, McpError.TransportError> {
+    if (failure !== undefined) {
+      this.connection.close("the server's output broke")
+      return Effect.fail(
+        new McpError.TransportError({
+          reason: "Read",
+          message: `${this.connection.description}: cannot read the server's output (${failure})`
+        })
+      )
+    }
+    if (this.tooLarge !== undefined) return Effect.fail(this.tooLarge)
+    this.splitter.end(this.frames)
+    this.flush()
+    return this.connection.stdoutEnded()
+  }
+}
+
 /**
  * The transport over any backend: NDJSON framing, the environment
  * whitelist, stderr as a log stream, the shutdown ladder, and restarts on
@@ -120,283 +429,51 @@ export const make = <R>(
     // finalizers go on the scope itself: `Effect.addFinalizer` keeps a copy of the fiber's refs for each
     yield* Effect.flatMap(Effect.scope, (scope) => Scope.addFinalizer(scope, logHub.shutdown))
 
-    const description = `stdio:${options.command}`
-    const maxMessageBytes = options.maxMessageBytes ?? JsonRpc.defaultMaxMessageBytes
-    const incomingCapacity = options.incomingCapacity ?? defaultIncomingCapacity
     const stdinHighWaterBytes = options.stdinHighWaterBytes ?? defaultStdinHighWaterBytes
-    const stdinGraceMillis = options.shutdown?.stdinGraceMillis ?? defaultStdinGraceMillis
-    const termGraceMillis = options.shutdown?.termGraceMillis ?? defaultTermGraceMillis
-    const env = environment.build(options.env, options.inheritEnv)
-    const args = options.args ?? []
-
-    const stderrLine = (frame: LineSplitter.Frame) =>
-      frame === LineSplitter.Overflow ? `[stderr line longer than ${maxStderrLineBytes} bytes dropped]` : frame
-    const logStderr = (lines: ReadonlyArray<string>) =>
-      Effect.forEach(lines, (line) => Effect.zipRight(logHub.publish(line), Effect.logDebug(line)), { discard: true }).pipe(
-        Effect.annotateLogs({ "mcp.server": description, "mcp.stream": "stderr" })
-      )
+    const settings: Settings = {
+      description: `stdio:${options.command}`,
+      maxMessageBytes: options.maxMessageBytes ?? JsonRpc.defaultMaxMessageBytes,
+      incomingCapacity: options.incomingCapacity ?? defaultIncomingCapacity,
+      stdinHighWaterBytes,
+      stdinGraceMillis: options.shutdown?.stdinGraceMillis ?? defaultStdinGraceMillis,
+      termGraceMillis: options.shutdown?.termGraceMillis ?? defaultTermGraceMillis,
+      env: environment.build(options.env, options.inheritEnv),
+      args: options.args ?? [],
+      logHub
+    }
 
     const connect = (
       permanentFailure: Deferred.Deferred<never, McpError.TransportError>
     ): Effect.Effect<McpTransport.Connection, McpError.TransportError, R | Scope.Scope> =>
       Effect.gen(function*() {
-        const connectionScope = yield* Effect.scope
-        let closed: McpError.TransportError | undefined
-        // made when a sender first waits for room, and completed when `closed` is set, to wake it
-        let closing: Deferred.Deferred<void> | undefined
-        const close = (why: string) => {
-          if (closed === undefined) {
-            closed = new McpError.TransportError({ reason: "Write", message: `${description}: ${why}` })
-            if (closing !== undefined) Deferred.unsafeDone(closing, Effect.void)
-          }
-        }
+        const connection = new StdioConnection(
+          settings,
+          yield* Effect.scope,
+          yield* Effect.map(Effect.runtime<never>(), forLogging)
+        )
         const process = yield* backend({
           command: options.command,
-          args,
-          env,
+          args: settings.args,
+          env: settings.env,
           cwd: options.cwd,
           stdinHighWaterBytes,
-          onWriteError: (reason) => close(`cannot write to the server (${reason})`)
+          onWriteError: (reason) => connection.close(`cannot write to the server (${reason})`)
         }).pipe(
           Effect.catchAll(({ error, permanent }) =>
             (permanent ? Deferred.fail(permanentFailure, error) : Effect.void).pipe(Effect.zipRight(Effect.fail(error)))
           )
         )
-
-        // stderr is split, kept, published and logged in the callback that reads it: no stream per connection
-        // made by the first stderr output (many servers write none): ~0.8 KiB an idle session keeps otherwise
-        let tail: Stderr.Tail | undefined
-        let stderrSplitter: LineSplitter.LineSplitter | undefined
-        // whether stderr ended, and who waits for it (at most the one fiber that saw stdout end)
-        let stderrDone = false
-        let onStderrEnd: (() => void) | undefined
-        const stderrEnded = Effect.async<void>((resume) => {
-          if (stderrDone) return resume(Effect.void)
-          onStderrEnd = () => resume(Effect.void)
-          return Effect.sync(() => onStderrEnd = undefined)
-        })
-        const runtime = yield* Effect.map(Effect.runtime<never>(), forLogging)
-        const stderrFrames: Array<LineSplitter.Frame> = []
-        const flushStderr = () => {
-          if (stderrFrames.length === 0) return
-          const lines = stderrFrames.map(stderrLine)
-          stderrFrames.length = 0
-          tail ??= Stderr.makeTail()
-          for (const line of lines) tail.add(line)
-          Runtime.runSync(runtime, logStderr(lines))
-        }
+        connection.started(process)
         // callbacks, not fibers waiting for the end: an idle session pays for every fiber
-        yield* process.readStderr(
-          (bytes) => {
-            stderrSplitter ??= LineSplitter.make(maxStderrLineBytes)
-            stderrSplitter.push(bytes, stderrFrames)
-            flushStderr()
-          },
-          () => {
-            stderrSplitter?.end(stderrFrames)
-            flushStderr()
-            stderrDone = true
-            onStderrEnd?.()
-          }
-        )
-        yield* process.onExit((status) => {
-          close(`the server process exited ${describeExit(status)}`)
-          Runtime.runSync(
-            runtime,
-            Effect.logDebug(`stdio server process ${process.pid} exited ${describeExit(status)}`).pipe(
-              Effect.annotateLogs("mcp.server", description)
-            )
-          )
-        })
-        // added last so it runs first, before the fibers above are interrupted
-        // and before a backend's own release
-        // (built when it runs: the ladder's steps would be ~1 KiB per idle session until then)
-        yield* Scope.addFinalizer(
-          connectionScope,
-          Effect.suspend(() =>
-            shutdown(
-              process,
-              Effect.suspend(() => {
-                close("the connection is closed")
-                outbox.flush()
-                return process.endInput
-              }),
-              stdinGraceMillis,
-              termGraceMillis
-            ).pipe(Effect.annotateLogs("mcp.server", description))
-          )
-        )
-
-        /** The error that ends the connection when the server is gone, quoting its last stderr lines. */
-        const exitedError = (status: ExitStatus): McpError.TransportError => {
-          const stderrTail = tail?.lines() ?? []
-          const message = `${description}: the server exited ${describeExit(status)}` +
-            (stderrTail.length > 0 ? `; its last stderr output:\n${stderrTail.join("\n")}` : "; it wrote nothing on stderr")
-          return new McpError.TransportError({
-            reason: "Closed",
-            message,
-            cause: new StdioError.ServerExited({
-              pid: process.pid,
-              ...(status._tag === "Code" ? { exitCode: status.code } : { signal: status.signal }),
-              stderrTail,
-              message
-            })
-          })
-        }
-
-        // stdout ended: normally the process is exiting; if so, the connection fails with why
-        const stdoutEnded = () => Effect.gen(function*() {
-          const status = yield* Effect.timeoutOption(process.exited, exitWaitMillis)
-          if (Option.isNone(status)) {
-            close("the server closed its output")
-            return
-          }
-          yield* Effect.timeoutOption(stderrEnded, stderrWaitMillis)
-          const error = exitedError(status.value)
-          close(`the server process exited ${describeExit(status.value)}`)
-          return yield* Effect.fail(error)
-        })
-
-        /**
-         * stdout framed and decoded as it arrives, and handed on in the same callback: `onBytes`
-         * for each chunk (`true` once a line was too long: nothing after it is read), and the
-         * end, for how the output ended (a failure's reason).
-         */
-        const frameStdout = (onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void) => {
-          const splitter = LineSplitter.make(maxMessageBytes)
-          const frames: Array<LineSplitter.Frame> = []
-          // a line over the limit: the framing can no longer be trusted, the connection is over
-          let tooLarge: McpError.TransportError | undefined
-          /** Hands on what is framed; `true` once a line was too long. */
-          const flush = (): boolean => {
-            if (frames.length === 0) return false
-            const out: Array<JsonRpc.Incoming> = []
-            let broken = false
-            for (const frame of frames) {
-              if (frame === LineSplitter.Overflow) {
-                broken = true
-                break
-              }
-              Ndjson.decodeFrame(frame, maxMessageBytes, out)
-            }
-            frames.length = 0
-            if (out.length > 0) onMessages(out)
-            if (broken) {
-              const why = `the server sent a line longer than the limit of ${maxMessageBytes} bytes`
-              close(why)
-              tooLarge = new McpError.TransportError({ reason: "Read", message: `${description}: ${why}` })
-            }
-            return broken
-          }
-          return {
-            onBytes: (bytes: Uint8Array) => {
-              splitter.push(bytes, frames)
-              return flush()
-            },
-            end: (failure: string | undefined): Effect.Effect<void, McpError.TransportError> => {
-              if (failure !== undefined) {
-                close("the server's output broke")
-                return Effect.fail(
-                  new McpError.TransportError({
-                    reason: "Read",
-                    message: `${description}: cannot read the server's output (${failure})`
-                  })
-                )
-              }
-              if (tooLarge !== undefined) return Effect.fail(tooLarge)
-              splitter.end(frames)
-              flush()
-              return stdoutEnded()
-            }
-          }
-        }
-
-        // the read stops in its own callback at a line too long: no fiber races it
-        const push = (onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void) =>
-          Effect.suspend(() => {
-            const { end, onBytes } = frameStdout(onMessages)
-            return Effect.matchEffect(process.readStdout(onBytes), {
-              onSuccess: () => end(undefined),
-              onFailure: end
-            })
-          })
-
-        // the same without a fiber waiting for the end: an idle session holds none
-        const listenStdout = process.listenStdout
-        const listen = listenStdout === undefined ? undefined : (
-          onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void,
-          onEnd: (end: Effect.Effect<void, McpError.TransportError>) => void
-        ) => {
-          const { end, onBytes } = frameStdout(onMessages)
-          // the end is framed when its effect runs (after the messages handed on before it)
-          return listenStdout(onBytes, (failure) => onEnd(Effect.suspend(() => end(failure))))
-        }
-
-        // for readers without `push`: at most `incomingCapacity` messages (plus one stdout chunk's)
-        // wait here; beyond that stdout is paused until the reader takes them (built when run: a
-        // session reads through `push` and holds none of its stages)
-        const incoming = Stream.suspend(() => Stream.unwrapScoped(Effect.gen(function*() {
-          const mailbox = yield* Mailbox.make<JsonRpc.Incoming, McpError.TransportError>()
-          let paused = false
-          yield* push((messages) => {
-            mailbox.unsafeOfferAll(messages)
-            if (!paused && Option.getOrElse(mailbox.unsafeSize(), () => 0) >= incomingCapacity) {
-              paused = true
-              process.pauseStdout()
-            }
-          }).pipe(Mailbox.into(mailbox), Effect.forkScoped)
-          return Mailbox.toStream(mailbox).pipe(
-            Stream.mapChunks((chunk) => {
-              if (paused) {
-                paused = false
-                process.resumeStdout()
-              }
-              return chunk
-            })
-          )
-        })))
-
-        const outbox = Outbox.make(process.write, Math.min(Outbox.defaultBatchChars, stdinHighWaterBytes))
-        // below the high-water mark, a message is queued for the end of the tick at once
-        const sendNow = (message: JsonRpc.Message): boolean => {
-          if (closed !== undefined || !process.hasRoom()) return false
-          outbox.add(Ndjson.encode(message))
-          return true
-        }
-        // one watcher for every waiting sender (not a "drain" listener each); it ends with the connection
-        let roomGate: Deferred.Deferred<void> | undefined
-        const watchRoom = (gate: Deferred.Deferred<void>, closing: Deferred.Deferred<void>) =>
-          Effect.raceFirst(process.writable, Deferred.await(closing)).pipe(
-            Effect.ensuring(Effect.sync(() => {
-              roomGate = undefined
-              Deferred.unsafeDone(gate, Effect.void)
-            }))
-          )
-        const waitForRoom = Effect.suspend(() => {
-          if (roomGate !== undefined) return Deferred.await(roomGate)
-          const gate = roomGate = Deferred.unsafeMake<void>(FiberId.none)
-          if (closing === undefined) {
-            closing = Deferred.unsafeMake<void>(FiberId.none)
-            // closed since `send` looked: the watcher ends at once
-            if (closed !== undefined) Deferred.unsafeDone(closing, Effect.void)
-          }
-          return Effect.zipRight(Effect.forkIn(watchRoom(gate, closing), connectionScope), Deferred.await(gate))
-        })
-        // past the high-water mark, a send waits until the server has read enough, then writes;
-        // woken senders check again: those that find the buffer full again wait for the next room
-        const send = (message: JsonRpc.Message): Effect.Effect<void, McpError.TransportError> =>
-          Effect.suspend(() =>
-            closed !== undefined ?
-              Effect.fail(closed) :
-              sendNow(message) ?
-              Effect.void :
-              Effect.zipRight(waitForRoom, send(message))
-          )
-
+        yield* process.readStderr((bytes) => connection.stderrBytes(bytes), () => connection.stderrEnd())
+        yield* process.onExit((status) => connection.exitedWith(status))
+        // added last so it runs first, before the fibers above are interrupted and before a backend's own
+        // release (a finalizer function of its own: `Scope.addFinalizer` would wrap it in one more closure)
+        yield* Scope.addFinalizerExit(connection.scope, () => connection.shutdown())
         yield* Effect.logDebug(`stdio server process ${process.pid} started`).pipe(
-          Effect.annotateLogs("mcp.server", description)
+          Effect.annotateLogs("mcp.server", settings.description)
         )
-        return { incoming, push, listen, send, sendNow, description, networkTransport: "pipe" }
+        return connection
       })
 
     // the backend's services, but not this layer's scope: each connection has its own
@@ -409,6 +486,6 @@ export const make = <R>(
 
     return {
       transport: { connections },
-      logs: { lines: logHub.lines, subscribe: logHub.subscribe }
+      logs: Stderr.logsOf(logHub)
     }
   })

@@ -45,21 +45,35 @@ const guardedVoid = (what: string, f: () => void): Effect.Effect<void> | undefin
  * has no subscriber, one that was never made holds nothing, and a message
  * published with no subscriber is dropped by a made one too.
  */
-const lazySliding = <A>(capacity: number) => {
-  let hub: FanOut.FanOut<A> | undefined
-  let ended = false
-  return {
-    get: Effect.suspend((): Effect.Effect<FanOut.FanOut<A>> => {
-      if (hub !== undefined) return Effect.succeed(hub)
-      const made = hub = FanOut.make(Queue.sliding<A>(capacity))
-      return ended ? Effect.as(made.shutdown, made) : Effect.succeed(made)
-    }),
-    /** Publishes when the fan-out was made (else nobody can be subscribed). */
-    publish: (a: A): Effect.Effect<void> => hub === undefined ? Effect.void : hub.publish(a),
-    size: (): number => hub === undefined ? 0 : hub.size(),
-    shutdown: Effect.suspend(() => {
-      ended = true
-      return hub === undefined ? Effect.void : hub.shutdown
+class LazySliding<A> {
+  #hub: FanOut.FanOut<A> | undefined
+  #ended = false
+  readonly #capacity: number
+  constructor(capacity: number) {
+    this.#capacity = capacity
+  }
+
+  get get(): Effect.Effect<FanOut.FanOut<A>> {
+    return Effect.suspend((): Effect.Effect<FanOut.FanOut<A>> => {
+      if (this.#hub !== undefined) return Effect.succeed(this.#hub)
+      const made = this.#hub = FanOut.make(Queue.sliding<A>(this.#capacity))
+      return this.#ended ? Effect.as(made.shutdown, made) : Effect.succeed(made)
+    })
+  }
+
+  /** Publishes when the fan-out was made (else nobody can be subscribed). */
+  publish(a: A): Effect.Effect<void> {
+    return this.#hub === undefined ? Effect.void : this.#hub.publish(a)
+  }
+
+  size(): number {
+    return this.#hub === undefined ? 0 : this.#hub.size()
+  }
+
+  get shutdown(): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      this.#ended = true
+      return this.#hub === undefined ? Effect.void : this.#hub.shutdown
     })
   }
 }
@@ -112,228 +126,308 @@ export interface InboundRouter {
   readonly backlog: () => number
 }
 
+/**
+ * The callback end of reading a connection. Responses settle in the
+ * transport's callback; what needs an effect (server requests, published
+ * notifications) goes, in order, to a worker, and while the worker is
+ * behind everything queues behind it to keep order. The queue holds at
+ * most `inboundCapacity` notifications: past it they are dropped and
+ * counted (a callback cannot wait); responses and server requests are
+ * always kept. The worker runs only while there is work: an idle
+ * connection holds no fiber for it.
+ */
+class ConnectionSink implements Sink {
+  readonly #work: Array<Effect.Effect<void>> = []
+  #worker: Fiber.RuntimeFiber<void> | undefined
+  readonly #router: Router
+  readonly #live: Live
+  readonly #runtime: Runtime.Runtime<never>
+  constructor(router: Router, live: Live, runtime: Runtime.Runtime<never>) {
+    this.#router = router
+    this.#live = live
+    this.#runtime = runtime
+  }
+
+  // a function of its own: the transport calls it unbound
+  readonly onMessages = (messages: ReadonlyArray<JsonRpc.Incoming>): void => {
+    const router = this.#router
+    for (const incoming of messages) {
+      if (router.backlogSize === 0) {
+        const effect = router.onIncoming(this.#live, incoming)
+        if (effect !== undefined) this.#enqueue(effect)
+      } else if (router.backlogSize >= router.inboundCapacity && isDroppable(incoming)) {
+        router.droppedCount++
+      } else {
+        this.#enqueue(Effect.suspend(() => router.onIncoming(this.#live, incoming) ?? Effect.void))
+      }
+    }
+  }
+
+  get #drain(): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      const next = this.#work.shift()
+      if (next === undefined) {
+        this.#worker = undefined
+        return Effect.void
+      }
+      return Effect.zipRight(Effect.ensuring(next, Effect.sync(() => this.#router.backlogSize--)), this.#drain)
+    })
+  }
+
+  #enqueue(effect: Effect.Effect<void>): void {
+    this.#router.backlogSize++
+    this.#work.push(effect)
+    // it starts after this callback (so `worker` is set before it can end), as a waiting worker would
+    this.#worker ??= Runtime.runFork(this.#runtime)(Effect.zipRight(Effect.yieldNow(), this.#drain))
+  }
+
+  // what arrived before the end is handled before the end is reported
+  get finish(): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      const drained = Deferred.unsafeMake<void>(FiberId.none)
+      this.#enqueue(Deferred.succeed(drained, undefined))
+      return Effect.zipRight(Deferred.await(drained), this.stop)
+    })
+  }
+
+  // the worker is no child of the reader: it is stopped here, on the end and on an interrupt
+  get stop(): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      const fiber = this.#worker
+      this.#worker = undefined
+      this.#work.length = 0
+      return Effect.zipRight(
+        fiber === undefined ? Effect.void : Fiber.interrupt(fiber),
+        Effect.sync(() => this.#router.backlogSize = 0)
+      )
+    })
+  }
+}
+
+/** The router as one object whose methods read its fields (no closure per operation per session). */
+class Router implements InboundRouter {
+  readonly #handlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>
+  // made by the first server request that runs a handler (an empty `Map` is ~0.15 KiB an idle session keeps)
+  #serverRequests: Map<JsonRpc.RequestId, Fiber.RuntimeFiber<void>> | undefined
+  readonly #notificationHub: LazySliding<JsonRpc.Notification>
+  readonly #malformedHub = new LazySliding<McpError.DecodeError>(64)
+  droppedCount = 0
+  backlogSize = 0
+
+  readonly #scope: Scope.Scope
+  readonly #table: PendingTable
+  readonly #appNotification: ClientSession.Options["onNotification"]
+  readonly #notificationCapacity: number
+
+  constructor(
+    scope: Scope.Scope,
+    table: PendingTable,
+    handlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>,
+    appNotification: ClientSession.Options["onNotification"],
+    notificationCapacity: number,
+    readonly inboundCapacity: number
+  ) {
+    this.#scope = scope
+    this.#table = table
+    this.#appNotification = appNotification
+    this.#notificationCapacity = notificationCapacity
+    this.#handlers = handlers
+    this.#notificationHub = new LazySliding(notificationCapacity)
+  }
+
+  /** Publishes to the sliding queues, counting what a full subscriber loses. */
+  #publishNotification(notification: JsonRpc.Notification): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      if (this.#notificationHub.size() >= this.#notificationCapacity) this.droppedCount++
+      return this.#notificationHub.publish(notification)
+    })
+  }
+
+  #onServerRequest(live: Live, request: JsonRpc.Request): Effect.Effect<void> {
+    if (request.method === "ping") return answer(live, JsonRpc.success(request.id, {}))
+    const handler = this.#handlers.get(request.method)
+    if (handler === undefined) {
+      return answer(
+        live,
+        JsonRpc.failure(request.id, {
+          code: McpError.ErrorCode.MethodNotFound,
+          message: `the client does not support ${request.method}`
+        })
+      )
+    }
+    const serverRequests = this.#serverRequests ??= new Map()
+    const run = Effect.suspend(() => handler(request.params ?? {}, { requestId: request.id })).pipe(
+      Effect.matchCauseEffect({
+        onSuccess: (result) => answer(live, JsonRpc.success(request.id, result)),
+        onFailure: (cause) => {
+          if (Cause.isInterruptedOnly(cause)) return Effect.void // cancelled by the server: no answer
+          const failure = Cause.failureOption(cause)
+          const error: JsonRpc.ErrorObject = Option.isSome(failure) ?
+            {
+              code: failure.value.code,
+              message: failure.value.message,
+              ...(failure.value.data !== undefined ? { data: failure.value.data } : {})
+            } :
+            { code: McpError.ErrorCode.InternalError, message: "the client's handler failed unexpectedly" }
+          return Effect.zipRight(
+            Option.isNone(failure) ? Effect.logError("mcp server request handler died", cause) : Effect.void,
+            answer(live, JsonRpc.failure(request.id, error))
+          )
+        }
+      }),
+      Effect.ensuring(Effect.sync(() => serverRequests.delete(request.id)))
+    )
+    return Effect.flatMap(
+      Effect.forkIn(run, this.#scope),
+      (fiber) => Effect.sync(() => serverRequests.set(request.id, fiber))
+    )
+  }
+
+  /** Handles what it can synchronously; returns an effect only for the rest. */
+  #onNotification(notification: JsonRpc.Notification): Effect.Effect<void> | undefined {
+    switch (notification.method) {
+      case "notifications/progress": {
+        const decoded = progressParams(notification.params)
+        if (decoded._tag === "Left") return undefined
+        const callback = this.#table.progress(decoded.right)
+        return callback === undefined ? undefined : guardedVoid("a progress callback", callback)
+      }
+      case "notifications/cancelled": {
+        const requestId = notification.params?.requestId as JsonRpc.RequestId | undefined
+        const fiber = requestId === undefined ? undefined : this.#serverRequests?.get(requestId)
+        return fiber ? Fiber.interruptFork(fiber) : undefined
+      }
+      default: {
+        const publish = this.#publishNotification(notification)
+        const onNotification = this.#appNotification
+        const first = onNotification === undefined ? undefined : guarded("onNotification", () => onNotification(notification))
+        return first === undefined ? publish : Effect.zipRight(first, publish)
+      }
+    }
+  }
+
+  onIncoming(live: Live, incoming: JsonRpc.Incoming): Effect.Effect<void> | undefined {
+    const table = this.#table
+    if (JsonRpc.isMalformed(incoming)) {
+      const entry = table.sentOn(incoming.id, live)
+      if (entry !== undefined) {
+        table.settle(entry, Exit.fail(incoming.error))
+        return undefined
+      }
+      return Effect.zipRight(
+        Effect.logWarning("mcp: ignored malformed input", incoming.error.message),
+        this.#malformedHub.publish(incoming.error)
+      )
+    }
+    if ("method" in incoming) {
+      return "id" in incoming ? this.#onServerRequest(live, incoming) : this.#onNotification(incoming)
+    }
+    const entry = table.sentOn(incoming.id, live)
+    if (entry === undefined) {
+      if (incoming.id === null && "error" in incoming) {
+        return Effect.logWarning("mcp: server reported an error", incoming.error.message)
+      }
+      return undefined // late answer to a cancelled or timed-out request
+    }
+    table.settle(
+      entry,
+      "error" in incoming ?
+        Exit.fail(
+          new McpError.ProtocolError({
+            code: incoming.error.code,
+            message: incoming.error.message,
+            method: entry.method,
+            ...(incoming.error.data !== undefined ? { data: incoming.error.data } : {})
+          })
+        ) :
+        Exit.succeed(incoming.result)
+    )
+    return undefined
+  }
+
+  sink(live: Live, runtime: Runtime.Runtime<never>): Sink {
+    return new ConnectionSink(this, live, runtime)
+  }
+
+  /** Reads a connection until it ends: through `push` (see `sink`) when the transport has it. */
+  read(live: Live): Effect.Effect<void, ConnectionError> {
+    const push = live.connection.push
+    if (push === undefined) {
+      return Stream.runForEachChunk(live.connection.incoming, (chunk) => this.#onChunk(live, chunk))
+    }
+    return Effect.flatMap(Effect.runtime<never>(), (runtime) => {
+      const sink = this.sink(live, runtime)
+      return Effect.onInterrupt(
+        Effect.flatMap(Effect.exit(push(sink.onMessages)), (exit) => Effect.zipRight(sink.finish, exit)),
+        () => sink.stop
+      )
+    })
+  }
+
+  /** Settles responses as they come; runs the effects of a chunk in order after it. */
+  #onChunk(live: Live, chunk: Chunk.Chunk<JsonRpc.Incoming>): Effect.Effect<void> {
+    let effects: Array<Effect.Effect<void>> | undefined
+    for (const incoming of chunk) {
+      const effect = this.onIncoming(live, incoming)
+      if (effect !== undefined) (effects ??= []).push(effect)
+    }
+    return effects === undefined ? Effect.void : Effect.forEach(effects, (effect) => effect, { discard: true })
+  }
+
+  get abandonServerRequests(): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      const serverRequests = this.#serverRequests
+      if (serverRequests === undefined) return Effect.void
+      const orphans = [...serverRequests.values()]
+      serverRequests.clear()
+      return Effect.forEach(orphans, Fiber.interruptFork, { discard: true })
+    })
+  }
+
+  get notifications(): Effect.Effect<FanOut.FanOut<JsonRpc.Notification>> {
+    return this.#notificationHub.get
+  }
+
+  get malformed(): Effect.Effect<FanOut.FanOut<McpError.DecodeError>> {
+    return this.#malformedHub.get
+  }
+
+  retainedNotifications(): number {
+    return this.#notificationHub.size()
+  }
+
+  get shutdown(): Effect.Effect<void> {
+    return Effect.zipRight(this.#notificationHub.shutdown, this.#malformedHub.shutdown)
+  }
+
+  dropped(): number {
+    return this.droppedCount
+  }
+
+  backlog(): number {
+    return this.backlogSize
+  }
+}
+
+const answer = (live: Live, message: JsonRpc.Message) => Effect.ignore(live.connection.send(message))
+
 /** @internal */
 export const make = (options: {
   readonly table: PendingTable
-  readonly handlers: ClientSession.Options["handlers"]
+  /** The app's handlers of server requests, by method. */
+  readonly handlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>
   readonly onNotification: ClientSession.Options["onNotification"]
   /** Bound of each notification subscriber's queue (sliding). */
   readonly notificationCapacity: number
   /** Bound of the push backlog (notifications past it are dropped). */
   readonly inboundCapacity: number
 }): Effect.Effect<InboundRouter, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const { inboundCapacity, notificationCapacity, table } = options
-    const scope = yield* Effect.scope
-    const handlers = new Map(Object.entries(options.handlers ?? {}))
-    const serverRequests = new Map<JsonRpc.RequestId, Fiber.RuntimeFiber<void>>()
-    const notifications = lazySliding<JsonRpc.Notification>(notificationCapacity)
-    const malformed = lazySliding<McpError.DecodeError>(64)
-    let dropped = 0
-    let backlog = 0
-
-    /** Publishes to the sliding queues, counting what a full subscriber loses. */
-    const publishNotification = (notification: JsonRpc.Notification) =>
-      Effect.suspend(() => {
-        if (notifications.size() >= notificationCapacity) dropped++
-        return notifications.publish(notification)
-      })
-
-    const answer = (live: Live, message: JsonRpc.Message) => Effect.ignore(live.connection.send(message))
-
-    const onServerRequest = (live: Live, request: JsonRpc.Request): Effect.Effect<void> => {
-      if (request.method === "ping") return answer(live, JsonRpc.success(request.id, {}))
-      const handler = handlers.get(request.method)
-      if (handler === undefined) {
-        return answer(
-          live,
-          JsonRpc.failure(request.id, {
-            code: McpError.ErrorCode.MethodNotFound,
-            message: `the client does not support ${request.method}`
-          })
-        )
-      }
-      const run = Effect.suspend(() => handler(request.params ?? {}, { requestId: request.id })).pipe(
-        Effect.matchCauseEffect({
-          onSuccess: (result) => answer(live, JsonRpc.success(request.id, result)),
-          onFailure: (cause) => {
-            if (Cause.isInterruptedOnly(cause)) return Effect.void // cancelled by the server: no answer
-            const failure = Cause.failureOption(cause)
-            const error: JsonRpc.ErrorObject = Option.isSome(failure) ?
-              {
-                code: failure.value.code,
-                message: failure.value.message,
-                ...(failure.value.data !== undefined ? { data: failure.value.data } : {})
-              } :
-              { code: McpError.ErrorCode.InternalError, message: "the client's handler failed unexpectedly" }
-            return Effect.zipRight(
-              Option.isNone(failure) ? Effect.logError("mcp server request handler died", cause) : Effect.void,
-              answer(live, JsonRpc.failure(request.id, error))
-            )
-          }
-        }),
-        Effect.ensuring(Effect.sync(() => serverRequests.delete(request.id)))
-      )
-      return Effect.flatMap(Effect.forkIn(run, scope), (fiber) => Effect.sync(() => serverRequests.set(request.id, fiber)))
-    }
-
-    /** Handles what it can synchronously; returns an effect only for the rest. */
-    const onNotification = (notification: JsonRpc.Notification): Effect.Effect<void> | undefined => {
-      switch (notification.method) {
-        case "notifications/progress": {
-          const decoded = progressParams(notification.params)
-          if (decoded._tag === "Left") return undefined
-          const callback = table.progress(decoded.right)
-          return callback === undefined ? undefined : guardedVoid("a progress callback", callback)
-        }
-        case "notifications/cancelled": {
-          const requestId = notification.params?.requestId as JsonRpc.RequestId | undefined
-          const fiber = requestId === undefined ? undefined : serverRequests.get(requestId)
-          return fiber ? Fiber.interruptFork(fiber) : undefined
-        }
-        default: {
-          const publish = publishNotification(notification)
-          const onNotification = options.onNotification
-          const first = onNotification === undefined ? undefined : guarded("onNotification", () => onNotification(notification))
-          return first === undefined ? publish : Effect.zipRight(first, publish)
-        }
-      }
-    }
-
-    const onIncoming = (live: Live, incoming: JsonRpc.Incoming): Effect.Effect<void> | undefined => {
-      if (JsonRpc.isMalformed(incoming)) {
-        const entry = table.sentOn(incoming.id, live)
-        if (entry !== undefined) {
-          table.settle(entry, Exit.fail(incoming.error))
-          return undefined
-        }
-        return Effect.zipRight(
-          Effect.logWarning("mcp: ignored malformed input", incoming.error.message),
-          malformed.publish(incoming.error)
-        )
-      }
-      if ("method" in incoming) {
-        return "id" in incoming ? onServerRequest(live, incoming) : onNotification(incoming)
-      }
-      const entry = table.sentOn(incoming.id, live)
-      if (entry === undefined) {
-        if (incoming.id === null && "error" in incoming) {
-          return Effect.logWarning("mcp: server reported an error", incoming.error.message)
-        }
-        return undefined // late answer to a cancelled or timed-out request
-      }
-      table.settle(
-        entry,
-        "error" in incoming ?
-          Exit.fail(
-            new McpError.ProtocolError({
-              code: incoming.error.code,
-              message: incoming.error.message,
-              method: entry.method,
-              ...(incoming.error.data !== undefined ? { data: incoming.error.data } : {})
-            })
-          ) :
-          Exit.succeed(incoming.result)
-      )
-      return undefined
-    }
-
-    /**
-     * The callback end of reading a connection. Responses settle in the
-     * transport's callback; what needs an effect (server requests, published
-     * notifications) goes, in order, to a worker, and while the worker is
-     * behind everything queues behind it to keep order. The queue holds at
-     * most `inboundCapacity` notifications: past it they are dropped and
-     * counted (a callback cannot wait); responses and server requests are
-     * always kept. The worker runs only while there is work: an idle
-     * connection holds no fiber for it.
-     */
-    const sink = (live: Live, runtime: Runtime.Runtime<never>): Sink => {
-      const work: Array<Effect.Effect<void>> = []
-      let worker: Fiber.RuntimeFiber<void> | undefined
-      const drain: Effect.Effect<void> = Effect.suspend(() => {
-        const next = work.shift()
-        if (next === undefined) {
-          worker = undefined
-          return Effect.void
-        }
-        return Effect.zipRight(Effect.ensuring(next, Effect.sync(() => backlog--)), drain)
-      })
-      const enqueue = (effect: Effect.Effect<void>) => {
-        backlog++
-        work.push(effect)
-        // it starts after this callback (so `worker` is set before it can end), as a waiting worker would
-        worker ??= Runtime.runFork(runtime)(Effect.zipRight(Effect.yieldNow(), drain))
-      }
-      // the worker is no child of the reader: it is stopped here, on the end and on an interrupt
-      const stop = Effect.suspend(() => {
-        const fiber = worker
-        worker = undefined
-        work.length = 0
-        return Effect.zipRight(
-          fiber === undefined ? Effect.void : Fiber.interrupt(fiber),
-          Effect.sync(() => backlog = 0)
-        )
-      })
-      return {
-        onMessages: (messages) => {
-          for (const incoming of messages) {
-            if (backlog === 0) {
-              const effect = onIncoming(live, incoming)
-              if (effect !== undefined) enqueue(effect)
-            } else if (backlog >= inboundCapacity && isDroppable(incoming)) {
-              dropped++
-            } else {
-              enqueue(Effect.suspend(() => onIncoming(live, incoming) ?? Effect.void))
-            }
-          }
-        },
-        // what arrived before the end is handled before the end is reported
-        finish: Effect.suspend(() => {
-          const drained = Deferred.unsafeMake<void>(FiberId.none)
-          enqueue(Deferred.succeed(drained, undefined))
-          return Effect.zipRight(Deferred.await(drained), stop)
-        }),
-        stop
-      }
-    }
-
-    /** Reads a connection until it ends: through `push` (see `sink`) when the transport has it. */
-    const read = (live: Live): Effect.Effect<void, ConnectionError> => {
-      const push = live.connection.push
-      if (push === undefined) return Stream.runForEachChunk(live.connection.incoming, onChunk(live))
-      return Effect.flatMap(Effect.runtime<never>(), (runtime) => {
-        const { finish, onMessages, stop } = sink(live, runtime)
-        return Effect.onInterrupt(
-          Effect.flatMap(Effect.exit(push(onMessages)), (exit) => Effect.zipRight(finish, exit)),
-          () => stop
-        )
-      })
-    }
-
-    /** Settles responses as they come; runs the effects of a chunk in order after it. */
-    const onChunk = (live: Live) => (chunk: Chunk.Chunk<JsonRpc.Incoming>): Effect.Effect<void> => {
-      let effects: Array<Effect.Effect<void>> | undefined
-      for (const incoming of chunk) {
-        const effect = onIncoming(live, incoming)
-        if (effect !== undefined) (effects ??= []).push(effect)
-      }
-      return effects === undefined ? Effect.void : Effect.forEach(effects, (effect) => effect, { discard: true })
-    }
-
-    return {
-      read,
-      sink,
-      abandonServerRequests: Effect.suspend(() => {
-        const orphans = [...serverRequests.values()]
-        serverRequests.clear()
-        return Effect.forEach(orphans, Fiber.interruptFork, { discard: true })
-      }),
-      notifications: notifications.get,
-      malformed: malformed.get,
-      retainedNotifications: notifications.size,
-      shutdown: Effect.zipRight(notifications.shutdown, malformed.shutdown),
-      dropped: () => dropped,
-      backlog: () => backlog
-    }
-  })
+  Effect.map(Effect.scope, (scope) =>
+    new Router(
+      scope,
+      options.table,
+      options.handlers,
+      options.onNotification,
+      options.notificationCapacity,
+      options.inboundCapacity
+    ))

@@ -67,16 +67,8 @@ interface Closing {
   readonly error: McpError.McpClientError
 }
 
-/**
- * The connection lifecycle: reads the transport's connections one after the
- * other, runs the handshake on each (or takes a resumed session), makes it
- * ready, and when it is lost settles or resends what it carried; the
- * `mcp.client reconnect` span covers the time between a lost connection and
- * the next ready one. Ends with `close`: the session is over.
- *
- * @internal
- */
-export const run = (options: {
+/** What the lifecycle works with. @internal */
+export interface Options {
   readonly connections: Stream.Stream<Connection, McpError.TransportError>
   readonly link: Ref.Ref<Link.Link>
   readonly state: LazySubscriptionRef.LazySubscriptionRef<ClientSession.ConnectionState>
@@ -95,7 +87,350 @@ export const run = (options: {
     options: ClientSession.RequestOptions
   ) => Effect.Effect<unknown, McpError.McpClientError>
   readonly onInitialized: ClientSession.Options["onInitialized"]
-}): Effect.Effect<
+}
+
+/**
+ * The lifecycle as one object whose methods read its fields (an idle session
+ * holds the object, not a closure per step); it is also the
+ * `ConnectionObserver` the transport's reconnect schedule reports to.
+ */
+type Observer = ConnectionObserver["Type"]
+
+class Lifecycle implements Observer {
+  generation = 0
+  /** The readers that run (a reader goes on with the next connection's handshake before it ends). */
+  // made when the first one starts (an empty `Set` is ~0.12 KiB an idle session keeps)
+  readers: Set<Fiber.RuntimeFiber<void, ConnectionError>> | undefined
+  stopped = false
+  /** Connections read through `listen`: their stop functions (at most one; none once it ended). */
+  readonly listening = new Set<() => void>()
+  /** Connections pulled and not yet run. */
+  readonly queued: Array<Connection> = []
+  pull: Effect.Effect<unknown, Option.Option<McpError.TransportError>> = Effect.void
+  /** Stops reading the stream, closing its last connection; the session's end runs it too. */
+  closeStream: Effect.Effect<void> = Effect.void
+
+  constructor(readonly options: Options, readonly scope: Scope.Scope) {}
+
+  get established(): Effect.Effect<boolean> {
+    return Effect.map(Ref.get(this.options.link), Link.wasEstablished)
+  }
+
+  retrying(retry: Retry): Effect.Effect<void> {
+    return Effect.flatMap(Ref.get(this.options.link), (current) => {
+      const failure = retry.lastFailure ?? Link.lastFailure(current)
+      return this.options.state.set({
+        _tag: "Reconnecting",
+        generation: this.generation + 1,
+        reason: failure?.message ?? "the connection ended",
+        lastFailure: failure,
+        attempt: retry.attempt,
+        nextDelay: retry.delay
+      })
+    })
+  }
+
+  /**
+   * Forks a connection's reader as a root fiber, stopped by `stopReading`: a fiber forked the
+   * usual way (`forkIn`) keeps its parent, here the fiber that ran the handshake and then ended,
+   * for as long as it runs (an idle session would hold that dead fiber and its fiber refs).
+   */
+  forkReader(effect: Effect.Effect<void, ConnectionError>): Effect.Effect<Fiber.RuntimeFiber<void, ConnectionError>> {
+    return Effect.map(Effect.runtime<never>(), (runtime) => this.adopt(Runtime.runFork(runtime, effect)))
+  }
+
+  /** Tracks a reader fiber until it ends, so that `stopReading` stops it. */
+  adopt(fiber: Fiber.RuntimeFiber<void, ConnectionError>): Fiber.RuntimeFiber<void, ConnectionError> {
+    if (this.stopped) fiber.unsafeInterruptAsFork(FiberId.none)
+    else {
+      const readers = this.readers ??= new Set()
+      readers.add(fiber)
+      fiber.addObserver(() => readers.delete(fiber))
+    }
+    return fiber
+  }
+
+  /** Interrupts the connections' readers (and waits for them): the session's scope runs it first. */
+  get stopReading(): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      this.stopped = true
+      for (const stop of this.listening) stop()
+      this.listening.clear()
+      return this.readers === undefined ? Effect.void : Fiber.interruptAll([...this.readers])
+    })
+  }
+
+  /**
+   * Starts reading a connection: through its `listen` when it has one (no
+   * fiber until the connection ends: then one runs the end, settles the
+   * loss and goes on with the next connection), else in a reader fiber.
+   */
+  startReading(live: Link.Live, reading: Reading): Effect.Effect<Reader> {
+    const listen = live.connection.listen
+    if (listen === undefined) {
+      return Effect.map(
+        this.forkReader(this.read(live, reading)),
+        (fiber) => ({ ended: Fiber.join(fiber), stop: Fiber.interrupt(fiber) })
+      )
+    }
+    return Effect.map(Effect.runtime<never>(), (runtime) => {
+      const sink = this.options.router.sink(live, runtime)
+      // made only for the handshake: a ready connection holds no gate
+      reading.gate = Deferred.unsafeMake(FiberId.none)
+      let endFiber: Fiber.RuntimeFiber<void, ConnectionError> | undefined
+      // the end may come before `listen` returns
+      let ended = false
+      // what `listening` holds: made before `listen`, as the end callback may run before it returns
+      const stop = () => stopListening()
+      const stopListening: () => void = listen(sink.onMessages, (ending) => {
+        ended = true
+        this.listening.delete(stop)
+        if (this.stopped) return
+        endFiber = this.adopt(Runtime.runFork(
+          runtime,
+          Effect.flatMap(Effect.exit(ending), (exit) => Effect.zipRight(sink.finish, this.afterEnd(live, reading, exit))).pipe(
+            Effect.onExit((exit) =>
+              Effect.sync(() => {
+                if (reading.gate !== undefined) Deferred.unsafeDone(reading.gate, exit)
+              })
+            )
+          )
+        ))
+      })
+      if (this.stopped) stop()
+      else if (!ended) this.listening.add(stop)
+      const gate = reading.gate
+      return {
+        ended: Deferred.await(gate),
+        stop: Effect.suspend(() => {
+          reading.gate = undefined
+          this.listening.delete(stop)
+          stop()
+          return Effect.zipRight(endFiber === undefined ? Effect.void : Fiber.interrupt(endFiber), sink.stop)
+        })
+      }
+    })
+  }
+
+  endSpan(span: Tracer.Span, exit: Exit.Exit<void, McpError.McpClientError>): void {
+    if (Exit.isFailure(exit)) Spans.annotateOutcome(span, "reconnect", exit)
+    span.end(this.options.clock.unsafeCurrentTimeNanos(), exit)
+  }
+
+  connectionLost(live: Link.Live, failure: McpError.McpClientError): Effect.Effect<void> {
+    const { clock, link, router, state, table } = this.options
+    return Effect.gen(function*() {
+      const reason = failure.message
+      // the reconnect span opens when a ready connection is lost
+      const before = yield* Ref.get(link)
+      const span = before._tag === "Ready" && before.live === live ?
+        yield* Effect.makeSpan("mcp.client reconnect", {
+          attributes: { "mcp.connection.generation": live.generation + 1 },
+          captureStackTrace: false
+        }) :
+        undefined
+      const after = yield* Ref.modify(link, (current): [Link.Link, Link.Link] => {
+        live.alive = false
+        const next: Link.Link = current._tag === "Ready" ?
+          (current.live === live && span !== undefined ?
+            {
+              _tag: "Reconnecting",
+              ready: Link.newGate(),
+              lastFailure: failure,
+              previous: current.initialized,
+              span
+            } :
+            current) :
+          current._tag === "Closed" ?
+          current :
+          { ...current, lastFailure: failure }
+        return [next, next]
+      })
+      if (span !== undefined && (after._tag !== "Reconnecting" || after.span !== span)) {
+        span.end(clock.unsafeCurrentTimeNanos(), Exit.void)
+      }
+      table.lost(live, reason)
+      yield* router.abandonServerRequests
+      if (after._tag === "Closed") return
+      yield* state.set({
+        _tag: "Reconnecting",
+        generation: live.generation + 1,
+        reason,
+        lastFailure: failure,
+        attempt: 0,
+        nextDelay: undefined
+      })
+    })
+  }
+
+  open(live: Link.Live): Effect.Effect<ClientSession.Initialized, McpError.McpClientError> {
+    return Effect.flatMap(Ref.get(this.options.link), (current) => {
+      const handshake = this.options.handshake.run({
+        request: (method, params, requestOptions) => this.options.requestOn(live, method, params, requestOptions),
+        notify: notifyOn(live.connection),
+        connection: live.connection,
+        generation: live.generation
+      })
+      return current._tag === "Reconnecting" ? Effect.withParentSpan(handshake, current.span) : handshake
+    })
+  }
+
+  /**
+   * Runs a connection up to its hand-over to its reader: reads it, runs the
+   * handshake (or takes the resumed session) and makes it ready. `true` once
+   * the reader has it (the reader goes on with the next connection when it
+   * ends); `false` when it is over already and the next one is due. Fails
+   * with an error that ends the session.
+   */
+  runConnection(connection: Connection): Effect.Effect<boolean, McpError.McpClientError> {
+    const lifecycle = this
+    const { link, onInitialized, resumer, state, table } = this.options
+    return Effect.gen(function*() {
+      const live: Link.Live = { connection, generation: ++lifecycle.generation, alive: true }
+      yield* state.set({ _tag: "Connecting", generation: live.generation })
+      const reading: Reading = { handedOver: false, end: undefined, gate: undefined }
+      const reader = yield* lifecycle.startReading(live, reading)
+      const resumed = resumer.connected(connection, live.generation)
+      const opened = resumed !== undefined ?
+        Either.right(resumed) :
+        yield* lifecycle.open(live).pipe(
+          Effect.raceFirst(
+            reader.ended.pipe(
+              Effect.zipRight(
+                Effect.fail(
+                  new McpError.TransportError({ reason: "Closed", message: "the connection closed during initialize" })
+                )
+              )
+            )
+          ),
+          Effect.either
+        )
+      if (opened._tag === "Left") {
+        yield* reader.stop
+        yield* lifecycle.connectionLost(live, opened.left)
+        if (isFatal(opened.left)) return yield* Effect.fail(opened.left)
+        yield* Effect.logWarning("mcp: initialize failed, trying a new connection", opened.left.message)
+        return false
+      }
+      const initialized = opened.right
+      if (resumed !== undefined) yield* handOff(connection, initialized.protocolVersion)
+      yield* resumer.ready(initialized)
+      if (connection.ready !== undefined) yield* connection.ready
+      // the senders outlive this fiber (it ends at the hand-over); each is interrupted once its request settles
+      yield* Effect.daemonChildren(table.resendOn(live))
+      const previous = yield* Ref.modify(link, (current): [Link.Link, Link.Link] => [
+        current,
+        current._tag === "Closed" ? current : { _tag: "Ready", live, initialized }
+      ])
+      if (previous._tag === "Closed") return false
+      Link.release(previous, Exit.succeed(live))
+      if (previous._tag === "Reconnecting") lifecycle.endSpan(previous.span, Exit.void)
+      yield* state.set({ _tag: "Ready", initialized })
+      if (onInitialized) yield* Effect.forkIn(onInitialized(initialized), lifecycle.scope)
+      // the reader takes over, unless the connection ended in the meantime
+      if (reading.end !== undefined) {
+        yield* lifecycle.connectionLost(live, lostBecause(reading.end))
+        return false
+      }
+      reading.handedOver = true
+      reading.gate = undefined
+      return true
+    })
+  }
+
+  /**
+   * Reads a connection until it ends. Before the hand-over the fiber that
+   * opens the connection sees the end (it joins this one); after it, this
+   * fiber settles the loss and goes on with the next connection, so an
+   * idle session has one fiber here, not one waiting for another.
+   */
+  read(live: Link.Live, reading: Reading): Effect.Effect<void, ConnectionError> {
+    return Effect.flatMap(Effect.exit(this.options.router.read(live)), (end) => this.afterEnd(live, reading, end))
+  }
+
+  /** A connection's reading ended: told to the fiber that opens it, or settled here before the next connection. */
+  afterEnd(live: Link.Live, reading: Reading, end: Exit.Exit<void, ConnectionError>): Effect.Effect<void, ConnectionError> {
+    if (!reading.handedOver) {
+      reading.end = end
+      return end
+    }
+    return Effect.zipRight(this.connectionLost(live, lostBecause(end)), this.drive)
+  }
+
+  close(reported: McpError.McpClientError): Effect.Effect<void> {
+    const { link, onClosed, router, state, table } = this.options
+    return Effect.flatMap(
+      Ref.modify(link, (current): [Closing | undefined, Link.Link] => {
+        if (current._tag === "Closed") return [undefined, current]
+        // the transport's own error names the last failed connect; a connection that died after it was
+        // handed over is known only here
+        const lastFailure = Link.lastFailure(current)
+        const error = reported._tag === "TransportError" && reported.reason === "Exhausted" &&
+            reported.cause === undefined && lastFailure ?
+          new McpError.TransportError({
+            ...reported,
+            message: `${reported.message} (last failure: ${lastFailure.message})`,
+            cause: lastFailure
+          }) :
+          reported
+        return [{ previous: current, error }, { _tag: "Closed", error, previous: Link.lastInitialized(current) }]
+      }),
+      (closing) => {
+        if (closing === undefined) return Effect.void
+        const { error, previous } = closing
+        Link.release(previous, Exit.fail(error))
+        if (previous._tag === "Reconnecting") this.endSpan(previous.span, Exit.fail(error))
+        table.failAll(error)
+        return state.set({ _tag: "Closed", error }).pipe(
+          Effect.zipRight(Effect.sync(() => onClosed(error))),
+          // every public stream ends with the session
+          Effect.zipRight(router.shutdown)
+        )
+      }
+    )
+  }
+
+  /** The session is over for the stream: its last connection is closed first. */
+  end(error: McpError.McpClientError): Effect.Effect<void> {
+    return Effect.zipRight(this.closeStream, this.close(error))
+  }
+
+  /** Runs connections one after the other until one is handed over to its reader, or the stream ends. */
+  get drive(): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      const next = this.queued.shift()
+      if (next !== undefined) {
+        return Effect.matchEffect(this.runConnection(next), {
+          onSuccess: (handedOver) => handedOver ? Effect.void : this.drive,
+          onFailure: (error) => this.end(error)
+        })
+      }
+      return Effect.matchCauseEffect(this.pull, {
+        onSuccess: () => this.drive,
+        onFailure: (cause) =>
+          Option.match(Cause.failureOption(cause), {
+            onNone: () => Effect.void,
+            onSome: Option.match({
+              onNone: () =>
+                this.end(new McpError.TransportError({ reason: "Closed", message: "the transport has no more connections" })),
+              onSome: (error) => this.end(error)
+            })
+          })
+      })
+    })
+  }
+}
+
+/**
+ * The connection lifecycle: reads the transport's connections one after the
+ * other, runs the handshake on each (or takes a resumed session), makes it
+ * ready, and when it is lost settles or resends what it carried; the
+ * `mcp.client reconnect` span covers the time between a lost connection and
+ * the next ready one. Ends with `close`: the session is over.
+ *
+ * @internal
+ */
+export const run = (options: Options): Effect.Effect<
   {
     readonly close: (error: McpError.McpClientError) => Effect.Effect<void>
     /** Interrupts the connections' readers (and waits for them): the session's scope runs it first. */
@@ -105,327 +440,33 @@ export const run = (options: {
   Scope.Scope
 > =>
   Effect.gen(function*() {
-    const { clock, link, onClosed, resumer, router, state, table } = options
     const scope = yield* Effect.scope
-    let generation = 0
-
-    /** The readers that run (a reader goes on with the next connection's handshake before it ends). */
-    const readers = new Set<Fiber.RuntimeFiber<void, ConnectionError>>()
-    let stopped = false
-    /**
-     * Forks a connection's reader as a root fiber, stopped by `stopReading`: a fiber forked the
-     * usual way (`forkIn`) keeps its parent, here the fiber that ran the handshake and then ended,
-     * for as long as it runs (an idle session would hold that dead fiber and its fiber refs).
-     */
-    const forkReader = (effect: Effect.Effect<void, ConnectionError>) =>
-      Effect.map(Effect.runtime<never>(), (runtime) => adopt(Runtime.runFork(runtime, effect)))
-    /** Tracks a reader fiber until it ends, so that `stopReading` stops it. */
-    const adopt = (fiber: Fiber.RuntimeFiber<void, ConnectionError>) => {
-      if (stopped) fiber.unsafeInterruptAsFork(FiberId.none)
-      else {
-        readers.add(fiber)
-        fiber.addObserver(() => readers.delete(fiber))
-      }
-      return fiber
-    }
-    /** Connections read through `listen`: their stop functions (at most one; none once it ended). */
-    const listening = new Set<() => void>()
-    const stopReading = Effect.suspend(() => {
-      stopped = true
-      for (const stop of listening) stop()
-      listening.clear()
-      return Fiber.interruptAll([...readers])
-    })
-
-    /**
-     * Starts reading a connection: through its `listen` when it has one (no
-     * fiber until the connection ends: then one runs the end, settles the
-     * loss and goes on with the next connection), else in a reader fiber.
-     */
-    const startReading = (live: Link.Live, reading: Reading): Effect.Effect<Reader> => {
-      const listen = live.connection.listen
-      if (listen === undefined) {
-        return Effect.map(forkReader(read(live, reading)), (fiber) => ({ ended: Fiber.join(fiber), stop: Fiber.interrupt(fiber) }))
-      }
-      return Effect.map(Effect.runtime<never>(), (runtime) => {
-        const sink = router.sink(live, runtime)
-        // made only for the handshake: a ready connection holds no gate
-        reading.gate = Deferred.unsafeMake(FiberId.none)
-        let endFiber: Fiber.RuntimeFiber<void, ConnectionError> | undefined
-        // the end may come before `listen` returns
-        let ended = false
-        // what `listening` holds: made before `listen`, as the end callback may run before it returns
-        const stop = () => stopListening()
-        const stopListening: () => void = listen(sink.onMessages, (ending) => {
-          ended = true
-          listening.delete(stop)
-          if (stopped) return
-          endFiber = adopt(Runtime.runFork(
-            runtime,
-            Effect.flatMap(Effect.exit(ending), (exit) => Effect.zipRight(sink.finish, afterEnd(live, reading, exit))).pipe(
-              Effect.onExit((exit) =>
-                Effect.sync(() => {
-                  if (reading.gate !== undefined) Deferred.unsafeDone(reading.gate, exit)
-                })
-              )
-            )
-          ))
-        })
-        if (stopped) stop()
-        else if (!ended) listening.add(stop)
-        const gate = reading.gate
-        return {
-          ended: Deferred.await(gate),
-          stop: Effect.suspend(() => {
-            reading.gate = undefined
-            listening.delete(stop)
-            stop()
-            return Effect.zipRight(endFiber === undefined ? Effect.void : Fiber.interrupt(endFiber), sink.stop)
-          })
-        }
-      })
-    }
-
-    const endSpan = (span: Tracer.Span, exit: Exit.Exit<void, McpError.McpClientError>) => {
-      if (Exit.isFailure(exit)) Spans.annotateOutcome(span, "reconnect", exit)
-      span.end(clock.unsafeCurrentTimeNanos(), exit)
-    }
-
-    const connectionLost = (live: Link.Live, failure: McpError.McpClientError) =>
-      Effect.gen(function*() {
-        const reason = failure.message
-        // the reconnect span opens when a ready connection is lost
-        const before = yield* Ref.get(link)
-        const span = before._tag === "Ready" && before.live === live ?
-          yield* Effect.makeSpan("mcp.client reconnect", {
-            attributes: { "mcp.connection.generation": live.generation + 1 },
-            captureStackTrace: false
-          }) :
-          undefined
-        const after = yield* Ref.modify(link, (current): [Link.Link, Link.Link] => {
-          live.alive = false
-          const next: Link.Link = current._tag === "Ready" ?
-            (current.live === live && span !== undefined ?
-              {
-                _tag: "Reconnecting",
-                ready: Link.newGate(),
-                lastFailure: failure,
-                previous: current.initialized,
-                span
-              } :
-              current) :
-            current._tag === "Closed" ?
-            current :
-            { ...current, lastFailure: failure }
-          return [next, next]
-        })
-        if (span !== undefined && (after._tag !== "Reconnecting" || after.span !== span)) span.end(clock.unsafeCurrentTimeNanos(), Exit.void)
-        table.lost(live, reason)
-        yield* router.abandonServerRequests
-        if (after._tag === "Closed") return
-        yield* state.set({
-          _tag: "Reconnecting",
-          generation: live.generation + 1,
-          reason,
-          lastFailure: failure,
-          attempt: 0,
-          nextDelay: undefined
-        })
-      })
-
-    const open = (live: Link.Live) =>
-      Effect.flatMap(Ref.get(link), (current) => {
-        const handshake = options.handshake.run({
-          request: (method, params, requestOptions) => options.requestOn(live, method, params, requestOptions),
-          notify: notifyOn(live.connection),
-          connection: live.connection,
-          generation: live.generation
-        })
-        return current._tag === "Reconnecting" ? Effect.withParentSpan(handshake, current.span) : handshake
-      })
-
-    /**
-     * Runs a connection up to its hand-over to its reader: reads it, runs the
-     * handshake (or takes the resumed session) and makes it ready. `true` once
-     * the reader has it (the reader goes on with the next connection when it
-     * ends); `false` when it is over already and the next one is due. Fails
-     * with an error that ends the session.
-     */
-    const runConnection = (connection: Connection): Effect.Effect<boolean, McpError.McpClientError> =>
-      Effect.gen(function*() {
-        const live: Link.Live = { connection, generation: ++generation, alive: true }
-        yield* state.set({ _tag: "Connecting", generation: live.generation })
-        const reading: Reading = { handedOver: false, end: undefined, gate: undefined }
-        const reader = yield* startReading(live, reading)
-        const resumed = resumer.connected(connection, live.generation)
-        const opened = resumed !== undefined ?
-          Either.right(resumed) :
-          yield* open(live).pipe(
-            Effect.raceFirst(
-              reader.ended.pipe(
-                Effect.zipRight(
-                  Effect.fail(
-                    new McpError.TransportError({ reason: "Closed", message: "the connection closed during initialize" })
-                  )
-                )
-              )
-            ),
-            Effect.either
-          )
-        if (opened._tag === "Left") {
-          yield* reader.stop
-          yield* connectionLost(live, opened.left)
-          if (isFatal(opened.left)) return yield* Effect.fail(opened.left)
-          yield* Effect.logWarning("mcp: initialize failed, trying a new connection", opened.left.message)
-          return false
-        }
-        const initialized = opened.right
-        if (resumed !== undefined) yield* handOff(connection, initialized.protocolVersion)
-        yield* resumer.ready(initialized)
-        if (connection.ready !== undefined) yield* connection.ready
-        // the senders outlive this fiber (it ends at the hand-over); each is interrupted once its request settles
-        yield* Effect.daemonChildren(table.resendOn(live))
-        const previous = yield* Ref.modify(link, (current): [Link.Link, Link.Link] => [
-          current,
-          current._tag === "Closed" ? current : { _tag: "Ready", live, initialized }
-        ])
-        if (previous._tag === "Closed") return false
-        Link.release(previous, Exit.succeed(live))
-        if (previous._tag === "Reconnecting") endSpan(previous.span, Exit.void)
-        yield* state.set({ _tag: "Ready", initialized })
-        if (options.onInitialized) yield* Effect.forkIn(options.onInitialized(initialized), scope)
-        // the reader takes over, unless the connection ended in the meantime
-        if (reading.end !== undefined) {
-          yield* connectionLost(live, lostBecause(reading.end))
-          return false
-        }
-        reading.handedOver = true
-        reading.gate = undefined
-        return true
-      })
-
-    /**
-     * Reads a connection until it ends. Before the hand-over the fiber that
-     * opens the connection sees the end (it joins this one); after it, this
-     * fiber settles the loss and goes on with the next connection, so an
-     * idle session has one fiber here, not one waiting for another.
-     */
-    const read = (live: Link.Live, reading: Reading): Effect.Effect<void, ConnectionError> =>
-      Effect.flatMap(Effect.exit(router.read(live)), (end) => afterEnd(live, reading, end))
-
-    /** A connection's reading ended: told to the fiber that opens it, or settled here before the next connection. */
-    const afterEnd = (
-      live: Link.Live,
-      reading: Reading,
-      end: Exit.Exit<void, ConnectionError>
-    ): Effect.Effect<void, ConnectionError> => {
-      if (!reading.handedOver) {
-        reading.end = end
-        return end
-      }
-      return Effect.zipRight(connectionLost(live, lostBecause(end)), drive)
-    }
-
-    const close = (reported: McpError.McpClientError) =>
-      Effect.flatMap(
-        Ref.modify(link, (current): [Closing | undefined, Link.Link] => {
-          if (current._tag === "Closed") return [undefined, current]
-          // the transport's own error names the last failed connect; a connection that died after it was
-          // handed over is known only here
-          const lastFailure = Link.lastFailure(current)
-          const error = reported._tag === "TransportError" && reported.reason === "Exhausted" &&
-              reported.cause === undefined && lastFailure ?
-            new McpError.TransportError({
-              ...reported,
-              message: `${reported.message} (last failure: ${lastFailure.message})`,
-              cause: lastFailure
-            }) :
-            reported
-          return [{ previous: current, error }, { _tag: "Closed", error, previous: Link.lastInitialized(current) }]
-        }),
-        (closing) => {
-          if (closing === undefined) return Effect.void
-          const { error, previous } = closing
-          Link.release(previous, Exit.fail(error))
-          if (previous._tag === "Reconnecting") endSpan(previous.span, Exit.fail(error))
-          table.failAll(error)
-          return state.set({ _tag: "Closed", error }).pipe(
-            Effect.zipRight(Effect.sync(() => onClosed(error))),
-            // every public stream ends with the session
-            Effect.zipRight(router.shutdown)
-          )
-        }
-      )
-
-    const observer: ConnectionObserver["Type"] = {
-      established: Effect.map(Ref.get(link), Link.wasEstablished),
-      retrying: (retry: Retry) =>
-        Effect.flatMap(Ref.get(link), (current) => {
-          const failure = retry.lastFailure ?? Link.lastFailure(current)
-          return state.set({
-            _tag: "Reconnecting",
-            generation: generation + 1,
-            reason: failure?.message ?? "the connection ended",
-            lastFailure: failure,
-            attempt: retry.attempt,
-            nextDelay: retry.delay
-          })
-        })
-    }
-
-    const services = Context.make(ConnectionObserver, observer).pipe(Context.add(Resumption, resumer.handoff))
+    const lifecycle = new Lifecycle(options, scope)
+    const services = Context.make(ConnectionObserver, lifecycle as Observer).pipe(
+      Context.add(Resumption, options.resumer.handoff)
+    )
     const run = Reconnect.startRun(options.connections)
-    /** Connections pulled and not yet run. */
-    const queued: Array<Connection> = []
-    let pull: Effect.Effect<unknown, Option.Option<McpError.TransportError>>
-    /** Stops reading the stream, closing its last connection; the session's end runs it too. */
-    let closeStream: Effect.Effect<void>
+    const queued = lifecycle.queued
     if (Reconnect.isPulls(run)) {
       // a `fromConnect` stream, read without its stream stages, nor a scope of its own
       yield* Scope.addFinalizer(scope, run.close)
-      closeStream = run.close
-      pull = Effect.flatMap(Effect.provide(run.pull, services), (connection) => Effect.sync(() => queued.push(connection)))
+      lifecycle.closeStream = run.close
+      lifecycle.pull = Effect.flatMap(Effect.provide(run.pull, services), (connection) => Effect.sync(() => queued.push(connection)))
     } else {
       // the stream is read through a pull in a scope of its own: the session's end closes it at once
       const streamScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
-      closeStream = Scope.close(streamScope, Exit.void)
+      lifecycle.closeStream = Scope.close(streamScope, Exit.void)
       const chunks = yield* run.pipe(
         // one stage for both (each `provideService` would be a stream of its own around it)
         Stream.provideSomeContext(services),
         Stream.toPull,
         Scope.extend(streamScope)
       )
-      pull = Effect.flatMap(chunks, (chunk) =>
+      lifecycle.pull = Effect.flatMap(chunks, (chunk) =>
         Effect.sync(() => {
           for (const connection of chunk) queued.push(connection)
         }))
     }
-
-    /** The session is over for the stream: its last connection is closed first. */
-    const end = (error: McpError.McpClientError) => Effect.zipRight(closeStream, close(error))
-
-    /** Runs connections one after the other until one is handed over to its reader, or the stream ends. */
-    const drive: Effect.Effect<void> = Effect.suspend(() => {
-      const next = queued.shift()
-      if (next !== undefined) {
-        return Effect.matchEffect(runConnection(next), {
-          onSuccess: (handedOver) => handedOver ? Effect.void : drive,
-          onFailure: end
-        })
-      }
-      return Effect.matchCauseEffect(pull, {
-        onSuccess: () => drive,
-        onFailure: (cause) =>
-          Option.match(Cause.failureOption(cause), {
-            onNone: () => Effect.void,
-            onSome: Option.match({
-              onNone: () =>
-                end(new McpError.TransportError({ reason: "Closed", message: "the transport has no more connections" })),
-              onSome: end
-            })
-          })
-      })
-    })
-    yield* Effect.forkIn(drive, scope)
-    return { close, stopReading }
+    yield* Effect.forkIn(lifecycle.drive, scope)
+    return lifecycle
   })

@@ -55,9 +55,28 @@ export const make = (options: {
   readonly secretNames: ReadonlyArray<string>
   readonly tracePropagation: boolean
 }): RequestRefs => {
+  // the values `apply` derives from a fiber's own, for the last ones it was given: the fibers of one
+  // connection nearly always start from the same context and names, and each derived context is a copy
+  let lastContext: Context.Context<never> | undefined
+  let lastContextOut: Context.Context<never> | undefined
+  let lastNames: ReadonlyArray<string | RegExp> | undefined
+  let lastNamesOut: ReadonlyArray<string | RegExp> | undefined
+  const manualRedirects = (context: Context.Context<never>): Context.Context<never> => {
+    if (context !== lastContext) {
+      const init = Context.getOption(context, FetchHttpClient.RequestInit)
+      lastContextOut = Context.add(context, FetchHttpClient.RequestInit, { ...Option.getOrUndefined(init), redirect: "manual" })
+      lastContext = context
+    }
+    return lastContextOut!
+  }
+  const withSecretNames = (names: ReadonlyArray<string | RegExp>): ReadonlyArray<string | RegExp> => {
+    if (names !== lastNames) {
+      lastNamesOut = [...names, ...options.secretNames]
+      lastNames = names
+    }
+    return lastNamesOut!
+  }
   const apply = (refs: FiberRefs.FiberRefs, fiberId: FiberId.Runtime): FiberRefs.FiberRefs => {
-    const context = FiberRefs.getOrDefault(refs, FiberRef.currentContext)
-    const init = Context.getOption(context, FetchHttpClient.RequestInit)
     const tracer = Context.get(FiberRefs.getOrDefault(refs, DefaultServices.currentServices), Tracer.Tracer)
     return FiberRefs.updateManyAs(refs, {
       entries: [
@@ -67,14 +86,8 @@ export const make = (options: {
           FiberRefs.getOrDefault(refs, FiberRef.currentTracerEnabled) &&
           (options.tracePropagation || tracer !== builtInTracer)
         ]]],
-        [Headers.currentRedactedNames, [[fiberId, [
-          ...FiberRefs.getOrDefault(refs, Headers.currentRedactedNames),
-          ...options.secretNames
-        ]]]],
-        [FiberRef.currentContext, [[
-          fiberId,
-          Context.add(context, FetchHttpClient.RequestInit, { ...Option.getOrUndefined(init), redirect: "manual" })
-        ]]],
+        [Headers.currentRedactedNames, [[fiberId, withSecretNames(FiberRefs.getOrDefault(refs, Headers.currentRedactedNames))]]],
+        [FiberRef.currentContext, [[fiberId, manualRedirects(FiberRefs.getOrDefault(refs, FiberRef.currentContext))]]],
         [setFor, [[fiberId, self]]]
       ]
     })

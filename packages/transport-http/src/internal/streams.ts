@@ -153,18 +153,41 @@ export const followPostStream = (
   ctx: Ctx,
   first: HttpClientResponse.HttpClientResponse,
   pending: Set<JsonRpc.RequestId>
+): Effect.Effect<void> => {
+  const progress = makeProgress()
+  // the stream that answered every request it carried (nearly all) ends here; one that did not is resumed
+  const resumeUnlessDone = (outcome: Either.Either<void, McpError.TransportError>) =>
+    pending.size === 0 || ctx.state.failure !== undefined ? Effect.void : resumePostStream(ctx, pending, progress, outcome)
+  return Effect.matchEffect(consume(ctx, first, progress, "post-stream", pending), {
+    onFailure: (error) => resumeUnlessDone(Either.left(error)),
+    onSuccess: () => resumeUnlessDone(Either.right(undefined))
+  })
+}
+
+/**
+ * The rest of `followPostStream`, once its first stream ended with a request unanswered: resumes,
+ * reads the resumed stream, and so on.
+ */
+const resumePostStream = (
+  ctx: Ctx,
+  pending: Set<JsonRpc.RequestId>,
+  progress: Progress,
+  firstOutcome: Either.Either<void, McpError.TransportError>
 ): Effect.Effect<void> =>
   Effect.gen(function*() {
     const { config } = ctx
-    const progress = makeProgress()
     const backoff = Backoff.make(config.sseReconnect)
-    let response = first
+    let response: HttpClientResponse.HttpClientResponse | undefined
     let phase = "post-stream"
+    // (the first stream has been read: it delivered events, if any, before the schedule had a step)
+    let outcome = firstOutcome
     while (true) {
-      const eventsBefore = progress.events
-      const outcome = yield* Effect.either(consume(ctx, response, progress, phase, pending))
-      if (pending.size === 0 || ctx.state.failure !== undefined) return
-      if (progress.events > eventsBefore) yield* backoff.reset
+      if (response !== undefined) {
+        const eventsBefore = progress.events
+        outcome = yield* Effect.either(consume(ctx, response, progress, phase, pending))
+        if (pending.size === 0 || ctx.state.failure !== undefined) return
+        if (progress.events > eventsBefore) yield* backoff.reset
+      }
       const why = Either.isLeft(outcome) ? outcome.left.message : "the server closed it before answering"
       if (progress.lastEventId === undefined) {
         return yield* ctx.fail(

@@ -1,4 +1,3 @@
-import type * as Headers from "@effect/platform/Headers"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as JsonRpc from "@mcp-effect/core/JsonRpc"
@@ -35,7 +34,7 @@ import * as Resume from "./resume.js"
 import * as RequestRefs from "./requestRefs.js"
 import * as Sends from "./sends.js"
 import * as RetryAfter from "./retryAfter.js"
-import { followPostStream, runGetStream } from "./streams.js"
+import { bodyKind, followPostStream, runGetStream } from "./streams.js"
 
 /** @internal */
 export { defaultSseReconnect } from "./config.js"
@@ -361,7 +360,7 @@ const postStreamable = (
       return yield* Effect.flip(ctx.expire(`a POST of ${describeMessage(message)}`))
     }
     // a JSON-RPC error for this request is its answer: no fallback, no retry
-    const mayAnswer = requestId !== undefined && status !== 429 && status !== 503 && isJson(response)
+    const mayAnswer = requestId !== undefined && status !== 429 && status !== 503 && bodyKind(response.headers) === "json"
     const answer = mayAnswer ? yield* errorAnswer(config, response, requestId) : undefined
     // before a modern server accepted anything, only a modern error answers: any other 4xx means a legacy server
     if (answer !== undefined && (modern === undefined || Modern.isAnswer(ctx.era, status, answer))) {
@@ -399,13 +398,6 @@ interface Shared {
   notBefore: number
 }
 
-const isJson = (response: HttpClientResponse.HttpClientResponse): boolean => bodyKind(response.headers) === "json"
-
-/** What an answer's `Content-Type` says its body is: an SSE stream, JSON, or anything else. */
-const bodyKind = (headers: Headers.Headers): "sse" | "json" | "other" => {
-  const type = (headers["content-type"] ?? "").toLowerCase()
-  return type.includes("text/event-stream") ? "sse" : type.includes("json") ? "json" : "other"
-}
 
 /**
  * Reads a (small) error body; when it is a JSON-RPC error response for

@@ -50,32 +50,27 @@ const builtInTracer = Context.get(DefaultServices.liveServices, Tracer.Tracer)
 /** the `RequestRefs` a fiber's refs were set for, if any */
 const setFor = FiberRef.unsafeMake<RequestRefs | undefined>(undefined)
 
+/** `f`, remembering its result for the last argument (compared by reference). */
+const lastOf = <A, B>(f: (a: A) => B): (a: A) => B => {
+  let lastA: A | undefined
+  let lastB: B
+  return (a) => a === lastA ? lastB : lastB = f(lastA = a)
+}
+
 /** @internal */
 export const make = (options: {
   readonly secretNames: ReadonlyArray<string>
   readonly tracePropagation: boolean
 }): RequestRefs => {
-  // the values `apply` derives from a fiber's own, for the last ones it was given: the fibers of one
-  // connection nearly always start from the same context and names, and each derived context is a copy
-  let lastContext: Context.Context<never> | undefined
-  let lastContextOut: Context.Context<never> | undefined
-  let lastNames: ReadonlyArray<string | RegExp> | undefined
-  let lastNamesOut: ReadonlyArray<string | RegExp> | undefined
-  const manualRedirects = (context: Context.Context<never>): Context.Context<never> => {
-    if (context !== lastContext) {
-      const init = Context.getOption(context, FetchHttpClient.RequestInit)
-      lastContextOut = Context.add(context, FetchHttpClient.RequestInit, { ...Option.getOrUndefined(init), redirect: "manual" })
-      lastContext = context
-    }
-    return lastContextOut!
-  }
-  const withSecretNames = (names: ReadonlyArray<string | RegExp>): ReadonlyArray<string | RegExp> => {
-    if (names !== lastNames) {
-      lastNamesOut = [...names, ...options.secretNames]
-      lastNames = names
-    }
-    return lastNamesOut!
-  }
+  // the fibers of one connection nearly always start from the same context and names: what `apply`
+  // derives from them (each derived context is a copy) is kept for the last ones
+  const manualRedirects = lastOf((context: Context.Context<never>) =>
+    Context.add(context, FetchHttpClient.RequestInit, {
+      ...Option.getOrUndefined(Context.getOption(context, FetchHttpClient.RequestInit)),
+      redirect: "manual"
+    })
+  )
+  const withSecretNames = lastOf((names: ReadonlyArray<string | RegExp>) => [...names, ...options.secretNames])
   const apply = (refs: FiberRefs.FiberRefs, fiberId: FiberId.Runtime): FiberRefs.FiberRefs => {
     const tracer = Context.get(FiberRefs.getOrDefault(refs, DefaultServices.currentServices), Tracer.Tracer)
     return FiberRefs.updateManyAs(refs, {

@@ -19,6 +19,9 @@
  *   `NodeStdioTransport` session, a warm-up of N calls, then N `tools/call` of `echo`, C at a time
  *   (default 1: sequential, what `stdio latency` measures). `--client sdk` runs the official SDK
  *   client instead, `--client raw` the raw NDJSON loop (`clients/raw.ts`), for comparison;
+ *   with `--transport http` every client makes its N calls in bursts of C (C started at once, the
+ *   next burst when all are answered: what `http throughput` measures), and `--client raw` is the
+ *   raw undici loop (`clients/rawHttp.ts`);
  *   `--backend command` runs ours on `StdioTransport` over the platform's `CommandExecutor`
  *   (`NodeContext.layer`) instead. For instructions per call, run it under
  *   `valgrind --tool=callgrind` with two values of N (see bench/README.md, "Instructions per call").
@@ -47,11 +50,12 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
-import { writeFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { writeHeapSnapshot } from "node:v8"
 import * as Inspector from "node:inspector/promises"
 import { parseArgs } from "node:util"
 import * as Raw from "./clients/raw.js"
+import * as RawHttp from "./clients/rawHttp.js"
 import * as Sdk from "./clients/sdk.js"
 import { serverEnv, startHttpServer, stdioServer } from "./servers.js"
 import { checkEcho, countOf, echoCall } from "./subject.js"
@@ -67,15 +71,64 @@ const { positionals, values: flags } = parseArgs({
     transport: { type: "string", default: "stdio" },
     "cpu-out": { type: "string" },
     "heap-out": { type: "string" },
+    "alloc-out": { type: "string" },
     "snapshot-out": { type: "string" }
   }
 })
 
 /**
- * With `--cpu-out FILE`, a CPU profile of the timed batch alone (not start-up, not the warm-up),
- * written as a `.cpuprofile`.
+ * Runs the timed batch of `calls` calls and prints the process's CPU time per call (user + system,
+ * steadier than wall time on a busy machine). With `--cpu-out FILE`, a CPU profile of the timed
+ * batch alone (not start-up, not the warm-up), written as a `.cpuprofile`; with `--alloc-out FILE`
+ * instead, a sampling heap profile (every 1 KiB on average) of everything the timed batch
+ * allocated, collected objects included: bytes allocated per call, by function (`profileSummary.ts`
+ * reads it as it reads a `.heapprofile`). Unlike time, that count hardly depends on the load.
  */
-const profiled = async <A>(run: () => Promise<A>): Promise<A> => {
+const profiled = async <A>(calls: number, run: () => Promise<A>): Promise<A> => {
+  const cpu = process.cpuUsage()
+  const server = childrenCpuMicros()
+  const result = await profiledRun(run)
+  const { system, user } = process.cpuUsage(cpu)
+  const served = httpServer === undefined ? "" : `, HTTP server ${((childrenCpuMicros() - server) / calls).toFixed(1)} µs CPU/call`
+  process.stderr.write(`${flags.client}: ${((user + system) / calls).toFixed(1)} µs CPU/call${served}\n`)
+  return result
+}
+
+/**
+ * The CPU time (user + system, µs) the child processes of this one have used so far (Linux
+ * `/proc`, 10 ms ticks): with `--transport http`, the fixture server's work for this client.
+ */
+const childrenCpuMicros = (): number => {
+  try {
+    const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, "utf8").trim().split(/\s+/)
+    let ticks = 0
+    for (const pid of children.filter((p) => p !== "")) {
+      // fields after the command's closing parenthesis: utime and stime are the 12th and 13th
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+      ticks += Number(fields[11]) + Number(fields[12])
+    }
+    return ticks * 10_000
+  } catch {
+    return Number.NaN
+  }
+}
+
+const profiledRun = async <A>(run: () => Promise<A>): Promise<A> => {
+  const allocations = flags["alloc-out"]
+  if (allocations !== undefined) {
+    const session = new Inspector.Session()
+    session.connect()
+    await session.post("HeapProfiler.startSampling", {
+      samplingInterval: 1024,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true
+    })
+    const result = await run()
+    const { profile } = await session.post("HeapProfiler.stopSampling")
+    writeFileSync(allocations, JSON.stringify(profile))
+    session.disconnect()
+    return result
+  }
   const out = flags["cpu-out"]
   if (out === undefined) return run()
   const session = new Inspector.Session()
@@ -112,10 +165,14 @@ const session = McpClient.make({ clientInfo: { name: "bench-profile", version: "
 
 /**
  * What `idle` and `closed` open: with `--client sdk`, the official SDK client over stdio (each with
- * its own server process), so that a heap diff can set what one of its sessions holds beside ours.
+ * its own server process) or HTTP (`--transport http`), so that a heap diff can set what one of its
+ * sessions holds beside ours.
  */
 const idleSession: Effect.Effect<unknown, unknown, Scope.Scope | HttpClient.HttpClient> = flags.client === "sdk" ?
-  Effect.acquireRelease(Effect.promise(() => Sdk.openStdio(stdioServer)), (client) => Effect.promise(() => client.close())) :
+  Effect.acquireRelease(
+    Effect.promise(() => httpServer === undefined ? Sdk.openStdio(stdioServer) : Sdk.openHttp(httpServer.url)),
+    (client) => Effect.promise(() => client.close())
+  ) :
   session
 
 const calls = Effect.gen(function*() {
@@ -123,11 +180,21 @@ const calls = Effect.gen(function*() {
   checkEcho("ours", yield* client.callTool(echoCall))
   const n = Number(flags.calls)
   const concurrency = Number(flags.concurrency)
-  const batch = Effect.forEach(Array.from({ length: n }), () => client.callTool(echoCall), { concurrency, discard: true })
+  const batch = httpServer === undefined ?
+    Effect.forEach(Array.from({ length: n }), () => client.callTool(echoCall), { concurrency, discard: true }) :
+    Effect.forEach(
+      bursts(n, concurrency),
+      (size) =>
+        Effect.forEach(Array.from({ length: size }), () => client.callTool(echoCall), {
+          concurrency: "unbounded",
+          discard: true
+        }),
+      { discard: true }
+    )
   yield* batch
   const runtime = yield* Effect.runtime<never>()
   const micros = yield* Effect.promise(() =>
-    profiled(async () => {
+    profiled(n, async () => {
       const start = performance.now()
       await Runtime.runPromise(runtime, batch)
       return (performance.now() - start) * 1000 / n
@@ -254,7 +321,19 @@ const inflight = Effect.gen(function*() {
   yield* Effect.sync(() => process.stderr.write(`${n} calls held: ${perCall.toFixed(2)} KiB per call\n`))
 })
 
-/** The same workload with the SDK client: `C` loops of `N / C` sequential calls each. */
+/** `n` calls in bursts of `size` (the last one smaller when `size` does not divide `n`). */
+const bursts = (n: number, size: number): Array<number> =>
+  Array.from({ length: Math.ceil(n / size) }, (_, i) => Math.min(size, n - i * size))
+
+/** `n` calls in bursts of `size`, each burst started at once and awaited whole. */
+const inBursts = async (n: number, size: number, call: () => Promise<unknown>) => {
+  for (const burst of bursts(n, size)) await Promise.all(Array.from({ length: burst }, call))
+}
+
+/**
+ * The same workload with the SDK client: `C` loops of `N / C` sequential calls each (stdio), or
+ * bursts of `C` (HTTP).
+ */
 const sdkCalls = async () => {
   const client = httpServer === undefined ? await Sdk.openStdio(stdioServer) : await Sdk.openHttp(httpServer.url)
   checkEcho("sdk", await client.callTool(echoCall))
@@ -263,9 +342,12 @@ const sdkCalls = async () => {
   const loop = async () => {
     for (let i = 0; i < n / concurrency; i++) await client.callTool(echoCall)
   }
-  const batch = () => Promise.all(Array.from({ length: concurrency }, loop))
+  const batch = () =>
+    httpServer === undefined ?
+      Promise.all(Array.from({ length: concurrency }, loop)) :
+      inBursts(n, concurrency, () => client.callTool(echoCall))
   await batch()
-  const micros = await profiled(async () => {
+  const micros = await profiled(n, async () => {
     const start = performance.now()
     await batch()
     return (performance.now() - start) * 1000 / n
@@ -290,13 +372,23 @@ const sdkClosed = async () => {
   process.stderr.write(`sdk: ${sessions} sessions closed: ${((after - before) / sessions / 1024).toFixed(1)} KiB per session still held\n`)
 }
 
-/** The raw NDJSON loop (stdio only), sequential: the floor under both clients. */
+/**
+ * The floor under both clients: the raw NDJSON loop (stdio, sequential only), or the raw undici
+ * loop (HTTP, in bursts of `C`).
+ */
 const rawCalls = async () => {
-  if (httpServer !== undefined || Number(flags.concurrency) !== 1) throw new Error("--client raw: stdio, sequential only")
-  const raw = await Raw.start(stdioServer)
+  if (httpServer === undefined && Number(flags.concurrency) !== 1) throw new Error("--client raw: stdio is sequential only")
+  const raw = httpServer === undefined ? await Raw.start(stdioServer) : await RawHttp.startHttp(httpServer.url)
   const n = Number(flags.calls)
-  await raw.sequential(n)
-  const millis = await profiled(() => raw.sequential(n))
+  const concurrency = Number(flags.concurrency)
+  const batch = async () => {
+    if (httpServer === undefined) return raw.sequential(n)
+    const start = performance.now()
+    for (const burst of bursts(n, concurrency)) await raw.concurrent(burst)
+    return performance.now() - start
+  }
+  await batch()
+  const millis = await profiled(n, batch)
   process.stderr.write(`raw: ${(millis * 1000 / n).toFixed(1)} µs/call\n`)
   await raw.close()
 }

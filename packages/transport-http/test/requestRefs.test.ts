@@ -1,6 +1,7 @@
 import { FetchHttpClient, Headers, HttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as RequestRefs from "../src/internal/requestRefs.js"
@@ -40,6 +41,25 @@ describe("RequestRefs: the settings every request runs with", () => {
       // a hook's secret header not among the names yet is redacted for that request only
       expect((yield* refs.around(seen, ["dpop"])).redacted).toEqual([...after.redacted, "dpop"])
       expect(yield* seen).toEqual(after)
+    }))
+
+  it.effect("apply: each fiber's settings come from its own context and names, also when they change between fibers", () =>
+    Effect.gen(function*() {
+      const shared = RequestRefs.make({ secretNames: ["x-secret"], tracePropagation: false })
+      // on a fiber of its own each time, as a send's (nothing it sets comes back to this one)
+      const applied = Effect.fork(Effect.zipRight(
+        Effect.updateFiberRefs((fiberId, fiberRefs) => shared.apply(fiberRefs, fiberId)),
+        seen
+      )).pipe(Effect.flatMap(Fiber.await), Effect.flatten)
+      const omit = yield* Effect.provideService(applied, FetchHttpClient.RequestInit, { credentials: "omit" })
+      const include = yield* Effect.provideService(applied, FetchHttpClient.RequestInit, { credentials: "include" })
+      const named = yield* Effect.locally(applied, Headers.currentRedactedNames, ["x-app"])
+      const omitAgain = yield* Effect.provideService(applied, FetchHttpClient.RequestInit, { credentials: "omit" })
+      expect(Option.getOrUndefined(omit.init)).toEqual({ credentials: "omit", redirect: "manual" })
+      expect(Option.getOrUndefined(include.init)).toEqual({ credentials: "include", redirect: "manual" })
+      expect(Option.getOrUndefined(named.init)).toEqual({ redirect: "manual" })
+      expect(named.redacted).toEqual(["x-app", "x-secret"])
+      expect(omitAgain).toEqual(omit)
     }))
 
   it.effect("with tracePropagation the tracer stays on (the headers come from the span)", () =>

@@ -34,7 +34,7 @@ import * as Resume from "./resume.js"
 import * as RequestRefs from "./requestRefs.js"
 import * as Sends from "./sends.js"
 import * as RetryAfter from "./retryAfter.js"
-import { followPostStream, isEventStream, runGetStream } from "./streams.js"
+import { bodyKind, followPostStream, runGetStream } from "./streams.js"
 
 /** @internal */
 export { defaultSseReconnect } from "./config.js"
@@ -307,9 +307,12 @@ const postStreamable = (
     const status = response.status
     const requestId = isRequest ? (message as JsonRpc.Request).id : undefined
     if (status >= 200 && status < 300) {
+      // (the platform's response builds its headers anew at each read: read once)
+      const answerHeaders = response.headers
+      const kind = bodyKind(answerHeaders)
       // (202 / 204 without a body only before 2026-07-28, whose answer then comes on the GET stream, which 2026-07-28 lacks)
       const bodyless = modern === undefined && (status === 202 || status === 204)
-      if (requestId !== undefined && !isEventStream(response) && !isJson(response) && !bodyless) {
+      if (requestId !== undefined && kind === "other" && !bodyless) {
         // a request must be answered with JSON or an SSE stream: an HTML page is no answer
         yield* discard(config, response)
         return yield* Effect.fail(
@@ -318,11 +321,11 @@ const postStreamable = (
             phase: "post",
             status,
             message: `POST of ${describeMessage(message)} to ${config.description} answered HTTP ${status} with ` +
-              `content type ${JSON.stringify(response.headers["content-type"] ?? "")}, not JSON or an SSE stream`
+              `content type ${JSON.stringify(answerHeaders["content-type"] ?? "")}, not JSON or an SSE stream`
           })
         )
       }
-      const sessionId = response.headers["mcp-session-id"]
+      const sessionId = answerHeaders["mcp-session-id"]
       if (initialize && sessionId !== undefined && sessionId !== "") {
         state.sessionId = sessionId
         yield* ctx.resumable({ sessionId: Redacted.make(sessionId) })
@@ -330,7 +333,7 @@ const postStreamable = (
       if (modern !== undefined && isRequest) ctx.era.confirmed = true
       const pending = new Set<JsonRpc.RequestId>(requestId !== undefined ? [requestId] : [])
       const listen = Modern.isListen(message)
-      const body = modern !== undefined && isEventStream(response)
+      const body = modern !== undefined && kind === "sse"
         ? Modern.followStream(
           ctx,
           response,
@@ -339,7 +342,7 @@ const postStreamable = (
           listen ? (backoff) => postStreamable(ctx, message, false, shared, ctx.fork, backoff) : undefined,
           listenBackoff
         )
-        : readBody(ctx, response, pending)
+        : readBody(ctx, response, kind, pending)
       const remaining = total === undefined || (modern !== undefined && listen)
         ? undefined
         : total - ((yield* Clock.currentTimeMillis) - startedAt)
@@ -357,7 +360,7 @@ const postStreamable = (
       return yield* Effect.flip(ctx.expire(`a POST of ${describeMessage(message)}`))
     }
     // a JSON-RPC error for this request is its answer: no fallback, no retry
-    const mayAnswer = requestId !== undefined && status !== 429 && status !== 503 && isJson(response)
+    const mayAnswer = requestId !== undefined && status !== 429 && status !== 503 && bodyKind(response.headers) === "json"
     const answer = mayAnswer ? yield* errorAnswer(config, response, requestId) : undefined
     // before a modern server accepted anything, only a modern error answers: any other 4xx means a legacy server
     if (answer !== undefined && (modern === undefined || Modern.isAnswer(ctx.era, status, answer))) {
@@ -395,8 +398,6 @@ interface Shared {
   notBefore: number
 }
 
-const isJson = (response: HttpClientResponse.HttpClientResponse): boolean =>
-  (response.headers["content-type"] ?? "").toLowerCase().includes("json")
 
 /**
  * Reads a (small) error body; when it is a JSON-RPC error response for
@@ -437,12 +438,13 @@ const totalTimeout = (config: Config, total: number) =>
 const readBody = (
   ctx: Ctx,
   response: HttpClientResponse.HttpClientResponse,
+  kind: "sse" | "json" | "other",
   pending: Set<JsonRpc.RequestId>
 ): Effect.Effect<void> => {
   const { config } = ctx
-  if (isEventStream(response)) return followPostStream(ctx, response, pending)
+  if (kind === "sse") return followPostStream(ctx, response, pending)
   const id = pending.size === 1 ? [...pending][0] : undefined
-  if (!isJson(response)) {
+  if (kind !== "json") {
     // 202 for a request: the answer will come on the GET stream
     return discard(config, response)
   }

@@ -50,14 +50,28 @@ const builtInTracer = Context.get(DefaultServices.liveServices, Tracer.Tracer)
 /** the `RequestRefs` a fiber's refs were set for, if any */
 const setFor = FiberRef.unsafeMake<RequestRefs | undefined>(undefined)
 
+/** `f`, remembering its result for the last argument (compared by reference). */
+const lastOf = <A, B>(f: (a: A) => B): (a: A) => B => {
+  let lastA: A | undefined
+  let lastB: B
+  return (a) => a === lastA ? lastB : lastB = f(lastA = a)
+}
+
 /** @internal */
 export const make = (options: {
   readonly secretNames: ReadonlyArray<string>
   readonly tracePropagation: boolean
 }): RequestRefs => {
+  // the fibers of one connection nearly always start from the same context and names: what `apply`
+  // derives from them (each derived context is a copy) is kept for the last ones
+  const manualRedirects = lastOf((context: Context.Context<never>) =>
+    Context.add(context, FetchHttpClient.RequestInit, {
+      ...Option.getOrUndefined(Context.getOption(context, FetchHttpClient.RequestInit)),
+      redirect: "manual"
+    })
+  )
+  const withSecretNames = lastOf((names: ReadonlyArray<string | RegExp>) => [...names, ...options.secretNames])
   const apply = (refs: FiberRefs.FiberRefs, fiberId: FiberId.Runtime): FiberRefs.FiberRefs => {
-    const context = FiberRefs.getOrDefault(refs, FiberRef.currentContext)
-    const init = Context.getOption(context, FetchHttpClient.RequestInit)
     const tracer = Context.get(FiberRefs.getOrDefault(refs, DefaultServices.currentServices), Tracer.Tracer)
     return FiberRefs.updateManyAs(refs, {
       entries: [
@@ -67,14 +81,8 @@ export const make = (options: {
           FiberRefs.getOrDefault(refs, FiberRef.currentTracerEnabled) &&
           (options.tracePropagation || tracer !== builtInTracer)
         ]]],
-        [Headers.currentRedactedNames, [[fiberId, [
-          ...FiberRefs.getOrDefault(refs, Headers.currentRedactedNames),
-          ...options.secretNames
-        ]]]],
-        [FiberRef.currentContext, [[
-          fiberId,
-          Context.add(context, FetchHttpClient.RequestInit, { ...Option.getOrUndefined(init), redirect: "manual" })
-        ]]],
+        [Headers.currentRedactedNames, [[fiberId, withSecretNames(FiberRefs.getOrDefault(refs, Headers.currentRedactedNames))]]],
+        [FiberRef.currentContext, [[fiberId, manualRedirects(FiberRefs.getOrDefault(refs, FiberRef.currentContext))]]],
         [setFor, [[fiberId, self]]]
       ]
     })

@@ -1,3 +1,4 @@
+import type * as Headers from "@effect/platform/Headers"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as JsonRpc from "@mcp-effect/core/JsonRpc"
 import * as McpError from "@mcp-effect/core/McpError"
@@ -26,9 +27,19 @@ export interface Progress {
 /** @internal */
 export const makeProgress = (): Progress => ({ lastEventId: undefined, retryMillis: undefined, events: 0 })
 
+/**
+ * What an answer's `Content-Type` says its body is: an SSE stream, JSON, or anything else.
+ *
+ * @internal
+ */
+export const bodyKind = (headers: Headers.Headers): "sse" | "json" | "other" => {
+  const type = (headers["content-type"] ?? "").toLowerCase()
+  return type.includes("text/event-stream") ? "sse" : type.includes("json") ? "json" : "other"
+}
+
 /** @internal */
 export const isEventStream = (response: HttpClientResponse.HttpClientResponse): boolean =>
-  (response.headers["content-type"] ?? "").toLowerCase().includes("text/event-stream")
+  bodyKind(response.headers) === "sse"
 
 /**
  * Delivers the messages of a response stream until the server ends it.
@@ -138,7 +149,6 @@ export const consume = (
 }
 
 
-const resumeHeaders = (ctx: Ctx, lastEventId: string) => ({ ...ctx.sessionHeaders(), "last-event-id": lastEventId })
 
 /**
  * Reads the SSE answer of a POST. When it ends before every request it
@@ -153,35 +163,36 @@ export const followPostStream = (
   ctx: Ctx,
   first: HttpClientResponse.HttpClientResponse,
   pending: Set<JsonRpc.RequestId>
-): Effect.Effect<void> =>
-  Effect.gen(function*() {
-    const { config } = ctx
-    const progress = makeProgress()
-    const backoff = Backoff.make(config.sseReconnect)
-    let response = first
-    let phase = "post-stream"
-    while (true) {
-      const eventsBefore = progress.events
-      const outcome = yield* Effect.either(consume(ctx, response, progress, phase, pending))
-      if (pending.size === 0 || ctx.state.failure !== undefined) return
-      if (progress.events > eventsBefore) yield* backoff.reset
-      const why = Either.isLeft(outcome) ? outcome.left.message : "the server closed it before answering"
-      if (progress.lastEventId === undefined) {
-        return yield* ctx.fail(
-          new McpError.TransportError({
-            reason: Either.isLeft(outcome) ? "Read" : "Closed",
-            phase,
-            message: `lost the response stream of a request (${why}) and it has no event id to resume from`
-          })
-        )
+): Effect.Effect<void> => {
+  const progress = makeProgress()
+  // the stream that answered every request it carried (nearly all) ends here; one that did not is resumed
+  return Effect.flatMap(Effect.either(consume(ctx, first, progress, "post-stream", pending)), (first) =>
+    pending.size === 0 || ctx.state.failure !== undefined ? Effect.void : Effect.gen(function*() {
+      const backoff = Backoff.make(ctx.config.sseReconnect)
+      let outcome = first
+      let phase = "post-stream"
+      while (true) {
+        const why = Either.isLeft(outcome) ? outcome.left.message : "the server closed it before answering"
+        if (progress.lastEventId === undefined) {
+          return yield* ctx.fail(
+            new McpError.TransportError({
+              reason: Either.isLeft(outcome) ? "Read" : "Closed",
+              phase,
+              message: `lost the response stream of a request (${why}) and it has no event id to resume from`
+            })
+          )
+        }
+        yield* Effect.logDebug("mcp http: resuming a response stream", ctx.config.description)
+        const resumed = yield* reopen(ctx, backoff, progress, why)
+        if (Option.isNone(resumed)) return
+        phase = "resume"
+        const eventsBefore = progress.events
+        outcome = yield* Effect.either(consume(ctx, resumed.value, progress, phase, pending))
+        if (pending.size === 0 || ctx.state.failure !== undefined) return
+        if (progress.events > eventsBefore) yield* backoff.reset
       }
-      yield* Effect.logDebug("mcp http: resuming a response stream", config.description)
-      const resumed = yield* reopen(ctx, backoff, progress, why)
-      if (Option.isNone(resumed)) return
-      response = resumed.value
-      phase = "resume"
-    }
-  })
+    }))
+}
 
 /** GET + Last-Event-ID until a stream opens; `None` when the connection ended instead. */
 const reopen = (
@@ -212,7 +223,7 @@ const reopen = (
       const result = yield* Effect.either(ctx.execute({
         method: "GET",
         accept: "text/event-stream",
-        headers: resumeHeaders(ctx, progress.lastEventId!),
+        headers: { ...ctx.sessionHeaders(), "last-event-id": progress.lastEventId! },
         phase: "resume",
         connectTimeout: true
       }))

@@ -46,7 +46,8 @@ export const makeLogHub = (): LogHub => new Hub()
 class Hub implements LogHub {
   readonly ring: Array<string> = []
   next = 0
-  readonly subscribers = new Set<Queue.Queue<string>>()
+  // made by the first subscriber (an empty `Set` is ~0.12 KiB a transport whose logs nobody reads keeps)
+  subscribers: Set<Queue.Queue<string>> | undefined
   isShutdown = false
 
   recent(): Array<string> {
@@ -60,7 +61,9 @@ class Hub implements LogHub {
       else this.ring[this.next] = line
       this.next = (this.next + 1) % replayLines
       // `offer` slides a full queue (`unsafeOffer` would refuse the new line instead)
-      return Effect.forEach(this.subscribers, (queue) => Queue.offer(queue, line), { discard: true })
+      return this.subscribers === undefined ?
+        Effect.void :
+        Effect.forEach(this.subscribers, (queue) => Queue.offer(queue, line), { discard: true })
     })
   }
 
@@ -72,12 +75,12 @@ class Hub implements LogHub {
           Effect.sync(() => {
             // the replay and the registration happen with no publish in between
             for (const line of this.recent()) queue.unsafeOffer(line)
-            this.subscribers.add(queue)
+            ;(this.subscribers ??= new Set()).add(queue)
             return queue as Queue.Dequeue<string>
           })),
       (queue) =>
         Effect.suspend(() => {
-          this.subscribers.delete(queue as Queue.Queue<string>)
+          this.subscribers?.delete(queue as Queue.Queue<string>)
           return Queue.shutdown(queue)
         })
     )
@@ -91,8 +94,8 @@ class Hub implements LogHub {
   get shutdown(): Effect.Effect<void> {
     return Effect.suspend(() => {
       this.isShutdown = true
-      const queues = [...this.subscribers]
-      this.subscribers.clear()
+      const queues = this.subscribers === undefined ? [] : [...this.subscribers]
+      this.subscribers = undefined
       this.ring.length = 0
       return Effect.forEach(queues, Queue.shutdown, { discard: true })
     })
@@ -101,7 +104,7 @@ class Hub implements LogHub {
   retained(): { readonly replay: number; readonly subscribers: ReadonlyArray<number> } {
     return {
       replay: this.ring.length,
-      subscribers: [...this.subscribers].map((queue) => Option.getOrElse(queue.unsafeSize(), () => 0))
+      subscribers: [...(this.subscribers ?? [])].map((queue) => Option.getOrElse(queue.unsafeSize(), () => 0))
     }
   }
 }

@@ -102,8 +102,8 @@ class Lifecycle implements Observer {
   // made when the first one starts (an empty `Set` is ~0.12 KiB an idle session keeps)
   readers: Set<Fiber.RuntimeFiber<void, ConnectionError>> | undefined
   stopped = false
-  /** Connections read through `listen`: their stop functions (at most one; none once it ended). */
-  readonly listening = new Set<() => void>()
+  /** The stop function of the connection read through `listen` (at most one at a time; none once it ended). */
+  listening: (() => void) | undefined
   /** Connections pulled and not yet run. */
   readonly queued: Array<Connection> = []
   pull: Effect.Effect<unknown, Option.Option<McpError.TransportError>> = Effect.void
@@ -154,8 +154,9 @@ class Lifecycle implements Observer {
   get stopReading(): Effect.Effect<void> {
     return Effect.suspend(() => {
       this.stopped = true
-      for (const stop of this.listening) stop()
-      this.listening.clear()
+      const stop = this.listening
+      this.listening = undefined
+      stop?.()
       return this.readers === undefined ? Effect.void : Fiber.interruptAll([...this.readers])
     })
   }
@@ -184,7 +185,7 @@ class Lifecycle implements Observer {
       const stop = () => stopListening()
       const stopListening: () => void = listen(sink.onMessages, (ending) => {
         ended = true
-        this.listening.delete(stop)
+        if (this.listening === stop) this.listening = undefined
         if (this.stopped) return
         endFiber = this.adopt(Runtime.runFork(
           runtime,
@@ -198,13 +199,13 @@ class Lifecycle implements Observer {
         ))
       })
       if (this.stopped) stop()
-      else if (!ended) this.listening.add(stop)
+      else if (!ended) this.listening = stop
       const gate = reading.gate
       return {
         ended: Deferred.await(gate),
         stop: Effect.suspend(() => {
           reading.gate = undefined
-          this.listening.delete(stop)
+          if (this.listening === stop) this.listening = undefined
           stop()
           return Effect.zipRight(endFiber === undefined ? Effect.void : Fiber.interrupt(endFiber), sink.stop)
         })

@@ -10,7 +10,8 @@ import * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import type { McpTransport } from "../McpTransport.js"
 import * as RequestHeaders from "../RequestHeaders.js"
-import * as LazySubscriptionRef from "./lazySubscriptionRef.js"
+import type * as LazySubscriptionRef from "./lazySubscriptionRef.js"
+import { coalesced, LiveView } from "./liveView.js"
 import * as SingleFlight from "./singleFlight.js"
 import * as TaskPolling from "../TaskPolling.js"
 import { decodeResult, decoder, paginate } from "./decode.js"
@@ -32,58 +33,6 @@ const decodeResourceUpdated = decoder(McpSchema.ResourceUpdatedNotificationParam
 const decodeLogMessage = decoder(McpSchema.LoggingMessageNotificationParams)
 
 type Capability = "tools" | "resources" | "prompts" | "logging" | "completions"
-
-/** How far the fetches of one live view are: the last started, and the last applied. */
-interface Tickets {
-  started: number
-  applied: number
-}
-
-/**
- * Applies a fetched list to its view only when no fetch that started later
- * has been applied: an older fetch finishing last never overwrites a newer view.
- */
-const latestView = <A, E, R>(
-  tickets: Tickets,
-  fetch: Effect.Effect<A, E, R>,
-  apply: (list: A) => Effect.Effect<void>
-): Effect.Effect<A, E, R> =>
-  Effect.suspend(() => {
-    const ticket = ++tickets.started
-    return Effect.tap(fetch, (list) => {
-      if (ticket < tickets.applied) return Effect.void
-      tickets.applied = ticket
-      return apply(list)
-    })
-  })
-
-/**
- * Runs `effect` in the background when asked, at most once at a time: asked
- * again while it runs, it runs once more after (however often it was asked).
- */
-const coalesced = (effect: Effect.Effect<void>, scope: Scope.Scope): Effect.Effect<void> => {
-  let running = false
-  let again = false
-  const loop: Effect.Effect<void> = Effect.zipRight(
-    effect,
-    Effect.suspend(() => {
-      if (!again) {
-        running = false
-        return Effect.void
-      }
-      again = false
-      return loop
-    })
-  )
-  return Effect.suspend(() => {
-    if (running) {
-      again = true
-      return Effect.void
-    }
-    running = true
-    return Effect.asVoid(Effect.forkIn(loop, scope))
-  })
-}
 
 /** What the client needs to hear from its session. */
 interface Hooks {
@@ -192,24 +141,16 @@ const resourceUpdatesOf = (notifications: Stream.Stream<JsonRpc.Notification>) =
 class Client implements McpClient.Service {
   // `session` is assigned before any member runs: they only run after initialization
   session: ClientSession.Service = undefined as never
-  // the live views hold a SubscriptionRef only once something follows their changes
-  readonly #toolsRef = LazySubscriptionRef.make<ReadonlyArray<McpSchema.Tool>>([])
-  readonly #resourcesRef = LazySubscriptionRef.make<ReadonlyArray<McpSchema.Resource>>([])
-  readonly #promptsRef = LazySubscriptionRef.make<ReadonlyArray<McpSchema.Prompt>>([])
+  readonly #tools = new LiveView<McpSchema.Tool>()
+  readonly #resources = new LiveView<McpSchema.Resource>()
+  readonly #prompts = new LiveView<McpSchema.Prompt>()
   readonly #subscriptions = new Set<string>()
   #loggingLevel: McpSchema.LoggingLevel | undefined
   toolIndex: ReadonlyMap<string, McpSchema.Tool> = noTools
-  readonly #toolTickets: Tickets = { started: 0, applied: 0 }
-  readonly #resourceTickets: Tickets = { started: 0, applied: 0 }
-  readonly #promptTickets: Tickets = { started: 0, applied: 0 }
   readonly #singleFlight: SingleFlight.SingleFlight
   // a fetch shared in the client's scope: once that is closed, a caller runs its own (and gets the
   // session's typed error, not the interruption of a fiber the closed scope refuses)
   scopeClosed = false
-  // each made on the first list_changed of its kind
-  #refreshTools: Effect.Effect<void> | undefined
-  #refreshResources: Effect.Effect<void> | undefined
-  #refreshPrompts: Effect.Effect<void> | undefined
   // the modern era's subscriptions/listen, made on first use: only a server of the modern era has it
   #listener: ReturnType<typeof Listen.make> | undefined
   callTool: McpClient.Service["callTool"] = undefined as never
@@ -255,8 +196,7 @@ class Client implements McpClient.Service {
   // the fetches refresh the live views; callers share a fetch in flight, but a
   // list_changed always starts a new one (the one in flight may predate the change)
   get fetchTools(): Effect.Effect<ReadonlyArray<McpSchema.Tool>, McpError.McpClientError> {
-    return latestView(
-      this.#toolTickets,
+    return this.#tools.latest(
       this.#requireCapability("tools", "tools/list").pipe(
         Effect.zipRight(paginate((cursor) => decodeListTools(this.session, "tools/list", cursor), (r) => r.tools)),
         Effect.flatMap((tools) =>
@@ -265,30 +205,26 @@ class Client implements McpClient.Service {
       ),
       (tools) => {
         this.toolIndex = new Map(tools.map((tool) => [tool.name, tool]))
-        return this.#toolsRef.set(tools)
+        return this.#tools.ref.set(tools)
       }
     )
   }
 
   get #fetchResources(): Effect.Effect<ReadonlyArray<McpSchema.Resource>, McpError.McpClientError> {
-    return latestView(
-      this.#resourceTickets,
+    return this.#resources.latest(
       this.#requireCapability("resources", "resources/list").pipe(
         Effect.zipRight(
           paginate((cursor) => decodeListResources(this.session, "resources/list", cursor), (r) => r.resources)
         )
-      ),
-      (list) => this.#resourcesRef.set(list)
+      )
     )
   }
 
   get #fetchPrompts(): Effect.Effect<ReadonlyArray<McpSchema.Prompt>, McpError.McpClientError> {
-    return latestView(
-      this.#promptTickets,
+    return this.#prompts.latest(
       this.#requireCapability("prompts", "prompts/list").pipe(
         Effect.zipRight(paginate((cursor) => decodeListPrompts(this.session, "prompts/list", cursor), (r) => r.prompts))
-      ),
-      (list) => this.#promptsRef.set(list)
+      )
     )
   }
 
@@ -311,11 +247,11 @@ class Client implements McpClient.Service {
   refreshOn(method: string): Effect.Effect<void> | undefined {
     switch (method) {
       case "notifications/tools/list_changed":
-        return this.#refreshTools ??= coalesced(refresh(this.fetchTools), this.#scope)
+        return this.#tools.onChanged ??= coalesced(refresh(this.fetchTools), this.#scope)
       case "notifications/resources/list_changed":
-        return this.#refreshResources ??= coalesced(refresh(this.#fetchResources), this.#scope)
+        return this.#resources.onChanged ??= coalesced(refresh(this.#fetchResources), this.#scope)
       case "notifications/prompts/list_changed":
-        return this.#refreshPrompts ??= coalesced(refresh(this.#fetchPrompts), this.#scope)
+        return this.#prompts.onChanged ??= coalesced(refresh(this.#fetchPrompts), this.#scope)
       default:
         return undefined
     }
@@ -497,15 +433,15 @@ class Client implements McpClient.Service {
   }
 
   get tools(): McpClient.Service["tools"] {
-    return (this.#built ??= {}).tools ??= this.#readonlyView(this.#toolsRef)
+    return (this.#built ??= {}).tools ??= this.#readonlyView(this.#tools.ref)
   }
 
   get resources(): McpClient.Service["resources"] {
-    return (this.#built ??= {}).resources ??= this.#readonlyView(this.#resourcesRef)
+    return (this.#built ??= {}).resources ??= this.#readonlyView(this.#resources.ref)
   }
 
   get prompts(): McpClient.Service["prompts"] {
-    return (this.#built ??= {}).prompts ??= this.#readonlyView(this.#promptsRef)
+    return (this.#built ??= {}).prompts ??= this.#readonlyView(this.#prompts.ref)
   }
 
   get getTask(): McpClient.Service["getTask"] {

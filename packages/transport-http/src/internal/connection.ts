@@ -398,7 +398,6 @@ interface Shared {
   notBefore: number
 }
 
-
 /**
  * Reads a (small) error body; when it is a JSON-RPC error response for
  * `id` (or with a `null` id, as servers answer when they could not read

@@ -75,14 +75,18 @@ process.on("warning", (warning) => {
 const print = (line: string) => process.stdout.write(line + "\n")
 
 const fmt = (value: number | undefined, digits: number) => value === undefined ? "n/a" : value.toFixed(digits)
-const ratio = (scores: Scores) =>
-  scores.ours === undefined || scores.sdk === undefined ? "n/a" : (scores.ours / scores.sdk).toFixed(2)
+const ratio = (scores: Scores, of: "ours" | "raw" = "ours") => {
+  const value = scores[of]
+  return value === undefined || scores.sdk === undefined ? "n/a" : (value / scores.sdk).toFixed(2)
+}
 
+/** With a raw loop, `raw-ratio` (raw / sdk) is the best ratio any client could reach in the same run. */
 const line = (metric: string, scores: Scores, digits: number, better: "lower" | "higher") => {
   const parts = (["ours", "sdk", "raw"] as const)
     .filter((name) => name in scores)
     .map((name) => `${name}=${fmt(scores[name], digits)}`)
-  return `${metric}: ${parts.join(" ")} ratio=${ratio(scores)} (${better} is better)`
+  const floor = "raw" in scores ? ` raw-ratio=${ratio(scores, "raw")}` : ""
+  return `${metric}: ${parts.join(" ")} ratio=${ratio(scores)}${floor} (${better} is better)`
 }
 
 const reason = (error: unknown) => (error instanceof Error ? error.message : String(error)).split("\n")[0]

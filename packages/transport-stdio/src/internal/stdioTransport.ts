@@ -157,7 +157,7 @@ class StdioConnection implements McpTransport.Connection {
     this.process = process
     // a backend that batches its writes itself takes each line at once
     this.outbox = process.batchesWrites === true ?
-      Outbox.direct(process.write) :
+      Outbox.direct((line) => process.write(line)) :
       Outbox.make((text) => process.write(text), Math.min(Outbox.defaultBatchChars, this.settings.stdinHighWaterBytes))
     // the same as `push` without a fiber waiting for the end: an idle session holds none
     this.listen = process.listenStdout === undefined ? undefined : (onMessages, onEnd) => {

@@ -15,7 +15,7 @@
  * - `--transport http` (any mode): the session is `HttpTransport` (on `NodeHttpClient.layerUndici`)
  *   against the bench's HTTP fixture instead of `NodeStdioTransport` (for `idle`, one fixture
  *   process holds every session).
- * - `calls [--calls N] [--concurrency C] [--client ours|sdk|raw] [--backend node|command]`: one
+ * - `calls [--calls N] [--concurrency C] [--client ours|sdk|raw] [--backend node|command] [--steps]`: one
  *   `NodeStdioTransport` session, a warm-up of N calls, then N `tools/call` of `echo`, C at a time
  *   (default 1: sequential, what `stdio latency` measures). `--client sdk` runs the official SDK
  *   client instead, `--client raw` the raw NDJSON loop (`clients/raw.ts`), for comparison;
@@ -23,7 +23,8 @@
  *   next burst when all are answered: what `http throughput` measures), and `--client raw` is the
  *   raw undici loop (`clients/rawHttp.ts`);
  *   `--backend command` runs ours on `StdioTransport` over the platform's `CommandExecutor`
- *   (`NodeContext.layer`) instead. For instructions per call, run it under
+ *   (`NodeContext.layer`) instead. `--steps` prints the Effect run-loop steps per call of the timed
+ *   batch (a count that does not depend on the load). For instructions per call, run it under
  *   `valgrind --tool=callgrind` with two values of N (see bench/README.md, "Instructions per call").
  * - `idle [--sessions N] [--client ours|sdk] [--heap-out FILE] [--snapshot-out PREFIX]`: opens N idle sessions (after one
  *   warm-up session), prints the `heapUsed` growth per session (and per session of the second half
@@ -49,6 +50,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
+import * as Scheduler from "effect/Scheduler"
 import * as Scope from "effect/Scope"
 import { readFileSync, writeFileSync } from "node:fs"
 import { writeHeapSnapshot } from "node:v8"
@@ -72,6 +74,7 @@ const { positionals, values: flags } = parseArgs({
     "cpu-out": { type: "string" },
     "heap-out": { type: "string" },
     "alloc-out": { type: "string" },
+    steps: { type: "boolean", default: false },
     "snapshot-out": { type: "string" }
   }
 })
@@ -87,7 +90,7 @@ const { positionals, values: flags } = parseArgs({
 const profiled = async <A>(calls: number, run: () => Promise<A>): Promise<A> => {
   const cpu = process.cpuUsage()
   const server = childrenCpuMicros()
-  const result = await profiledRun(run)
+  const result = flags.steps ? await countedSteps(calls, run) : await profiledRun(run)
   const { system, user } = process.cpuUsage(cpu)
   const served = httpServer === undefined ? "" : `, HTTP server ${((childrenCpuMicros() - server) / calls).toFixed(1)} µs CPU/call`
   process.stderr.write(`${flags.client}: ${((user + system) / calls).toFixed(1)} µs CPU/call${served}\n`)
@@ -110,6 +113,28 @@ const childrenCpuMicros = (): number => {
     return ticks * 10_000
   } catch {
     return Number.NaN
+  }
+}
+
+/**
+ * `--steps`: how many steps Effect's run loop takes in the timed batch, per call (every fiber of
+ * the process). The run loop asks its scheduler once per step whether to yield, so the default
+ * scheduler's `shouldYield`, wrapped, counts them. A count, not a time: it does not depend on the
+ * load, and a change to the call path shows in it exactly.
+ */
+const countedSteps = async <A>(calls: number, run: () => Promise<A>): Promise<A> => {
+  const scheduler = Scheduler.defaultScheduler
+  const shouldYield = scheduler.shouldYield
+  let steps = 0
+  scheduler.shouldYield = (fiber) => {
+    steps++
+    return shouldYield.call(scheduler, fiber)
+  }
+  try {
+    return await run()
+  } finally {
+    scheduler.shouldYield = shouldYield
+    process.stderr.write(`${flags.client}: ${(steps / calls).toFixed(1)} Effect steps/call\n`)
   }
 }
 

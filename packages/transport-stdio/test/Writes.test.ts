@@ -63,6 +63,25 @@ describe("StdioTransport writes", () => {
       assert.deepStrictEqual(writes.slice(1), [line(100)])
     }))
 
+  it.scoped("a backend that batches its own writes gets each line at once, in order", () =>
+    Effect.gen(function*() {
+      const writes: Array<string> = []
+      const backend = fakeBackend("stdin", [], {
+        write: (line) => {
+          writes.push(line)
+        },
+        hasRoom: () => true,
+        writable: Effect.void,
+        batchesWrites: true
+      })
+      const connection = yield* connect(backend)
+      for (let i = 0; i < 3; i++) assert.isTrue(connection.sendNow?.(JsonRpc.notification("n", { i })))
+      // no outbox in between: the lines are the backend's before the tick ends
+      assert.deepStrictEqual(writes, [line(0), line(1), line(2)])
+      yield* connection.send(JsonRpc.notification("n", { i: 3 }))
+      assert.deepStrictEqual(writes.slice(3), [line(3)])
+    }))
+
   it.scoped("a burst larger than a batch starts writing before the tick ends, in order", () =>
     Effect.gen(function*() {
       const room = { has: true, waits: 0, opened: yield* Deferred.make<void>() }

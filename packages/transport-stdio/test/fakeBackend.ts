@@ -22,7 +22,7 @@ export const fakePid = 4_194_305
 export const fakeBackend = (
   exitsOn: ExitsOn,
   events: Array<Event>,
-  stdin?: Pick<Process, "write" | "hasRoom" | "writable">
+  stdin?: Pick<Process, "write" | "hasRoom" | "writable" | "batchesWrites">
 ): Backend<never> =>
 () =>
   Effect.gen(function*() {

@@ -5,7 +5,6 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Subscribable from "effect/Subscribable"
@@ -48,7 +47,7 @@ class Session implements ClientSession.Service {
   constructor(
     readonly table: Pending.PendingTable,
     readonly router: Inbound.InboundRouter,
-    readonly link: Ref.Ref<Link.Link>,
+    readonly link: Link.Cell,
     readonly connectionState: LazySubscriptionRef.LazySubscriptionRef<ClientSession.ConnectionState>,
     readonly resumer: Resumer.Resumer,
     readonly inputHandlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>,
@@ -63,27 +62,30 @@ class Session implements ClientSession.Service {
   readonly dispatch = (entry: Pending.Pending): Effect.Effect<void, McpError.McpClientError> =>
     Effect.flatMap(Link.awaitLive(this.link), (live) => live.alive ? this.table.sendOn(entry, live) : this.dispatch(entry))
 
-  /** A request, in a span of its own when a tracer is installed (one check per request when not). */
+  /**
+   * A request, in a span of its own when a tracer is installed (one check per
+   * request when not). The link is read, the entry made and the request sent
+   * in the one step that starts it.
+   */
   call(
     method: string,
     params: Record<string, unknown> | undefined,
     requestOptions: ClientSession.RequestOptions | undefined,
     pinned: Link.Live | undefined
   ): Effect.Effect<unknown, McpError.McpClientError> {
-    const table = this.table
-    const send = pinned === undefined ? this.dispatch : (entry: Pending.Pending) => table.sendOn(entry, pinned)
-    return Effect.withFiberRuntime((fiber) =>
-      Effect.flatMap(Ref.get(this.link), (current) => {
-        const ready = pinned ?? (current._tag === "Ready" ? current.live : undefined)
-        return Spans.isTracing(fiber) ?
-          Effect.useSpan(
-            Spans.requestSpanName(method),
-            Spans.requestSpanOptions(method, params, Link.lastInitialized(current)?.protocolVersion),
-            (span) => Effect.withParentSpan(table.request(method, params, requestOptions, span, send, ready), span)
-          ) :
-          table.request(method, params, requestOptions, undefined, send, ready)
-      })
-    )
+    return Effect.withFiberRuntime((fiber) => {
+      const table = this.table
+      const current = this.link.current
+      const ready = pinned ?? (current._tag === "Ready" ? current.live : undefined)
+      const send = pinned === undefined ? this.dispatch : (entry: Pending.Pending) => table.sendOn(entry, pinned)
+      return Spans.isTracing(fiber) ?
+        Effect.useSpan(
+          Spans.requestSpanName(method),
+          Spans.requestSpanOptions(method, params, Link.lastInitialized(current)?.protocolVersion),
+          (span) => Effect.withParentSpan(table.request(method, params, requestOptions, span, send, ready), span)
+        ) :
+        table.request(method, params, requestOptions, undefined, send, ready)
+    })
   }
 
   readonly request: ClientSession.Service["request"] = (method, params, requestOptions) =>
@@ -91,13 +93,10 @@ class Session implements ClientSession.Service {
       method,
       params,
       InputRounds.inputMethods.has(method) ?
-        // 2026-07-28: a result may ask for input (each round is a request of its own), or be a task handle
-        InputRounds.run(
-          method,
-          (answers) => this.call(method, InputRounds.withAnswers(params, answers), requestOptions, undefined),
-          this.inputHandlers
-        ).pipe(
-          Effect.flatMap((raw) =>
+        // one step after the answer, whatever it is: most answers are the result itself
+        Effect.flatMap(this.call(method, params, requestOptions, undefined), (first) => {
+          // 2026-07-28: a result may be a task handle
+          const follow = (raw: unknown) =>
             TaskHandles.taskMethods.has(method) ?
               TaskHandles.follow(
                 method,
@@ -108,8 +107,21 @@ class Session implements ClientSession.Service {
                 this.polling
               ) :
               Effect.succeed(raw)
-          )
-        ) :
+          // 2026-07-28: or ask for input (each round is a request of its own, the first one answered)
+          return InputRounds.isInputRequired(first) ?
+            Effect.flatMap(
+              InputRounds.run(
+                method,
+                (answers) =>
+                  answers === undefined ?
+                    Effect.succeed(first) :
+                    this.call(method, InputRounds.withAnswers(params, answers), requestOptions, undefined),
+                this.inputHandlers
+              ),
+              follow
+            ) :
+            follow(first)
+        }) :
         this.call(method, params, requestOptions, undefined)
     )
 
@@ -118,14 +130,14 @@ class Session implements ClientSession.Service {
 
   get initialized(): ClientSession.Service["initialized"] {
     const link = this.link
-    return Effect.flatMap(Ref.get(link), (current) =>
+    return Effect.flatMap(Link.get(link), (current) =>
       current._tag === "Ready" ?
         Effect.succeed(current.initialized) :
-        Effect.flatMap(Link.awaitLive(link), () => Effect.map(Ref.get(link), (now) => Link.lastInitialized(now)!)))
+        Effect.flatMap(Link.awaitLive(link), () => Effect.map(Link.get(link), (now) => Link.lastInitialized(now)!)))
   }
 
   get isClosed(): Effect.Effect<boolean> {
-    return Effect.map(Ref.get(this.link), (current) => current._tag === "Closed")
+    return Effect.map(Link.get(this.link), (current) => current._tag === "Closed")
   }
 
   // the streams are built when run (`Stream.suspend`): a session holds none of their stages until then
@@ -160,7 +172,7 @@ class Session implements ClientSession.Service {
   }
 
   get closed(): ClientSession.Service["closed"] {
-    return Effect.flatMap(Ref.get(this.link), (current) =>
+    return Effect.flatMap(Link.get(this.link), (current) =>
       current._tag === "Closed" ?
         Effect.succeed(current.error) :
         Deferred.await(this.closedGate ??= Deferred.unsafeMake(FiberId.none)))

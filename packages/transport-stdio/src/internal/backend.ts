@@ -44,6 +44,13 @@ export interface Process {
   /** Queues one NDJSON line (with its newline) for the server's stdin; never blocks, never throws. */
   readonly write: (line: string) => void
   /**
+   * Optional: `true` when the lines `write` queues within one tick reach
+   * stdin together anyway (a backend whose writes wait for a fiber of its
+   * own): the transport then hands each line over at once, without its
+   * outbox (`outbox.ts`) in between.
+   */
+  readonly batchesWrites?: boolean | undefined
+  /**
    * Whether fewer than `StartOptions.stdinHighWaterBytes` wait to be written
    * (or stdin is gone): when not, the caller waits for `writable` before
    * writing more.

@@ -22,6 +22,17 @@ const waitForDrain = new Uint8Array(0)
 // Node's default high-water mark of a writable stream: below it, a write never asks to wait for "drain"
 const drainCheckBytes = 16 * 1024
 
+/** `parts` in one array of `bytes` bytes. */
+const joined = (parts: ReadonlyArray<Uint8Array>, bytes: number): Uint8Array => {
+  const all = new Uint8Array(bytes)
+  let offset = 0
+  for (const part of parts) {
+    all.set(part, offset)
+    offset += part.length
+  }
+  return all
+}
+
 const describeCause = (error: PlatformError.PlatformError): string =>
   error.description ?? (error._tag === "SystemError" ? error.reason : "bad argument")
 
@@ -83,9 +94,10 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
     // the one stage before the sink: everything queued, as one chunk, until the input ends
     const pullStdin: Channel.Channel<Chunk.Chunk<Uint8Array>> = Channel.suspend(() => {
       if (queued.length === 0) return inputEnded ? Channel.void : Channel.zipRight(Channel.fromEffect(inputArrives), pullStdin)
-      const chunk = queued
+      // the lines queued since the last pull, as one write (the transport hands them over one by one)
+      const chunk = queued.length === 1 ? queued : [joined(queued, queuedBytes)]
       queued = []
-      for (const bytes of chunk) sinceDrainCheck += bytes.length
+      sinceDrainCheck += queuedBytes
       queuedBytes = 0
       room.unsafeOpen()
       if (sinceDrainCheck >= drainCheckBytes) {
@@ -126,6 +138,8 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
       }))
     return {
       pid: process.pid,
+      // the writing fiber takes everything queued when it runs: the lines of one tick are one write
+      batchesWrites: true,
       write: (line) => {
         if (stdinGone || inputEnded) return
         const bytes = encoder.encode(line)

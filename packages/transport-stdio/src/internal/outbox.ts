@@ -68,3 +68,12 @@ class Batch implements Outbox {
 
 /** @internal */
 export const make = (write: (text: string) => void, batchChars: number): Outbox => new Batch(write, batchChars)
+
+/** Hands each line to `write` at once: for a backend whose writes wait for a fiber of its own, which batches them. */
+class Direct implements Outbox {
+  constructor(readonly add: (line: string) => void) {}
+  flush(): void {}
+}
+
+/** @internal */
+export const direct = (write: (line: string) => void): Outbox => new Direct(write)

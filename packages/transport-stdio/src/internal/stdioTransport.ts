@@ -155,7 +155,10 @@ class StdioConnection implements McpTransport.Connection {
   /** Starts reading the process once it runs. */
   started(process: Process): void {
     this.process = process
-    this.outbox = Outbox.make((text) => process.write(text), Math.min(Outbox.defaultBatchChars, this.settings.stdinHighWaterBytes))
+    // a backend that batches its writes itself takes each line at once
+    this.outbox = process.batchesWrites === true ?
+      Outbox.direct((line) => process.write(line)) :
+      Outbox.make((text) => process.write(text), Math.min(Outbox.defaultBatchChars, this.settings.stdinHighWaterBytes))
     // the same as `push` without a fiber waiting for the end: an idle session holds none
     this.listen = process.listenStdout === undefined ? undefined : (onMessages, onEnd) => {
       const framing = new Framing(this, onMessages)

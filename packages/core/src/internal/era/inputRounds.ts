@@ -43,7 +43,12 @@ export interface Answers {
 
 const decodeInputRequired = checker(McpSchema.InputRequiredResult)
 
-const isInputRequired = (raw: unknown): boolean =>
+/**
+ * Whether a result asks for input (its rounds are then run by `run`).
+ *
+ * @internal
+ */
+export const isInputRequired = (raw: unknown): boolean =>
   typeof raw === "object" && raw !== null && (raw as { resultType?: unknown }).resultType === "input_required"
 
 /**

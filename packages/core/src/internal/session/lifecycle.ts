@@ -9,7 +9,6 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
 import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -70,7 +69,7 @@ interface Closing {
 /** What the lifecycle works with. @internal */
 export interface Options {
   readonly connections: Stream.Stream<Connection, McpError.TransportError>
-  readonly link: Ref.Ref<Link.Link>
+  readonly link: Link.Cell
   readonly state: LazySubscriptionRef.LazySubscriptionRef<ClientSession.ConnectionState>
   /** The session is over: called once, with the error every request now fails with. */
   readonly onClosed: (error: McpError.McpClientError) => void
@@ -113,12 +112,12 @@ class Lifecycle implements Observer {
   constructor(readonly options: Options, readonly scope: Scope.Scope) {}
 
   get established(): Effect.Effect<boolean> {
-    return Effect.map(Ref.get(this.options.link), Link.wasEstablished)
+    return Effect.sync(() => Link.wasEstablished(this.options.link.current))
   }
 
   retrying(retry: Retry): Effect.Effect<void> {
-    return Effect.flatMap(Ref.get(this.options.link), (current) => {
-      const failure = retry.lastFailure ?? Link.lastFailure(current)
+    return Effect.suspend(() => {
+      const failure = retry.lastFailure ?? Link.lastFailure(this.options.link.current)
       return this.options.state.set({
         _tag: "Reconnecting",
         generation: this.generation + 1,
@@ -223,30 +222,29 @@ class Lifecycle implements Observer {
     return Effect.gen(function*() {
       const reason = failure.message
       // the reconnect span opens when a ready connection is lost
-      const before = yield* Ref.get(link)
+      const before = link.current
       const span = before._tag === "Ready" && before.live === live ?
         yield* Effect.makeSpan("mcp.client reconnect", {
           attributes: { "mcp.connection.generation": live.generation + 1 },
           captureStackTrace: false
         }) :
         undefined
-      const after = yield* Ref.modify(link, (current): [Link.Link, Link.Link] => {
-        live.alive = false
-        const next: Link.Link = current._tag === "Ready" ?
-          (current.live === live && span !== undefined ?
-            {
-              _tag: "Reconnecting",
-              ready: Link.newGate(),
-              lastFailure: failure,
-              previous: current.initialized,
-              span
-            } :
-            current) :
-          current._tag === "Closed" ?
-          current :
-          { ...current, lastFailure: failure }
-        return [next, next]
-      })
+      live.alive = false
+      const current = link.current
+      const after: Link.Link = current._tag === "Ready" ?
+        (current.live === live && span !== undefined ?
+          {
+            _tag: "Reconnecting",
+            ready: Link.newGate(),
+            lastFailure: failure,
+            previous: current.initialized,
+            span
+          } :
+          current) :
+        current._tag === "Closed" ?
+        current :
+        { ...current, lastFailure: failure }
+      link.current = after
       if (span !== undefined && (after._tag !== "Reconnecting" || after.span !== span)) {
         span.end(clock.unsafeCurrentTimeNanos(), Exit.void)
       }
@@ -265,7 +263,8 @@ class Lifecycle implements Observer {
   }
 
   open(live: Link.Live): Effect.Effect<ClientSession.Initialized, McpError.McpClientError> {
-    return Effect.flatMap(Ref.get(this.options.link), (current) => {
+    return Effect.suspend(() => {
+      const current = this.options.link.current
       const handshake = this.options.handshake.run({
         request: (method, params, requestOptions) => this.options.requestOn(live, method, params, requestOptions),
         notify: notifyOn(live.connection),
@@ -319,10 +318,8 @@ class Lifecycle implements Observer {
       if (connection.ready !== undefined) yield* connection.ready
       // the senders outlive this fiber (it ends at the hand-over); each is interrupted once its request settles
       yield* Effect.daemonChildren(table.resendOn(live))
-      const previous = yield* Ref.modify(link, (current): [Link.Link, Link.Link] => [
-        current,
-        current._tag === "Closed" ? current : { _tag: "Ready", live, initialized }
-      ])
+      const previous = link.current
+      if (previous._tag !== "Closed") link.current = { _tag: "Ready", live, initialized }
       if (previous._tag === "Closed") return false
       Link.release(previous, Exit.succeed(live))
       if (previous._tag === "Reconnecting") lifecycle.endSpan(previous.span, Exit.void)
@@ -361,8 +358,9 @@ class Lifecycle implements Observer {
   close(reported: McpError.McpClientError): Effect.Effect<void> {
     const { link, onClosed, router, state, table } = this.options
     return Effect.flatMap(
-      Ref.modify(link, (current): [Closing | undefined, Link.Link] => {
-        if (current._tag === "Closed") return [undefined, current]
+      Effect.sync((): Closing | undefined => {
+        const current = link.current
+        if (current._tag === "Closed") return undefined
         // the transport's own error names the last failed connect; a connection that died after it was
         // handed over is known only here
         const lastFailure = Link.lastFailure(current)
@@ -374,7 +372,8 @@ class Lifecycle implements Observer {
             cause: lastFailure
           }) :
           reported
-        return [{ previous: current, error }, { _tag: "Closed", error, previous: Link.lastInitialized(current) }]
+        link.current = { _tag: "Closed", error, previous: Link.lastInitialized(current) }
+        return { previous: current, error }
       }),
       (closing) => {
         if (closing === undefined) return Effect.void

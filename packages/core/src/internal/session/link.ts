@@ -2,7 +2,6 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
-import * as Ref from "effect/Ref"
 import type * as Tracer from "effect/Tracer"
 import type * as ClientSession from "../../ClientSession.js"
 import type * as McpError from "../../McpError.js"
@@ -55,14 +54,29 @@ export type Link =
     readonly previous: ClientSession.Initialized | undefined
   }
 
+/**
+ * The session's one `Link`, in a plain field: a request reads it in the
+ * step that sends the request (through a `Ref` each read would be an effect
+ * step of its own, on every call).
+ *
+ * @internal
+ */
+export class Cell {
+  constructor(public current: Link) {}
+}
+
 /** @internal */
-export const make: Effect.Effect<Ref.Ref<Link>> = Effect.suspend(() =>
-  Ref.make<Link>({ _tag: "Connecting", ready: Deferred.unsafeMake(FiberId.none), lastFailure: undefined })
+export const make: Effect.Effect<Cell> = Effect.sync(() =>
+  new Cell({ _tag: "Connecting", ready: Deferred.unsafeMake(FiberId.none), lastFailure: undefined })
 )
 
+/** The link as the effect runs. @internal */
+export const get = (cell: Cell): Effect.Effect<Link> => Effect.sync(() => cell.current)
+
 /** The live connection, at once when one is ready, else once the next is. @internal */
-export const awaitLive = (link: Ref.Ref<Link>): Effect.Effect<Live, McpError.McpClientError> =>
-  Effect.flatMap(Ref.get(link), (current) => {
+export const awaitLive = (cell: Cell): Effect.Effect<Live, McpError.McpClientError> =>
+  Effect.suspend(() => {
+    const current = cell.current
     switch (current._tag) {
       case "Ready":
         return Effect.succeed(current.live)

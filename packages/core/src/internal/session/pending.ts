@@ -132,8 +132,10 @@ export const toMillis = (
  */
 export interface PendingTable {
   /**
-   * Registers a request and waits for its outcome. When `ready` is alive and
-   * its transport takes the message at once (`sendNow`), the request is sent
+   * Makes a request's entry at once and returns the effect that registers
+   * it and waits for its outcome: call it as the request runs (inside the
+   * effect that runs it), not ahead of time. When `ready` is alive and its
+   * transport takes the message at once (`sendNow`), the request is sent
    * from the calling fiber; else `send` puts it on a connection from a fiber
    * of its own, so an outcome such as a timeout is seen while a send is
    * still blocked.
@@ -436,10 +438,9 @@ class Table implements PendingTable, Member<Pending> {
     send: (entry: Pending) => Effect.Effect<void, McpError.McpClientError>,
     ready: Live | undefined
   ): Effect.Effect<unknown, McpError.McpClientError> {
-    return Effect.suspend(() => {
-      const entry = this.#makeEntry(method, params, requestOptions, span)
-      return entry instanceof McpError.TransportError ? Effect.fail(entry) : this.#register(entry, send, ready)
-    })
+    // no `Effect.suspend` of its own: the caller calls this as the request runs
+    const entry = this.#makeEntry(method, params, requestOptions, span)
+    return entry instanceof McpError.TransportError ? Effect.fail(entry) : this.#register(entry, send, ready)
   }
 
   sentOn(id: JsonRpc.RequestId | null | undefined, live: Live): Pending | undefined {

@@ -25,6 +25,11 @@
  *   `--backend command` runs ours on `StdioTransport` over the platform's `CommandExecutor`
  *   (`NodeContext.layer`) instead. For instructions per call, run it under
  *   `valgrind --tool=callgrind` with two values of N (see bench/README.md, "Instructions per call").
+ *   `--ops` (ours): also counts the Effect operations the timed batch ran (every step of a fiber's
+ *   run loop asks its scheduler whether to yield: a counting scheduler wraps the default one) and
+ *   the fibers it started (a supervisor), per call. Every fiber started from the batch's fibers
+ *   inherits both, so a transport's fibers made from the caller's (a send) count too; fibers
+ *   started before (the session's own) do not.
  * - `idle [--sessions N] [--client ours|sdk] [--heap-out FILE] [--snapshot-out PREFIX]`: opens N idle sessions (after one
  *   warm-up session), prints the `heapUsed` growth per session (and per session of the second half
  *   alone, without what the first sessions cost once), and profiles what they hold (`HeapProfiler`
@@ -49,7 +54,9 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
+import * as Scheduler from "effect/Scheduler"
 import * as Scope from "effect/Scope"
+import * as Supervisor from "effect/Supervisor"
 import { readFileSync, writeFileSync } from "node:fs"
 import { writeHeapSnapshot } from "node:v8"
 import * as Inspector from "node:inspector/promises"
@@ -72,6 +79,7 @@ const { positionals, values: flags } = parseArgs({
     "cpu-out": { type: "string" },
     "heap-out": { type: "string" },
     "alloc-out": { type: "string" },
+    ops: { type: "boolean", default: false },
     "snapshot-out": { type: "string" }
   }
 })
@@ -193,15 +201,47 @@ const calls = Effect.gen(function*() {
     )
   yield* batch
   const runtime = yield* Effect.runtime<never>()
+  const counted = flags.ops ? counting(batch) : undefined
   const micros = yield* Effect.promise(() =>
     profiled(n, async () => {
       const start = performance.now()
-      await Runtime.runPromise(runtime, batch)
+      await Runtime.runPromise(runtime, counted?.effect ?? batch)
       return (performance.now() - start) * 1000 / n
     })
   )
   yield* Effect.sync(() => process.stderr.write(`ours: ${micros.toFixed(1)} µs/call\n`))
+  if (counted !== undefined) {
+    yield* Effect.sync(() =>
+      process.stderr.write(
+        `ours: ${(counted.ops() / n).toFixed(1)} Effect operations and ${(counted.fibers() / n).toFixed(2)} fibers per call\n`
+      )
+    )
+  }
 })
+
+/** `effect` run with a scheduler and a supervisor that count its operations and the fibers it starts (`--ops`). */
+const counting = <A, E>(effect: Effect.Effect<A, E>) => {
+  let ops = 0
+  let fibers = 0
+  const scheduler: Scheduler.Scheduler = {
+    shouldYield: (fiber) => {
+      ops++
+      return Scheduler.defaultScheduler.shouldYield(fiber)
+    },
+    scheduleTask: (task, priority, fiber) => Scheduler.defaultScheduler.scheduleTask(task, priority, fiber)
+  }
+  class Starts extends Supervisor.AbstractSupervisor<void> {
+    readonly value = Effect.void
+    override onStart() {
+      fibers++
+    }
+  }
+  return {
+    effect: effect.pipe(Effect.withScheduler(scheduler), Effect.supervised(new Starts())),
+    ops: () => ops,
+    fibers: () => fibers
+  }
+}
 
 const gc = () => (globalThis as { gc?: () => void }).gc?.()
 

@@ -26,6 +26,10 @@
  *   (`NodeContext.layer`) instead. `--steps` prints the Effect run-loop steps per call of the timed
  *   batch (a count that does not depend on the load). For instructions per call, run it under
  *   `valgrind --tool=callgrind` with two values of N (see bench/README.md, "Instructions per call").
+ *   For ours, `--steps` also prints the steps of the batch's own fibers alone (a counting scheduler
+ *   on the batch) and the fibers it started (a supervisor), per call. Every fiber started from the
+ *   batch's fibers inherits both, so a transport's fibers made from the caller's (a send) count
+ *   too; fibers started before (the session's own, e.g. a stdout reader) do not.
  * - `idle [--sessions N] [--client ours|sdk] [--heap-out FILE] [--snapshot-out PREFIX]`: opens N idle sessions (after one
  *   warm-up session), prints the `heapUsed` growth per session (and per session of the second half
  *   alone, without what the first sessions cost once), and profiles what they hold (`HeapProfiler`
@@ -52,6 +56,7 @@ import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
 import * as Scheduler from "effect/Scheduler"
 import * as Scope from "effect/Scope"
+import * as Supervisor from "effect/Supervisor"
 import { readFileSync, writeFileSync } from "node:fs"
 import { writeHeapSnapshot } from "node:v8"
 import * as Inspector from "node:inspector/promises"
@@ -218,15 +223,48 @@ const calls = Effect.gen(function*() {
     )
   yield* batch
   const runtime = yield* Effect.runtime<never>()
+  const counted = flags.steps ? counting(batch) : undefined
   const micros = yield* Effect.promise(() =>
     profiled(n, async () => {
       const start = performance.now()
-      await Runtime.runPromise(runtime, batch)
+      await Runtime.runPromise(runtime, counted?.effect ?? batch)
       return (performance.now() - start) * 1000 / n
     })
   )
   yield* Effect.sync(() => process.stderr.write(`ours: ${micros.toFixed(1)} µs/call\n`))
+  if (counted !== undefined) {
+    yield* Effect.sync(() =>
+      process.stderr.write(
+        `ours: ${(counted.ops() / n).toFixed(1)} Effect steps/call on the batch's fibers, ` +
+          `${(counted.fibers() / n).toFixed(2)} fibers/call\n`
+      )
+    )
+  }
 })
+
+/** `effect` run with a scheduler and a supervisor that count its steps and the fibers it starts (`--steps`). */
+const counting = <A, E>(effect: Effect.Effect<A, E>) => {
+  let ops = 0
+  let fibers = 0
+  const scheduler: Scheduler.Scheduler = {
+    shouldYield: (fiber) => {
+      ops++
+      return Scheduler.defaultScheduler.shouldYield(fiber)
+    },
+    scheduleTask: (task, priority, fiber) => Scheduler.defaultScheduler.scheduleTask(task, priority, fiber)
+  }
+  class Starts extends Supervisor.AbstractSupervisor<void> {
+    readonly value = Effect.void
+    override onStart() {
+      fibers++
+    }
+  }
+  return {
+    effect: effect.pipe(Effect.withScheduler(scheduler), Effect.supervised(new Starts())),
+    ops: () => ops,
+    fibers: () => fibers
+  }
+}
 
 const gc = () => (globalThis as { gc?: () => void }).gc?.()
 

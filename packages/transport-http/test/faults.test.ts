@@ -373,6 +373,47 @@ describe("HttpTransport against the fault server", () => {
       expect((error as McpError.TransportError).phase).toBe("total")
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
+  // a request's answer is read on its send's fiber, which releases the body when it ends, however it ends
+  for (const [name, layer] of [["fetch", FetchHttpClient.layer], ["undici", NodeHttpClient.layerUndici]] as const) {
+    it.scopedLive(`${name}: closing the connection while a request's answer stream is read closes that stream`, () =>
+      Effect.gen(function*() {
+        const server = yield* resource(() => startFaultServer({ get405: true }))
+        const next = yield* connections({ url: server.url })
+        const client = yield* peer(yield* next)
+        yield* client.initialize
+        server.faults.stallBodyMethod = "tools/list"
+        yield* Effect.fork(client.request("tools/list"))
+        yield* waitFor("the stalled answer stream", () => server.stalledBodies().open === 1)
+        expect(server.stalledBodies().closed).toBe(0)
+        // pulling the next connection closes this one
+        yield* next
+        yield* waitFor("the client to close the stalled stream", () => server.stalledBodies().closed === 1)
+      }).pipe(Effect.provide(layer)))
+  }
+
+  // what is left of the total budget once the headers are in is counted from the POST, on the connection's clock
+  it.scoped("a request whose answer stream stalls after its headers fails when the total budget runs out (TestClock)", () =>
+    Effect.gen(function*() {
+      const server = yield* resource(() => startFaultServer({ get405: true }))
+      const next = yield* connections({ url: server.url, timeouts: { totalMillis: 1000 } })
+      const client = yield* peer(yield* next)
+      yield* client.initialize
+      // the clock is far from zero: a budget counted from 0 would be spent already
+      yield* TestClock.adjust("5 seconds")
+      server.faults.stallBodyMethod = "tools/list"
+      const request = yield* Effect.fork(Effect.flip(client.request("tools/list")))
+      yield* waitFor("the stalled answer stream", () => server.requests.some((r) => r.body?.method === "tools/list"))
+      yield* awaitSleepUntil(5_000 + 1_000)
+      yield* TestClock.adjust("999 millis")
+      yield* realSleep(20)
+      expect(Option.isNone(yield* Fiber.poll(request))).toBe(true)
+      expect(yield* Deferred.isDone(client.ended)).toBe(false)
+      yield* TestClock.adjust("1 millis")
+      // the request was accepted: running out of budget while its answer is read ends the connection
+      expect(failureOf(yield* Deferred.await(client.ended))).toMatchObject({ _tag: "TransportError", phase: "total" })
+      expect(yield* Fiber.join(request)).toMatchObject({ _tag: "TransportError", phase: "total" })
+    }).pipe(Effect.provide(FetchHttpClient.layer)))
+
   it.scoped("a stalled notification POST fails with a typed connect timeout", () =>
     Effect.gen(function*() {
       const server = yield* resource(() => startFaultServer({ get405: true }))

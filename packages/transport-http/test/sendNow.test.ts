@@ -3,9 +3,11 @@
 import { FetchHttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { JsonRpc, McpClient, McpError, McpTransport } from "@mcp-effect/core"
+import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import { HttpAuth, HttpTransport } from "../src/index.js"
@@ -94,8 +96,12 @@ describe("HttpTransport: sendNow", () => {
       expect(resultOf(yield* client.request("ping"))).toEqual({})
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
-  it.scopedLive("a POST that dies (a bug in an auth hook) fails its request at once with a typed error", () =>
-    Effect.gen(function*() {
+  it.scopedLive("a POST that dies (a bug in an auth hook) fails its request at once with a typed error; the defect is logged", () => {
+    const logged: Array<string> = []
+    const logger = Logger.make(({ cause, message }) => {
+      logged.push(`${[message].flat().join(" ")} ${Cause.pretty(cause)}`)
+    })
+    return Effect.gen(function*() {
       const server = yield* resource(() => startFaultServer({ get405: true }))
       const broken = { on: false }
       const auth = Layer.succeed(HttpAuth.HttpAuth, {
@@ -110,7 +116,10 @@ describe("HttpTransport: sendNow", () => {
       expect(client.connection.sendNow!(JsonRpc.request(9, "tools/list"), (e) => Deferred.unsafeDone(failed, Effect.succeed(e))))
         .toBe(true)
       expect(yield* Deferred.await(failed)).toMatchObject({ _tag: "TransportError", reason: "Write", phase: "post" })
+      yield* waitFor("the defect to be logged", () => logged.some((line) => line.includes("hook bug")))
+      expect(logged.filter((line) => line.includes("a send died"))).toHaveLength(1)
       broken.on = false
       expect(resultOf(yield* client.request("ping"))).toEqual({})
-    }).pipe(Effect.provide(FetchHttpClient.layer)))
+    }).pipe(Effect.provide(FetchHttpClient.layer), Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+  })
 })

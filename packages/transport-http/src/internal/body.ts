@@ -22,14 +22,16 @@ export type Go<E> = boolean | Effect.Effect<boolean, E>
  * for a body of two chunks. A Node body is read in its own callbacks, one
  * wait for the whole body while `onChunk` answers at once (with an idle
  * budget: one timed wait per chunk). A response that keeps its body
- * elsewhere is read through `response.stream`.
+ * elsewhere is read through `response.stream`. With an `owner`, the body
+ * is released when the owner's fiber ends instead of by a finalizer.
  *
  * @internal
  */
 export const read = <E>(
   response: HttpClientResponse.HttpClientResponse,
   onChunk: (chunk: Uint8Array) => Go<E>,
-  idle?: { readonly millis: number; readonly error: () => E }
+  idle?: { readonly millis: number; readonly error: () => E } | undefined,
+  owner?: Owner | undefined
 ): Effect.Effect<void, E | Failed> =>
   Effect.suspend(() => {
     const native = open(response)
@@ -53,8 +55,23 @@ export const read = <E>(
     const then = (go: boolean) => go ? loop : Effect.void
     // (the finalizer keeps `response` reachable until the end: a client may abort the request of a
     // response it finds collected)
-    return Effect.ensuring(loop, Effect.sync(() => native.release(response)))
+    const release = () => native.release(response)
+    if (owner === undefined) return Effect.ensuring(loop, Effect.sync(release))
+    owner.own(release)
+    return loop
   })
+
+/**
+ * The fiber reading a body, when it is a fiber of the transport's own that
+ * ends with the reading (a send): `own` takes what releases the body, and
+ * the fiber's end runs it, whatever ends it, in plain code. That spares the
+ * finalizer (an uninterruptible region and its steps) around every read.
+ *
+ * @internal
+ */
+export interface Owner {
+  readonly own: (release: () => void) => void
+}
 
 /** @internal */
 export const lift = <E>(go: Go<E>): Effect.Effect<boolean, E> => typeof go === "boolean" ? (go ? more : stop) : go

@@ -16,6 +16,7 @@ import * as Stream from "effect/Stream"
 import type * as HttpAuth from "../HttpAuth.js"
 import type { Options } from "../HttpTransport.js"
 import * as Blocked from "./blocked.js"
+import type * as Body from "./body.js"
 import type { Ctx, State } from "./context.js"
 import type * as Backoff from "./backoff.js"
 import { type Config, resolveConfig } from "./config.js"
@@ -154,12 +155,15 @@ const connect = (
       }
     }
 
-    /** POSTs one message; `sent` runs once the server accepted it, and the fiber goes on reading the answer */
-    const post = (message: JsonRpc.Message, initialize: boolean) => (sent: Effect.Effect<void>) => {
+    /** POSTs one message; `accepted` is called once the server accepted it, and the fiber goes on reading the answer */
+    const post = (message: JsonRpc.Message, initialize: boolean) => (sending: Sends.Sending) => {
       const endpoint = state.legacyEndpoint
       const posted = endpoint !== undefined
         ? Legacy.post(ctx, endpoint, message)
-        : postStreamable(ctx, message, initialize, shared, (answer) => Effect.zipRight(sent, answer))
+        : postStreamable(ctx, message, initialize, shared, (answer) => {
+          sending.accepted()
+          return answer
+        }, undefined, sending)
       // a connection whose initialize failed is of no use: end it so the session moves on
       return initialize ? Effect.tapError(posted, ctx.fail) : posted
     }
@@ -246,7 +250,9 @@ const terminate = (ctx: Ctx): Effect.Effect<void> =>
  * POSTs one message. Once the server accepted it, `read` is given the
  * reading of its answer (a JSON body or an SSE stream), which never fails:
  * a send reads it in its own fiber, a re-posted listen request in a fiber
- * of the connection.
+ * of the connection. `read` is called when the server accepted the message.
+ * `owner` is the fiber that runs what `read` returns (a send's, see
+ * `Body.read`), never given when `read` hands the reading to another fiber.
  */
 const postStreamable = (
   ctx: Ctx,
@@ -254,7 +260,8 @@ const postStreamable = (
   initialize: boolean,
   shared: Shared,
   read: (answer: Effect.Effect<void>) => Effect.Effect<void>,
-  listenBackoff?: Backoff.Backoff
+  listenBackoff?: Backoff.Backoff,
+  owner?: Body.Owner
 ): Effect.Effect<void, McpTransport.ConnectionError> =>
   Effect.gen(function*() {
     const { config, state } = ctx
@@ -271,34 +278,36 @@ const postStreamable = (
     // a first modern request a browser blocks (a legacy server's CORS does not list the `Mcp-*` headers)
     // says the era, not that the server is unreachable: the session falls back to `initialize`
     const modernProbe = modern !== undefined && !ctx.era.confirmed
-    const postOnce = Effect.suspend(() =>
-      ctx.execute({
-        method: "POST",
-        body,
-        rpcMethod: "method" in message ? message.method : undefined,
-        accept: acceptBoth,
-        headers,
-        phase: "post",
-        connectTimeout: !isRequest,
-        modernProbe
-      })
-    )
+    // (built once: sending it again after a pause runs it again)
+    const postOnce = ctx.execute({
+      method: "POST",
+      body,
+      rpcMethod: "method" in message ? message.method : undefined,
+      accept: acceptBoth,
+      headers,
+      phase: "post",
+      connectTimeout: !isRequest,
+      modernProbe
+    })
     // 429 / 503 with Retry-After: the server did not take the message, so it is sent again after the pause
     // (initialize is not: its connection ends, and the next one waits for the pause)
     const postWithRetry = (
       retries: number
     ): Effect.Effect<HttpClientResponse.HttpClientResponse, ExchangeError> =>
       Effect.flatMap(postOnce, (response) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => {
-          const delay = RetryAfter.delayOf(config, response, now)
-          if (delay === undefined) return Effect.succeed(response)
-          shared.notBefore = Math.max(shared.notBefore, now + delay)
-          if (initialize || retries >= maxRetryAfterRetries) return Effect.succeed(response)
-          return discard(config, response).pipe(
-            Effect.zipRight(Effect.sleep(delay)),
-            Effect.zipRight(postWithRetry(retries + 1))
-          )
-        }))
+        // (only a 429 / 503 may ask for a pause: the clock is read for those alone)
+        response.status !== 429 && response.status !== 503 ?
+          Effect.succeed(response) :
+          Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            const delay = RetryAfter.delayOf(config, response, now)
+            if (delay === undefined) return Effect.succeed(response)
+            shared.notBefore = Math.max(shared.notBefore, now + delay)
+            if (initialize || retries >= maxRetryAfterRetries) return Effect.succeed(response)
+            return discard(config, response).pipe(
+              Effect.zipRight(Effect.sleep(delay)),
+              Effect.zipRight(postWithRetry(retries + 1))
+            )
+          }))
     const post = postWithRetry(0)
     const response = yield* (total === undefined ? post : Effect.timeoutFail(post, {
       duration: total,
@@ -342,7 +351,7 @@ const postStreamable = (
           listen ? (backoff) => postStreamable(ctx, message, false, shared, ctx.fork, backoff) : undefined,
           listenBackoff
         )
-        : readBody(ctx, response, kind, pending)
+        : readBody(ctx, response, kind, pending, owner)
       const remaining = total === undefined || (modern !== undefined && listen)
         ? undefined
         : total - ((yield* Clock.currentTimeMillis) - startedAt)
@@ -438,16 +447,17 @@ const readBody = (
   ctx: Ctx,
   response: HttpClientResponse.HttpClientResponse,
   kind: "sse" | "json" | "other",
-  pending: Set<JsonRpc.RequestId>
+  pending: Set<JsonRpc.RequestId>,
+  owner: Body.Owner | undefined
 ): Effect.Effect<void> => {
   const { config } = ctx
-  if (kind === "sse") return followPostStream(ctx, response, pending)
+  if (kind === "sse") return followPostStream(ctx, response, pending, owner)
   const id = pending.size === 1 ? [...pending][0] : undefined
   if (kind !== "json") {
     // 202 for a request: the answer will come on the GET stream
     return discard(config, response)
   }
-  return readLimited(config, response, config.maxMessageBytes, "post").pipe(
+  return readLimited(config, response, config.maxMessageBytes, "post", owner).pipe(
     Effect.flatMap((body) => {
       if (Option.isNone(body)) {
         return ctx.deliver([JsonRpc.malformed(

@@ -83,7 +83,7 @@ export const httpError = (config: Config, phase: string, status: number, method:
 
 /**
  * Reads at most `max` bytes of a body. Stops reading (and aborts the
- * request) once the limit is crossed.
+ * request) once the limit is crossed. `owner`: see `Body.read`.
  *
  * @internal
  */
@@ -91,7 +91,8 @@ export const readLimited = (
   config: Config,
   response: HttpClientResponse.HttpClientResponse,
   max: number,
-  phase: string
+  phase: string,
+  owner?: Body.Owner
 ): Effect.Effect<Option.Option<string>, McpError.TransportError> =>
   Effect.suspend(() => {
     const parts: Array<Uint8Array> = []
@@ -105,7 +106,7 @@ export const readLimited = (
       }
       parts.push(chunk)
       return true
-    }).pipe(
+    }, undefined, owner).pipe(
       Effect.mapError((error) =>
         new McpError.TransportError({
           reason: "Read",
@@ -268,7 +269,7 @@ export const makeExecute = (
     retried: ReadonlyArray<number | "nonce">
   ): Effect.Effect<HttpClientResponse.HttpClientResponse, ExchangeError> =>
     Effect.flatMap(
-      hook === undefined ? Effect.suspend(() => send(undefined)) : Effect.flatMap(hook.headers(info), send),
+      hook === undefined ? send(undefined) : Effect.flatMap(hook.headers(info), send),
       (response) => {
         const status = response.status
         if (status === 401 || status === 403) return challenged(response, status, response.headers, retried)

@@ -68,9 +68,10 @@ export const follow = (
   ): Effect.Effect<HttpClientResponse.HttpClientResponse, McpError.TransportError> => {
     let outgoing = HttpClientRequest.make(request.method)(url.href, { headers })
     if (request.body !== undefined) outgoing = HttpClientRequest.bodyText(outgoing, request.body, "application/json")
-    return Effect.flatMap(
-      Effect.mapError(request.client.execute(outgoing), (error) => onFailure(url, error)),
-      (response) => {
+    // (one step for the outcome: failures are mapped where the response is looked at)
+    return Effect.matchEffect(request.client.execute(outgoing), {
+      onFailure: (error) => Effect.fail(onFailure(url, error)),
+      onSuccess: (response) => {
         const status = response.status
         if (status === 0) {
           return refuse(url, "was redirected and the browser hides where to: set url to the final endpoint")
@@ -80,7 +81,7 @@ export const follow = (
         if (location === undefined) return Effect.succeed(response)
         return Effect.zipRight(request.discard(response), Effect.suspend(() => next(url, headers, hops, status, location)))
       }
-    )
+    })
   }
   const next = (
     url: URL,

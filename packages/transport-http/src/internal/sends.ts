@@ -8,18 +8,20 @@ import * as FiberId from "effect/FiberId"
 import type * as FiberRefs from "effect/FiberRefs"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
+import type * as Body from "./body.js"
 
 type Failure = McpTransport.ConnectionError
 
 /**
  * The sends of one connection, each in one fiber that posts the message and
  * then reads its answer: the send ends when the server accepted the message
- * (`sent`), the fiber goes on reading the answer. One fiber per message,
+ * (the send calls `accepted`), the fiber goes on reading the answer, and a
+ * body it reads is released when the fiber ends (`own`). One fiber per message,
  * not one to post, two to race the connection's end and one to read.
  *
  * - A send still waiting when the connection fails ends with the
  *   connection's error, and its HTTP request is aborted (`failWaiting`).
- * - Interrupting a waiting send aborts its HTTP request; once `sent` ran,
+ * - Interrupting a waiting send aborts its HTTP request; once `accepted` was called,
  *   the answer is read on whatever the sender does.
  * - `start` is `run` for a caller that does not wait (the session's
  *   `sendNow`, from plain code on the caller's fiber): a send that failed
@@ -34,11 +36,11 @@ type Failure = McpTransport.ConnectionError
  */
 export interface Sends {
   readonly run: <E>(
-    send: (sent: Effect.Effect<void>) => Effect.Effect<void, E>
+    send: (sending: Sending) => Effect.Effect<void, E>
   ) => Effect.Effect<void, E | Failure>
   readonly start: (
     key: unknown,
-    send: (sent: Effect.Effect<void>) => Effect.Effect<void, Failure>,
+    send: (sending: Sending) => Effect.Effect<void, Failure>,
     onFailure: (error: Failure) => void
   ) => boolean
   readonly abandon: (key: unknown) => void
@@ -47,12 +49,25 @@ export interface Sends {
   readonly close: (error: Failure) => Effect.Effect<void>
 }
 
-interface Waiting {
+/**
+ * What a send is given: `accepted()` once the server accepted its message;
+ * as a `Body.Owner`, it releases a body read on the send's own fiber when
+ * that fiber ends, however it ends (see `Body.read`).
+ *
+ * @internal
+ */
+export interface Sending extends Body.Owner {
+  readonly accepted: () => void
+}
+
+interface Waiting extends Sending {
   exit: Exit.Exit<void, unknown> | undefined
   readonly resume: (exit: Exit.Exit<void, unknown>) => void
   fiber: Fiber.RuntimeFiber<void, unknown> | undefined
   /** for `start`: what `abandon` finds it by */
   readonly key: unknown
+  /** what `own` was given, run when the fiber ends */
+  release: (() => void) | undefined
 }
 
 /**
@@ -94,7 +109,10 @@ export const make = (
     running.add(fiber)
     fiber.addObserver((exit) => {
       running.delete(fiber)
-      if (entry !== undefined) settle(entry, exit)
+      if (entry !== undefined) {
+        entry.release?.()
+        settle(entry, exit)
+      }
     })
     if (entry && !entry.exit) entry.fiber = fiber
     return fiber
@@ -103,12 +121,21 @@ export const make = (
   /** a send, waiting from now on until the server accepted its message; `undefined` once closed */
   const launch = <E>(
     key: unknown,
-    send: (sent: Effect.Effect<void>) => Effect.Effect<void, E>,
+    send: (sending: Sending) => Effect.Effect<void, E>,
     resume: (exit: Exit.Exit<void, unknown>) => void
   ): Waiting | undefined => {
-    const entry: Waiting = { exit: undefined, resume, fiber: undefined, key }
+    const entry: Waiting = {
+      exit: undefined,
+      resume,
+      fiber: undefined,
+      key,
+      release: undefined,
+      accepted: () => settle(entry, Exit.void),
+      // (a send reads one body)
+      own: (release) => entry.release = release
+    }
     waiting.add(entry)
-    if (spawn(Effect.catchAllCause(send(Effect.sync(() => settle(entry, Exit.void))), typed), entry)) return entry
+    if (spawn(Effect.catchAllCause(send(entry), typed), entry)) return entry
     waiting.delete(entry)
   }
 
@@ -130,7 +157,7 @@ export const make = (
     })
 
   return {
-    run: <E>(send: (sent: Effect.Effect<void>) => Effect.Effect<void, E>) =>
+    run: <E>(send: (sending: Sending) => Effect.Effect<void, E>) =>
       Effect.async<void, E | Failure>((resume) => {
         const entry = launch(undefined, send, resume as (exit: Exit.Exit<void, unknown>) => void)
         if (entry === undefined) return resume(Effect.fail(closed!))

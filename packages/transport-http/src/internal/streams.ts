@@ -60,7 +60,8 @@ export const consume = (
   progress: Progress,
   phase: string,
   pending?: Set<JsonRpc.RequestId>,
-  onEvent?: (event: { readonly event: string; readonly data: string }) => Effect.Effect<void>
+  onEvent?: (event: { readonly event: string; readonly data: string }) => Effect.Effect<void>,
+  owner?: Body.Owner
 ): Effect.Effect<void, McpError.TransportError> => {
   const { config } = ctx
   const reader = Sse.makeReader(config.maxMessageBytes)
@@ -136,7 +137,8 @@ export const consume = (
           phase: "idle",
           message: `the SSE stream from ${config.description} was silent for ${idle} ms`
         })
-    }
+    },
+    owner
   ).pipe(
     Effect.mapError((error) =>
       error._tag === "TransportError" ? error : new McpError.TransportError({
@@ -156,17 +158,19 @@ export const consume = (
  * last id across drops) on the `sseReconnect` schedule, honouring `retry:`.
  * A stream that cannot be resumed ends the connection: the answer is lost,
  * and the session's replay policy decides what happens to the request.
+ * `owner` (the fiber reading it, see `Body.read`) releases the first stream.
  *
  * @internal
  */
 export const followPostStream = (
   ctx: Ctx,
   first: HttpClientResponse.HttpClientResponse,
-  pending: Set<JsonRpc.RequestId>
+  pending: Set<JsonRpc.RequestId>,
+  owner?: Body.Owner
 ): Effect.Effect<void> => {
   const progress = makeProgress()
   // the stream that answered every request it carried (nearly all) ends here; one that did not is resumed
-  return Effect.flatMap(Effect.either(consume(ctx, first, progress, "post-stream", pending)), (first) =>
+  return Effect.flatMap(Effect.either(consume(ctx, first, progress, "post-stream", pending, undefined, owner)), (first) =>
     pending.size === 0 || ctx.state.failure !== undefined ? Effect.void : Effect.gen(function*() {
       const backoff = Backoff.make(ctx.config.sseReconnect)
       let outcome = first

@@ -86,7 +86,11 @@ const publish = async (names: ReadonlyArray<string>) => {
 const report = "const cpu = process.cpuUsage()\n" +
   "process.stdout.write(`${performance.now()} ${(cpu.user + cpu.system) / 1000} []\\n`)\n"
 
-const build = async (): Promise<{ readonly client: Record<Client, string>; readonly floor: Record<Who, string> }> => {
+const build = async (): Promise<{
+  readonly client: Record<Client, string>
+  readonly floor: Record<Who, string>
+  readonly effectFloor: string
+}> => {
   const common = {
     outExtension: { ".js": ".mjs" },
     bundle: true,
@@ -133,6 +137,9 @@ const build = async (): Promise<{ readonly client: Record<Client, string>; reado
     floor[who] = `${outdir}/floor-${who}.mjs`
     writeFileSync(floor[who], imports.map((path) => `import ${JSON.stringify(path)}\n`).join("") + report)
   }
+  // the least a client on Effect imports: its core and Schema (which loads fast-check at its top)
+  const effectFloor = `${outdir}/floor-effect.mjs`
+  writeFileSync(effectFloor, "import \"effect/Effect\"\nimport \"effect/Schema\"\n" + report)
   return {
     client: {
       ours: `${outdir}/ours.mjs`,
@@ -141,7 +148,8 @@ const build = async (): Promise<{ readonly client: Record<Client, string>; reado
       "ours-whole": `${outdir}/ours-whole.mjs`,
       "sdk-whole": `${outdir}/sdk-whole.mjs`
     },
-    floor
+    floor,
+    effectFloor
   }
 }
 
@@ -176,6 +184,8 @@ export interface ColdScores {
   readonly cpu: Readonly<Record<Client, number>>
   /** The import floors (see the module comment), measured the same way. */
   readonly floor: { readonly wall: Scores; readonly cpu: Scores }
+  /** A process that imports only `effect/Effect` and `effect/Schema`: no client on Effect starts below it. */
+  readonly effectFloor: Sample
 }
 
 /**
@@ -188,7 +198,9 @@ export const coldStart = async (runs: number, log: (line: string) => void): Prom
   const clients = ["ours", "ours-dist", "sdk", "ours-whole", "sdk-whole"] as const
   const samples = Object.fromEntries(clients.map((who) => [who, []])) as unknown as Record<Client, Array<Sample>>
   const floors: Record<Who, Array<Sample>> = { ours: [], sdk: [] }
+  const effectFloors: Array<Sample> = []
   for (let round = 0; round < runs; round++) {
+    effectFloors.push(await once(scripts.effectFloor, "effect floor", false))
     for (let i = 0; i < clients.length; i++) {
       const who = clients[(i + round) % clients.length]!
       samples[who].push(await once(scripts.client[who], who))
@@ -198,6 +210,7 @@ export const coldStart = async (runs: number, log: (line: string) => void): Prom
   const show = (s: Sample) => `${s.wall.toFixed(0)} (cpu ${s.cpu.toFixed(0)})`
   for (const who of clients) log(`  ${who}: ${samples[who].map(show).join(" ")} ms`)
   for (const who of ["ours", "sdk"] as const) log(`  ${who} import floor: ${floors[who].map(show).join(" ")} ms`)
+  log(`  effect/Effect + effect/Schema alone: ${effectFloors.map(show).join(" ")} ms`)
   const of = (pick: (sample: Sample) => number) =>
     Object.fromEntries(clients.map((who) => [who, median(samples[who].map(pick))])) as Record<Client, number>
   const floorOf = (pick: (sample: Sample) => number): Scores => ({
@@ -207,6 +220,7 @@ export const coldStart = async (runs: number, log: (line: string) => void): Prom
   return {
     wall: of((s) => s.wall),
     cpu: of((s) => s.cpu),
-    floor: { wall: floorOf((s) => s.wall), cpu: floorOf((s) => s.cpu) }
+    floor: { wall: floorOf((s) => s.wall), cpu: floorOf((s) => s.cpu) },
+    effectFloor: { wall: median(effectFloors.map((s) => s.wall)), cpu: median(effectFloors.map((s) => s.cpu)) }
   }
 }

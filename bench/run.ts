@@ -192,7 +192,7 @@ const bundle = async () => {
 
 const cold = async () => {
   log(`cold start: ${options.coldRuns} fresh Node processes per client (median), import + spawn + initialize + one call`)
-  const { cpu, floor, wall } = await coldStart(options.coldRuns, log)
+  const { cpu, effectFloor, floor, wall } = await coldStart(options.coldRuns, log)
   print(line("stdio cold start", wall, 0, "lower").replace("(lower", "(ms, lower"))
   print(line("stdio cold start CPU", cpu, 0, "lower").replace("(lower", "(ms, lower"))
   const published = (scores: typeof wall): Scores => ({ ours: scores["ours-dist"], sdk: scores.sdk })
@@ -203,6 +203,9 @@ const cold = async () => {
   print(line("stdio cold start CPU, both bundled whole", whole(cpu), 0, "lower").replace("(lower", "(ms, lower"))
   print(line("stdio cold start import floor", floor.wall, 0, "lower").replace("(lower", "(ms, lower"))
   print(line("stdio cold start import floor CPU", floor.cpu, 0, "lower").replace("(lower", "(ms, lower"))
+  // the floor of any client on Effect 3, against the SDK's whole cold start (import, spawn, initialize, call)
+  print(`stdio cold start CPU, Effect + Schema import alone: effect=${fmt(effectFloor.cpu, 0)} sdk=${fmt(cpu.sdk, 0)} ` +
+    `ratio=${ratio({ ours: effectFloor.cpu, sdk: cpu.sdk })} (ms, lower is better; no Effect client's ratio is below it)`)
 }
 
 const heap = async (ours: Ours.Ours) => {

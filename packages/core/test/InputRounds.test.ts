@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import type * as ClientSession from "../src/ClientSession.js"
 import * as Elicitation from "../src/Elicitation.js"
 import * as Handlers from "../src/internal/handlers.js"
 import * as InputRounds from "../src/internal/era/inputRounds.js"
@@ -29,6 +30,13 @@ const scripted = (results: ReadonlyArray<unknown>) => {
   return { rounds, send }
 }
 
+/** The request as the session makes it: the first round, then its input rounds. */
+const runRounds = (
+  method: string,
+  send: (answers: InputRounds.Answers | undefined) => Effect.Effect<unknown, McpError.McpClientError>,
+  handlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>
+) => Effect.flatMap(send(undefined), (first) => InputRounds.run(method, first, send, handlers))
+
 const handlersOf = <E>(layer: Layer.Layer<never, E> | Layer.Layer<Elicitation.Elicitation | Roots.Roots, E>) =>
   Effect.map(Effect.provide(Handlers.fromContext, layer), (fromContext) => new Map(Object.entries(fromContext.handlers)))
 
@@ -43,7 +51,7 @@ describe("multi-round-trip requests (input_required)", () => {
         { resultType: "input_required", inputRequests: { confirm: elicitForm("sure?") }, requestState: state },
         { resultType: "complete", content: [{ type: "text", text: "done" }] }
       ])
-      const result = yield* InputRounds.run("tools/call", send, yield* handlersOf(accepting))
+      const result = yield* runRounds("tools/call", send, yield* handlersOf(accepting))
       expect(result).toEqual({ resultType: "complete", content: [{ type: "text", text: "done" }] })
       expect(rounds).toEqual([
         undefined,
@@ -58,7 +66,7 @@ describe("multi-round-trip requests (input_required)", () => {
         { resultType: "input_required", inputRequests: { confirm: elicitForm("sure?") } },
         { content: [] }
       ])
-      yield* InputRounds.run("tools/call", send, yield* handlersOf(accepting))
+      yield* runRounds("tools/call", send, yield* handlersOf(accepting))
       expect(rounds[1]).toEqual({ inputResponses: { confirm: { action: "accept", content: { confirmed: true } } } })
       expect("requestState" in rounds[1]!).toBe(false)
     }))
@@ -66,7 +74,7 @@ describe("multi-round-trip requests (input_required)", () => {
   it.effect("a result without resultType is complete: no retry", () =>
     Effect.gen(function*() {
       const { rounds, send } = scripted([{ content: [{ type: "text", text: "old server" }] }])
-      expect(yield* InputRounds.run("tools/call", send, new Map())).toEqual({
+      expect(yield* runRounds("tools/call", send, new Map())).toEqual({
         content: [{ type: "text", text: "old server" }]
       })
       expect(rounds).toEqual([undefined])
@@ -80,7 +88,7 @@ describe("multi-round-trip requests (input_required)", () => {
         { resultType: "complete", messages: [] }
       ])
       const layer = Layer.merge(accepting, Roots.layer([{ uri: "file:///work", name: "work" }]))
-      yield* InputRounds.run("prompts/get", send, yield* handlersOf(layer))
+      yield* runRounds("prompts/get", send, yield* handlersOf(layer))
       expect(rounds).toEqual([
         undefined,
         { inputResponses: { where: { roots: [{ uri: "file:///work", name: "work" }] } }, requestState: "s1" },
@@ -93,7 +101,7 @@ describe("multi-round-trip requests (input_required)", () => {
       const { rounds, send } = scripted([
         { resultType: "input_required", inputRequests: { ask: { method: "sampling/createMessage", params: {} } } }
       ])
-      const error = yield* Effect.flip(InputRounds.run("tools/call", send, new Map()))
+      const error = yield* Effect.flip(runRounds("tools/call", send, new Map()))
       expect(error).toMatchObject({ _tag: "ProtocolError", method: "tools/call" })
       expect(error.message).toContain("sampling/createMessage")
       expect(rounds.length).toBe(1)
@@ -102,7 +110,7 @@ describe("multi-round-trip requests (input_required)", () => {
   it.effect("a malformed input_required result is a DecodeError", () =>
     Effect.gen(function*() {
       const { send } = scripted([{ resultType: "input_required", inputRequests: { x: { params: {} } } }])
-      const error = yield* Effect.flip(InputRounds.run("tools/call", send, new Map()))
+      const error = yield* Effect.flip(runRounds("tools/call", send, new Map()))
       expect(error).toMatchObject({ _tag: "DecodeError", method: "tools/call" })
     }))
 
@@ -110,7 +118,7 @@ describe("multi-round-trip requests (input_required)", () => {
     Effect.gen(function*() {
       const ask = { resultType: "input_required", requestState: "again" }
       const { rounds, send } = scripted(Array.from({ length: 100 }, () => ask))
-      const error = yield* Effect.flip(InputRounds.run("tools/call", send, new Map()))
+      const error = yield* Effect.flip(runRounds("tools/call", send, new Map()))
       expect(error).toMatchObject({ _tag: "ProtocolError", method: "tools/call" })
       expect(rounds.length).toBe(InputRounds.maxRounds + 1)
     }))
@@ -122,7 +130,7 @@ describe("multi-round-trip requests (input_required)", () => {
       const { rounds, send } = scripted([
         { resultType: "input_required", inputRequests: { confirm: elicitForm("sure?") }, requestState: "s" }
       ])
-      const fiber = yield* Effect.fork(InputRounds.run("tools/call", send, yield* handlersOf(slowUser)))
+      const fiber = yield* Effect.fork(runRounds("tools/call", send, yield* handlersOf(slowUser)))
       yield* Deferred.await(asked)
       const exit = yield* Fiber.interrupt(fiber)
       expect(Exit.isInterrupted(exit)).toBe(true)

@@ -107,15 +107,14 @@ class Session implements ClientSession.Service {
                 this.polling
               ) :
               Effect.succeed(raw)
-          // 2026-07-28: or ask for input (each round is a request of its own, the first one answered)
+          // 2026-07-28: or ask for input (each round is a request of its own); checked here so that a
+          // result that does not goes on without a step of `run`'s
           return InputRounds.isInputRequired(first) ?
             Effect.flatMap(
               InputRounds.run(
                 method,
-                (answers) =>
-                  answers === undefined ?
-                    Effect.succeed(first) :
-                    this.call(method, InputRounds.withAnswers(params, answers), requestOptions, undefined),
+                first,
+                (answers) => this.call(method, InputRounds.withAnswers(params, answers), requestOptions, undefined),
                 this.inputHandlers
               ),
               follow

@@ -44,7 +44,7 @@ export interface Answers {
 const decodeInputRequired = checker(McpSchema.InputRequiredResult)
 
 /**
- * Whether a result asks for input (its rounds are then run by `run`).
+ * Whether a result asks for input (`run` then follows its rounds).
  *
  * @internal
  */
@@ -52,41 +52,45 @@ export const isInputRequired = (raw: unknown): boolean =>
   typeof raw === "object" && raw !== null && (raw as { resultType?: unknown }).resultType === "input_required"
 
 /**
- * Runs `send` (one round: the original request, plus the answers of the
- * previous round) until the server's result is not `input_required`.
+ * Follows a request's `first` result through its input rounds: while the
+ * server's result is `input_required`, answers its input requests and sends
+ * the request again with the answers (`retry`), until a result is not.
  *
  * @internal
  */
 export const run = (
   method: string,
-  send: (answers: Answers | undefined) => Effect.Effect<unknown, McpError.McpClientError>,
+  first: unknown,
+  retry: (answers: Answers) => Effect.Effect<unknown, McpError.McpClientError>,
   handlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>
 ): Effect.Effect<unknown, McpError.McpClientError> => {
-  const round = (answers: Answers | undefined, n: number): Effect.Effect<unknown, McpError.McpClientError> =>
-    Effect.flatMap(send(answers), (raw) => {
-      if (!isInputRequired(raw)) return Effect.succeed(raw)
-      const decoded = decodeInputRequired(raw)
-      if (decoded._tag === "Left") {
-        return Effect.fail(
-          new McpError.DecodeError({ reason: "Schema", method, message: `invalid input_required result: ${decoded.left}` })
-        )
-      }
-      if (n >= maxRounds) {
-        return Effect.fail(
-          new McpError.ProtocolError({
-            code: McpError.ErrorCode.InternalError,
-            method,
-            message: `the server asked for input ${maxRounds} times in a row; ${method} was given up (client-side limit)`
-          })
-        )
-      }
-      const result = decoded.right
-      return Effect.map(answer(method, result.inputRequests ?? {}, handlers), (inputResponses) => ({
-        inputResponses,
-        ...(result.requestState !== undefined ? { requestState: result.requestState } : {})
-      })).pipe(Effect.flatMap((next) => round(next, n + 1)))
-    })
-  return round(undefined, 0)
+  const round = (raw: unknown, n: number): Effect.Effect<unknown, McpError.McpClientError> => {
+    if (!isInputRequired(raw)) return Effect.succeed(raw)
+    const decoded = decodeInputRequired(raw)
+    if (decoded._tag === "Left") {
+      return Effect.fail(
+        new McpError.DecodeError({ reason: "Schema", method, message: `invalid input_required result: ${decoded.left}` })
+      )
+    }
+    if (n >= maxRounds) {
+      return Effect.fail(
+        new McpError.ProtocolError({
+          code: McpError.ErrorCode.InternalError,
+          method,
+          message: `the server asked for input ${maxRounds} times in a row; ${method} was given up (client-side limit)`
+        })
+      )
+    }
+    const result = decoded.right
+    return Effect.map(answer(method, result.inputRequests ?? {}, handlers), (inputResponses) => ({
+      inputResponses,
+      ...(result.requestState !== undefined ? { requestState: result.requestState } : {})
+    })).pipe(
+      Effect.flatMap(retry),
+      Effect.flatMap((next) => round(next, n + 1))
+    )
+  }
+  return round(first, 0)
 }
 
 /**

@@ -3,8 +3,15 @@
  * `McpClient.make` / `McpClient.layer`, every `callTool` and `callToolStream`
  * becomes a record that follows the call (awaiting approval, denied,
  * running with its task and last progress, then its outcome). Records are
- * kept in a `KeyValueStore` (schema-encoded) up to a retention limit, and
- * offered as a `Subscribable` for UIs.
+ * kept one per record (schema-encoded) up to a retention limit, and offered
+ * as a `Subscribable` for UIs.
+ *
+ * Stored in the `SharedStore` of the context when there is one (the hub's
+ * Node file store and the Redis store provide one): processes sharing it
+ * write their records side by side, lose none, and each one's `records`
+ * follows the others' calls live (Redis: milliseconds; files: well under a
+ * second). Without one, in a `SharedStore` over the `KeyValueStore`
+ * (`SharedStore.fromKeyValueStore`): for one process.
  *
  * Errors are stored as their tag and message only; arguments and results are
  * stored as given, so keep secrets out of tool arguments or use a store that
@@ -110,7 +117,8 @@ export interface Options {
 }
 
 /**
- * Loads the retained records from the store, then keeps it up to date. A
+ * Loads the retained records from the store, then keeps it up to date and
+ * follows the changes other processes make to it. A
  * store that fails is logged, and the history in memory stays right; a
  * stored record that no longer decodes is skipped.
  *

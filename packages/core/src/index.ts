@@ -89,6 +89,14 @@ export * as JsonSchemaValidator from "./JsonSchemaValidator.js"
 export * as ToolCallLog from "./ToolCallLog.js"
 
 /**
+ * State that several processes share, kept per record with atomic
+ * operations, and the changes of the others seen live. See `SharedStore`.
+ *
+ * @since 0.2.0
+ */
+export * as SharedStore from "./SharedStore.js"
+
+/**
  * @since 0.2.0
  */
 export * as TestTracer from "./TestTracer.js"

@@ -18,6 +18,7 @@ import * as Approver from "../src/Approver.js"
 import * as McpClient from "../src/McpClient.js"
 import * as McpError from "../src/McpError.js"
 import type * as McpSchema from "../src/McpSchema.js"
+import * as SharedStore from "../src/SharedStore.js"
 import * as TestServer from "../src/TestServer.js"
 import * as ToolCallLog from "../src/ToolCallLog.js"
 import { clientInfo, eventually, textResult } from "./utils.js"
@@ -287,7 +288,7 @@ describe("ToolCallLog storage", () => {
       const id = yield* log.start({ server: "s", tool: "t", status: "Running" })
       yield* log.update(id, { status: "Completed" })
       expect((yield* log.records.get).map((r) => r.status)).toEqual(["Completed"])
-      expect(logged.some((line) => line.includes("could not read the index"))).toBe(true)
+      expect(logged.some((line) => line.includes("could not read the records"))).toBe(true)
       expect(logged.some((line) => line.includes(`could not write record ${id}`))).toBe(true)
     }).pipe(Effect.provide(ToolCallLog.layer().pipe(Layer.provide(broken))), Effect.provide(logger))
   })
@@ -302,4 +303,29 @@ describe("ToolCallLog storage", () => {
       const lists = yield* Fiber.join(seen)
       expect(lists.length).toBeGreaterThan(0)
     }))
+})
+
+describe("ToolCallLog on a shared store", () => {
+  it.live("two logs making 20 calls each at once keep all 40 records, and each sees the other's live", () =>
+    Effect.gen(function*() {
+      const logOn = ToolCallLog.make({ retention: 100 })
+      const [a, b] = yield* Effect.all([logOn, logOn])
+      const calls = (log: ToolCallLog.Service, tool: string) =>
+        Effect.forEach(Array.from({ length: 20 }, (_, i) => i), () =>
+          Effect.flatMap(log.start({ server: "s", tool, status: "Running" }), (id) =>
+            log.update(id, { status: "Completed" })), { concurrency: 4, discard: true })
+      yield* Effect.all([calls(a, "a"), calls(b, "b")], { concurrency: 2 })
+      const store = yield* SharedStore.SharedStore
+      expect((yield* store.collection("mcp-effect/tool-calls/call").list).length).toBe(40)
+      const full = (log: ToolCallLog.Service) =>
+        log.records.changes.pipe(
+          Stream.filter((list) => list.length === 40 && list.every((r) => r.status === "Completed")),
+          Stream.runHead,
+          Effect.timeout("1 second")
+        )
+      yield* Effect.all([full(a), full(b)])
+      // a clear in one is seen in the other
+      yield* a.clear
+      yield* b.records.changes.pipe(Stream.filter((list) => list.length === 0), Stream.runHead, Effect.timeout("1 second"))
+    }).pipe(Effect.scoped, Effect.provide(Layer.merge(SharedStore.layerMemory, KeyValueStore.layerMemory))))
 })

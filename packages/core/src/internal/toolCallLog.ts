@@ -1,4 +1,4 @@
-import * as KeyValueStore from "@effect/platform/KeyValueStore"
+import type * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as DateTime from "effect/DateTime"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -10,6 +10,7 @@ import * as Stream from "effect/Stream"
 import * as Subscribable from "effect/Subscribable"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as McpSchema from "../McpSchema.js"
+import * as SharedStore from "./sharedStore.js"
 import type * as ToolCallLog from "../ToolCallLog.js"
 
 /** @internal */
@@ -44,57 +45,100 @@ export const ToolCallRecord = Schema.Struct({
   error: Schema.optional(Schema.Struct({ _tag: Schema.String, message: Schema.String }))
 })
 
-const Index = Schema.Array(Schema.String)
+const Stored = Schema.parseJson(ToolCallRecord)
+const decodeStored = Schema.decode(Stored)
+const encodeStored = Schema.encode(Stored)
 
 const defaultPrefix = "mcp-effect/tool-calls/"
 const defaultRetention = 1000
 
 const isFinal = (status: ToolCallLog.Status) => status !== "AwaitingApproval" && status !== "Running"
 
+/** Inserts or replaces a record, keeping the list in id (start) order. */
+const upsert = (list: ReadonlyArray<ToolCallLog.ToolCallRecord>, record: ToolCallLog.ToolCallRecord) => {
+  const at = list.findIndex((r) => r.id === record.id)
+  if (at >= 0) return list.map((r, i) => i === at ? record : r)
+  const after = list.findIndex((r) => SharedStore.byId(r.id, record.id) > 0)
+  return after < 0 ? [...list, record] : [...list.slice(0, after), record, ...list.slice(after)]
+}
+
 /** @internal */
 export const make = (
   options: ToolCallLog.Options = {}
 ): Effect.Effect<ToolCallLog.Service, never, KeyValueStore.KeyValueStore | Scope.Scope> =>
   Effect.gen(function*() {
-    const kv = yield* KeyValueStore.KeyValueStore
+    const store = yield* SharedStore.fromContext
     // `records.changes` ends when the log's scope closes, like every public stream
     const closed = yield* Deferred.make<void>()
     yield* Effect.addFinalizer(() => Deferred.succeed(closed, undefined))
-    const records = kv.forSchema(ToolCallRecord)
-    const index = kv.forSchema(Index)
     const prefix = options.prefix ?? defaultPrefix
     const retention = Math.max(1, Math.floor(options.retention ?? defaultRetention))
-    const indexKey = `${prefix}index`
-    const recordKey = (id: string) => `${prefix}call/${id}`
+    const calls = store.collection(`${prefix}call`)
 
     const warn = (what: string) => (error: { readonly message: string }) =>
       Effect.logWarning(`mcp: tool call log: could not ${what}`, error.message)
 
-    const loaded = yield* index.get(indexKey).pipe(
-      Effect.map(Option.getOrElse((): ReadonlyArray<string> => [])),
-      Effect.flatMap((ids) =>
-        Effect.forEach(ids.slice(-retention), (id) =>
-          records.get(recordKey(id)).pipe(
-            Effect.map(Option.getOrUndefined),
-            Effect.catchAll((error) => Effect.as(warn(`read record ${id}`)(error), undefined))
-          ))
-      ),
-      Effect.map((list) => list.filter((r): r is ToolCallLog.ToolCallRecord => r !== undefined)),
-      Effect.catchAll((error) => Effect.as(warn("read the index")(error), []))
+    // subscribed before the records are read, so that no change falls between the two
+    const changed = yield* calls.subscribe.pipe(
+      Effect.catchAll((error) => Effect.as(warn("watch the records")(error), Stream.empty))
+    )
+    /** The stored text of each record this process knows, to tell its own writes from news. */
+    const known = new Map<string, string>()
+    const decode = (id: string, text: string) =>
+      decodeStored(text).pipe(
+        Effect.tap(() => Effect.sync(() => known.set(id, text))),
+        Effect.map(Option.some),
+        Effect.catchAll((error) =>
+          Effect.as(warn(`read record ${id}`)(error), Option.none<ToolCallLog.ToolCallRecord>())
+        )
+      )
+    const loaded = yield* calls.list.pipe(
+      Effect.flatMap((entries) => Effect.forEach(entries.slice(-retention), ([id, text]) => decode(id, text))),
+      Effect.map((list) => list.flatMap((r) => Option.isSome(r) ? [r.value] : [])),
+      Effect.catchAll((error) => Effect.as(warn("read the records")(error), []))
     )
     const ref = yield* SubscriptionRef.make<ReadonlyArray<ToolCallLog.ToolCallRecord>>(loaded)
     // one writer at a time, so the store sees the changes in the order they happened
     const lock = yield* Effect.makeSemaphore(1)
 
-    const writeIndex = (list: ReadonlyArray<ToolCallLog.ToolCallRecord>) =>
-      Effect.catchAll(index.set(indexKey, list.map((r) => r.id)), warn("write the index"))
     const writeRecord = (record: ToolCallLog.ToolCallRecord) =>
-      Effect.catchAll(records.set(recordKey(record.id), record), warn(`write record ${record.id}`))
+      encodeStored(record).pipe(
+        Effect.flatMap((text) => Effect.zipRight(Effect.sync(() => known.set(record.id, text)), calls.put(record.id, text))),
+        Effect.catchAll(warn(`write record ${record.id}`))
+      )
+    const removeRecord = (id: string) =>
+      Effect.zipRight(Effect.sync(() => known.delete(id)), Effect.catchAll(calls.remove(id), warn(`remove record ${id}`)))
 
+    /** Follows a record another process (or this one) changed: the store is the truth. */
+    const follow = (id: string) =>
+      lock.withPermits(1)(
+        calls.get(id).pipe(
+          Effect.flatMap(Option.match({
+            onNone: () =>
+              Effect.suspend(() => {
+                known.delete(id)
+                return SubscriptionRef.update(ref, (list) => list.some((r) => r.id === id) ? list.filter((r) => r.id !== id) : list)
+              }),
+            onSome: (text) =>
+              known.get(id) === text ? Effect.void : Effect.flatMap(decode(id, text), Option.match({
+                onNone: () => Effect.void,
+                onSome: (record) => SubscriptionRef.update(ref, (list) => upsert(list, record).slice(-retention))
+              }))
+          })),
+          Effect.catchAll(warn(`read record ${id}`))
+        )
+      )
+    yield* Effect.forkScoped(Stream.runForEach(changed, follow))
+
+    let sequence = 0
     const newId = Effect.zipWith(
       DateTime.now,
       Random.nextIntBetween(0, 0x7fffffff),
-      (now, n) => `${DateTime.toEpochMillis(now).toString(36)}-${n.toString(36)}`
+      // time, then the order of starts in this process, then a random part: ids sort in start order
+      (now, n) =>
+        `${DateTime.toEpochMillis(now).toString(36).padStart(9, "0")}-${
+          (sequence++).toString(36).padStart(4, "0")
+        }-${n.toString(36)}`
     )
 
     const service: ToolCallLog.Service = {
@@ -116,15 +160,11 @@ export const make = (
             updatedAt: now,
             ...(isFinal(start.status) ? { endedAt: now } : {})
           }
-          const before = yield* SubscriptionRef.get(ref)
-          const all = [...before, record]
+          const all = [...upsert(yield* SubscriptionRef.get(ref), record)]
           const evicted = all.length > retention ? all.splice(0, all.length - retention) : []
           yield* SubscriptionRef.set(ref, all)
           yield* writeRecord(record)
-          yield* writeIndex(all)
-          yield* Effect.forEach(evicted, (r) => Effect.catchAll(kv.remove(recordKey(r.id)), warn(`remove record ${r.id}`)), {
-            discard: true
-          })
+          yield* Effect.forEach(evicted, (r) => removeRecord(r.id), { discard: true })
           return id
         })),
       update: (id, update) =>
@@ -147,10 +187,12 @@ export const make = (
         })),
       clear: lock.withPermits(1)(Effect.gen(function*() {
         const list = yield* SubscriptionRef.getAndSet(ref, [])
-        yield* Effect.forEach(list, (r) => Effect.catchAll(kv.remove(recordKey(r.id)), warn(`remove record ${r.id}`)), {
-          discard: true
-        })
-        yield* writeIndex([])
+        // the records of other processes too, and those this one no longer holds
+        const stored = yield* calls.list.pipe(
+          Effect.map((entries) => entries.map(([id]) => id)),
+          Effect.catchAll((error) => Effect.as(warn("read the records")(error), []))
+        )
+        yield* Effect.forEach(new Set([...list.map((r) => r.id), ...stored]), removeRecord, { discard: true })
       }))
     }
     return service

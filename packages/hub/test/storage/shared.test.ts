@@ -1,0 +1,63 @@
+// The SharedStore contract on the Node file store: two stores on one directory, as two processes have.
+import * as SharedStore from "@mcp-effect/core/SharedStore"
+import { Pair, sharedStoreContract } from "../../../core/test/sharedStore/contract.js"
+import { describe, expect, it } from "@effect/vitest"
+import * as KeyValueStore from "@effect/platform/KeyValueStore"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as NodeFileKeyValueStore from "../../src/NodeFileKeyValueStore.js"
+
+const tmp = (name: string) => Path.join(Fs.mkdtempSync(Path.join(Os.tmpdir(), "hub-shared-")), name)
+
+const storeIn = (directory: string) =>
+  Effect.map(Layer.build(NodeFileKeyValueStore.layer(directory)), (context) =>
+    Context.get(context, SharedStore.SharedStore))
+
+sharedStoreContract(
+  "Node files",
+  Layer.scoped(
+    Pair,
+    Effect.suspend(() => {
+      const directory = tmp("store")
+      return Effect.all({ a: storeIn(directory), b: storeIn(directory) })
+    })
+  )
+)
+
+const modeOf = (path: string) => Fs.statSync(path).mode & 0o777
+
+describe("NodeFileKeyValueStore file modes", () => {
+  it.scoped("a new directory is 0700 and every file written in it 0600, records included", () =>
+    Effect.gen(function*() {
+      const directory = tmp("new")
+      const context = yield* Layer.build(NodeFileKeyValueStore.layer(directory))
+      yield* Context.get(context, KeyValueStore.KeyValueStore).set("key", "value")
+      const records = Context.get(context, SharedStore.SharedStore).collection("servers")
+      yield* records.put("one", "{}")
+      expect(modeOf(directory)).toBe(0o700)
+      expect(modeOf(Path.join(directory, "key"))).toBe(0o600)
+      const folder = Path.join(directory, "%records", "servers")
+      expect(modeOf(folder)).toBe(0o700)
+      expect(modeOf(Path.join(directory, "%records"))).toBe(0o700)
+      expect(modeOf(Path.join(folder, "one"))).toBe(0o600)
+    }))
+
+  it.scoped("an existing 0755 directory with 0644 files is narrowed when opened", () =>
+    Effect.gen(function*() {
+      const directory = tmp("old")
+      Fs.mkdirSync(Path.join(directory, "%records", "servers"), { recursive: true, mode: 0o755 })
+      Fs.chmodSync(directory, 0o755)
+      Fs.writeFileSync(Path.join(directory, "old-key"), "v", { mode: 0o644 })
+      Fs.writeFileSync(Path.join(directory, "%records", "servers", "s"), "{}", { mode: 0o644 })
+      Fs.chmodSync(Path.join(directory, "old-key"), 0o644)
+      yield* Layer.build(NodeFileKeyValueStore.layer(directory))
+      expect(modeOf(directory)).toBe(0o700)
+      expect(modeOf(Path.join(directory, "old-key"))).toBe(0o600)
+      expect(modeOf(Path.join(directory, "%records", "servers"))).toBe(0o700)
+      expect(modeOf(Path.join(directory, "%records", "servers", "s"))).toBe(0o600)
+    }))
+})

@@ -8,7 +8,8 @@ import type * as RedisKeyValueStore from "../RedisKeyValueStore.js"
 /** @internal */
 export const tag = KeyValueStore.KeyValueStore
 
-const toPlatform = (method: string) => (error: RedisError) =>
+/** @internal */
+export const toPlatform = (method: string) => (error: RedisError) =>
   new PlatformError.SystemError({
     reason: "Unknown",
     module: "KeyValueStore",

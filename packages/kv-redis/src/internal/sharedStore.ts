@@ -1,0 +1,77 @@
+import type * as PlatformError from "@effect/platform/Error"
+import type * as SharedStore from "@mcp-effect/core/SharedStore"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Stream from "effect/Stream"
+import type { Redis } from "ioredis"
+import { RedisClient, RedisError } from "../RedisClient.js"
+import type * as RedisKeyValueStore from "../RedisKeyValueStore.js"
+import { toPlatform } from "./keyValueStore.js"
+
+/** Runs a `MULTI` and fails if any of its commands did. */
+const exec = async (multi: ReturnType<Redis["multi"]>) => {
+  const results = await multi.exec()
+  if (results === null) throw new Error("transaction aborted")
+  for (const [error] of results) if (error) throw error
+}
+
+const byId = (a: readonly [string, string], b: readonly [string, string]) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0
+
+/** @internal */
+export const make = (
+  options: RedisKeyValueStore.Options = {}
+): Effect.Effect<SharedStore.Service, never, RedisClient> =>
+  Effect.map(RedisClient, (client) => {
+    const run = <A>(method: string, f: (redis: Redis) => Promise<A>) =>
+      Effect.mapError(client.use(method, f), toPlatform(method))
+    const root = `${options.prefix ?? "mcp-effect:"}@records:`
+    return {
+      shared: true,
+      collection: (name) => {
+        // a collection's name is percent-encoded, so the parts after it cannot be mistaken
+        const base = `${root}${encodeURIComponent(name)}:`
+        const ids = `${base}ids`
+        const channel = `${base}changes`
+        const recordKey = (id: string) => `${base}r:${id}`
+        return {
+          get: (id) => Effect.map(run("get", (redis) => redis.get(recordKey(id))), Option.fromNullable),
+          // the record, its id in the set and the news of it, all or none
+          put: (id, value) =>
+            run("put", (redis) => exec(redis.multi().set(recordKey(id), value).sadd(ids, id).publish(channel, id))),
+          remove: (id) =>
+            run("remove", (redis) => exec(redis.multi().del(recordKey(id)).srem(ids, id).publish(channel, id))),
+          list: run("list", async (redis) => {
+            const members = await redis.smembers(ids)
+            if (members.length === 0) return []
+            const values = await redis.mget(members.map(recordKey))
+            return members.flatMap((id, i) => {
+              const value = values[i]
+              return value === null || value === undefined ? [] : [[id, value] as const]
+            }).sort(byId)
+          }),
+          subscribe: Effect.gen(function*() {
+            // a subscribed connection can do nothing else: one of its own, closed with the scope
+            const subscriber = yield* Effect.acquireRelease(
+              Effect.sync(() => {
+                const redis = client.redis.duplicate({ lazyConnect: true })
+                redis.on("error", () => {})
+                return redis
+              }),
+              (redis) => Effect.promise(() => redis.quit().catch(() => redis.disconnect()))
+            )
+            const queue = yield* Effect.acquireRelease(Queue.unbounded<string>(), Queue.shutdown)
+            subscriber.on("message", (from: string, id: string) => {
+              if (from === channel) Queue.unsafeOffer(queue, id)
+            })
+            yield* Effect.tryPromise({
+              try: () => subscriber.connect().then(() => subscriber.subscribe(channel)),
+              catch: (cause) =>
+                toPlatform("subscribe")(new RedisError({ operation: "subscribe", message: "cannot subscribe to Redis", cause }))
+            })
+            return Stream.fromQueue(queue)
+          }) satisfies Effect.Effect<Stream.Stream<string>, PlatformError.PlatformError, unknown>
+        }
+      }
+    }
+  })

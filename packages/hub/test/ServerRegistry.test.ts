@@ -2,7 +2,7 @@
 // Streamable HTTP on loopback, a disabled entry and a command that does not exist.
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import { describe, expect, it } from "@effect/vitest"
-import { McpError } from "@mcp-effect/core"
+import { McpError, SharedStore } from "@mcp-effect/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -164,8 +164,10 @@ describe("ServerRegistry", () => {
         yield* registry.remove("other")
         yield* registry.add(Either.getOrThrow(ServerConfig.fromEntry("env", { url: "${HUB_TEST_URL:-" + web.url + "}" })))
       }))
-      expect(yield* kv.get(ServerRegistry.defaultStoreKey).pipe(Effect.map((o) => o._tag === "Some" && o.value)))
-        .toContain("${HUB_TEST_URL:-")
+      // one record per server changed
+      const records = SharedStore.fromKeyValueStore(kv).collection(ServerRegistry.defaultStoreKey)
+      expect((yield* records.list).map(([name]) => name)).toEqual(["env", "other", "web"])
+      expect(yield* records.get("env").pipe(Effect.map((o) => o._tag === "Some" && o.value))).toContain("${HUB_TEST_URL:-")
 
       const registry = yield* stored
       const statuses = yield* statusesWhere(registry, (s) => s.get("env")?._tag === "Connected")

@@ -1,4 +1,4 @@
-import * as KeyValueStore from "@effect/platform/KeyValueStore"
+import type * as KeyValueStore from "@effect/platform/KeyValueStore"
 import type * as ClientSession from "@mcp-effect/core/ClientSession"
 import * as McpClient from "@mcp-effect/core/McpClient"
 import * as McpError from "@mcp-effect/core/McpError"
@@ -7,7 +7,6 @@ import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Subscribable from "effect/Subscribable"
@@ -16,6 +15,7 @@ import * as ServerConfig from "../ServerConfig.js"
 import * as ServerRegistry from "../ServerRegistry.js"
 import * as TransportFactory from "../TransportFactory.js"
 import * as Naming from "./naming.js"
+import * as StoredServers from "./storedServers.js"
 
 interface Entry {
   readonly name: string
@@ -26,14 +26,6 @@ interface Entry {
   client: McpClient.Service | undefined
   tools: ReadonlyArray<McpSchema.Tool>
   status: ServerRegistry.ServerStatus
-}
-
-/** Changes on top of the configured servers: a config per added or changed server, `null` per removed one. */
-const Overlay = Schema.Record({ key: Schema.String, value: Schema.NullOr(ServerConfig.ServerConfig) })
-type Overlay = typeof Overlay.Type
-
-interface Persistence {
-  readonly save: (overlay: Overlay) => Effect.Effect<void, ServerRegistry.RegistryError>
 }
 
 const statusOf = (name: string, config: ServerConfig.ServerConfig | undefined): ServerRegistry.ServerStatus => ({
@@ -56,8 +48,7 @@ const unknownServer = (name: string) =>
 
 const make_ = (
   options: ServerRegistry.Options,
-  persistence: Persistence | undefined,
-  initialOverlay: Overlay
+  persistence: StoredServers.StoredServers | undefined
 ): Effect.Effect<ServerRegistry.Service, never, TransportFactory.TransportFactory | Scope.Scope> =>
   Effect.gen(function*() {
     const factory = yield* TransportFactory.TransportFactory
@@ -65,8 +56,8 @@ const make_ = (
     const clientInfo = options.clientInfo ?? { name: "mcp-effect-hub", version: "0.2.0" }
     const prefix = options.toolNames ?? "onCollision"
     const entries = new Map<string, Entry>()
-    const baseline = new Set((options.servers ?? []).map((s) => s.name))
-    const overlay: Record<string, ServerConfig.ServerConfig | null> = { ...initialOverlay }
+    const baseline = new Map((options.servers ?? []).map((s) => [s.name, s]))
+    const overlay: Record<string, ServerConfig.ServerConfig | null> = { ...persistence?.overlay }
     const statuses = yield* SubscriptionRef.make<ReadonlyArray<ServerRegistry.ServerStatus>>([])
     const tools = yield* SubscriptionRef.make<ReadonlyArray<ServerRegistry.HubTool>>([])
     let byName = new Map<string, ServerRegistry.HubTool>()
@@ -189,7 +180,32 @@ const make_ = (
         return entry === undefined ? Effect.fail(unknownServer(name)) : Effect.succeed(entry)
       })
 
-    const save = Effect.suspend(() => persistence === undefined ? Effect.void : persistence.save({ ...overlay }))
+    const save = (name: string) =>
+      Effect.suspend(() => persistence === undefined ? Effect.void : persistence.save(name, overlay[name]))
+
+    /** Follows a server's stored change made by another process (this one's own changes are no change). */
+    const follow = (name: string, change: Option.Option<ServerConfig.ServerConfig | null>) =>
+      changeLock.withPermits(1)(Effect.gen(function*() {
+        if (Option.isSome(change)) overlay[name] = change.value
+        else delete overlay[name]
+        const wanted = Option.isSome(change) ? change.value ?? undefined : baseline.get(name)
+        const entry = entries.get(name)
+        if (wanted === undefined) {
+          if (entry === undefined) return
+          entries.delete(name)
+          yield* stop(entry)
+          return yield* publish
+        }
+        if (entry === undefined) {
+          const added = newEntry(name, wanted)
+          entries.set(name, added)
+          return yield* start(added)
+        }
+        if (entry.config !== undefined && StoredServers.same(entry.config, wanted)) return
+        entry.config = wanted
+        yield* stop(entry)
+        yield* start(entry)
+      }))
 
     /** Restarts a server, with its config changed (and stored) first when `change` is given. */
     const restart = (name: string, change?: (config: ServerConfig.ServerConfig) => ServerConfig.ServerConfig) =>
@@ -198,7 +214,7 @@ const make_ = (
         if (entry.config !== undefined && change !== undefined) {
           entry.config = change(entry.config)
           overlay[name] = entry.config
-          yield* save
+          yield* save(name)
         }
         yield* stop(entry)
         yield* start(entry)
@@ -220,6 +236,9 @@ const make_ = (
       entries.set(error.server, entry)
     }
     yield* Effect.forEach([...entries.values()], start, { discard: true })
+    if (persistence !== undefined) {
+      yield* Effect.forkIn(Stream.runForEach(persistence.changes, ([name, change]) => follow(name, change)), registryScope)
+    }
 
     return {
       servers: Subscribable.make({ get: SubscriptionRef.get(statuses), changes: statuses.changes }),
@@ -256,7 +275,7 @@ const make_ = (
           const entry = newEntry(config.name, config)
           entries.set(config.name, entry)
           overlay[config.name] = config
-          yield* save
+          yield* save(config.name)
           yield* start(entry)
         })),
       remove: (name) =>
@@ -265,7 +284,7 @@ const make_ = (
           entries.delete(name)
           if (baseline.has(name)) overlay[name] = null
           else delete overlay[name]
-          yield* save
+          yield* save(name)
           yield* stop(entry)
           yield* publish
         })),
@@ -300,7 +319,7 @@ const newEntry = (name: string, config: ServerConfig.ServerConfig | undefined): 
 export const make = (
   options: ServerRegistry.Options
 ): Effect.Effect<ServerRegistry.Service, never, TransportFactory.TransportFactory | Scope.Scope> =>
-  make_(options, undefined, {})
+  make_(options, undefined)
 
 /** @internal */
 export const makeStored = (
@@ -310,13 +329,4 @@ export const makeStored = (
   ServerRegistry.RegistryError,
   TransportFactory.TransportFactory | KeyValueStore.KeyValueStore | Scope.Scope
 > =>
-  Effect.gen(function*() {
-    const key = options.key ?? ServerRegistry.defaultStoreKey
-    const store = (yield* KeyValueStore.KeyValueStore).forSchema(Overlay)
-    const storage = (message: string) => (cause: unknown) =>
-      new ServerRegistry.RegistryError({ reason: "Storage", message, cause })
-    const stored = yield* Effect.mapError(store.get(key), storage("the stored servers cannot be read"))
-    return yield* make_(options, {
-      save: (overlay) => Effect.mapError(store.set(key, overlay), storage("the servers cannot be stored"))
-    }, Option.getOrElse(stored, () => ({})))
-  })
+  Effect.flatMap(StoredServers.make(options.key ?? ServerRegistry.defaultStoreKey), (stored) => make_(options, stored))

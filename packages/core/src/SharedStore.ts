@@ -8,14 +8,15 @@
  * The call history (`ToolCallLog`) and the hub's stored servers use a
  * `SharedStore` when one is in their context, and otherwise one made over
  * the `KeyValueStore` they are given (`fromKeyValueStore`: right within one
- * process, not shared live with others). The hub's Node file store and the
- * Redis store provide both services from one Layer:
+ * process, not shared live with others). The hub's Node file and IndexedDB
+ * stores and the Redis store provide both services from one Layer:
  *
  * | backend | a record is | changes from other processes |
  * |---|---|---|
  * | `layerMemory`, `fromKeyValueStore` | a key (plus an index key) | none (this process only) |
  * | `NodeFileKeyValueStore` (hub) | a file, written to a temporary file and renamed | `fs.watch` on the collection's directory, well under a second |
  * | `RedisKeyValueStore` (kv-redis) | a key, its id in a set, one `MULTI` | Redis pub/sub, a few milliseconds |
+ * | `IndexedDbKeyValueStore` (hub) | the key `[collection, id]`, one transaction | `BroadcastChannel` (other tabs), milliseconds |
  *
  * @since 0.2.0
  */

@@ -8,11 +8,20 @@
  * is built and closed with its scope. Another tab upgrading the database is
  * never blocked by this one.
  *
+ * The Layer is a `SharedStore` too (the call history and the hub's stored
+ * servers use it): a record is the key `[collection, id]` in the same object
+ * store, written in a transaction of its own, so tabs writing at once lose
+ * nothing; each write is announced on a `BroadcastChannel`, so every tab
+ * sees the others' changes live (milliseconds). `clear` and `size` see the
+ * string keys only, not the records.
+ *
  * @since 0.2.0
  */
 import type * as KeyValueStore from "@effect/platform/KeyValueStore"
 import type * as PlatformError from "@effect/platform/Error"
-import type * as Effect from "effect/Effect"
+import * as SharedStore from "@mcp-effect/core/SharedStore"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as internal from "./internal/indexedDb.js"
@@ -34,15 +43,32 @@ export interface Options {
  * @since 0.2.0
  * @category constructors
  */
-export const make: (
+export const make = (
   options?: Options
-) => Effect.Effect<KeyValueStore.KeyValueStore, PlatformError.PlatformError, Scope.Scope> = internal.make
+): Effect.Effect<KeyValueStore.KeyValueStore, PlatformError.PlatformError, Scope.Scope> =>
+  Effect.map(internal.make(options), ({ kv }) => kv)
 
 /**
+ * The records of the store, per record, with the changes of every tab.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const makeShared = (
+  options?: Options
+): Effect.Effect<SharedStore.Service, PlatformError.PlatformError, Scope.Scope> =>
+  Effect.map(internal.make(options), ({ shared }) => shared)
+
+/**
+ * The `KeyValueStore` and the `SharedStore` on one database.
+ *
  * @since 0.2.0
  * @category layers
  */
 export const layer = (
   options?: Options
-): Layer.Layer<KeyValueStore.KeyValueStore, PlatformError.PlatformError> =>
-  Layer.scoped(internal.tag, internal.make(options))
+): Layer.Layer<KeyValueStore.KeyValueStore | SharedStore.SharedStore, PlatformError.PlatformError> =>
+  Layer.scopedContext(
+    Effect.map(internal.make(options), ({ kv, shared }) =>
+      Context.make(internal.tag, kv).pipe(Context.add(SharedStore.SharedStore, shared)))
+  )

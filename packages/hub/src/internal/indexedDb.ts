@@ -2,7 +2,10 @@ import * as PlatformError from "@effect/platform/Error"
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import type * as SharedStore from "@mcp-effect/core/SharedStore"
 import type * as IndexedDbKeyValueStore from "../IndexedDbKeyValueStore.js"
 
 /** @internal */
@@ -40,10 +43,19 @@ const inTransaction = <A>(
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 
+/** Keys of the `KeyValueStore`: strings. Records of the `SharedStore` have array keys `[collection, id]`, which sort after every string. */
+const keyValueKeys = () => IDBKeyRange.upperBound([], true)
+
+const recordsOf = (collection: string) => IDBKeyRange.bound([collection], [collection, []])
+
 /** @internal */
 export const make = (
   options: IndexedDbKeyValueStore.Options = {}
-): Effect.Effect<KeyValueStore.KeyValueStore, PlatformError.PlatformError, Scope.Scope> =>
+): Effect.Effect<
+  { readonly kv: KeyValueStore.KeyValueStore; readonly shared: SharedStore.Service },
+  PlatformError.PlatformError,
+  Scope.Scope
+> =>
   Effect.gen(function*() {
     const name = options.store ?? "kv"
     const factory = options.factory ?? globalThis.indexedDB
@@ -76,13 +88,78 @@ export const make = (
         (value): Option.Option<string | Uint8Array> =>
           typeof value === "string" || value instanceof Uint8Array ? Option.some(value) : Option.none()
       )
-    return KeyValueStore.make({
+    const kv = KeyValueStore.make({
       get: (key) => Effect.map(read(key), Option.map((v) => typeof v === "string" ? v : decoder.decode(v))),
       getUint8Array: (key) => Effect.map(read(key), Option.map((v) => typeof v === "string" ? encoder.encode(v) : v)),
       set: (key, value) => Effect.asVoid(inTransaction(db, name, "readwrite", "set", (store) => store.put(value, key))),
       remove: (key) => Effect.asVoid(inTransaction(db, name, "readwrite", "remove", (store) => store.delete(key))),
-      clear: Effect.asVoid(inTransaction(db, name, "readwrite", "clear", (store) => store.clear())),
-      size: inTransaction(db, name, "readonly", "size", (store) => store.count()),
+      // the keys only: the shared records are collections of their own
+      clear: Effect.asVoid(inTransaction(db, name, "readwrite", "clear", (store) => store.delete(keyValueKeys()))),
+      size: inTransaction(db, name, "readonly", "size", (store) => store.count(keyValueKeys())),
       has: (key) => Effect.map(inTransaction(db, name, "readonly", "has", (store) => store.count(key)), (n) => n > 0)
     })
+    const channelName = `mcp-effect/${options.database ?? "mcp-effect"}/${name}`
+    const Channel = globalThis.BroadcastChannel
+    // changes go to every other channel of this name: the subscriptions of this tab and of the others
+    const sender = Channel === undefined ? undefined : yield* Effect.acquireRelease(
+      Effect.sync(() => new Channel(channelName)),
+      (channel) => Effect.sync(() => channel.close())
+    )
+    const announce = (collection: string, id: string) =>
+      Effect.sync(() => sender?.postMessage({ collection, id }))
+    const shared: SharedStore.Service = {
+      shared: sender !== undefined,
+      collection: (collection) => ({
+        get: (id) =>
+          Effect.map(
+            inTransaction(db, name, "readonly", "get", (store) => store.get([collection, id]) as IDBRequest<unknown>),
+            (value) => typeof value === "string" ? Option.some(value) : Option.none()
+          ),
+        put: (id, value) =>
+          Effect.zipRight(
+            inTransaction(db, name, "readwrite", "put", (store) => store.put(value, [collection, id])),
+            announce(collection, id)
+          ),
+        remove: (id) =>
+          Effect.zipRight(
+            inTransaction(db, name, "readwrite", "remove", (store) => store.delete([collection, id])),
+            announce(collection, id)
+          ),
+        // keys and values read in one transaction, so that they match
+        list: Effect.suspend(() => {
+          let keys: IDBRequest<Array<IDBValidKey>> | undefined
+          return Effect.map(
+            inTransaction(db, name, "readonly", "list", (store) => {
+              keys = store.getAllKeys(recordsOf(collection))
+              return store.getAll(recordsOf(collection)) as IDBRequest<Array<unknown>>
+            }),
+            (values) =>
+              (keys?.result ?? []).flatMap((key, i) => {
+                const value = values[i]
+                return Array.isArray(key) && typeof key[1] === "string" && typeof value === "string" ?
+                  [[key[1], value] as const] :
+                  []
+              })
+          )
+        }),
+        subscribe: Effect.gen(function*() {
+          const queue = yield* Effect.acquireRelease(Queue.unbounded<string>(), Queue.shutdown)
+          if (Channel !== undefined) {
+            yield* Effect.acquireRelease(
+              Effect.sync(() => {
+                const channel = new Channel(channelName)
+                channel.onmessage = (event: MessageEvent<unknown>) => {
+                  const data = event.data as { readonly collection?: unknown; readonly id?: unknown } | null
+                  if (data?.collection === collection && typeof data.id === "string") Queue.unsafeOffer(queue, data.id)
+                }
+                return channel
+              }),
+              (channel) => Effect.sync(() => channel.close())
+            )
+          }
+          return Stream.fromQueue(queue)
+        })
+      })
+    }
+    return { kv, shared }
   })

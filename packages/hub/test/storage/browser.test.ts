@@ -3,10 +3,12 @@ import "fake-indexeddb/auto"
 import * as BrowserKeyValueStore from "@effect/platform-browser/BrowserKeyValueStore"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { IDBFactory } from "fake-indexeddb"
 import { vi } from "vitest"
 import * as IndexedDbKeyValueStore from "../../src/IndexedDbKeyValueStore.js"
+import { Pair, sharedStoreContract } from "../../../core/test/sharedStore/contract.js"
 import { keyValueContract } from "./contract.js"
 
 keyValueContract("browser localStorage", BrowserKeyValueStore.layerLocalStorage, { large: false })
@@ -30,3 +32,18 @@ describe("IndexedDbKeyValueStore", () => {
       expect(error._tag).toBe("BadArgument")
     }))
 })
+
+// the SharedStore contract on IndexedDB: two instances on one database, as two tabs have
+sharedStoreContract(
+  "browser IndexedDB",
+  Layer.scoped(
+    Pair,
+    Effect.suspend(() => {
+      const factory = new IDBFactory()
+      return Effect.all({
+        a: IndexedDbKeyValueStore.makeShared({ factory, database: "shared" }),
+        b: IndexedDbKeyValueStore.makeShared({ factory, database: "shared" })
+      })
+    })
+  )
+)

@@ -111,24 +111,25 @@ export const make = (
 
     /** Follows a record another process (or this one) changed: the store is the truth. */
     const follow = (id: string) =>
-      lock.withPermits(1)(
-        calls.get(id).pipe(
-          Effect.flatMap(Option.match({
-            onNone: () =>
-              Effect.suspend(() => {
-                known.delete(id)
-                return SubscriptionRef.update(ref, (list) => list.some((r) => r.id === id) ? list.filter((r) => r.id !== id) : list)
-              }),
-            onSome: (text) =>
-              known.get(id) === text ? Effect.void : Effect.flatMap(decode(id, text), Option.match({
-                onNone: () => Effect.void,
-                onSome: (record) => SubscriptionRef.update(ref, (list) => upsert(list, record).slice(-retention))
-              }))
-          })),
-          Effect.catchAll(warn(`read record ${id}`))
-        )
+      calls.get(id).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () =>
+            Effect.suspend(() => {
+              known.delete(id)
+              return SubscriptionRef.update(ref, (list) => list.some((r) => r.id === id) ? list.filter((r) => r.id !== id) : list)
+            }),
+          onSome: (text) =>
+            known.get(id) === text ? Effect.void : Effect.flatMap(decode(id, text), Option.match({
+              onNone: () => Effect.void,
+              onSome: (record) => SubscriptionRef.update(ref, (list) => upsert(list, record).slice(-retention))
+            }))
+        })),
+        Effect.catchAll(warn(`read record ${id}`))
       )
-    yield* Effect.forkScoped(Stream.runForEach(changed, follow))
+    // the changes that arrived together, each record read once
+    yield* Effect.forkScoped(
+      Stream.runForEachChunk(changed, (ids) => lock.withPermits(1)(Effect.forEach(new Set(ids), follow, { discard: true })))
+    )
 
     let sequence = 0
     const newId = Effect.zipWith(

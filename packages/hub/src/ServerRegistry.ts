@@ -180,7 +180,11 @@ export const defaultStoreKey = "mcp-effect/hub/servers"
  * Like `make`, with the registry's changes (servers added, removed, enabled,
  * disabled) kept in the `KeyValueStore` on top of `servers`: a later start
  * with the same `servers` comes back as it was left. Configs are stored
- * schema-encoded with `${VAR}` references unexpanded.
+ * schema-encoded with `${VAR}` references unexpanded, one record per server
+ * changed (a `SharedStore` collection named `key`): with the context's
+ * `SharedStore` (the file, IndexedDB and Redis stores), registries of several
+ * processes change their servers at once without losing any, and each
+ * follows the others' changes live.
  *
  * @since 0.2.0
  * @category constructors

@@ -23,6 +23,21 @@ describe("IndexedDbKeyValueStore", () => {
       expect(read).toEqual(Option.some("v"))
     }))
 
+  it.effect("the shared records are apart from the keys: clear and size see the keys only", () =>
+    Effect.gen(function*() {
+      const factory = new IDBFactory()
+      yield* Effect.scoped(Effect.gen(function*() {
+        const kv = yield* IndexedDbKeyValueStore.make({ factory })
+        const records = (yield* IndexedDbKeyValueStore.makeShared({ factory })).collection("c")
+        yield* kv.set("k", "v")
+        yield* records.put("k", "record")
+        expect(yield* kv.size).toBe(1)
+        expect(yield* kv.get("k")).toEqual(Option.some("v"))
+        yield* kv.clear
+        expect(yield* records.list).toEqual([["k", "record"]])
+      }))
+    }))
+
   it.effect("without IndexedDB, building fails typed", () =>
     Effect.gen(function*() {
       vi.stubGlobal("indexedDB", undefined)

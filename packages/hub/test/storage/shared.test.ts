@@ -30,6 +30,21 @@ sharedStoreContract(
 
 const modeOf = (path: string) => Fs.statSync(path).mode & 0o777
 
+describe("NodeFileKeyValueStore", () => {
+  it.scoped("the shared records are apart from the keys: clear and size see the keys only", () =>
+    Effect.gen(function*() {
+      const context = yield* Layer.build(NodeFileKeyValueStore.layer(tmp("apart")))
+      const kv = Context.get(context, KeyValueStore.KeyValueStore)
+      const records = Context.get(context, SharedStore.SharedStore).collection("c")
+      yield* kv.set("k", "v")
+      yield* records.put("k", "record")
+      expect(yield* kv.size).toBe(1)
+      yield* kv.clear
+      expect(yield* kv.size).toBe(0)
+      expect(yield* records.list).toEqual([["k", "record"]])
+    }))
+})
+
 describe("NodeFileKeyValueStore file modes", () => {
   it.scoped("a new directory is 0700 and every file written in it 0600, records included", () =>
     Effect.gen(function*() {

@@ -121,7 +121,13 @@ export const make = (
           onSome: (text) =>
             known.get(id) === text ? Effect.void : Effect.flatMap(decode(id, text), Option.match({
               onNone: () => Effect.void,
-              onSome: (record) => SubscriptionRef.update(ref, (list) => upsert(list, record).slice(-retention))
+              onSome: (record) =>
+                SubscriptionRef.update(ref, (list) => {
+                  const all = upsert(list, record)
+                  // beyond the retention: forgotten here too (the process that started it removes it from the store)
+                  for (const dropped of all.slice(0, Math.max(0, all.length - retention))) known.delete(dropped.id)
+                  return all.slice(-retention)
+                })
             }))
         })),
         Effect.catchAll(warn(`read record ${id}`))

@@ -6,9 +6,6 @@ import { RedisClient, type RedisError } from "../RedisClient.js"
 import type * as RedisKeyValueStore from "../RedisKeyValueStore.js"
 
 /** @internal */
-export const tag = KeyValueStore.KeyValueStore
-
-/** @internal */
 export const toPlatform = (method: string) => (error: RedisError) =>
   new PlatformError.SystemError({
     reason: "Unknown",

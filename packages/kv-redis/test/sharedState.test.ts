@@ -30,9 +30,10 @@ const worker = (env: Record<string, string>): Effect.Effect<Worker, never, Scope
   Effect.gen(function*() {
     const child = yield* Effect.acquireRelease(
       Effect.sync(() =>
+        // node itself (not the tsx wrapper), so that the kill below reaches the worker
         spawn(
-          Path.join(root, "node_modules/.bin/tsx"),
-          ["--conditions=@mcp-effect/source", "packages/kv-redis/test/fixtures/sharedWorker.ts"],
+          process.execPath,
+          ["--import", "tsx", "--conditions=@mcp-effect/source", "packages/kv-redis/test/fixtures/sharedWorker.ts"],
           { cwd: root, env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "inherit"] }
         )
       ),

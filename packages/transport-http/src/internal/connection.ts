@@ -170,15 +170,18 @@ const connect = (
 
     const send = (message: JsonRpc.Message): Effect.Effect<void, McpTransport.ConnectionError> =>
       Effect.suspend(() => {
-        // a request the session gave up on (`sendNow`) whose POST the server has not taken yet: the POST is
-        // aborted, as a send interrupted while it waits is (the notice still goes out)
+        // a request the session gave up on: a POST the server has not taken yet is aborted, as a send interrupted
+        // while it waits is, and the response stream of one it took is closed, freeing its HTTP connection before
+        // the notice needs one (the notice still goes out)
         if ("method" in message && message.method === "notifications/cancelled") sends.abandon(message.params?.requestId)
         if (state.failure !== undefined) return Effect.fail(state.failure)
         // protocol 2026-07-28 cancels a request by closing its response stream, with no message
         if (Modern.isCancellation(ctx.era, message)) return Modern.cancel(ctx.era, message)
         // the one message read by name: a failed initialize ends the connection, its answer carries the
         // session id, and it is what falls back to HTTP+SSE
-        return sends.run(post(message, JsonRpc.isRequest(message) && message.method === "initialize"))
+        const isRequest = JsonRpc.isRequest(message)
+        // (a request's send is found by its id when the session cancels it)
+        return sends.run(post(message, isRequest && message.method === "initialize"), isRequest ? message.id : undefined)
       })
 
     // a request's POST started from the caller's code, with no fiber of the session's own to wait for it

@@ -64,8 +64,6 @@ export const keyOf = (server: string | SessionStore.ServerIdentity): Effect.Effe
     Effect.map(digest(endpoint), (hash) => hash === undefined ? undefined : `${name}@${hash}`)
 }
 
-const eras: ReadonlyArray<string> = ["legacy", "modern"] satisfies ReadonlyArray<SessionStore.Era>
-
 /** @internal */
 export const make = (
   store: KeyValueStore.KeyValueStore,
@@ -137,7 +135,7 @@ export const make = (
       keyed(server, Option.none(), (id) =>
         store.get(`${prefix}era/${id}`).pipe(
           // (anything else stored there is no era: the session probes)
-          Effect.map(Option.filter((text): text is SessionStore.Era => eras.includes(text))),
+          Effect.map(Option.filter((text): text is SessionStore.Era => text === "legacy" || text === "modern")),
           Effect.mapError(failed(server, "get"))
         )),
     setEra: (server, era) =>

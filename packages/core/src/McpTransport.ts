@@ -169,6 +169,16 @@ export class McpTransport extends Context.Tag("@mcp-effect/core/McpTransport")<
   McpTransport,
   {
     readonly connections: Stream.Stream<Connection, McpError.TransportError>
+    /**
+     * Where the transport reaches the server (Streamable HTTP: its URL), so
+     * that what is stored for a server (`SessionStore`) is only ever used
+     * with the same server. It may carry secrets (an API key in a query
+     * string): it is only hashed, never logged. Transports without one are
+     * known by the server's name alone.
+     *
+     * @since 0.3.0
+     */
+    readonly endpoint?: string | undefined
   }
 >() {}
 

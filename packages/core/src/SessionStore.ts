@@ -1,12 +1,15 @@
 /**
- * Keeps, per server, what a session needs to continue after the app
- * restarts: the negotiated protocol version, server info and capabilities,
+ * Keeps, per server identity (its name in the app and where the transport
+ * reaches it: see `ServerIdentity`), what a session needs to continue after
+ * the app restarts: the negotiated protocol version, server info and capabilities,
  * the server's session id, the last event id of the server's stream, the
  * resource subscriptions and the log level. A session started with a
  * `server` name and a `SessionStore` in the context resumes the stored
  * session instead of initializing a new one (when the transport can: see
  * `McpTransport.Resumption`), saves it once it is ready, and removes it
  * when it is closed on purpose. A crash or a reload leaves it in place.
+ * It also remembers the protocol era each server spoke (`Era`), so later
+ * sessions do not probe a 2025 server with `server/discover` again.
  *
  * Backed by `@effect/platform`'s `KeyValueStore`: `layerMemory` here,
  * `NodeKeyValueStore.layerFileSystem`, `BrowserKeyValueStore.layerLocalStorage`
@@ -51,6 +54,35 @@ export const Stored = /* @__PURE__ */ Schema.Struct({
 export type Stored = typeof Stored.Type
 
 /**
+ * Who a stored session belongs to: the server's name in the app and its
+ * `endpoint`, where the transport reaches it (Streamable HTTP: the URL;
+ * `McpTransport`'s `endpoint`). A session is only ever offered back to the
+ * same name *and* endpoint, so a server name moved to another URL never
+ * sends the old `Mcp-Session-Id` or `Last-Event-ID` there. The endpoint may
+ * carry secrets (an API key in the query string): it is only hashed
+ * (SHA-256) into the key, never stored or logged. A plain string is a name
+ * without an endpoint.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface ServerIdentity {
+  readonly name: string
+  readonly endpoint?: string | undefined
+}
+
+/**
+ * The protocol era a server spoke last: `"legacy"` (2025 revisions, opened
+ * with `initialize`) or `"modern"` (2026-07-28, `server/discover`). A
+ * session tries it first; when it fails, it probes as usual and remembers
+ * what it found.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type Era = "legacy" | "modern"
+
+/**
  * The store could not be read or written, or held something that is not a
  * stored session.
  *
@@ -72,9 +104,22 @@ export class SessionStoreError extends Schema.TaggedError<SessionStoreError>("@m
  * @category models
  */
 export interface Service {
-  readonly get: (server: string) => Effect.Effect<Option.Option<Stored>, SessionStoreError>
-  readonly set: (server: string, stored: Stored) => Effect.Effect<void, SessionStoreError>
-  readonly remove: (server: string) => Effect.Effect<void, SessionStoreError>
+  readonly get: (server: string | ServerIdentity) => Effect.Effect<Option.Option<Stored>, SessionStoreError>
+  readonly set: (server: string | ServerIdentity, stored: Stored) => Effect.Effect<void, SessionStoreError>
+  /** Removes the stored session (not the remembered era). */
+  readonly remove: (server: string | ServerIdentity) => Effect.Effect<void, SessionStoreError>
+  /**
+   * The era the server spoke last, if known.
+   *
+   * @since 0.3.0
+   */
+  readonly getEra: (server: string | ServerIdentity) => Effect.Effect<Option.Option<Era>, SessionStoreError>
+  /**
+   * Remembers the era the server spoke.
+   *
+   * @since 0.3.0
+   */
+  readonly setEra: (server: string | ServerIdentity, era: Era) => Effect.Effect<void, SessionStoreError>
 }
 
 /**
@@ -88,7 +133,11 @@ export class SessionStore extends Context.Tag("@mcp-effect/core/SessionStore")<S
  * @category models
  */
 export interface Options {
-  /** Prepended to the server name to make the key. Default `"mcp-effect/session/"`. */
+  /**
+   * Prepended to the server name to make the key (then `@` and a hash of the
+   * endpoint, when there is one). The era is kept under `prefix` + `era/` + the
+   * same. Default `"mcp-effect/session/"`.
+   */
   readonly prefix?: string | undefined
   /**
    * An AES-GCM key (WebCrypto) to seal the session id with before it is
@@ -103,7 +152,10 @@ export interface Options {
 
 /**
  * A store over a `KeyValueStore`, each session a schema-encoded JSON value
- * under `prefix` + the server name.
+ * under `prefix` + the server name + `@` + the first 32 hex digits of the
+ * SHA-256 of its endpoint. Where WebCrypto is missing (a browser page on an
+ * insecure origin) an identity with an endpoint cannot be hashed: nothing is
+ * stored for it and nothing is read.
  *
  * @since 0.2.0
  * @category constructors

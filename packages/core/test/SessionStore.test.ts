@@ -98,6 +98,45 @@ for (const [name, backend] of backends) {
         })
       ))
 
+    it.effect("keys a session by the server's name and endpoint: the same name at another URL finds nothing, and no key holds the URL", () =>
+      run((store, kv) =>
+        Effect.gen(function*() {
+          const here = { name: "docs", endpoint: "https://mcp.example.com/mcp?api_key=k-123" }
+          const there = { name: "docs", endpoint: "https://other.example.net/mcp" }
+          yield* store.set(here, record())
+          expect(Option.isSome(yield* store.get(here))).toBe(true)
+          expect(yield* store.get(there)).toEqual(Option.none())
+          expect(yield* store.get("docs")).toEqual(Option.none())
+          yield* store.setEra(here, "legacy")
+          expect(yield* store.getEra(there)).toEqual(Option.none())
+          // the key is the name and a hash of the endpoint: neither the URL nor its API key
+          const hash = yield* Effect.promise(() =>
+            globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(here.endpoint))
+          )
+          const hex = Buffer.from(hash).toString("hex").slice(0, 32)
+          expect(Option.isSome(yield* kv.get(`mcp-effect/session/docs@${hex}`))).toBe(true)
+          expect(yield* kv.get(`mcp-effect/session/era/docs@${hex}`)).toEqual(Option.some("legacy"))
+          expect(yield* kv.size).toBe(2)
+          yield* store.remove(here)
+          expect(yield* store.get(here)).toEqual(Option.none())
+        })
+      ))
+
+    it.effect("remembers the era per server identity, apart from the session (removing the session keeps it)", () =>
+      run((store) =>
+        Effect.gen(function*() {
+          const server = { name: "files", endpoint: "http://127.0.0.1:3000/mcp" }
+          expect(yield* store.getEra(server)).toEqual(Option.none())
+          yield* store.setEra(server, "legacy")
+          yield* store.set(server, record())
+          yield* store.remove(server)
+          expect(yield* store.getEra(server)).toEqual(Option.some("legacy"))
+          yield* store.setEra(server, "modern")
+          expect(yield* store.getEra(server)).toEqual(Option.some("modern"))
+          expect(yield* store.getEra({ name: "files" })).toEqual(Option.none())
+        })
+      ))
+
     it.effect("keeps the session id redacted in memory", () =>
       run((store) =>
         Effect.gen(function*() {

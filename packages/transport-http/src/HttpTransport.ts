@@ -158,7 +158,8 @@ export const make = (
       yield* Effect.serviceOption(HttpAuth.HttpAuth),
       Option.isSome(requestHeaders) ? requestHeaders.value : yield* RequestHeaders.make
     )
-    return { connections }
+    // (the URL, for what a SessionStore keeps: only ever hashed, as it may carry an API key)
+    return { connections, endpoint: new URL(options.url).href }
   })
 
 /**

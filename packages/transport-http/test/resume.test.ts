@@ -49,8 +49,11 @@ const storeDir = Effect.acquireRelease(
 
 const fileStore = (dir: string) => SessionStore.layer().pipe(Layer.provide(NodeKeyValueStore.layerFileSystem(dir)))
 
-const stored = (dir: string) =>
-  Effect.flatMap(SessionStore.SessionStore, (store) => store.get("fixture")).pipe(Effect.provide(fileStore(dir)))
+/** The session stored for the server named "fixture" at `url` (sessions are kept per name and URL). */
+const stored = (dir: string, url: string) =>
+  Effect.flatMap(SessionStore.SessionStore, (store) => store.get({ name: "fixture", endpoint: url })).pipe(
+    Effect.provide(fileStore(dir))
+  )
 
 /** The client process of `fixtures/resumingClient.ts`, killed (SIGKILL: no DELETE, no cleanup) by `crash`. */
 const startClientProcess = (url: string, dir: string) =>
@@ -117,11 +120,11 @@ const crashAfterOneEvent = (server: SdkServer, dir: string) =>
     // the id of the event carrying `one` is in the store before the crash
     for (let i = 0; i < 1000; i++) {
       // the file may be read half-written
-      const record = yield* Effect.orElseSucceed(stored(dir), () => Option.none())
+      const record = yield* Effect.orElseSucceed(stored(dir, server.url), () => Option.none())
       if (Option.isSome(record) && record.value.lastEventIds.get === server.lastGetEventId()) break
       yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
     }
-    const record = yield* Effect.flatten(stored(dir))
+    const record = yield* Effect.flatten(stored(dir, server.url))
     expect(record.lastEventIds.get).toBe(server.lastGetEventId())
     expect(record.loggingLevel).toBe("info")
     yield* first.crash
@@ -182,7 +185,7 @@ describe("sessions that survive a restart", () => {
       // closing on purpose ends the session on the server and forgets it here
       yield* Scope.close(scope, Exit.void)
       expect(server.requests.at(-1)?.method).toBe("DELETE")
-      expect(yield* stored(dir)).toEqual(Option.none())
+      expect(yield* stored(dir, server.url)).toEqual(Option.none())
     }), 60_000)
 
   it.scopedLive("a server that forgot the session gets a new one", () =>
@@ -201,7 +204,7 @@ describe("sessions that survive a restart", () => {
       expect(init.restored).toBeUndefined()
       expect(initializes(server)).toBe(2)
       expect((yield* client.listTools).map((t) => t.name)).toContain("echo")
-      const record = yield* Effect.flatten(stored(dir))
+      const record = yield* Effect.flatten(stored(dir, server.url))
       expect(Redacted.value(record.sessionId)).not.toBe(oldId)
       expect(server.requests.at(-1)?.headers["mcp-session-id"]).toBe(Redacted.value(record.sessionId))
     }), 60_000)
@@ -212,6 +215,6 @@ describe("sessions that survive a restart", () => {
       const dir = yield* storeDir
       const client = Context.get(yield* Layer.build(resumingClient(server.url, dir, [])), McpClient.McpClient)
       yield* client.listTools
-      expect(yield* stored(dir)).toEqual(Option.none())
+      expect(yield* stored(dir, server.url)).toEqual(Option.none())
     }))
 })

@@ -31,6 +31,10 @@ export interface Resumer {
   ) => Effect.Effect<A, E>
   /** Removes the stored session: the session is closed on purpose. */
   readonly forget: Effect.Effect<void>
+  /** The era the server spoke last (stored per server identity), if known. */
+  readonly era: SessionStore.Era | undefined
+  /** Remembers the era the server spoke (stored when it changed). */
+  readonly rememberEra: (era: SessionStore.Era) => Effect.Effect<void>
 }
 
 const getStream = "get"
@@ -40,14 +44,23 @@ const none: Resumer = {
   connected: () => undefined,
   ready: () => Effect.void,
   track: (_method, _params, effect) => effect,
-  forget: Effect.void
+  forget: Effect.void,
+  era: undefined,
+  rememberEra: () => Effect.void
 }
 
-/** @internal */
-export const make = (server: string | undefined): Effect.Effect<Resumer, never, Scope.Scope> =>
+/**
+ * `name`: the server's name in the app (nothing is stored without one);
+ * `endpoint`: where the transport reaches it (`McpTransport`'s `endpoint`):
+ * what is stored is keyed by both.
+ *
+ * @internal
+ */
+export const make = (name: string | undefined, endpoint: string | undefined): Effect.Effect<Resumer, never, Scope.Scope> =>
   Effect.gen(function*() {
     const found = yield* Effect.serviceOption(SessionStore.SessionStore)
-    if (server === undefined || Option.isNone(found)) return none
+    if (name === undefined || Option.isNone(found)) return none
+    const server: SessionStore.ServerIdentity = { name, endpoint }
     const store = found.value
     const scope = yield* Effect.scope
     const lock = yield* Effect.makeSemaphore(1)
@@ -55,6 +68,7 @@ export const make = (server: string | undefined): Effect.Effect<Resumer, never, 
       yield* Effect.catchAll(store.get(server), (error) =>
         Effect.as(Effect.logWarning("mcp: ignored the stored session", error.message), Option.none()))
     )
+    let era = Option.getOrUndefined(yield* Effect.orElseSucceed(store.getEra(server), Option.none))
     let sessionId: Redacted.Redacted<string> | undefined
     let lastEventIds: Record<string, string> = {}
     let subscriptions = new Set<string>()
@@ -98,6 +112,16 @@ export const make = (server: string | undefined): Effect.Effect<Resumer, never, 
     })
 
     const resumer: Resumer = {
+      era,
+      rememberEra: (spoken) =>
+        Effect.suspend(() => {
+          if (spoken === era) return Effect.void
+          era = spoken
+          // (written when it changed, at most once per server and era: a session closed at once still keeps it)
+          return store.setEra(server, spoken).pipe(
+            Effect.catchAll((error) => Effect.logWarning("mcp: could not store the era", error.message))
+          )
+        }),
       handoff: {
         resume: Effect.sync(() =>
           offer === undefined ? undefined : {

@@ -208,14 +208,18 @@ export const make = (
       initialize: Pending.toMillis("initializeTimeout", options.initializeTimeout ?? Duration.seconds(30)),
       offer: Negotiation.offerOf(options)
     })
+    // (what the store keeps is keyed by the server's name and where the transport reaches it)
+    const resumer = yield* Resumer.make(options.server, transport.endpoint)
     const handshake = EraHandshake.make({
       offer: Either.isRight(timing) ? timing.right.offer : { modern: [], legacy: McpSchema.LATEST_PROTOCOL_VERSION },
       capabilities: options.capabilities ?? {},
       clientInfo: options.clientInfo,
-      timeout: Duration.millis((Either.isRight(timing) ? timing.right.initialize : undefined) ?? 30_000)
+      timeout: Duration.millis((Either.isRight(timing) ? timing.right.initialize : undefined) ?? 30_000),
+      // at most one failing probe per server: the era it spoke is remembered across sessions
+      spoken: resumer.era,
+      onSpoken: resumer.rememberEra
     })
     const polling = Option.getOrElse(yield* Effect.serviceOption(TaskPolling.TaskPolling), () => TaskPolling.defaults)
-    const resumer = yield* Resumer.make(options.server)
     const table = yield* Pending.make({
       clock,
       defaultIdle: Either.isRight(timing) ? timing.right.idle : undefined,

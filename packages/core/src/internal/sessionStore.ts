@@ -38,6 +38,32 @@ const unseal = (key: CryptoKey, value: string): Effect.Effect<string, Error> =>
     })
   })
 
+const hexDigits = 32
+
+/** The first 32 hex digits of the SHA-256 of `text`; `undefined` without WebCrypto. */
+const digest = (text: string): Effect.Effect<string | undefined> =>
+  globalThis.crypto?.subtle === undefined ? Effect.succeed(undefined) : Effect.tryPromise(async () => {
+    const hash = new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)))
+    return Encoding.encodeHex(hash).slice(0, hexDigits)
+  }).pipe(Effect.orElseSucceed(() => undefined))
+
+/** A name and an endpoint (or a bare name). */
+const identityOf = (server: string | SessionStore.ServerIdentity): SessionStore.ServerIdentity =>
+  typeof server === "string" ? { name: server } : server
+
+/**
+ * The key suffix of a server: its name, and a hash of its endpoint (never the endpoint: it may carry an
+ * API key); `undefined` when the endpoint cannot be hashed (then nothing is stored or read).
+ *
+ * @internal
+ */
+export const keyOf = (server: string | SessionStore.ServerIdentity): Effect.Effect<string | undefined> => {
+  const { endpoint, name } = identityOf(server)
+  return endpoint === undefined ?
+    Effect.succeed(name) :
+    Effect.map(digest(endpoint), (hash) => hash === undefined ? undefined : `${name}@${hash}`)
+}
+
 /** @internal */
 export const make = (
   store: KeyValueStore.KeyValueStore,
@@ -49,13 +75,23 @@ export const make = (
   const json = Schema.parseJson(SessionStore.Stored)
   const encode = Schema.encode(json)
   const decode = Schema.decodeUnknown(json)
-  const failed = (server: string, operation: "get" | "set" | "remove") => (cause: { readonly message: string }) =>
-    new SessionStore.SessionStoreError({
-      server,
+  // (errors name the server by its name: never its endpoint)
+  const failed = (server: string | SessionStore.ServerIdentity, operation: "get" | "set" | "remove") =>
+  (cause: { readonly message: string }) => {
+    const { name } = identityOf(server)
+    return new SessionStore.SessionStoreError({
+      server: name,
       operation,
-      message: `could not ${operation} the stored session of ${JSON.stringify(server)}: ${cause.message}`,
+      message: `could not ${operation} the stored session of ${JSON.stringify(name)}: ${cause.message}`,
       cause
     })
+  }
+  /** runs `use` with the key of `server`, or gives `orElse` when it has none */
+  const keyed = <A, E>(
+    server: string | SessionStore.ServerIdentity,
+    orElse: A,
+    use: (key: string) => Effect.Effect<A, E>
+  ): Effect.Effect<A, E> => Effect.flatMap(keyOf(server), (key) => key === undefined ? Effect.succeed(orElse) : use(key))
   const sealed = (stored: SessionStore.Stored) =>
     key === undefined ? Effect.succeed(stored) : Effect.map(
       seal(key, Redacted.value(stored.sessionId)),
@@ -72,7 +108,7 @@ export const make = (
   }
   return {
     get: (server) =>
-      store.get(prefix + server).pipe(
+      keyed(server, Option.none(), (id) => store.get(prefix + id).pipe(
         Effect.mapError(failed(server, "get")),
         Effect.flatMap(Option.match({
           onNone: () => Effect.succeedNone,
@@ -80,18 +116,29 @@ export const make = (
           onSome: (text) =>
             decode(text).pipe(Effect.flatMap(opened), Effect.asSome, Effect.mapError(failed(server, "get")))
         }))
-      ),
+      )),
     set: (server, stored) =>
-      sealed(stored).pipe(
-        Effect.flatMap(encode),
-        Effect.flatMap((text) => store.set(prefix + server, text)),
-        Effect.mapError(failed(server, "set"))
-      ),
+      keyed(server, undefined, (id) =>
+        sealed(stored).pipe(
+          Effect.flatMap(encode),
+          Effect.flatMap((text) => store.set(prefix + id, text)),
+          Effect.mapError(failed(server, "set"))
+        )),
     remove: (server) =>
-      store.remove(prefix + server).pipe(
-        // nothing stored is removed already (the file store reports it, the others do not)
-        Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "NotFound", () => Effect.void),
-        Effect.mapError(failed(server, "remove"))
-      )
+      keyed(server, undefined, (id) =>
+        store.remove(prefix + id).pipe(
+          // nothing stored is removed already (the file store reports it, the others do not)
+          Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "NotFound", () => Effect.void),
+          Effect.mapError(failed(server, "remove"))
+        )),
+    getEra: (server) =>
+      keyed(server, Option.none(), (id) =>
+        store.get(`${prefix}era/${id}`).pipe(
+          // (anything else stored there is no era: the session probes)
+          Effect.map(Option.filter((text): text is SessionStore.Era => text === "legacy" || text === "modern")),
+          Effect.mapError(failed(server, "get"))
+        )),
+    setEra: (server, era) =>
+      keyed(server, undefined, (id) => store.set(`${prefix}era/${id}`, era).pipe(Effect.mapError(failed(server, "set"))))
   }
 }

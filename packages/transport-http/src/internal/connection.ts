@@ -25,9 +25,11 @@ import {
   type ExchangeError,
   type Execute,
   httpError,
+  isUnreachable,
   makeExecute,
   readLimited
 } from "./exchange.js"
+import * as Expiry from "./expiry.js"
 import * as Inbound from "./inbound.js"
 import * as Legacy from "./legacy.js"
 import * as Modern from "./modern.js"
@@ -114,11 +116,11 @@ const connect = (
           if (state.failure === undefined) state.failure = error
           return Effect.zipRight(inbound.fail(error), sends.failWaiting(state.failure))
         }),
-      expire: (what) =>
+      expire: (what, status) =>
         Effect.suspend(() => {
           state.sessionId = undefined
           const error = new McpError.SessionExpired({
-            message: `${config.description} no longer knows the session (HTTP 404 on ${what})`
+            message: `${config.description} no longer knows the session (HTTP ${status} on ${what})`
           })
           return Effect.as(ctx.fail(error), error)
         }),
@@ -170,15 +172,18 @@ const connect = (
 
     const send = (message: JsonRpc.Message): Effect.Effect<void, McpTransport.ConnectionError> =>
       Effect.suspend(() => {
-        // a request the session gave up on (`sendNow`) whose POST the server has not taken yet: the POST is
-        // aborted, as a send interrupted while it waits is (the notice still goes out)
+        // a request the session gave up on: a POST the server has not taken yet is aborted, as a send interrupted
+        // while it waits is, and the response stream of one it took is closed, freeing its HTTP connection before
+        // the notice needs one (the notice still goes out)
         if ("method" in message && message.method === "notifications/cancelled") sends.abandon(message.params?.requestId)
         if (state.failure !== undefined) return Effect.fail(state.failure)
         // protocol 2026-07-28 cancels a request by closing its response stream, with no message
         if (Modern.isCancellation(ctx.era, message)) return Modern.cancel(ctx.era, message)
         // the one message read by name: a failed initialize ends the connection, its answer carries the
         // session id, and it is what falls back to HTTP+SSE
-        return sends.run(post(message, JsonRpc.isRequest(message) && message.method === "initialize"))
+        const isRequest = JsonRpc.isRequest(message)
+        // (a request's send is found by its id when the session cancels it)
+        return sends.run(post(message, isRequest && message.method === "initialize"), isRequest ? message.id : undefined)
       })
 
     // a request's POST started from the caller's code, with no fiber of the session's own to wait for it
@@ -308,7 +313,8 @@ const postStreamable = (
               Effect.zipRight(postWithRetry(retries + 1))
             )
           }))
-    const post = postWithRetry(0)
+    // a message that cannot reach the server ends the connection (the session reconnects on its schedule)
+    const post = Effect.tapError(postWithRetry(0), (error) => isUnreachable(error) ? ctx.fail(error) : Effect.void)
     const response = yield* (total === undefined ? post : Effect.timeoutFail(post, {
       duration: total,
       onTimeout: () => totalTimeout(config, total)
@@ -366,16 +372,23 @@ const postStreamable = (
     }
     if (status === 404 && hadSession) {
       yield* discard(config, response)
-      return yield* Effect.flip(ctx.expire(`a POST of ${describeMessage(message)}`))
+      return yield* Effect.flip(ctx.expire(`a POST of ${describeMessage(message)}`, status))
     }
     // a JSON-RPC error for this request is its answer: no fallback, no retry
     const mayAnswer = requestId !== undefined && status !== 429 && status !== 503 && bodyKind(response.headers) === "json"
-    const answer = mayAnswer ? yield* errorAnswer(config, response, requestId) : undefined
+    // (a 400 to a message of a session may say the server forgot it)
+    const errorBody = mayAnswer || (status === 400 && hadSession) ?
+      yield* Expiry.readErrorBody(config, response, "post") :
+      undefined
+    if (status === 400 && hadSession && errorBody !== undefined && Expiry.saysSessionUnknown(errorBody)) {
+      return yield* Effect.flip(ctx.expire(`a POST of ${describeMessage(message)}`, status))
+    }
+    const answer = mayAnswer ? errorAnswer(errorBody, requestId) : undefined
     // before a modern server accepted anything, only a modern error answers: any other 4xx means a legacy server
     if (answer !== undefined && (modern === undefined || Modern.isAnswer(ctx.era, status, answer))) {
       return yield* ctx.deliver([answer])
     }
-    if (!mayAnswer) yield* discard(config, response) // else errorAnswer read the body already
+    if (!mayAnswer && !(status === 400 && hadSession)) yield* discard(config, response) // else it was read already
     if (initialize && config.fallbackToSse && (status === 400 || status === 404 || status === 405)) {
       const endpoint = yield* Legacy.open(ctx).pipe(
         Effect.mapError((error) =>
@@ -408,29 +421,19 @@ interface Shared {
 }
 
 /**
- * Reads a (small) error body; when it is a JSON-RPC error response for
- * `id` (or with a `null` id, as servers answer when they could not read
- * the id), returns it addressed to `id`.
+ * When a (small) error body is a JSON-RPC error response for `id` (or with
+ * a `null` id, as servers answer when they could not read the id), returns
+ * it addressed to `id`.
  */
-const errorAnswer = (
-  config: Config,
-  response: HttpClientResponse.HttpClientResponse,
-  id: JsonRpc.RequestId
-): Effect.Effect<JsonRpc.Failure | undefined> =>
-  readLimited(config, response, errorBodyBytes, "post").pipe(
-    Effect.map((body) => {
-      if (Option.isNone(body)) return undefined
-      const messages = JsonRpc.decode(body.value, errorBodyBytes)
-      if (messages.length !== 1) return undefined
-      const message = messages[0]!
-      if (JsonRpc.isMalformed(message) || !JsonRpc.isFailure(message)) return undefined
-      if (message.id !== id && message.id !== null) return undefined
-      return { ...message, id }
-    }),
-    Effect.orElseSucceed(() => undefined)
-  )
-
-const errorBodyBytes = 64 * 1024
+const errorAnswer = (body: string | undefined, id: JsonRpc.RequestId): JsonRpc.Failure | undefined => {
+  if (body === undefined) return undefined
+  const messages = JsonRpc.decode(body, Expiry.errorBodyBytes)
+  if (messages.length !== 1) return undefined
+  const message = messages[0]!
+  if (JsonRpc.isMalformed(message) || !JsonRpc.isFailure(message)) return undefined
+  if (message.id !== id && message.id !== null) return undefined
+  return { ...message, id }
+}
 
 const describeMessage = (message: JsonRpc.Message): string =>
   "method" in message ? message.method : "a response"

@@ -45,8 +45,8 @@ export interface Ctx {
   readonly deliverNow: (items: ReadonlyArray<JsonRpc.Incoming>) => boolean
   /** ends the connection: `incoming` fails with the error */
   readonly fail: (error: McpTransport.ConnectionError) => Effect.Effect<void>
-  /** the server forgot the session: drops the id and ends the connection */
-  readonly expire: (what: string) => Effect.Effect<McpError.SessionExpired>
+  /** the server forgot the session (it answered `status`: 404, or 400 saying so): drops the id and ends the connection */
+  readonly expire: (what: string, status: number) => Effect.Effect<McpError.SessionExpired>
   /** `MCP-Session-Id` and `MCP-Protocol-Version` when known */
   readonly sessionHeaders: () => Record<string, string>
   /** reports what a later resume of the session needs (see `McpTransport.Resumption`) */

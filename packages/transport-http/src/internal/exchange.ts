@@ -72,6 +72,19 @@ const causeText = (u: unknown): string => {
 export const describeFailure = (error: { readonly reason?: unknown; readonly cause?: unknown }): string =>
   `${String(error.reason ?? "Error")} (${causeText(error.cause)})`
 
+/**
+ * A request that did not reach the server at all (refused, reset, no route,
+ * a browser's "Failed to fetch"): the server is gone or unreachable, which a
+ * connection must not outlive (its state would say Ready while nothing
+ * works). A missing answer (`phase: "connect"`, the headers timeout) and a
+ * refused first request of protocol 2026-07-28 (which tells the era) are not.
+ *
+ * @internal
+ */
+export const isUnreachable = (error: ExchangeError): boolean =>
+  error._tag === "TransportError" && error.reason === "Connect" && error.phase !== "connect" &&
+  error.phase !== "options" && error.phase !== Blocked.modernProbePhase
+
 /** @internal */
 export const httpError = (config: Config, phase: string, status: number, method: string): McpError.TransportError =>
   new McpError.TransportError({

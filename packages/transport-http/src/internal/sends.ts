@@ -25,8 +25,13 @@ type Failure = McpTransport.ConnectionError
  *   the answer is read on whatever the sender does.
  * - `start` is `run` for a caller that does not wait (the session's
  *   `sendNow`, from plain code on the caller's fiber): a send that failed
- *   before the server accepted the message is reported to `onFailure`. `abandon` (the caller gave
- *   up: the session cancels the request) aborts it while it still waits.
+ *   before the server accepted the message is reported to `onFailure`.
+ * - `abandon(key)` (the caller gave up: the session cancels the request
+ *   posted under `key`, its id) aborts the send while it still waits, and
+ *   once the server accepted it, stops the reading of its answer: the
+ *   response stream is closed and its HTTP connection freed (a server may
+ *   never answer a cancelled request). A POST carries one message, so no
+ *   other request rides on that stream.
  * - `fork` runs a background fiber of the connection (a GET stream).
  * - `close` (the connection's scope closes) interrupts every fiber, the
  *   ones reading answers and the background ones too, and fails later
@@ -36,7 +41,8 @@ type Failure = McpTransport.ConnectionError
  */
 export interface Sends {
   readonly run: <E>(
-    send: (sending: Sending) => Effect.Effect<void, E>
+    send: (sending: Sending) => Effect.Effect<void, E>,
+    key?: unknown
   ) => Effect.Effect<void, E | Failure>
   readonly start: (
     key: unknown,
@@ -86,6 +92,8 @@ export const make = (
   setRefs: (refs: FiberRefs.FiberRefs, fiberId: FiberId.Runtime) => FiberRefs.FiberRefs
 ): Sends => {
   const waiting = new Set<Waiting>()
+  /** sends with a key whose message the server accepted, while their fiber reads its answer */
+  const reading = new Map<unknown, Waiting>()
   const running = new Set<Fiber.RuntimeFiber<void, unknown>>()
   let closed: Failure | undefined
 
@@ -110,11 +118,18 @@ export const make = (
     fiber.addObserver((exit) => {
       running.delete(fiber)
       if (entry !== undefined) {
+        if (reading.get(entry.key) === entry) reading.delete(entry.key)
         entry.release?.()
         settle(entry, exit)
       }
     })
-    if (entry && !entry.exit) entry.fiber = fiber
+    if (entry !== undefined) {
+      entry.fiber = fiber
+      // accepted before `runFork` returned (the POST was answered at once): its answer is being read
+      if (entry.exit !== undefined && Exit.isSuccess(entry.exit) && entry.key !== undefined && fiber.unsafePoll() === null) {
+        reading.set(entry.key, entry)
+      }
+    }
     return fiber
   }
 
@@ -130,7 +145,12 @@ export const make = (
       fiber: undefined,
       key,
       release: undefined,
-      accepted: () => settle(entry, Exit.void),
+      accepted: () => {
+        if (entry.exit !== undefined) return
+        settle(entry, Exit.void)
+        // (its fiber, running, reads the answer from now on)
+        if (key !== undefined && entry.fiber !== undefined) reading.set(key, entry)
+      },
       // (a send reads one body)
       own: (release) => entry.release = release
     }
@@ -157,9 +177,9 @@ export const make = (
     })
 
   return {
-    run: <E>(send: (sending: Sending) => Effect.Effect<void, E>) =>
+    run: <E>(send: (sending: Sending) => Effect.Effect<void, E>, key?: unknown) =>
       Effect.async<void, E | Failure>((resume) => {
-        const entry = launch(undefined, send, resume as (exit: Exit.Exit<void, unknown>) => void)
+        const entry = launch(key, send, resume as (exit: Exit.Exit<void, unknown>) => void)
         if (entry === undefined) return resume(Effect.fail(closed!))
         // given up before the message was accepted: its HTTP request is aborted
         return Effect.sync(() => abort(entry))
@@ -168,9 +188,15 @@ export const make = (
       !!launch(key, send, (exit) => {
         if (Exit.isFailure(exit)) Option.map(Cause.failureOption(exit.cause as Cause.Cause<Failure>), onFailure)
       }),
-    // (rare: a request given up on; the waiting sends are the ones still being posted)
+    // (rare: a request given up on) a send still being posted is aborted; one whose answer is being read stops
+    // reading it, which closes its response stream (an SSE stream the server may never end: its connection is freed)
     abandon: (key) => {
-      if (key !== undefined) for (const entry of waiting) if (entry.key === key) return abort(entry)
+      if (key === undefined) return
+      for (const entry of waiting) if (entry.key === key) return abort(entry)
+      const entry = reading.get(key)
+      if (entry === undefined) return
+      reading.delete(key)
+      entry.fiber?.unsafeInterruptAsFork(FiberId.none)
     },
     fork: (effect) => Effect.sync(() => void spawn(effect)),
     failWaiting,

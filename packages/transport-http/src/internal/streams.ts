@@ -9,7 +9,8 @@ import * as Option from "effect/Option"
 import * as Backoff from "./backoff.js"
 import type { Ctx } from "./context.js"
 import * as Body from "./body.js"
-import { bodyFailure, describeFailure, discard, httpError } from "./exchange.js"
+import * as Expiry from "./expiry.js"
+import { bodyFailure, describeFailure, httpError, isUnreachable } from "./exchange.js"
 import * as RetryAfter from "./retryAfter.js"
 import * as Sse from "./sse.js"
 
@@ -232,7 +233,8 @@ const reopen = (
         connectTimeout: true
       }))
       if (Either.isLeft(result)) {
-        if (result.left._tag !== "TransportError") {
+        // (a server that cannot be reached ends the connection now: the session reconnects on its schedule)
+        if (result.left._tag !== "TransportError" || isUnreachable(result.left)) {
           yield* ctx.fail(result.left)
           return Option.none()
         }
@@ -241,9 +243,8 @@ const reopen = (
       }
       const response = result.right
       if (response.status >= 200 && response.status < 300 && isEventStream(response)) return Option.some(response)
-      yield* discard(config, response)
-      if (response.status === 404 && hadSession) {
-        yield* ctx.expire("a GET resuming a stream")
+      if (yield* Expiry.consume(config, response, hadSession, "resume")) {
+        yield* ctx.expire("a GET resuming a stream", response.status)
         return Option.none()
       }
       if (response.status === 405) {
@@ -330,18 +331,20 @@ export const runGetStream = (
       }))
       waiting = undefined
       if (Either.isLeft(result)) {
-        if (result.left._tag !== "TransportError") return yield* ctx.fail(result.left)
+        // a server that cannot be reached ends the connection at once (its state leaves Ready; the session
+        // reconnects on the `reconnect` schedule) rather than after every `sseReconnect` attempt
+        if (result.left._tag !== "TransportError" || isUnreachable(result.left)) return yield* ctx.fail(result.left)
         lastError = result.left
         continue
       }
       const response = result.right
       const status = response.status
       if (status < 200 || status >= 300 || !isEventStream(response)) {
-        yield* discard(config, response)
+        const expired = yield* Expiry.consume(config, response, hadSession, "get-stream")
         if (status === 405 || (!hadSession && (status === 404 || status === 400))) {
           return yield* Effect.logDebug("mcp http: the server offers no GET stream", config.description, status)
         }
-        if (status === 404) return yield* Effect.asVoid(ctx.expire("the GET stream"))
+        if (expired) return yield* Effect.asVoid(ctx.expire("the GET stream", status))
         if (status >= 200 && status < 300) {
           return yield* Effect.logDebug("mcp http: the GET stream is not an event stream", config.description)
         }

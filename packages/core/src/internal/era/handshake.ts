@@ -2,8 +2,11 @@
  * The session's handshake when two eras are on offer: the `server/discover`
  * probe of the modern era, falling back to the legacy `initialize` (the
  * rule is in `negotiation.ts`). The era a server spoke is remembered and
- * tried first on the next connection; a legacy server that answers
- * `initialize` with `-32022` naming a modern version is probed after all.
+ * tried first on the next connection (and, with a `SessionStore`, by later
+ * sessions of the same server: at most one failing probe per server); a
+ * legacy server that answers `initialize` with `-32022` naming a modern
+ * version is probed after all, and a remembered modern era that fails falls
+ * back to `initialize` as a first probe does.
  *
  * In the modern era every request's `_meta` carries the version, client
  * info and capabilities (`decorate`, applied when a request is sent, so a
@@ -34,12 +37,24 @@ export const make = (options: {
   readonly capabilities: McpSchema.ClientCapabilities
   /** How long `initialize`, and each `server/discover` probe, may take. */
   readonly timeout: Duration.DurationInput
+  /** The era the server spoke last (remembered by a `SessionStore`): tried first. */
+  readonly spoken?: Negotiation.Era | undefined
+  /** Told the era the server spoke, each time a handshake succeeds. */
+  readonly onSpoken?: ((era: Negotiation.Era) => Effect.Effect<void>) | undefined
 }): Handshake.Handshake => {
   const identity = { clientInfo: options.clientInfo, capabilities: modernCapabilities(options.capabilities) }
   /** The modern version agreed on the current connection; `undefined` in the legacy era. */
   let modernVersion: string | undefined
-  /** What the last server spoke: tried first on the next connection. */
-  let learned: Negotiation.Era | undefined
+  /** What the last server spoke: tried first on the next connection (and by later sessions, when stored). */
+  let learned: Negotiation.Era | undefined = options.spoken
+  /** whether `learned` was seen on a connection of this session (else it is what a store remembered) */
+  let confirmed = false
+  const spoke = (era: Negotiation.Era) =>
+    Effect.suspend(() => {
+      learned = era
+      confirmed = true
+      return options.onSpoken === undefined ? Effect.void : options.onSpoken(era)
+    })
 
   const legacy = (context: Handshake.HandshakeContext, version: string) =>
     Handshake.initialize({
@@ -48,7 +63,7 @@ export const make = (options: {
       clientInfo: options.clientInfo,
       timeout: options.timeout
     }).run(context).pipe(
-      Effect.tap(() => Effect.sync(() => learned = "legacy"))
+      Effect.tap(() => spoke("legacy"))
     )
 
   const modern = (context: Handshake.HandshakeContext, offer: Negotiation.Offer) =>
@@ -57,9 +72,8 @@ export const make = (options: {
       (outcome): Effect.Effect<ClientSession.Initialized, McpError.McpClientError> => {
         if (outcome._tag === "Legacy") return legacy(context, outcome.version)
         modernVersion = outcome.initialized.protocolVersion
-        learned = "modern"
         return Effect.as(
-          Handshake.handOff(context.connection, outcome.initialized.protocolVersion),
+          Effect.zipRight(spoke("modern"), Handshake.handOff(context.connection, outcome.initialized.protocolVersion)),
           { ...outcome.initialized, generation: context.generation }
         )
       }
@@ -80,7 +94,11 @@ export const make = (options: {
         return legacy(context, offer.legacy!).pipe(
           Effect.catchAll((error) => {
             const version = upgraded(error)
-            return version === undefined ? Effect.fail(error) : modern(context, { ...offer, modern: [version] })
+            if (version !== undefined) return modern(context, { ...offer, modern: [version] })
+            // a remembered era the server refuses is forgotten: the next connection probes as a first one does
+            // (not when the server could not be reached: that says nothing of its era)
+            if (!confirmed && Negotiation.classify(offer, offer.legacy!, error)._tag !== "Lost") learned = undefined
+            return Effect.fail(error)
           })
         )
       }

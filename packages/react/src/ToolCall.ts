@@ -48,7 +48,11 @@ export interface State {
 export interface ToolCall extends State {
   /** Whether a client is there to call through (the provider's runtime may still be starting). */
   readonly ready: boolean
-  /** Starts a call (cancelling one still running); does nothing until `ready`. */
+  /**
+   * Starts a call (cancelling one still running); does nothing until `ready`.
+   * Only the latest run sets the state: the interrupted run's exit never shows
+   * "Cancelled" over the new run.
+   */
   readonly run: (args?: Record<string, unknown>) => void
   /** Cancels the running call; nothing happens when none is running. */
   readonly cancel: () => void
@@ -76,6 +80,8 @@ export const useToolCall = (name: string, options?: Options): ToolCall => {
   const client = options?.client ?? valueOf(fromContext)
   const [state, setState] = React.useState<State>(idle)
   const fiber = React.useRef<Fiber.RuntimeFiber<void, McpError.McpClientError> | undefined>(undefined)
+  // which run owns the state: a run (or reset) takes it, so an interrupted run's late events and exit change nothing
+  const current = React.useRef(0)
   // the latest options without re-creating `run` on every render (inline objects are fine)
   const latest = React.useRef(options)
   latest.current = options
@@ -89,13 +95,17 @@ export const useToolCall = (name: string, options?: Options): ToolCall => {
   const run = React.useCallback((args?: Record<string, unknown>) => {
     if (client === undefined) return
     cancel()
+    const mine = ++current.current
+    const update = (f: (previous: State) => State) => {
+      if (current.current === mine) setState(f)
+    }
     setState({ ...idle, status: "Running" })
     const { client: _, ...callOptions } = latest.current ?? {}
     const started = Effect.runFork(
       client.callToolStream({ name, ...(args !== undefined ? { arguments: args } : {}) }, callOptions).pipe(
         Stream.runForEach((event) =>
           Effect.sync(() =>
-            setState((previous) => {
+            update((previous) => {
               switch (event._tag) {
                 case "Progress":
                   return { ...previous, progress: event.progress }
@@ -112,7 +122,7 @@ export const useToolCall = (name: string, options?: Options): ToolCall => {
     fiber.current = started
     started.addObserver((exit) => {
       if (fiber.current === started) fiber.current = undefined
-      setState((previous) => {
+      update((previous) => {
         if (Exit.isSuccess(exit)) return { ...previous, status: "Succeeded" }
         if (Cause.isInterruptedOnly(exit.cause)) return { ...previous, status: "Cancelled" }
         const error = Cause.failureOption(exit.cause)
@@ -127,6 +137,7 @@ export const useToolCall = (name: string, options?: Options): ToolCall => {
 
   const reset = React.useCallback(() => {
     cancel()
+    current.current++
     setState(idle)
   }, [cancel])
 

@@ -127,6 +127,31 @@ describe("RuntimeProvider + client hooks", () => {
     await serverReceivedCancellation()
   })
 
+  it("a second run while one is running stays Running (the interrupted run never sets the state)", async () => {
+    const { app } = await startSlowCall()
+    act(() => screen.getByText("run").click())
+    await serverReceivedCancellation()
+    // let the interrupted fiber's exit reach its observer
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(screen.getByTestId("status").textContent).toBe("Running")
+    await Effect.runPromise(Deferred.succeed(app.release, undefined))
+    await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("Succeeded"))
+    expect(screen.getByTestId("result").textContent).toBe("done")
+  })
+
+  it("cancel then run at once: the new run's state is the one shown", async () => {
+    const { app } = await startSlowCall()
+    act(() => {
+      screen.getByText("cancel").click()
+      screen.getByText("run").click()
+    })
+    await serverReceivedCancellation()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(screen.getByTestId("status").textContent).toBe("Running")
+    await Effect.runPromise(Deferred.succeed(app.release, undefined))
+    await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("Succeeded"))
+  })
+
   it("unmounting a component cancels its running call", async () => {
     const { app, view } = await startSlowCall()
     view.rerender(

@@ -114,7 +114,7 @@ describe("RuntimeProvider + client hooks", () => {
     )
     await waitFor(() => expect(screen.getByText("run").hasAttribute("disabled")).toBe(false))
     act(() => screen.getByText("run").click())
-    await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("Succeeded"))
+    await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("Completed"))
     expect(screen.getByTestId("result").textContent).toBe("echo: hi")
   })
 
@@ -135,7 +135,7 @@ describe("RuntimeProvider + client hooks", () => {
     await new Promise((resolve) => setTimeout(resolve, 50))
     expect(screen.getByTestId("status").textContent).toBe("Running")
     await Effect.runPromise(Deferred.succeed(app.release, undefined))
-    await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("Succeeded"))
+    await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("Completed"))
     expect(screen.getByTestId("result").textContent).toBe("done")
   })
 
@@ -149,7 +149,7 @@ describe("RuntimeProvider + client hooks", () => {
     await new Promise((resolve) => setTimeout(resolve, 50))
     expect(screen.getByTestId("status").textContent).toBe("Running")
     await Effect.runPromise(Deferred.succeed(app.release, undefined))
-    await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("Succeeded"))
+    await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("Completed"))
   })
 
   it("unmounting a component cancels its running call", async () => {

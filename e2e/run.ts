@@ -26,7 +26,7 @@ import type { Recorded } from "../browser/servers/mcpServer.js"
 import { startAppServer } from "./servers/appServer.js"
 import { tools as fixtureTools } from "./servers/consoleServer.js"
 import { clientId, startDemoServers } from "./servers/demo.js"
-import { type Everything, type Recorded as EverythingRecorded, startEverything } from "./servers/everything.js"
+import { type Everything, type Recorded as EverythingRecorded, startEverything } from "../browser/servers/everything.js"
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 const launchArgs = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

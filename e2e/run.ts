@@ -591,6 +591,19 @@ const main = async () => {
       console.log(`        (state left Connected ${noticedIn} ms after the kill)`)
     })
 
+    await scenario("OAuth without a client id where the server offers no registration: the console says a client id is needed", async () => {
+      const registrationsBefore = auth.grants.length
+      await page.getByRole("button", { name: "Add Server" }).click()
+      await page.locator("input[name=server-name]").fill("no-client")
+      await page.locator("input[name=server-url]").fill(secureUrl)
+      await page.locator("select[name=auth]").selectOption("oauth2")
+      await page.getByRole("button", { name: "Authorize" }).click()
+      await page.getByTestId("test-result").filter({ hasText: /needs a client id/ }).waitFor({ timeout: 20_000 })
+      expect(auth.grants.length === registrationsBefore, "a token was issued without a client id")
+      await page.getByRole("button", { name: "Cancel" }).click()
+      expect(await page.getByTestId("server-no-client").count() === 0, "the failed test saved the server")
+    })
+
     await scenario("Removing a server removes it, its session and its tokens", async () => {
       const tokensBefore = await page.evaluate(dumpIndexedDb, "mcp-console-tokens")
       await page.getByTestId("server-secure").getByRole("button", { name: "Remove" }).click()

@@ -25,6 +25,8 @@ const makeApp = Effect.gen(function*() {
       "tools/call": ({ params, progress }) =>
         params.name === "echo" ?
           Effect.succeed({ content: [{ type: "text", text: `echo: ${(params.arguments as any)?.message}` }] }) :
+          params.name === "broken" ?
+          Effect.succeed({ content: [{ type: "text", text: "the disk is full" }], isError: true }) :
           Effect.gen(function*() {
             yield* progress(1, 2, "half way")
             yield* Deferred.succeed(started, undefined)
@@ -116,6 +118,19 @@ describe("RuntimeProvider + client hooks", () => {
     act(() => screen.getByText("run").click())
     await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("Completed"))
     expect(screen.getByTestId("result").textContent).toBe("echo: hi")
+  })
+
+  it("a tool failure (isError) is Failed, with its result, as in the call history", async () => {
+    const app = await Effect.runPromise(makeApp)
+    render(
+      <RuntimeProvider.Provider layer={app.layer}>
+        <Runner name="broken" />
+      </RuntimeProvider.Provider>
+    )
+    await waitFor(() => expect(screen.getByText("run").hasAttribute("disabled")).toBe(false))
+    act(() => screen.getByText("run").click())
+    await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("Failed"))
+    expect(screen.getByTestId("result").textContent).toBe("the disk is full")
   })
 
   it("shows progress, and cancel interrupts the call and tells the server", async () => {

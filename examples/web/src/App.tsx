@@ -36,14 +36,18 @@ const rawText = (error: unknown): string =>
  * server does not know, no dynamic registration), the rest as the library
  * reports it.
  */
-const errorText = (error: unknown): string => {
+const errorText = (error: unknown, hints?: { readonly oauthWithoutClientId?: boolean | undefined }): string => {
   const raw = rawText(error)
+  // without a client id the only OAuth endpoint fetched past discovery is the registration endpoint
+  const registrationFailed = /OAuth Registration/.test(raw) ||
+    (hints?.oauthWithoutClientId === true && /OAuth Http/.test(raw) && !/well-known/.test(raw))
+  if (registrationFailed) {
+    return "This server needs a client id: its authorization server offers no dynamic client registration to this " +
+      `page (${/OAuth Registration/.test(raw) ? "none is advertised" : "the registration endpoint refuses this origin"}). ` +
+      "Register the console with the authorization server and enter its client id."
+  }
   if (/invalid_client/.test(raw)) {
     return "The authorization server does not know this client id (invalid_client). Check the client id in the server's settings."
-  }
-  if (/OAuth Registration/.test(raw)) {
-    return "This server's authorization server offers no dynamic client registration: it needs a client id. " +
-      "Register the console there and enter its client id."
   }
   if (/OAuth Interaction/.test(raw) && /clos|blocked/i.test(raw)) {
     return /blocked/i.test(raw) ?
@@ -85,7 +89,7 @@ const ServerRow = ({ status }: { readonly status: ServerRegistry.ServerStatus })
       <td><StatusBadge status={status} /></td>
       <td><code data-testid={`session-${status.name}`}>{status.sessionId ?? "-"}</code></td>
       <td>{status.toolCount}</td>
-      <td className="error">{errorText(status.lastError)}{error}</td>
+      <td className="error">{errorText(status.lastError, { oauthWithoutClientId: savedServers()[status.name]?.oauthWithoutClientId })}{error}</td>
       <td className="actions">
         <button onClick={() => run((r) => r.reconnect(status.name))}>Reconnect</button>
         <button onClick={() => run((r) => removeServer(r, status.name))}>Remove</button>
@@ -95,7 +99,7 @@ const ServerRow = ({ status }: { readonly status: ServerRegistry.ServerStatus })
 }
 
 /** The result of a connection test, inside the test's own runtime. */
-const TestResult = ({ name }: { readonly name: string }) => {
+const TestResult = ({ name, oauthWithoutClientId }: { readonly name: string; readonly oauthWithoutClientId: boolean }) => {
   const status = Registry.useServer(name)
   const tools = Registry.useHubTools()
   if (status === undefined) return <p className="muted" data-testid="test-result">Starting the test…</p>
@@ -106,7 +110,7 @@ const TestResult = ({ name }: { readonly name: string }) => {
         {status.protocolVersion !== undefined && <span className="muted"> · protocol {status.protocolVersion}</span>}
       </p>
       <p>Mcp-Session-Id: <code data-testid="test-session">{status.sessionId ?? "-"}</code></p>
-      {status.lastError !== undefined && <p className="error">{errorText(status.lastError)}</p>}
+      {status.lastError !== undefined && <p className="error">{errorText(status.lastError, { oauthWithoutClientId })}</p>}
       <ul className="tool-chips">{tools.map((t) => <li key={t.name}><ToolIcon tool={t.tool} /> {t.tool.title ?? t.tool.name}</li>)}</ul>
       <p className="hint">A test saves nothing: Save adds the server, Cancel leaves the list as it was.</p>
     </div>
@@ -152,7 +156,11 @@ const AddServer = ({ onDone }: { readonly onDone: () => void }) => {
     setError(undefined)
     runtime.runPromise(Effect.flatMap(ServerRegistry.ServerRegistry, (r) => r.add(next))).then(
       () => {
-        saveServer(next.name, { url: next.transport._tag === "Stdio" ? "" : next.transport.url, oauth: auth === "oauth2" })
+        saveServer(next.name, {
+          url: next.transport._tag === "Stdio" ? "" : next.transport.url,
+          oauth: auth === "oauth2",
+          oauthWithoutClientId: auth === "oauth2" && clientId.trim() === ""
+        })
         setTest(undefined)
         onDone()
       },
@@ -207,7 +215,7 @@ const AddServer = ({ onDone }: { readonly onDone: () => void }) => {
       {error !== undefined && <p className="error" role="alert">{error}</p>}
       {test !== undefined && (
         <RuntimeProvider.Provider layer={test.layer}>
-          <TestResult name={test.config.name} />
+          <TestResult name={test.config.name} oauthWithoutClientId={test.config.auth?.type === "oauth2" && test.config.auth.clientId === undefined} />
         </RuntimeProvider.Provider>
       )}
     </section>

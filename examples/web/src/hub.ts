@@ -68,6 +68,7 @@ export const storeMode = (mode: ApprovalPolicy.Mode) => window.localStorage.setI
 export interface Saved {
   readonly url: string
   readonly oauth: boolean
+  readonly oauthWithoutClientId?: boolean | undefined
 }
 const savedKey = "mcp-console/servers"
 export const savedServers = (): Record<string, Saved> => {

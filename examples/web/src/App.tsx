@@ -537,39 +537,6 @@ const CallHistory = () => {
 
 // --- page ------------------------------------------------------------------
 
-/**
- * A reload or a closed tab ends the page before the runtime can close its
- * sessions (a fetch of an unloading page is cancelled): send their DELETE
- * with `keepalive`, so no initialized session is left on a server. (Servers
- * behind OAuth keep theirs until the server expires them: the token is not
- * the page's to copy.)
- */
-const CloseSessionsOnUnload = () => {
-  const servers = Registry.useServers()
-  const latest = React.useRef(servers)
-  latest.current = servers
-  React.useEffect(() => {
-    const close = () => {
-      const saved = savedServers()
-      for (const server of latest.current) {
-        const entry = saved[server.name]
-        if (server.sessionId === undefined || entry === undefined || entry.oauth || entry.url === "") continue
-        void fetch(entry.url, {
-          method: "DELETE",
-          keepalive: true,
-          headers: {
-            "mcp-session-id": server.sessionId,
-            ...(server.protocolVersion !== undefined ? { "mcp-protocol-version": server.protocolVersion } : {})
-          }
-        }).catch(() => undefined)
-      }
-    }
-    window.addEventListener("pagehide", close)
-    return () => window.removeEventListener("pagehide", close)
-  }, [])
-  return null
-}
-
 const Loading = ({ children }: { readonly children: React.ReactNode }) =>
   RuntimeProvider.useRuntime() === null ? <p className="muted">Starting…</p> : <>{children}</>
 
@@ -599,7 +566,6 @@ export const App = () => {
           <CallHistory />
           <ApprovalDialog />
           <ElicitationDialog />
-          <CloseSessionsOnUnload />
         </Loading>
       </main>
     </RuntimeProvider.Provider>

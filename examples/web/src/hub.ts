@@ -6,9 +6,10 @@
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import type { ApprovalPolicy } from "@mcp-effect/core"
+import * as SessionStore from "@mcp-effect/core/SessionStore"
 import { ServerRegistry } from "@mcp-effect/hub"
 import type { ServerConfig } from "@mcp-effect/hub"
-import { BrowserHub, BrowserTransportFactory } from "@mcp-effect/hub/browser"
+import { BrowserHub, BrowserTransportFactory, IndexedDbKeyValueStore } from "@mcp-effect/hub/browser"
 import * as BrowserAuthorizer from "@mcp-effect/oauth/BrowserAuthorizer"
 import * as BrowserTokenStore from "@mcp-effect/oauth/BrowserTokenStore"
 import * as Discovery from "@mcp-effect/oauth/Discovery"
@@ -27,6 +28,44 @@ const clientInfo = { name: "mcp-effect-web-console", version: "0.2.0" }
 const tokens = BrowserTokenStore.layer({ name: "mcp-console-tokens" })
 const authorizer = () => BrowserAuthorizer.layer({ redirectUri: `${window.location.origin}${callbackPath}` })
 
+/**
+ * The key that seals stored session ids: AES-GCM, non-extractable, kept in
+ * IndexedDB by structured clone (script on the page can use it, not read it).
+ */
+const sessionKey = (): Promise<CryptoKey> =>
+  new Promise((resolve, reject) => {
+    const open = indexedDB.open("mcp-console-keys", 1)
+    open.onupgradeneeded = () => open.result.createObjectStore("keys")
+    open.onerror = () => reject(open.error)
+    open.onsuccess = () => {
+      const db = open.result
+      const read = db.transaction("keys").objectStore("keys").get("sessions")
+      read.onerror = () => reject(read.error)
+      read.onsuccess = () => {
+        if (read.result instanceof CryptoKey) {
+          db.close()
+          return resolve(read.result)
+        }
+        crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]).then((key) => {
+          const write = db.transaction("keys", "readwrite").objectStore("keys").put(key, "sessions")
+          write.onsuccess = () => {
+            db.close()
+            resolve(key)
+          }
+          write.onerror = () => reject(write.error)
+        }, reject)
+      }
+    }
+  })
+
+/**
+ * Sessions (and what each server spoke) kept across reloads: a reload resumes
+ * the sessions it left instead of piling up new ones. Session ids are sealed.
+ */
+const sessions = Layer.unwrapEffect(
+  Effect.map(Effect.promise(sessionKey), (key) => SessionStore.layer({ key }))
+).pipe(Layer.provide(IndexedDbKeyValueStore.layer({ database: "mcp-console-sessions" })))
+
 export const hubLayer = (mode: ApprovalPolicy.Mode) =>
   BrowserHub.layer({
     clientInfo,
@@ -35,7 +74,7 @@ export const hubLayer = (mode: ApprovalPolicy.Mode) =>
     tokens,
     authorizer: authorizer()
   }).pipe(
-    Layer.provideMerge(Layer.mergeAll(Approvals.layer(), Elicitations.layer(), tokens))
+    Layer.provideMerge(Layer.mergeAll(Approvals.layer(), Elicitations.layer(), tokens, sessions))
   )
 
 /**

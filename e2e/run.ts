@@ -405,6 +405,11 @@ const main = async () => {
       expect(box.scrolls, `${what}: the dialog is taller than its box and cannot scroll`)
     }
     const addEverything = async () => {
+      // the calls below run without the approval dialog
+      if (await page.locator("select[name=approval-mode]").inputValue() !== "auto") {
+        await page.locator("select[name=approval-mode]").selectOption("auto")
+        await page.getByRole("button", { name: "Add Server" }).waitFor()
+      }
       if (await page.getByTestId("server-everything").count() > 0) return
       await page.getByRole("button", { name: "Add Server" }).click()
       await page.locator("input[name=server-name]").fill("everything")
@@ -582,6 +587,32 @@ const main = async () => {
         Array.from(document.querySelectorAll("[data-testid^=status-]")).every((e) => !/Connecting|Reconnecting/.test(e.textContent ?? "")), undefined, { timeout: 20_000 })
       await page.waitForTimeout(1000)
       expect(loggedErrors.length === 0, `console errors: ${loggedErrors.join(" | ")}`)
+    })
+
+    await scenario("server-everything: a name moved to another URL sends nothing of the old server's session there", async () => {
+      await addEverything()
+      const add = async (url: string) => {
+        await page.getByRole("button", { name: "Add Server" }).click()
+        await page.locator("input[name=server-name]").fill("moved")
+        await page.locator("input[name=server-url]").fill(url)
+        await page.getByRole("button", { name: "Save" }).click()
+        await page.getByTestId("server-moved").waitFor({ timeout: 10_000 })
+      }
+      await add(mcpUrl)
+      await page.getByTestId("status-moved").filter({ hasText: "Connected" }).waitFor({ timeout: 20_000 })
+      const old = await sessionOf("moved")
+      await page.getByTestId("server-moved").getByRole("button", { name: "Remove" }).click()
+      await page.getByTestId("server-moved").waitFor({ state: "detached", timeout: 10_000 })
+      const from = ev.requests.length
+      await add(ev.url)
+      await until(() => ev.requests.length > from)
+      await page.waitForTimeout(2_000)
+      const leaked = ev.requests.slice(from).filter((r) => r.headers["mcp-session-id"] === old)
+      expect(leaked.length === 0, `${leaked.length} requests to the new URL carried the old server's session (${old})`)
+      await page.getByTestId("status-moved").filter({ hasText: "Connected" }).waitFor({ timeout: 20_000 })
+      expect(ev.requests.slice(from).some((r) => evBody(r)?.method === "initialize"), "no initialize at the new URL")
+      await page.getByTestId("server-moved").getByRole("button", { name: "Remove" }).click()
+      await page.getByTestId("server-moved").waitFor({ state: "detached", timeout: 10_000 })
     })
 
     await scenario("server-everything: killed, the state leaves Connected; restarted, it recovers on its own", async () => {

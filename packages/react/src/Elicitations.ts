@@ -110,7 +110,7 @@ export const usePendingElicitations = (): ReadonlyArray<PendingElicitation> => {
  * A value of a form field: text, number, boolean, or the chosen values of a
  * multi-select.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export type Value = string | number | boolean | ReadonlyArray<string>
@@ -119,7 +119,7 @@ export type Value = string | number | boolean | ReadonlyArray<string>
  * One choice of a select or multi-select: the value sent and the label shown
  * (the option's `title`, the legacy `enumNames` entry, or the value itself).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface Choice {
@@ -236,7 +236,7 @@ export const fields = (
  * The values a form starts with: each field's `default`, and `false` for a
  * boolean without one (an unchecked box is an answer).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category utils
  */
 export const initialValues = (form: ReadonlyArray<Field>): Record<string, Value> => {
@@ -254,7 +254,7 @@ export const initialValues = (form: ReadonlyArray<Field>): Record<string, Value>
  * (text that is no number is kept, and the check of `accept` says why it
  * does not match).
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category utils
  */
 export const contentOf = (form: ReadonlyArray<Field>, values: Readonly<Record<string, Value | undefined>>): Elicitation.Content => {

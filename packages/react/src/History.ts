@@ -23,7 +23,7 @@ const none: ReadonlyArray<never> = []
  * What a history row shows: the record's status, or `Interrupted` for a call
  * an earlier page left unfinished.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export type Status = ToolCallLog.Status | "Interrupted"
@@ -73,7 +73,7 @@ export const useToolCallLog = (): {
  * the call has ended while the task still looked active (`working`,
  * `input_required`), the status that follows from the call's outcome.
  *
- * @since 0.3.0
+ * @since 0.2.0
  * @category utils
  */
 export const taskStatusOf = (record: ToolCallLog.ToolCallRecord): McpSchema.Task["status"] | undefined => {

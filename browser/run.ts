@@ -5,7 +5,10 @@
  * servers received, not only what the page reports, and no console error
  * may appear besides the ones a scenario expects (a 401 the flow answers, a
  * refused preflight). Ends with `browser: N passed, M failed`; exits 1 on
- * any failure. Everything binds 127.0.0.1 and is stopped at the end.
+ * any failure. Everything binds 127.0.0.1 and is stopped at the end. The
+ * last scenarios run against `@modelcontextprotocol/server-everything` over
+ * Streamable HTTP (behind the e2e's recording proxy), the server most users
+ * try first.
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -17,6 +20,7 @@ import type { Harness, Outcome } from "./page/entry.js"
 import { allowedHeaders, type McpFixture, type Recorded, startMcpFixture } from "./servers/mcpServer.js"
 import { startPageServer } from "./servers/pageServer.js"
 import { websocketScenarios } from "./websocket.js"
+import { type Recorded as EverythingRecorded, startEverything } from "./servers/everything.js"
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 const launchArgs = [
@@ -88,7 +92,10 @@ const main = async () => {
     }
     await open()
 
+    // BROWSER_ONLY=<regex>: only the scenarios whose name matches (while developing one)
+    const only = process.env.BROWSER_ONLY === undefined ? undefined : new RegExp(process.env.BROWSER_ONLY, "i")
     const scenario = async (name: string, expected: ReadonlyArray<RegExp>, body: () => Promise<void>) => {
+      if (only !== undefined && !only.test(name)) return
       consoleErrors.length = 0
       try {
         await body()
@@ -179,6 +186,26 @@ const main = async () => {
     })
 
     await websocketScenarios(page, pages.origin, scenario)
+
+    // --- server-everything over Streamable HTTP, as users first meet the library ----------------------
+    const everything = await startEverything()
+    try {
+      const evFrom = everything.requests.length
+      const evBody = (r: EverythingRecorded) => r.body as { method?: string; result?: { action?: string } } | undefined
+      // its first connection probes the 2026-07-28 era, which server-everything answers 400
+      await scenario("server-everything: 8 cancels in a row, then a call and an elicitation round trip", [/status of 400/], async () => {
+        const outcome = value(await page.evaluate((url) => harness.cancelsThenRoundTrip(url, 8), everything.url), "round trip")
+        expect(/after the cancels/.test(outcome.echoed), `echo answered ${outcome.echoed}`)
+        expect(/Name: Chromium/.test(outcome.elicited), `the elicitation ended with ${outcome.elicited}`)
+        const sent = everything.requests.slice(evFrom)
+        const cancelled = sent.filter((r) => evBody(r)?.method === "notifications/cancelled").length
+        expect(cancelled === 8, `the server received ${cancelled} cancellations`)
+        expect(sent.some((r) => evBody(r)?.result?.action === "accept"), "the server received no elicitation answer")
+        expect(sent.some((r) => r.method === "DELETE"), "the session was not closed")
+      })
+    } finally {
+      await everything.close()
+    }
 
     // --- token store -------------------------------------------------------
     const resource = `${mcp.origin}/secure/mcp?api_key=secret-in-url`

@@ -6,11 +6,12 @@
  * what needs a user gesture). Each returns plain JSON: what the page saw.
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import { McpClient, type McpError } from "@mcp-effect/core"
+import { Elicitation, McpClient, type McpError } from "@mcp-effect/core"
 import { BrowserAuthorizer, BrowserTokenStore, OAuthClient, UrlPolicy } from "@mcp-effect/oauth"
 import { HttpTransport } from "@mcp-effect/transport-http"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -30,10 +31,10 @@ const describe = (e: unknown) => {
   }
 }
 
-const run = <A, E>(effect: Effect.Effect<A, E>): Promise<Outcome<A>> =>
+const run = <A, E>(effect: Effect.Effect<A, E>, within: Duration.DurationInput = "15 seconds"): Promise<Outcome<A>> =>
   Effect.runPromise(
     effect.pipe(
-      Effect.timeoutFail({ duration: "15 seconds", onTimeout: () => ({ _tag: "PageTimeout", message: "no outcome in 15 s" }) }),
+      Effect.timeoutFail({ duration: within, onTimeout: () => ({ _tag: "PageTimeout", message: `no outcome in ${Duration.format(within)}` }) }),
       Effect.match({
         onFailure: (error): Outcome<A> => ({ ok: false, error: describe(error) }),
         onSuccess: (value): Outcome<A> => ({ ok: true, value })
@@ -102,6 +103,40 @@ const session = (url: string, tracePropagation?: boolean) =>
 const connectOnly = (url: string, tracePropagation?: boolean) =>
   run(withClient(clientLayer({ url, ...(tracePropagation === undefined ? {} : { tracePropagation }) }), (client) =>
     Effect.map(client.initialized, (i) => i.protocolVersion)))
+
+// --- server-everything ---------------------------------------------------------
+
+/**
+ * Against server-everything: `cancels` long operations each interrupted
+ * after its first progress notice, then an echo and an elicitation round trip
+ * (answered with `{ name }`), in one session. Each step has 10 s: a request
+ * that queues behind connections the cancelled calls still hold never ends.
+ */
+const cancelsThenRoundTrip = (url: string, cancels: number) =>
+  run(withClient(
+    McpClient.layer({ clientInfo, prefetch: false }).pipe(
+      Layer.provide(Elicitation.layer(() => Effect.succeed({ action: "accept" as const, content: { name: "Chromium" } }))),
+      Layer.provide(HttpTransport.layer({ url })),
+      Layer.provide(FetchHttpClient.layer)
+    ),
+    (client) =>
+      Effect.gen(function*() {
+        const step = <A, E>(what: string, effect: Effect.Effect<A, E>) =>
+          Effect.timeoutFail(effect, { duration: "10 seconds", onTimeout: () => ({ _tag: "StepTimeout", message: `${what}: no answer in 10 s` }) })
+        yield* step("initialize", client.initialized)
+        for (let i = 0; i < cancels; i++) {
+          const progressed = yield* Deferred.make<void>()
+          const call = yield* client.callTool({ name: "trigger-long-running-operation", arguments: { duration: 30, steps: 30 } }, {
+            onProgress: () => Deferred.succeed(progressed, undefined)
+          }).pipe(Effect.fork)
+          yield* step(`progress of call ${i + 1}`, Deferred.await(progressed))
+          yield* Fiber.interrupt(call)
+        }
+        const echoed = textOf(yield* step("echo", client.callTool({ name: "echo", arguments: { message: "after the cancels" } })))
+        const elicited = textOf(yield* step("elicitation", client.callTool({ name: "trigger-elicitation-request", arguments: {} })))
+        return { echoed, elicited }
+      })
+  ), "120 seconds")
 
 // --- token store -----------------------------------------------------------
 
@@ -216,6 +251,7 @@ const onClick = (action: () => Promise<unknown>) => {
 
 const harness = {
   session,
+  cancelsThenRoundTrip,
   connectOnly,
   storeSave,
   storeRead,

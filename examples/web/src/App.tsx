@@ -2,18 +2,20 @@
  * The console: servers, their tools, tool runs with approval, the call
  * history and the tools in a model provider's format.
  */
-import type { ApprovalPolicy, Elicitation, McpSchema } from "@mcp-effect/core"
+import type { ApprovalPolicy, McpSchema } from "@mcp-effect/core"
+import type { ServerConfig } from "@mcp-effect/hub"
 import { ServerRegistry, ToolFormat } from "@mcp-effect/hub"
 import { Approvals, Elicitations, History, Registry, RuntimeProvider, ToolCall } from "@mcp-effect/react"
+import type * as TokenStore from "@mcp-effect/oauth/TokenStore"
 import * as Effect from "effect/Effect"
 import * as React from "react"
-import { hubLayer, modes, storedMode, storeMode } from "./hub.js"
+import { forgetTokens, hubLayer, modes, savedServers, saveServer, storedMode, storeMode, testLayer } from "./hub.js"
 import { SchemaForm } from "./schemaForm.js"
 
 const useRegistryAction = () => {
   const runtime = RuntimeProvider.useRuntime()
   const [error, setError] = React.useState<string | undefined>(undefined)
-  const run = React.useCallback((f: (registry: ServerRegistry.Service) => Effect.Effect<void, unknown>) => {
+  const run = React.useCallback((f: (registry: ServerRegistry.Service) => Effect.Effect<void, unknown, TokenStore.TokenStore>) => {
     if (runtime === null) return
     setError(undefined)
     runtime.runPromise(Effect.flatMap(ServerRegistry.ServerRegistry, f)).catch((e: unknown) =>
@@ -23,16 +25,60 @@ const useRegistryAction = () => {
   return { run, error }
 }
 
-const errorText = (error: unknown): string =>
+const rawText = (error: unknown): string =>
   error === undefined ? "" : typeof error === "object" && error !== null && "message" in error ?
     `${(error as { _tag?: string })._tag ?? "Error"}: ${String((error as { message: unknown }).message)}` :
     String(error)
+
+/**
+ * What a failure means for the user: the OAuth failures a person can act on
+ * are said in words (a closed sign-in window, a client id the authorization
+ * server does not know, no dynamic registration), the rest as the library
+ * reports it.
+ */
+const errorText = (error: unknown, hints?: { readonly oauthWithoutClientId?: boolean | undefined }): string => {
+  const raw = rawText(error)
+  // without a client id the only OAuth endpoint fetched past discovery is the registration endpoint
+  const registrationFailed = /OAuth Registration/.test(raw) ||
+    (hints?.oauthWithoutClientId === true && /OAuth Http/.test(raw) && !/well-known/.test(raw))
+  if (registrationFailed) {
+    return "This server needs a client id: its authorization server offers no dynamic client registration to this " +
+      `page (${/OAuth Registration/.test(raw) ? "none is advertised" : "the registration endpoint refuses this origin"}). ` +
+      "Register the console with the authorization server and enter its client id."
+  }
+  if (/invalid_client/.test(raw)) {
+    return "The authorization server does not know this client id (invalid_client). Check the client id in the server's settings."
+  }
+  if (/OAuth Interaction/.test(raw) && /clos|blocked/i.test(raw)) {
+    return /blocked/i.test(raw) ?
+      "The sign-in window was blocked by the browser. Allow popups for this page, then Reconnect." :
+      "The sign-in window was closed before the authorization finished. Reconnect to sign in again."
+  }
+  if (/access_denied/.test(raw)) return "The authorization was refused at the authorization server (access_denied)."
+  return raw
+}
+
+const statusLabel = (status: ToolCall.Status | History.Status): string =>
+  status === "AwaitingApproval" ? "Awaiting approval" : status === "TimedOut" ? "Timed out" : status
 
 // --- servers ---------------------------------------------------------------
 
 const StatusBadge = ({ status }: { readonly status: ServerRegistry.ServerStatus }) => (
   <span className={`status status-${status._tag}`} data-testid={`status-${status.name}`}>{status._tag}</span>
 )
+
+/** Removes a server with what this browser keeps for it: its tokens and the console's note of its URL. */
+const removeServer = (registry: ServerRegistry.Service, name: string) =>
+  Effect.gen(function*() {
+    const saved = savedServers()[name]
+    yield* registry.remove(name)
+    saveServer(name, undefined)
+    if (saved?.oauth === true) {
+      yield* forgetTokens(saved.url).pipe(
+        Effect.catchAll((error) => Effect.logWarning("could not remove the server's tokens", error.message))
+      )
+    }
+  })
 
 const ServerRow = ({ status }: { readonly status: ServerRegistry.ServerStatus }) => {
   const { error, run } = useRegistryAction()
@@ -43,12 +89,31 @@ const ServerRow = ({ status }: { readonly status: ServerRegistry.ServerStatus })
       <td><StatusBadge status={status} /></td>
       <td><code data-testid={`session-${status.name}`}>{status.sessionId ?? "-"}</code></td>
       <td>{status.toolCount}</td>
-      <td className="error">{errorText(status.lastError)}{error}</td>
+      <td className="error">{errorText(status.lastError, { oauthWithoutClientId: savedServers()[status.name]?.oauthWithoutClientId })}{error}</td>
       <td className="actions">
         <button onClick={() => run((r) => r.reconnect(status.name))}>Reconnect</button>
-        <button onClick={() => run((r) => r.remove(status.name))}>Remove</button>
+        <button onClick={() => run((r) => removeServer(r, status.name))}>Remove</button>
       </td>
     </tr>
+  )
+}
+
+/** The result of a connection test, inside the test's own runtime. */
+const TestResult = ({ name, oauthWithoutClientId }: { readonly name: string; readonly oauthWithoutClientId: boolean }) => {
+  const status = Registry.useServer(name)
+  const tools = Registry.useHubTools()
+  if (status === undefined) return <p className="muted" data-testid="test-result">Starting the test…</p>
+  return (
+    <div className="test-result" data-testid="test-result">
+      <p>
+        <StatusBadge status={status} /> {status.serverInfo !== undefined && `${status.serverInfo.name} ${status.serverInfo.version}`}
+        {status.protocolVersion !== undefined && <span className="muted"> · protocol {status.protocolVersion}</span>}
+      </p>
+      <p>Mcp-Session-Id: <code data-testid="test-session">{status.sessionId ?? "-"}</code></p>
+      {status.lastError !== undefined && <p className="error">{errorText(status.lastError, { oauthWithoutClientId })}</p>}
+      <ul className="tool-chips">{tools.map((t) => <li key={t.name}><ToolIcon tool={t.tool} /> {t.tool.title ?? t.tool.name}</li>)}</ul>
+      <p className="hint">A test saves nothing: Save adds the server, Cancel leaves the list as it was.</p>
+    </div>
   )
 }
 
@@ -60,40 +125,54 @@ const AddServer = ({ onDone }: { readonly onDone: () => void }) => {
   const [auth, setAuth] = React.useState<"none" | "oauth2">("none")
   const [clientId, setClientId] = React.useState("")
   const [scopes, setScopes] = React.useState("")
-  const [tested, setTested] = React.useState<string | undefined>(undefined)
-  const { error, run } = useRegistryAction()
-  const status = Registry.useServer(tested ?? "")
-  const tools = Registry.useHubTools().filter((t) => t.server === tested)
+  // each test runs in a runtime of its own (a new object, a new test); closing it closes its session
+  const [test, setTest] = React.useState<{ readonly config: ServerConfig.ServerConfig; readonly layer: ReturnType<typeof testLayer> } | undefined>(undefined)
+  const runtime = RuntimeProvider.useRuntime()
+  const [error, setError] = React.useState<string | undefined>(undefined)
 
-  const connect = () => {
-    const config = {
-      name: name.trim(),
-      transport: { _tag: transport, url: url.trim(), headers: {} },
-      disabled: false,
-      trusted,
-      ...(auth === "oauth2" ?
-        {
-          auth: {
-            type: "oauth2" as const,
-            ...(clientId.trim() === "" ? {} : { clientId: clientId.trim() }),
-            ...(scopes.trim() === "" ? {} : { scopes: scopes.trim().split(/\s+/) })
-          }
-        } :
-        {})
-    }
-    // a new test replaces the previous one
-    run((r) =>
-      Effect.gen(function*() {
-        if (tested !== undefined) yield* r.remove(tested)
-        yield* r.add(config)
-      })
-    )
-    setTested(config.name)
+  const config = (): ServerConfig.ServerConfig => ({
+    name: name.trim(),
+    transport: { _tag: transport, url: url.trim(), headers: {} },
+    disabled: false,
+    trusted,
+    ...(auth === "oauth2" ?
+      {
+        auth: {
+          type: "oauth2" as const,
+          ...(clientId.trim() === "" ? {} : { clientId: clientId.trim() }),
+          ...(scopes.trim() === "" ? {} : { scopes: scopes.trim().split(/\s+/) })
+        }
+      } :
+      {})
+  })
+  const startTest = () => {
+    const next = config()
+    setError(undefined)
+    setTest({ config: next, layer: testLayer(next) })
   }
+  const save = () => {
+    if (runtime === null) return
+    const next = config()
+    setError(undefined)
+    runtime.runPromise(Effect.flatMap(ServerRegistry.ServerRegistry, (r) => r.add(next))).then(
+      () => {
+        saveServer(next.name, {
+          url: next.transport._tag === "Stdio" ? "" : next.transport.url,
+          oauth: auth === "oauth2",
+          oauthWithoutClientId: auth === "oauth2" && clientId.trim() === ""
+        })
+        setTest(undefined)
+        onDone()
+      },
+      (e: unknown) => setError(errorText(e))
+    )
+  }
+  // the test's runtime goes with the form: its session is closed, nothing else changes
   const cancel = () => {
-    if (tested !== undefined) run((r) => r.remove(tested))
+    setTest(undefined)
     onDone()
   }
+  const filled = name.trim() !== "" && url.trim() !== ""
   return (
     <section className="card add-server" aria-label="Add server">
       <h3>Add server</h3>
@@ -121,28 +200,23 @@ const AddServer = ({ onDone }: { readonly onDone: () => void }) => {
           <label>Scopes <input name="scopes" value={scopes} placeholder="mcp:read" onChange={(e) => setScopes(e.target.value)} /></label>
           <p className="hint">
             The authorization and token endpoints are discovered from the server (protected-resource metadata, then
-            the authorization server's metadata). Tokens are stored encrypted in this browser.
+            the authorization server's metadata). Leave the client ID empty only if the authorization server offers
+            dynamic client registration. Tokens are stored encrypted in this browser.
           </p>
         </fieldset>
       )}
       <div className="actions">
-        <button disabled={name.trim() === "" || url.trim() === ""} onClick={connect}>
+        <button disabled={!filled} onClick={startTest}>
           {auth === "oauth2" ? "Authorize" : "Test Connection"}
         </button>
-        <button disabled={status?._tag !== "Connected"} onClick={onDone}>Save</button>
+        <button disabled={!filled} onClick={save}>Save</button>
         <button onClick={cancel}>Cancel</button>
       </div>
       {error !== undefined && <p className="error" role="alert">{error}</p>}
-      {status !== undefined && (
-        <div className="test-result" data-testid="test-result">
-          <p>
-            <StatusBadge status={status} /> {status.serverInfo !== undefined && `${status.serverInfo.name} ${status.serverInfo.version}`}
-            {status.protocolVersion !== undefined && <span className="muted"> · protocol {status.protocolVersion}</span>}
-          </p>
-          <p>Mcp-Session-Id: <code data-testid="test-session">{status.sessionId ?? "-"}</code></p>
-          {status.lastError !== undefined && <p className="error">{errorText(status.lastError)}</p>}
-          <ul className="tool-chips">{tools.map((t) => <li key={t.name}><ToolIcon tool={t.tool} /> {t.tool.title ?? t.tool.name}</li>)}</ul>
-        </div>
+      {test !== undefined && (
+        <RuntimeProvider.Provider layer={test.layer}>
+          <TestResult name={test.config.name} oauthWithoutClientId={test.config.auth?.type === "oauth2" && test.config.auth.clientId === undefined} />
+        </RuntimeProvider.Provider>
       )}
     </section>
   )
@@ -188,12 +262,25 @@ const Badges = ({ tool }: { readonly tool: McpSchema.Tool }) => {
   )
 }
 
+/** A result's content: text as text, images as images, anything else by its type. */
+const ResultContent = ({ result }: { readonly result: McpSchema.CallToolResult }) => (
+  <div className={result.isError === true ? "result-blocks error" : "result-blocks"} data-testid="call-content">
+    {result.content.map((block, i) =>
+      block.type === "text" ?
+        <pre key={i} className={result.isError === true ? "error" : "result"} data-testid="call-result">{block.text}</pre> :
+        block.type === "image" && /^image\/(png|jpeg|gif|webp)$/.test(block.mimeType) ?
+        <img key={i} className="result-image" data-testid="call-image" alt="image from the tool" src={`data:${block.mimeType};base64,${block.data}`} /> :
+        <pre key={i} className="muted">[{block.type}]</pre>
+    )}
+  </div>
+)
+
 const ToolRunner = ({ hubTool }: { readonly hubTool: ServerRegistry.HubTool }) => {
   const client = Registry.useServerClient(hubTool.server)
   const call = ToolCall.useToolCall(hubTool.tool.name, { client })
   const progress = call.progress
   const percent = progress?.total !== undefined && progress.total > 0 ? Math.round((progress.progress / progress.total) * 100) : undefined
-  const text = call.result?.content.map((b) => b.type === "text" ? b.text : `[${b.type}]`).join("\n")
+  const active = call.status === "Running" || call.status === "AwaitingApproval"
   return (
     <div className="runner" data-testid={`runner-${hubTool.name}`}>
       <SchemaForm
@@ -204,7 +291,7 @@ const ToolRunner = ({ hubTool }: { readonly hubTool: ServerRegistry.HubTool }) =
       />
       {call.status !== "Idle" && (
         <div className="call">
-          <p>Status: <strong data-testid="call-status">{call.status}</strong>
+          <p>Status: <strong data-testid="call-status" className={`status status-${call.status}`}>{statusLabel(call.status)}</strong>
             {call.task !== undefined && (
               <> · task <code>{call.task.taskId}</code> <strong data-testid="task-status">{call.task.status}</strong>
                 {call.task.statusMessage !== undefined && <span className="muted"> · {call.task.statusMessage}</span>}</>
@@ -216,8 +303,8 @@ const ToolRunner = ({ hubTool }: { readonly hubTool: ServerRegistry.HubTool }) =
               <span>{percent !== undefined ? `${percent}%` : progress.progress}{progress.message !== undefined && ` · ${progress.message}`}</span>
             </div>
           )}
-          {call.status === "Running" && <button onClick={call.cancel}>{call.task !== undefined ? "Cancel task" : "Cancel"}</button>}
-          {text !== undefined && <pre className={call.result?.isError === true ? "error" : "result"} data-testid="call-result">{text}</pre>}
+          {active && <button onClick={call.cancel}>{call.task !== undefined ? "Cancel task" : "Cancel"}</button>}
+          {call.result !== undefined && <ResultContent result={call.result} />}
           {call.error !== undefined && <p className="error" role="alert" data-testid="call-error">{errorText(call.error)}</p>}
         </div>
       )}
@@ -287,6 +374,79 @@ const ApprovalDialog = () => {
   )
 }
 
+/** One field of the server's form, from the React package's field model. */
+const FieldInput = ({ field, value, set }: {
+  readonly field: Elicitations.Field
+  readonly value: Elicitations.Value | undefined
+  readonly set: (value: Elicitations.Value) => void
+}) => {
+  const id = `elicit-${field.name}`
+  switch (field._tag) {
+    case "Boolean":
+      return <input id={id} name={field.name} type="checkbox" checked={value === true} onChange={(e) => set(e.target.checked)} />
+    case "Select":
+      return (
+        <select id={id} name={field.name} value={typeof value === "string" ? value : ""} onChange={(e) => set(e.target.value)}>
+          {(field.default === undefined || !field.required) && <option value="" />}
+          {field.choices.map((c) => <option key={c.value} value={c.value}>{c.label}</option>)}
+        </select>
+      )
+    case "MultiSelect": {
+      const chosen = Array.isArray(value) ? value : []
+      return (
+        <span className="choices" id={id}>
+          {field.choices.map((c) => (
+            <label key={c.value} className="inline">
+              <input
+                type="checkbox"
+                name={`${field.name}:${c.value}`}
+                checked={chosen.includes(c.value)}
+                onChange={(e) => set(e.target.checked ? [...chosen, c.value] : chosen.filter((v) => v !== c.value))}
+              /> {c.label}
+            </label>
+          ))}
+        </span>
+      )
+    }
+    case "Number":
+      return (
+        <input id={id} name={field.name} type="number" step={field.integer ? 1 : "any"} min={field.minimum} max={field.maximum}
+          value={typeof value === "number" || typeof value === "string" ? String(value) : ""} onChange={(e) => set(e.target.value)} />
+      )
+    case "Text":
+      return (
+        <input id={id} name={field.name} type={field.format === "email" ? "email" : field.format === "uri" ? "url" : field.format === "date" ? "date" : "text"}
+          placeholder={field.format === "date-time" ? "2026-11-27T16:00:00Z" : undefined}
+          value={typeof value === "string" ? value : ""} onChange={(e) => set(e.target.value)} />
+      )
+  }
+}
+
+const ElicitationForm = ({ request }: { readonly request: Elicitations.PendingElicitation }) => {
+  const form = React.useMemo(() => Elicitations.fields(request.params), [request.params])
+  const [values, setValues] = React.useState<Record<string, Elicitations.Value>>(() => Elicitations.initialValues(form))
+  const submit = (event: React.FormEvent) => {
+    event.preventDefault()
+    request.accept(Elicitations.contentOf(form, values))
+  }
+  // the library checks the answer against the server's schema: the form does not second-guess it (noValidate)
+  return (
+    <form className="schema-form" noValidate onSubmit={submit} data-testid="elicitation-form">
+      {form.map((field) => (
+        <div key={field.name} className="field">
+          <label htmlFor={`elicit-${field.name}`}><span>{field.label}{field.required ? " *" : ""}</span></label>
+          <FieldInput field={field} value={values[field.name]} set={(value) => setValues((v) => ({ ...v, [field.name]: value }))} />
+          {field.description !== undefined && <small className="muted">{field.description}</small>}
+        </div>
+      ))}
+      {request.rejected !== undefined && (
+        <p className="error" role="alert" data-testid="elicitation-rejected">Not sent: the answer does not match the server's form. {request.rejected}</p>
+      )}
+      <button type="submit">Send</button>
+    </form>
+  )
+}
+
 const ElicitationDialog = () => {
   const [first] = Elicitations.usePendingElicitations()
   if (first === undefined) return null
@@ -298,7 +458,7 @@ const ElicitationDialog = () => {
         <p>{params.message}</p>
         {params.mode === "url" ?
           <p><a href={params.url} target="_blank" rel="noreferrer noopener">{params.url}</a> <button onClick={() => first.accept()}>Done</button></p> :
-          <SchemaForm schema={params.requestedSchema as { readonly [k: string]: unknown }} idPrefix="elicit" submitLabel="Send" onSubmit={(values) => first.accept(values as Elicitation.Content)} />}
+          <ElicitationForm key={first.id} request={first} />}
         <div className="actions">
           <button onClick={first.decline}>Decline</button>
           <button onClick={first.cancel}>Dismiss</button>
@@ -350,7 +510,7 @@ const ModelTools = () => {
 }
 
 const CallHistory = () => {
-  const { clear, records } = History.useToolCallLog()
+  const { clear, records, statusOf } = History.useToolCallLog()
   return (
     <section className="card">
       <header className="row"><h2>Call history</h2><button onClick={clear}>Clear</button></header>
@@ -362,7 +522,10 @@ const CallHistory = () => {
               <td>{new Date(r.startedAt.epochMillis).toLocaleTimeString()}</td>
               <td>{r.server}</td>
               <td>{r.tool}</td>
-              <td className={`status status-${r.status}`}>{r.status}{r.taskStatus !== undefined && ` (task ${r.taskStatus})`}</td>
+              <td className={`status status-${statusOf(r)}`}>
+                {statusLabel(statusOf(r))}{History.taskStatusOf(r) !== undefined && ` (task ${History.taskStatusOf(r)})`}
+                {statusOf(r) === "Interrupted" && <span className="muted"> · the page was reloaded while it ran: outcome unknown</span>}
+              </td>
               <td className="muted">{r.error !== undefined ? `${r.error._tag}: ${r.error.message}` : JSON.stringify(r.arguments ?? {})}</td>
             </tr>
           ))}

@@ -1,25 +1,98 @@
 /**
  * The console's Layer: `BrowserHub` (servers, approval policy and call
  * history in IndexedDB, encrypted OAuth tokens, the OAuth popup) with the
- * UI's approval and elicitation queues around it.
+ * UI's approval and elicitation queues around it; and the Layer of a
+ * connection test (a registry of one server, kept in memory only).
  */
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import type { ApprovalPolicy } from "@mcp-effect/core"
-import { BrowserHub } from "@mcp-effect/hub/browser"
+import * as SessionStore from "@mcp-effect/core/SessionStore"
+import { ServerRegistry } from "@mcp-effect/hub"
+import type { ServerConfig } from "@mcp-effect/hub"
+import { BrowserHub, BrowserTransportFactory, IndexedDbKeyValueStore } from "@mcp-effect/hub/browser"
 import * as BrowserAuthorizer from "@mcp-effect/oauth/BrowserAuthorizer"
 import * as BrowserTokenStore from "@mcp-effect/oauth/BrowserTokenStore"
+import * as Discovery from "@mcp-effect/oauth/Discovery"
+import * as TokenStore from "@mcp-effect/oauth/TokenStore"
+import * as UrlPolicy from "@mcp-effect/oauth/UrlPolicy"
 import { Approvals, Elicitations } from "@mcp-effect/react"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
 export const callbackPath = "/oauth/callback"
 
+const clientInfo = { name: "mcp-effect-web-console", version: "0.2.0" }
+
+// one store and one popup for the hub, the connection test and "remove a server's tokens"
+// (a Layer object used twice in one build is built once)
+const tokens = BrowserTokenStore.layer({ name: "mcp-console-tokens" })
+const authorizer = () => BrowserAuthorizer.layer({ redirectUri: `${window.location.origin}${callbackPath}` })
+
+/**
+ * The key that seals stored session ids: AES-GCM, non-extractable, kept in
+ * IndexedDB by structured clone (script on the page can use it, not read it).
+ */
+const sessionKey = (): Promise<CryptoKey> =>
+  new Promise((resolve, reject) => {
+    const open = indexedDB.open("mcp-console-keys", 1)
+    open.onupgradeneeded = () => open.result.createObjectStore("keys")
+    open.onerror = () => reject(open.error)
+    open.onsuccess = () => {
+      const db = open.result
+      const read = db.transaction("keys").objectStore("keys").get("sessions")
+      read.onerror = () => reject(read.error)
+      read.onsuccess = () => {
+        if (read.result instanceof CryptoKey) {
+          db.close()
+          return resolve(read.result)
+        }
+        crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]).then((key) => {
+          const write = db.transaction("keys", "readwrite").objectStore("keys").put(key, "sessions")
+          write.onsuccess = () => {
+            db.close()
+            resolve(key)
+          }
+          write.onerror = () => reject(write.error)
+        }, reject)
+      }
+    }
+  })
+
+/**
+ * Sessions (and what each server spoke) kept across reloads: a reload resumes
+ * the sessions it left instead of piling up new ones. Session ids are sealed.
+ */
+const sessions = Layer.unwrapEffect(
+  Effect.map(Effect.promise(sessionKey), (key) => SessionStore.layer({ key }))
+).pipe(Layer.provide(IndexedDbKeyValueStore.layer({ database: "mcp-console-sessions" })))
+
 export const hubLayer = (mode: ApprovalPolicy.Mode) =>
   BrowserHub.layer({
-    clientInfo: { name: "mcp-effect-web-console", version: "0.2.0" },
+    clientInfo,
     approval: { mode },
     history: { retention: 200 },
-    tokens: BrowserTokenStore.layer({ name: "mcp-console-tokens" }),
-    authorizer: BrowserAuthorizer.layer({ redirectUri: `${window.location.origin}${callbackPath}` })
-  }).pipe(Layer.provideMerge(Layer.merge(Approvals.layer(), Elicitations.layer())))
+    tokens,
+    authorizer: authorizer()
+  }).pipe(
+    Layer.provideMerge(Layer.mergeAll(Approvals.layer(), Elicitations.layer(), tokens, sessions))
+  )
+
+/**
+ * A connection test: the server in a registry of its own, in memory. Nothing
+ * is saved; closing the test's runtime closes its session.
+ */
+export const testLayer = (config: ServerConfig.ServerConfig) =>
+  ServerRegistry.layer({ servers: [config], clientInfo }).pipe(
+    Layer.provide(BrowserTransportFactory.layer.pipe(Layer.provide(Layer.merge(tokens, authorizer()))))
+  )
+
+/** Deletes the tokens this browser holds for a server (its authorization server is discovered again). */
+export const forgetTokens = (url: string) =>
+  Effect.gen(function*() {
+    const found = yield* Discovery.discover({ serverUrl: url, policy: UrlPolicy.loopbackDevelopment })
+    const store = yield* TokenStore.TokenStore
+    yield* store.deleteTokens({ resource: found.resource, issuer: found.issuer })
+  }).pipe(Effect.provide(FetchHttpClient.layer))
 
 const modeKey = "mcp-console/approval-mode"
 export const modes: ReadonlyArray<ApprovalPolicy.Mode> = ["auto", "always-ask", "trusted-only"]
@@ -29,3 +102,25 @@ export const storedMode = (): ApprovalPolicy.Mode => {
   return modes.find((m) => m === stored) ?? "always-ask"
 }
 export const storeMode = (mode: ApprovalPolicy.Mode) => window.localStorage.setItem(modeKey, mode)
+
+/** What the console remembers of the servers it added: the URL (for DELETE on reload, and tokens) and the auth. */
+export interface Saved {
+  readonly url: string
+  readonly oauth: boolean
+  readonly oauthWithoutClientId?: boolean | undefined
+}
+const savedKey = "mcp-console/servers"
+export const savedServers = (): Record<string, Saved> => {
+  try {
+    const parsed: unknown = JSON.parse(window.localStorage.getItem(savedKey) ?? "{}")
+    return typeof parsed === "object" && parsed !== null ? parsed as Record<string, Saved> : {}
+  } catch {
+    return {}
+  }
+}
+export const saveServer = (name: string, saved: Saved | undefined) => {
+  const all = savedServers()
+  if (saved === undefined) delete all[name]
+  else all[name] = saved
+  window.localStorage.setItem(savedKey, JSON.stringify(all))
+}

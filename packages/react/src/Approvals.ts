@@ -3,7 +3,8 @@
  * whose questions wait in a list that `usePendingApprovals` renders (the
  * confirmation dialog). The client asks only when its `ApprovalPolicy` says
  * so (`always-ask`, or `trusted-only` for an untrusted server); a call
- * interrupted while it waits leaves the list on its own.
+ * interrupted while it waits leaves the list on its own. A `useToolCall`
+ * whose call waits here has the status `"AwaitingApproval"`.
  *
  * @since 0.2.0
  */
@@ -13,7 +14,9 @@ import * as Approver from "@mcp-effect/core/Approver"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as FiberRef from "effect/FiberRef"
 import type * as Subscribable from "effect/Subscribable"
+import { approvalWatch } from "./internal/approvalWatch.js"
 import * as pending from "./internal/pending.js"
 import { useSubscribable } from "./Live.js"
 import { useService, valueOf } from "./RuntimeProvider.js"
@@ -61,7 +64,15 @@ export const layer = (): Layer.Layer<Approver.Approver | ApprovalRequests> =>
     pending.make<ApprovalRequest.ApprovalRequest, ApprovalDecision.ApprovalDecision>(),
     (queue) =>
       Context.make(ApprovalRequests, { pending: queue.pending }).pipe(
-        Context.add(Approver.Approver, { ask: queue.ask })
+        Context.add(Approver.Approver, {
+          // a `useToolCall` run waiting here shows "AwaitingApproval"
+          ask: (request) =>
+            Effect.flatMap(FiberRef.get(approvalWatch), (watch) =>
+              watch === undefined ? queue.ask(request) : Effect.sync(() => watch(true)).pipe(
+                Effect.zipRight(queue.ask(request)),
+                Effect.ensuring(Effect.sync(() => watch(false)))
+              ))
+        })
       )
   ))
 

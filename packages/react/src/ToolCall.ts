@@ -15,15 +15,22 @@ import * as Stream from "effect/Stream"
 import * as McpClient from "@mcp-effect/core/McpClient"
 import type * as McpError from "@mcp-effect/core/McpError"
 import type * as McpSchema from "@mcp-effect/core/McpSchema"
+import type * as ToolCallLog from "@mcp-effect/core/ToolCallLog"
 import * as React from "react"
 import { useClient } from "./Client.js"
+import { approvalWatch } from "./internal/approvalWatch.js"
 import { valueOf } from "./RuntimeProvider.js"
 
 /**
+ * The call's status, in the words of the call history (`ToolCallLog.Status`):
+ * `AwaitingApproval` (the `Approvals.layer` dialog is asking), `Running`,
+ * then `Completed` (a result), `Failed` (a result with `isError: true`, or an
+ * error), `Cancelled`, `Denied` or `TimedOut`.
+ *
  * @since 0.2.0
  * @category models
  */
-export type Status = "Idle" | "Running" | "Succeeded" | "Failed" | "Cancelled"
+export type Status = "Idle" | ToolCallLog.Status
 
 /**
  * @since 0.2.0
@@ -33,7 +40,7 @@ export interface State {
   readonly status: Status
   /** The last progress notification of the running (or last) call. */
   readonly progress: McpSchema.ProgressNotificationParams | undefined
-  /** The task's last status, for a call that runs as a task. */
+  /** The task's last status, for a call that runs as a task (terminal once the call has ended). */
   readonly task: McpSchema.Task | undefined
   /** The result; a tool that failed is a result with `isError: true`. */
   readonly result: McpSchema.CallToolResult | undefined
@@ -48,7 +55,11 @@ export interface State {
 export interface ToolCall extends State {
   /** Whether a client is there to call through (the provider's runtime may still be starting). */
   readonly ready: boolean
-  /** Starts a call (cancelling one still running); does nothing until `ready`. */
+  /**
+   * Starts a call (cancelling one still running); does nothing until `ready`.
+   * Only the latest run sets the state: the interrupted run's exit never shows
+   * "Cancelled" over the new run.
+   */
   readonly run: (args?: Record<string, unknown>) => void
   /** Cancels the running call; nothing happens when none is running. */
   readonly cancel: () => void
@@ -67,6 +78,29 @@ export interface Options extends Omit<McpClient.CallToolOptions, "onProgress"> {
 
 const idle: State = { status: "Idle", progress: undefined, task: undefined, result: undefined, error: undefined }
 
+const statusOf = (error: McpError.McpClientError): ToolCallLog.Status =>
+  error._tag === "RequestTimeout" ?
+    "TimedOut" :
+    error._tag === "RequestCancelled" ?
+    "Cancelled" :
+    error._tag === "ApprovalDenied" ?
+    "Denied" :
+    "Failed"
+
+const terminalTask: ReadonlySet<McpSchema.Task["status"]> = new Set(["completed", "failed", "cancelled"])
+
+/** The state once the call has ended; a task still shown as working follows the call's outcome. */
+const ended = (previous: State, status: ToolCallLog.Status, error?: McpError.McpClientError): State => {
+  const task = previous.task
+  const taskStatus: McpSchema.Task["status"] = status === "Completed" ? "completed" : status === "Cancelled" ? "cancelled" : "failed"
+  return {
+    ...previous,
+    status,
+    error,
+    task: task === undefined || terminalTask.has(task.status) ? task : { ...task, status: taskStatus }
+  }
+}
+
 /**
  * @since 0.2.0
  * @category hooks
@@ -76,6 +110,8 @@ export const useToolCall = (name: string, options?: Options): ToolCall => {
   const client = options?.client ?? valueOf(fromContext)
   const [state, setState] = React.useState<State>(idle)
   const fiber = React.useRef<Fiber.RuntimeFiber<void, McpError.McpClientError> | undefined>(undefined)
+  // which run owns the state: a run (or reset) takes it, so an interrupted run's late events and exit change nothing
+  const current = React.useRef(0)
   // the latest options without re-creating `run` on every render (inline objects are fine)
   const latest = React.useRef(options)
   latest.current = options
@@ -89,13 +125,23 @@ export const useToolCall = (name: string, options?: Options): ToolCall => {
   const run = React.useCallback((args?: Record<string, unknown>) => {
     if (client === undefined) return
     cancel()
+    const mine = ++current.current
+    const update = (f: (previous: State) => State) => {
+      if (current.current === mine) setState(f)
+    }
     setState({ ...idle, status: "Running" })
     const { client: _, ...callOptions } = latest.current ?? {}
+    const waiting = (awaiting: boolean) =>
+      update((previous) =>
+        previous.status === "Running" || previous.status === "AwaitingApproval" ?
+          { ...previous, status: awaiting ? "AwaitingApproval" : "Running" } :
+          previous
+      )
     const started = Effect.runFork(
       client.callToolStream({ name, ...(args !== undefined ? { arguments: args } : {}) }, callOptions).pipe(
         Stream.runForEach((event) =>
           Effect.sync(() =>
-            setState((previous) => {
+            update((previous) => {
               switch (event._tag) {
                 case "Progress":
                   return { ...previous, progress: event.progress }
@@ -106,27 +152,25 @@ export const useToolCall = (name: string, options?: Options): ToolCall => {
               }
             })
           )
-        )
+        ),
+        Effect.locally(approvalWatch, waiting)
       )
     )
     fiber.current = started
     started.addObserver((exit) => {
       if (fiber.current === started) fiber.current = undefined
-      setState((previous) => {
-        if (Exit.isSuccess(exit)) return { ...previous, status: "Succeeded" }
-        if (Cause.isInterruptedOnly(exit.cause)) return { ...previous, status: "Cancelled" }
+      update((previous) => {
+        if (Exit.isSuccess(exit)) return ended(previous, previous.result?.isError === true ? "Failed" : "Completed")
+        if (Cause.isInterruptedOnly(exit.cause)) return ended(previous, "Cancelled")
         const error = Cause.failureOption(exit.cause)
-        return {
-          ...previous,
-          status: Option.isSome(error) && error.value._tag === "RequestCancelled" ? "Cancelled" : "Failed",
-          error: Option.getOrUndefined(error)
-        }
+        return Option.isSome(error) ? ended(previous, statusOf(error.value), error.value) : ended(previous, "Failed")
       })
     })
   }, [client, name, cancel])
 
   const reset = React.useCallback(() => {
     cancel()
+    current.current++
     setState(idle)
   }, [cancel])
 

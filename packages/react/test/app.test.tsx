@@ -1,6 +1,7 @@
 import { ApprovalPolicy, McpClient, McpTransport, TestServer, ToolCallLog } from "@mcp-effect/core"
 import { ServerRegistry, TransportFactory } from "@mcp-effect/hub"
 import { act, cleanup, render, screen, waitFor } from "@testing-library/react"
+import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -96,9 +97,11 @@ describe("Approvals + History", () => {
     await waitFor(() => expect(screen.getByTestId("asked").textContent).toBe("local/wipe"))
     expect(screen.getByTestId("warnings").textContent).toBe("Destructive")
     await waitFor(() => expect(records()).toEqual(["wipe:AwaitingApproval"]))
+    // the call panel and the history say the same while the dialog asks
+    await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("AwaitingApproval"))
     expect(calls(await received())).toEqual([])
     act(() => screen.getByText("once").click())
-    await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("Succeeded"))
+    await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("Completed"))
     expect(screen.queryByTestId("approval")).toBeNull()
     expect(calls(await received())).toEqual(["wipe"])
     await waitFor(() => expect(records()).toEqual(["wipe:Completed"]))
@@ -106,7 +109,7 @@ describe("Approvals + History", () => {
     act(() => screen.getByText("run").click())
     await waitFor(() => expect(screen.getByTestId("asked").textContent).toBe("local/wipe"))
     act(() => screen.getByText("deny").click())
-    await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("Failed"))
+    await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("Denied"))
     expect(screen.getByTestId("error").textContent).toBe("ApprovalDenied")
     expect(calls(await received())).toEqual(["wipe"])
     await waitFor(() => expect(records()).toEqual(["wipe:Completed", "wipe:Denied"]))
@@ -126,10 +129,51 @@ describe("Approvals + History", () => {
     act(() => screen.getByText("run").click())
     await waitFor(() => expect(screen.getByTestId("asked").textContent).toBe("local/echo"))
     act(() => screen.getByText("always").click())
-    await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("Succeeded"))
+    await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("Completed"))
     act(() => screen.getByText("run").click())
     await waitFor(async () => expect(calls(await received())).toEqual(["echo", "echo"]))
     expect(screen.queryByTestId("approval")).toBeNull()
+  })
+})
+
+describe("History after a reload", () => {
+  it("a record left Running by an earlier page shows as Interrupted; this page's own running call does not", async () => {
+    // one store for both pages (a browser's IndexedDB across the reload)
+    const stored = await Effect.runPromise(Effect.scoped(Layer.build(KeyValueStore.layerMemory)))
+    const kv = Layer.succeed(KeyValueStore.KeyValueStore, Context.get(stored, KeyValueStore.KeyValueStore))
+    // the earlier page: a call started, then the page went away
+    await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const log = yield* ToolCallLog.make()
+      yield* log.start({ server: "local", tool: "slow", status: "Running" })
+      const done = yield* log.start({ server: "local", tool: "task", status: "Running" })
+      yield* log.update(done, { taskId: "t1", taskStatus: "input_required" })
+      yield* log.update(done, { status: "Completed" })
+    })).pipe(Effect.provide(kv)))
+
+    const StatusLog = () => {
+      const { records, statusOf } = History.useToolCallLog()
+      return <ol>{records.map((r) => <li key={r.id} data-testid="row">{r.tool}:{statusOf(r)}:{History.taskStatusOf(r) ?? "-"}</li>)}</ol>
+    }
+    const app = McpClient.layer({ clientInfo: { name: "react-test", version: "1.0.0" }, server: "local" }).pipe(
+      Layer.provideMerge(Layer.mergeAll(Approvals.layer(), ApprovalPolicy.layerMemory({ mode: "always-ask" }), ToolCallLog.layer().pipe(Layer.provide(kv)))),
+      Layer.provideMerge(server())
+    )
+    render(
+      <RuntimeProvider.Provider layer={app}>
+        <StatusLog />
+        <Runner name="echo" />
+      </RuntimeProvider.Provider>
+    )
+    await waitFor(() => expect(screen.getAllByTestId("row").map((li) => li.textContent)).toEqual(["slow:Interrupted:-", "task:Completed:completed"]))
+    await waitFor(() => expect(screen.getByText("run").hasAttribute("disabled")).toBe(false))
+    act(() => screen.getByText("run").click())
+    await waitFor(() =>
+      expect(screen.getAllByTestId("row").map((li) => li.textContent)).toEqual([
+        "slow:Interrupted:-",
+        "task:Completed:completed",
+        "echo:AwaitingApproval:-"
+      ])
+    )
   })
 })
 

@@ -25,6 +25,8 @@ const makeApp = Effect.gen(function*() {
       "tools/call": ({ params, progress }) =>
         params.name === "echo" ?
           Effect.succeed({ content: [{ type: "text", text: `echo: ${(params.arguments as any)?.message}` }] }) :
+          params.name === "broken" ?
+          Effect.succeed({ content: [{ type: "text", text: "the disk is full" }], isError: true }) :
           Effect.gen(function*() {
             yield* progress(1, 2, "half way")
             yield* Deferred.succeed(started, undefined)
@@ -114,8 +116,21 @@ describe("RuntimeProvider + client hooks", () => {
     )
     await waitFor(() => expect(screen.getByText("run").hasAttribute("disabled")).toBe(false))
     act(() => screen.getByText("run").click())
-    await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("Succeeded"))
+    await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("Completed"))
     expect(screen.getByTestId("result").textContent).toBe("echo: hi")
+  })
+
+  it("a tool failure (isError) is Failed, with its result, as in the call history", async () => {
+    const app = await Effect.runPromise(makeApp)
+    render(
+      <RuntimeProvider.Provider layer={app.layer}>
+        <Runner name="broken" />
+      </RuntimeProvider.Provider>
+    )
+    await waitFor(() => expect(screen.getByText("run").hasAttribute("disabled")).toBe(false))
+    act(() => screen.getByText("run").click())
+    await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("Failed"))
+    expect(screen.getByTestId("result").textContent).toBe("the disk is full")
   })
 
   it("shows progress, and cancel interrupts the call and tells the server", async () => {
@@ -125,6 +140,31 @@ describe("RuntimeProvider + client hooks", () => {
     act(() => screen.getByText("cancel").click())
     await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("Cancelled"))
     await serverReceivedCancellation()
+  })
+
+  it("a second run while one is running stays Running (the interrupted run never sets the state)", async () => {
+    const { app } = await startSlowCall()
+    act(() => screen.getByText("run").click())
+    await serverReceivedCancellation()
+    // let the interrupted fiber's exit reach its observer
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(screen.getByTestId("status").textContent).toBe("Running")
+    await Effect.runPromise(Deferred.succeed(app.release, undefined))
+    await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("Completed"))
+    expect(screen.getByTestId("result").textContent).toBe("done")
+  })
+
+  it("cancel then run at once: the new run's state is the one shown", async () => {
+    const { app } = await startSlowCall()
+    act(() => {
+      screen.getByText("cancel").click()
+      screen.getByText("run").click()
+    })
+    await serverReceivedCancellation()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(screen.getByTestId("status").textContent).toBe("Running")
+    await Effect.runPromise(Deferred.succeed(app.release, undefined))
+    await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("Completed"))
   })
 
   it("unmounting a component cancels its running call", async () => {

@@ -2,6 +2,8 @@
 // processes would be) on one store directory, against the real authorization server, which rotates refresh
 // tokens and revokes the whole grant when a spent one comes back.
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import { describe, expect, it } from "@effect/vitest"
@@ -14,7 +16,7 @@ import * as Redacted from "effect/Redacted"
 import * as Path from "node:path"
 import { KeyValueTokenStore, NodeTokenStore, OAuthClient, TokenStore, UrlPolicy } from "../src/index.js"
 import { browserFor, connect, protectedServer, text } from "./fixtures/harness.js"
-import { appProcess, runRounds, size } from "./fixtures/tokenProcesses.js"
+import { appProcess, report, runRounds, size } from "./fixtures/tokenProcesses.js"
 
 const sealKey = Redacted.make<Uint8Array | string>("q4b7S8kX1m2N3p4Q5r6S7t8U9v0W1x2Y3z4A5b6C7d8=")
 
@@ -159,6 +161,46 @@ describe("tokens shared by processes", () => {
     }), { timeout: 30_000 })
 })
 
+describe("a slow token endpoint under the refresh lock", () => {
+  it.scopedLive("the refresh gives up within half the lease (the lock is never held past it), and the next one works", () =>
+    Effect.gen(function*() {
+      const directory = yield* sharedDirectory
+      const { auth, mcp } = yield* protectedServer()
+      const key = { resource: mcp.resource, issuer: auth.issuer }
+      const store = yield* NodeTokenStore.make({ directory, key: sealKey, lock: { lease: "2 seconds" } })
+        .pipe(Effect.provide(NodeContext.layer))
+      let slow = false
+      // the token endpoint takes 10 s to answer while `slow`
+      const slowTokenEndpoint = Layer.effect(
+        HttpClient.HttpClient,
+        Effect.map(HttpClient.HttpClient, (client) =>
+          HttpClient.transform(client, (response, request) =>
+            slow && request.method === "POST" && new URL(request.url).pathname === "/token"
+              ? Effect.delay(response, "10 seconds")
+              : response))
+      ).pipe(Layer.provide(FetchHttpClient.layer))
+      const a = yield* connect(mcp.url, oauthWith(store, auth).pipe(Layer.provide(slowTokenEndpoint)))
+      expect(text(yield* a.mcp.callTool({ name: "read" }))).toBe("read ok")
+      yield* expire(store, key)
+
+      slow = true
+      const started = Date.now()
+      const refused = yield* Effect.either(a.mcp.callTool({ name: "read" }))
+      const took = Date.now() - started
+      expect(refused._tag).toBe("Left")
+      // given up after half the lease (1 s), not after the endpoint's 10 s
+      expect(took).toBeLessThan(2_000)
+      // the lock was released: taken at once
+      const free = Date.now()
+      yield* Effect.scoped(store.exclusive!(key))
+      expect(Date.now() - free).toBeLessThan(1_000)
+
+      slow = false
+      expect(text(yield* a.mcp.callTool({ name: "read" }))).toBe("read ok")
+      expect(auth.grants).toEqual(["authorization_code", "refresh_token"])
+    }), { timeout: 30_000 })
+})
+
 const nodeProcess = "packages/oauth/test/fixtures/nodeTokenProcess.ts"
 
 describe("NodeTokenStore shared by app processes (real processes, one directory)", () => {
@@ -178,7 +220,16 @@ describe("NodeTokenStore shared by app processes (real processes, one directory)
           SEAL_KEY: Redacted.value(sealKey) as string,
           MCP_URL: mcp.url,
           SKEW_MS: "2500",
-          PAUSE_MS: "60"
+          PAUSE_MS: "30"
+        })
+        yield* report("NodeTokenStore", {
+          wallMs: totals.elapsedMs,
+          ok: totals.ok,
+          failed: totals.failed,
+          forcedSignIns: totals.signIns,
+          refreshes: auth.grants.filter((g) => g === "refresh_token").length,
+          refusedGrants: auth.grantErrors.length,
+          authorizationCodes: auth.grants.filter((g) => g === "authorization_code").length
         })
         expect(totals.errors).toEqual([])
         expect(totals).toMatchObject({ ok: size.processes * size.rounds, failed: 0, signIns: 0 })

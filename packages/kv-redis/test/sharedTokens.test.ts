@@ -65,7 +65,8 @@ describe("RedisTokenStore shared by app processes (real processes, real redis-se
         expect(keys.length).toBeGreaterThan(0)
         for (const key of keys) expect(key).not.toMatch(/https?:|127\.0\.0\.1/)
       }),
-    { timeout: 120_000 }
+    // the full target (6 x 200) runs longer than the CI size
+    { timeout: Math.max(120_000, size.processes * size.rounds * 400) }
   )
 
   it.scopedLive("a process killed while it holds the refresh lock costs the others at most the lease", () =>

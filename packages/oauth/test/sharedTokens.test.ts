@@ -237,7 +237,8 @@ describe("NodeTokenStore shared by app processes (real processes, one directory)
         expect(auth.grants.filter((g) => g === "authorization_code")).toHaveLength(1)
         expect(auth.grants.filter((g) => g === "refresh_token").length).toBeGreaterThan(size.processes)
       }),
-    { timeout: 120_000 }
+    // the full target (6 x 200) runs longer than the CI size
+    { timeout: Math.max(120_000, size.processes * size.rounds * 400) }
   )
 
   it.scopedLive("a process killed while it holds the refresh lock costs the others at most the lease", () =>

@@ -1,9 +1,9 @@
 /**
  * A lock shared by every process on one Redis: `SET name token NX PX ttl`
- * to take it, released (only by its holder, checked atomically) when the
- * scope closes. The expiry frees a lock whose holder died; a holder that
- * runs longer than `ttl` loses it, so pick `ttl` above the longest guarded
- * work (a token refresh: a few seconds).
+ * to take it, its expiry pushed back by its holder every third of `ttl`
+ * while the scope is open, released (only by its holder, checked
+ * atomically) when the scope closes. The expiry frees a lock whose holder
+ * died (a killed process stops renewing): the others wait at most `ttl`.
  *
  * @since 0.1.0
  */
@@ -20,7 +20,10 @@ import type * as RedisClient from "./RedisClient.js"
 export interface Options {
   /** Prepended to lock names. Default `"mcp-effect:lock:"`. */
   readonly prefix?: string | undefined
-  /** How long a taken lock lives at most. Default 30 s. */
+  /**
+   * The lease: how long the lock outlives a holder that stopped renewing it
+   * (renewed every third of it while held). Default 10 s.
+   */
   readonly ttl?: Duration.DurationInput | undefined
   /** How long to wait for a lock held by someone else before failing. Default 60 s. */
   readonly wait?: Duration.DurationInput | undefined
@@ -41,3 +44,11 @@ export type Lock = (name: string) => Effect.Effect<void, RedisClient.RedisError,
  * @category constructors
  */
 export const make: (options?: Options) => Effect.Effect<Lock, never, RedisClient.RedisClient> = internal.make
+
+/**
+ * The lease when `ttl` is not given.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const defaultTtl: Duration.Duration = internal.defaultTtl

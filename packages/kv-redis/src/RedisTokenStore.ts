@@ -3,7 +3,8 @@
  * `RedisKeyValueStore`, records sealed with AES-256-GCM under a key every
  * process shares, and each refresh taken under a `RedisLock`, so app
  * processes sharing one Redis share their tokens and spend a rotating
- * refresh token once.
+ * refresh token once. Key names hold SHA-256 hashes of the server and
+ * issuer URLs, never the URLs (a URL can carry an API key).
  *
  * @since 0.1.0
  */
@@ -24,7 +25,10 @@ export interface Options extends TokenStore.StoreOptions {
   readonly key: Redacted.Redacted<Uint8Array | string>
   /** Prepended to every Redis key. Default `"mcp-effect:"` (records then live under `mcp-effect:oauth:`). */
   readonly prefix?: string | undefined
-  /** The refresh lock. Default: 30 s expiry, 60 s wait. */
+  /**
+   * The refresh lock. Default: a 10 s lease (renewed while held), 60 s wait.
+   * A refresh under it times out within half the lease.
+   */
   readonly lock?: RedisLock.Options | undefined
 }
 
@@ -36,5 +40,8 @@ export const layer = (
   options: Options
 ): Layer.Layer<TokenStore.TokenStore, TokenStore.TokenStoreError, RedisClient.RedisClient> =>
   Layer.unwrapEffect(
-    Effect.map(RedisLock.make(options.lock), (lock) => KeyValueTokenStore.layer({ ...options, lock }))
+    Effect.map(
+      RedisLock.make(options.lock),
+      (lock) => KeyValueTokenStore.layer({ ...options, lock, lease: options.lock?.ttl ?? RedisLock.defaultTtl })
+    )
   ).pipe(Layer.provide(RedisKeyValueStore.layer({ prefix: options.prefix })))

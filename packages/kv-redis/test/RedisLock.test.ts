@@ -66,4 +66,31 @@ describe("RedisLock", () => {
       expect(error).toBeInstanceOf(RedisClient.RedisError)
       expect(error.message).toMatch(/stayed taken/)
     }))
+
+  it.scopedLive("a holder keeps its lock past the lease while it holds it (renewed); a holder that stops renewing loses it after the lease", () =>
+    Effect.gen(function*() {
+      const server = yield* redisServer
+      const a = yield* lockOn(server.url, { ttl: "300 millis" })
+      const b = yield* lockOn(server.url, { ttl: "300 millis", wait: "900 millis" })
+      const holding = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const holder = yield* Effect.fork(Effect.scoped(Effect.zipRight(
+        a("slow"),
+        Effect.zipRight(Deferred.succeed(holding, undefined), Deferred.await(release))
+      )))
+      yield* Deferred.await(holding)
+      // three leases later the lock is still A's: B waited 900 ms for nothing
+      const error = yield* Effect.flip(Effect.scoped(b("slow")))
+      expect(error.message).toMatch(/stayed taken/)
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(holder)
+      yield* Effect.scoped(b("slow"))
+
+      // a holder that vanished (no renewal): the lock is free within the lease
+      const client = yield* RedisClient.make({ url: server.url })
+      yield* client.use("set", (r) => r.set("mcp-effect:lock:gone", "dead-holder", "PX", 300))
+      const started = Date.now()
+      yield* Effect.scoped(b("gone"))
+      expect(Date.now() - started).toBeLessThan(600)
+    }))
 })

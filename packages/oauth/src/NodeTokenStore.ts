@@ -1,6 +1,10 @@
 /**
  * The token store for Node: one owner-only directory, one owner-only file per
- * record, every record encrypted with AES-256-GCM.
+ * record, every record encrypted with AES-256-GCM. Processes that use the
+ * same directory share their tokens: each refresh is taken under a lock file
+ * in the directory (renewed while held, taken over after its lease when its
+ * holder died), so a rotating refresh token is spent by one process, and the
+ * others read its result.
  *
  * It needs `FileSystem` and `Path` from `@effect/platform`; provide them with
  * `NodeContext.layer` from `@effect/platform-node`.
@@ -9,6 +13,7 @@
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
+import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
@@ -34,6 +39,22 @@ export interface Options extends TokenStore.StoreOptions {
    * the whole directory as the same user.
    */
   readonly key?: Redacted.Redacted<Uint8Array | string> | undefined
+  /**
+   * The refresh lock shared by processes on the directory.
+   *
+   * @since 0.3.0
+   */
+  readonly lock?: {
+    /**
+     * How long a lock outlives a holder that stopped renewing it (a killed
+     * process); a refresh times out within half of it. Default 10 s.
+     */
+    readonly lease?: Duration.DurationInput | undefined
+    /** How long to wait for a lock someone else holds before failing. Default 60 s. */
+    readonly wait?: Duration.DurationInput | undefined
+    /** Delay between attempts while waiting. Default 25 ms. */
+    readonly retryEvery?: Duration.DurationInput | undefined
+  } | undefined
 }
 
 /**

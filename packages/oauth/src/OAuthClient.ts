@@ -92,6 +92,14 @@ export interface Options {
   readonly authorizationServer?: string | undefined
   /** Refresh this long before the access token expires. Default 60 seconds. */
   readonly refreshSkew?: Duration.DurationInput | undefined
+  /**
+   * How long a refresh request may take. Default 30 seconds; with a store
+   * shared by processes, at most half the lease of its refresh lock (the
+   * lock is never held past its lease by a slow token endpoint).
+   *
+   * @since 0.3.0
+   */
+  readonly tokenRequestTimeout?: Duration.DurationInput | undefined
   /** Step-up authorizations per scope set before giving up. Default 3. */
   readonly maxStepUps?: number | undefined
   /**
@@ -205,6 +213,7 @@ const build = (options: Options, grant: Engine.Grant) =>
         client: options.client ?? {},
         scopes: options.scopes ?? [],
         refreshSkewMillis: Duration.toMillis(options.refreshSkew ?? "60 seconds"),
+        tokenRequestTimeoutMillis: Duration.toMillis(options.tokenRequestTimeout ?? "30 seconds"),
         maxStepUps: options.maxStepUps ?? 3,
         grant
       },

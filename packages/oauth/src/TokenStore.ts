@@ -3,9 +3,10 @@
  * verifier and state of a flow in progress. Swapping Node for the browser is
  * swapping the Layer that provides this service.
  *
- * Tokens are keyed by the MCP server (its resource URL) and the
- * authorization server's issuer, so one server moving to another issuer
- * never reuses a token minted elsewhere.
+ * Tokens are keyed by the MCP server (its resource URL), the
+ * authorization server's issuer and the configured client id, so one server
+ * moving to another issuer, or configured with another client, never reuses
+ * a token minted for someone else.
  *
  * @since 0.1.0
  */
@@ -29,6 +30,14 @@ export interface TokenKey {
   readonly resource: string
   /** The authorization server's issuer identifier. */
   readonly issuer: string
+  /**
+   * The client id the app configured for the server, when it configured one:
+   * a server entry with another client id never reuses these tokens.
+   * Absent for clients registered on the fly (their registration is per issuer).
+   *
+   * @since 0.3.0
+   */
+  readonly clientId?: string | undefined
 }
 
 /**
@@ -150,6 +159,14 @@ export interface Service {
    * process (refreshes there are already single-flight).
    */
   readonly exclusive?: ((key: TokenKey) => Effect.Effect<void, TokenStoreError, Scope.Scope>) | undefined
+  /**
+   * How long `exclusive` outlives a holder that stops renewing it (a killed
+   * process): the others wait at most this long. A refresh under the lock
+   * times out well within it (at most half of it).
+   *
+   * @since 0.3.0
+   */
+  readonly lease?: Duration.Duration | undefined
 }
 
 /**

@@ -41,7 +41,7 @@ describe("DPoP with oidc-provider", () => {
       expect(auth.grants).toEqual(["client_credentials"])
       allProofsValid(mcp.proofs)
       expect(mcp.tokens.filter((t) => t !== undefined).every((t) => t!.startsWith("DPoP "))).toBe(true)
-      const stored = Option.getOrThrow(yield* store.getTokens({ resource: mcp.resource, issuer: auth.issuer }))
+      const stored = Option.getOrThrow(yield* store.getTokens({ resource: mcp.resource, issuer: auth.issuer, clientId: "machine" }))
       expect(stored.tokenType.toLowerCase()).toBe("dpop")
       expect(stored.dpopKey?.thumbprint).toBe((mcp.proofs[0] as { jkt: string }).jkt)
     }))
@@ -234,7 +234,7 @@ describe("DPoP with oidc-provider", () => {
       Effect.gen(function*() {
         const { auth, mcp } = yield* protectedServer({ machines: [machine], resourceDpop: {} })
         const store = yield* TokenStore.makeMemory()
-        const key = { resource: mcp.resource, issuer: auth.issuer }
+        const key = { resource: mcp.resource, issuer: auth.issuer, clientId: "machine" }
         yield* (yield* connect(mcp.url, machineClient(store))).mcp.listTools
         const before = Option.getOrThrow(yield* store.getTokens(key))
         yield* store.setTokens(key, yield* tamper(before))

@@ -13,7 +13,9 @@ import * as McpError from "@mcp-effect/core/McpError"
 import * as SingleFlight from "./singleFlight.js"
 import type { HttpAuth } from "@mcp-effect/transport-http"
 import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -56,6 +58,8 @@ export interface Config {
   readonly client: Identity.ClientOptions
   readonly scopes: ReadonlyArray<string>
   readonly refreshSkewMillis: number
+  /** A refresh request gives up after this long (and within half the lease of a shared store's lock). */
+  readonly tokenRequestTimeoutMillis: number
   readonly maxStepUps: number
   readonly grant: Grant
 }
@@ -69,6 +73,11 @@ export interface Engine {
   readonly authorize: Effect.Effect<Redacted.Redacted<string>, OAuthError>
   readonly signOut: Effect.Effect<void, OAuthError>
 }
+
+const sameTokens = (a: TokenStore.Tokens, b: TokenStore.Tokens): boolean =>
+  Redacted.value(a.accessToken) === Redacted.value(b.accessToken) &&
+  (a.refreshToken === undefined ? undefined : Redacted.value(a.refreshToken)) ===
+    (b.refreshToken === undefined ? undefined : Redacted.value(b.refreshToken))
 
 const storeError = (operation: string) => (error: TokenStore.TokenStoreError) =>
   new OAuthError({ reason: "Store", message: `token store ${operation} failed: ${error.message}` })
@@ -97,7 +106,10 @@ export const make = (
     http,
     store,
     discovered,
-    key: { resource: discovered.resource, issuer: discovered.issuer },
+    // a configured client id is part of the key: another client id never reuses these tokens
+    key: config.client.clientId === undefined
+      ? { resource: discovered.resource, issuer: discovered.issuer }
+      : { resource: discovered.resource, issuer: discovered.issuer, clientId: config.client.clientId },
     client: config.client
   })
 
@@ -167,6 +179,24 @@ export const make = (
       ? body
       : Effect.scoped(Effect.zipRight(Effect.mapError(flow.store.exclusive(flow.key), storeError("lock")), body))
 
+  /** Under the store's lock (a lease): never longer than half of it, so it ends while the lock is still ours. */
+  const refreshTimeout = (flow: Flow) =>
+    Duration.millis(
+      flow.store.lease === undefined
+        ? config.tokenRequestTimeoutMillis
+        : Math.min(config.tokenRequestTimeoutMillis, Duration.toMillis(flow.store.lease) / 2)
+    )
+
+  /**
+   * Compare before delete: removes the stored tokens only while they are still `failed`. Tokens another process
+   * (or request) stored meanwhile are kept, and returned. Runs under the store's lock.
+   */
+  const forgetIf = (flow: Flow, failed: TokenStore.Tokens): Effect.Effect<Option.Option<TokenStore.Tokens>, OAuthError> =>
+    Effect.flatMap(stored(flow), (now) => {
+      if (Option.isNone(now)) return Effect.succeedNone
+      return sameTokens(now.value, failed) ? Effect.as(forget(flow), Option.none()) : Effect.succeed(now)
+    })
+
   /** Spends the refresh token of `seen` once; callers holding an older one get what is stored now. */
   const refresh = (flow: Flow, seen: TokenStore.Tokens): Effect.Effect<TokenStore.Tokens, OAuthError> =>
     singleFlight(
@@ -183,9 +213,27 @@ export const make = (
         }
         if (Redacted.value(token) !== Redacted.value(seen.refreshToken)) return latest.value
         const identity = yield* config.grant.identity(flow)
-        const response = yield* Grants.refresh(http, flow.discovered.authorizationServer, identity, token, flow.key.resource)
-          .pipe(Effect.tapErrorTag("OAuthError", (e) => e.reason === "InvalidGrant" ? forget(flow) : Effect.void))
-        const tokens = yield* Grants.toTokens(response, undefined, latest.value)
+        const timeout = refreshTimeout(flow)
+        const response = yield* Effect.either(
+          Grants.refresh(http, flow.discovered.authorizationServer, identity, token, flow.key.resource).pipe(
+            Effect.timeoutFail({
+              duration: timeout,
+              onTimeout: () =>
+                new OAuthError({
+                  reason: "Http",
+                  message: `the token endpoint did not answer the refresh within ${Duration.format(timeout)}`
+                })
+            })
+          )
+        )
+        if (Either.isLeft(response)) {
+          if (response.left.reason !== "InvalidGrant") return yield* response.left
+          // the refused tokens go; tokens written meanwhile (a sign-in elsewhere) stay and are used
+          const replaced = yield* forgetIf(flow, latest.value)
+          if (Option.isSome(replaced)) return replaced.value
+          return yield* response.left
+        }
+        const tokens = yield* Grants.toTokens(response.right, undefined, latest.value)
         yield* save(flow, tokens)
         return tokens
       }))
@@ -200,7 +248,8 @@ export const make = (
           ? Scopes.withOfflineAccess(scopes, flow.discovered.authorizationServer.scopes_supported)
           : scopes
         const tokens = yield* config.grant.obtain(flow, requested)
-        yield* save(flow, tokens)
+        // under the lock, so that no refresh elsewhere overwrites them with what it read before
+        yield* exclusively(flow, save(flow, tokens))
         return tokens
       })
     )
@@ -276,7 +325,9 @@ export const make = (
           )
           if (Option.isSome(refreshed)) return "retry" as const
         }
-        yield* forget(flow)
+        // the rejected tokens go, unless another process replaced them meanwhile: then those are sent
+        const replaced = yield* exclusively(flow, forgetIf(flow, tokens.value))
+        if (Option.isSome(replaced)) return "retry" as const
       }
       yield* obtain(flow, firstScopes(flow))
       return "retry" as const

@@ -4,7 +4,11 @@ import type * as TokenStore from "../../TokenStore.js"
 /** Secrets travel as `Redacted` in memory and as plain strings only inside a sealed record. */
 const Secret = Schema.Redacted(Schema.String)
 
-const TokenKey = Schema.Struct({ resource: Schema.String, issuer: Schema.String })
+const TokenKey = Schema.Struct({
+  resource: Schema.String,
+  issuer: Schema.String,
+  clientId: Schema.optional(Schema.String)
+})
 
 const DpopKey = Schema.Struct({ privateJwk: Secret, thumbprint: Schema.String })
 
@@ -73,4 +77,6 @@ export interface RecordName {
 
 export const recordName = (kind: RecordName["kind"], id: string): RecordName => ({ kind, text: `${kind}:${id}` })
 
-export const tokensId = (key: TokenStore.TokenKey): string => JSON.stringify([key.resource, key.issuer])
+/** Tokens of a configured client id are kept apart from those of any other client (and of none). */
+export const tokensId = (key: TokenStore.TokenKey): string =>
+  JSON.stringify(key.clientId === undefined ? [key.resource, key.issuer] : [key.resource, key.issuer, key.clientId])

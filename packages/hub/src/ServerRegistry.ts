@@ -79,6 +79,14 @@ export interface ServerStatus {
   readonly protocolVersion: string | undefined
   readonly serverInfo: McpSchema.Implementation | undefined
   readonly lastError: ServerError | undefined
+  /**
+   * What the server sent that was left out, one line each: a tool whose
+   * definition does not decode (its `inputSchema` root is not an object,
+   * say) is named here, and the server's other tools are kept.
+   *
+   * @since 0.3.0
+   */
+  readonly warnings: ReadonlyArray<string>
 }
 
 /**

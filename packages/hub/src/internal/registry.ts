@@ -45,8 +45,13 @@ const statusOf = (name: string, config: ServerConfig.ServerConfig | undefined): 
   sessionId: undefined,
   protocolVersion: undefined,
   serverInfo: undefined,
-  lastError: undefined
+  lastError: undefined,
+  warnings: []
 })
+
+/** What the status says of a tool the server listed and the client left out. */
+const droppedWarning = (tool: McpClient.DroppedTool) =>
+  `tool ${tool.name === undefined ? "without a name" : JSON.stringify(tool.name)} left out: ${tool.message}`
 
 const needsAuth = (error: McpError.McpClientError | undefined) =>
   error !== undefined && (error._tag === "Unauthorized" || error._tag === "InsufficientScope")
@@ -119,6 +124,7 @@ const make_ = (
               return setStatus(e, {
                 _tag: needsAuth(state.error) ? "NeedsAuth" : "Failed",
                 toolCount: 0,
+                warnings: [],
                 lastError: state.error
               })
             }
@@ -147,10 +153,11 @@ const make_ = (
         )
         yield* Effect.forkIn(
           Stream.runForEach(client.tools.changes, (list) =>
-            update(entry, runId, (e) => {
-              e.tools = list
-              setStatus(e, { toolCount: list.length })
-            })),
+            Effect.flatMap(client.droppedTools, (dropped) =>
+              update(entry, runId, (e) => {
+                e.tools = list
+                setStatus(e, { toolCount: list.length, warnings: dropped.map(droppedWarning) })
+              }))),
           scope
         )
       }).pipe(

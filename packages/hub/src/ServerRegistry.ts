@@ -99,7 +99,7 @@ export interface ServerStatus {
 export class RegistryError extends Schema.TaggedError<RegistryError>("@mcp-effect/hub/RegistryError")(
   "RegistryError",
   {
-    reason: Schema.Literal("UnknownServer", "DuplicateServer", "Unavailable", "Storage", "Timeout"),
+    reason: Schema.Literal("UnknownServer", "DuplicateServer", "Unavailable", "Storage", "Timeout", "Conflict"),
     server: Schema.optional(Schema.String),
     message: Schema.String,
     cause: Schema.optional(Schema.Defect)

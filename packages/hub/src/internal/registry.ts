@@ -257,7 +257,7 @@ const make_ = (
       servers,
       tools: Subscribable.make({ get: SubscriptionRef.get(tools), changes: tools.changes }),
       callTool: (name, args, callOptions) =>
-        Effect.suspend(() => {
+        Effect.suspend((): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError | ServerRegistry.UnknownTool> => {
           const found = byName.get(name)
           if (found === undefined) return Effect.fail(renames.unknown(name, byName))
           const client = entries.get(found.server)?.client

@@ -9,7 +9,8 @@
  */
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import { McpClient } from "@mcp-effect/core"
-import { McpToolkit, ToolFormat } from "@mcp-effect/hub"
+import { ToolFormat } from "@mcp-effect/hub"
+import * as McpToolkit from "@mcp-effect/hub/McpToolkit"
 import { NodeStdioTransport } from "@mcp-effect/transport-stdio"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"

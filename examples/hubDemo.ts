@@ -46,7 +46,19 @@ const demoDir = mkdtempSync(join(tmpdir(), "mcp-hub-demo-"))
 const answers = Effect.runSync(Queue.unbounded<string | undefined>())
 const lines = createInterface({ input: process.stdin })
 lines.on("line", (line) => Queue.unsafeOffer(answers, line))
-lines.on("close", () => Queue.unsafeOffer(answers, undefined))
+// closed stdin (`</dev/null`, or the input ran out) answers every question left with "no"
+let stdinClosed = false
+lines.on("close", () => {
+  stdinClosed = true
+  Queue.unsafeOffer(answers, undefined)
+})
+const nextAnswer = Effect.flatMap(
+  Queue.poll(answers),
+  (answer) => answer._tag === "Some" ? Effect.succeed(answer.value) : stdinClosed ? Effect.succeed(undefined) : Queue.take(answers)
+)
+
+/** Bold on a terminal; plain text when stdout is a file or a pipe. */
+const bold = (text: string) => process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text
 
 const ask = (request: ApprovalRequest.ApprovalRequest) =>
   Effect.gen(function*() {
@@ -56,8 +68,8 @@ const ask = (request: ApprovalRequest.ApprovalRequest) =>
     )
     for (const warning of request.warnings) yield* Console.log(`  warning: ${warning.message}`)
     yield* Effect.sync(() => process.stdout.write("  allow? [y]es / [a]lways / [n]o: "))
-    const answer = (yield* Queue.take(answers))?.trim().toLowerCase()
-    yield* Console.log(answer ?? "(no answer)")
+    const answer = (yield* nextAnswer)?.trim().toLowerCase()
+    yield* Console.log(answer ?? "(stdin closed: no)")
     return answer === "y" || answer === "yes"
       ? ApprovalDecision.approveOnce
       : answer === "a" || answer === "always"
@@ -88,7 +100,7 @@ const program = Effect.gen(function*() {
   const registry = yield* ServerRegistry.ServerRegistry
   const log = yield* ToolCallLog.ToolCallLog
 
-  yield* Console.log(`\x1b[1m== Servers\x1b[0m (${configPath}, approval: ${mode})`)
+  yield* Console.log(`${bold("== Servers")} (${configPath}, approval: ${mode})`)
   let printed = ""
   yield* registry.servers.changes.pipe(
     Stream.tap((statuses) => {
@@ -105,12 +117,12 @@ const program = Effect.gen(function*() {
   )
 
   const tools = yield* registry.tools.get
-  yield* Console.log(`\n\x1b[1m== Tools (${tools.length})\x1b[0m`)
+  yield* Console.log(`\n${bold(`== Tools (${tools.length})`)}`)
   for (const tool of tools) {
     yield* Console.log(`  ${tool.name.padEnd(32)} ${tool.server.padEnd(12)} ${tool.name === tool.tool.name ? "" : tool.tool.name}`)
   }
 
-  yield* Console.log(`\n\x1b[1m== Calls\x1b[0m`)
+  yield* Console.log(`\n${bold("== Calls")}`)
   const has = (name: string) => tools.some((t) => t.name === name)
   const call = (name: string, args: Record<string, unknown>) =>
     has(name)
@@ -126,7 +138,7 @@ const program = Effect.gen(function*() {
   yield* call("list_directory", { path: demoDir })
   yield* call("echo", { message: "once more" })
 
-  yield* Console.log(`\n\x1b[1m== History\x1b[0m`)
+  yield* Console.log(`\n${bold("== History")}`)
   for (const record of yield* log.records.get) {
     yield* Console.log(`  ${record.server.padEnd(12)} ${record.tool.padEnd(20)} ${record.status}`)
   }

@@ -5,12 +5,15 @@
 //      @modelcontextprotocol/server-everything over stdio;
 //   2. type-checks every public module of every package (skipLibCheck off);
 //   3. bundles examples/installed-browser.ts for the browser with esbuild and prints its size.
-// Also checks that `internal/` modules cannot be imported. Run by `npm run check:packages`.
+// Also checks that `internal/` modules cannot be imported, and fails on key material (a `*.key` /
+// `*.pem` file or a PEM private key) committed to the repository or packed into a tarball
+// (`scripts/key-material.mjs`). Run by `npm run check:packages`.
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as zlib from "node:zlib"
+import { checkRepository, keyMaterial } from "./key-material.mjs"
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..")
 const workspace = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"))
@@ -20,6 +23,8 @@ const run = (command, args, cwd, options = {}) =>
 const temp = fs.mkdtempSync(path.join(os.tmpdir(), "mcp-effect-pack-"))
 let failed = false
 try {
+  // first, and cheap: no key material in the repository
+  checkRepository(root)
   run("npx", ["tsc", "-b", "tsconfig.json"], root)
   run("node", ["scripts/bundle-node.mjs"], root)
 
@@ -33,6 +38,8 @@ try {
     if (info.files.some((f) => /(^|\/)test\//.test(f.path) || f.path.endsWith(".tsbuildinfo"))) {
       throw new Error(`${manifest.name}: the tarball holds tests or build info`)
     }
+    const keys = keyMaterial(path.join(root, dir), info.files.map((f) => f.path))
+    if (keys.length > 0) throw new Error(`${manifest.name}: the tarball holds key material: ${keys.join(", ")}`)
   }
 
   const app = path.join(temp, "app")

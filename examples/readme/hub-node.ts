@@ -14,7 +14,8 @@ const Hub = NodeHub.layer({
 
 export const program = Effect.gen(function*() {
   const registry = yield* ServerRegistry.ServerRegistry
-  for (const server of yield* registry.servers.get) {
+  // every server connected with its tools listed, or failed (default timeout: 35 s)
+  for (const server of yield* registry.awaitReady()) {
     yield* Console.log(`${server.name}: ${server._tag} (${server.toolCount} tools)`)
   }
   const tools = yield* registry.tools.get

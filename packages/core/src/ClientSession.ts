@@ -187,9 +187,11 @@ export interface Options {
   /** Default hard maximum of a request. Default `"none"`. */
   readonly maxTotalTimeout?: Timeout | undefined
   /**
-   * How long `initialize` may take, and each `server/discover` probe (a
-   * legacy server that does not answer the probe in time gets `initialize`).
-   * Default 30 s.
+   * How long `initialize` may take; each `server/discover` probe may take a
+   * third of it (a legacy server that does not answer the probe in time gets
+   * `initialize`). On the first connection it bounds the whole handshake: a
+   * server that never completes it ends the session with `RequestTimeout`
+   * (`initialize`, `total`) instead of trying more connections. Default 30 s.
    */
   readonly initializeTimeout?: Duration.DurationInput | undefined
   /**

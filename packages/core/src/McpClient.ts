@@ -82,6 +82,18 @@ export type CallToolEvent =
   | { readonly _tag: "Result"; readonly result: McpSchema.CallToolResult }
 
 /**
+ * A tool of `tools/list` that did not decode: its name (absent when it has
+ * none that is a string, at most 128 characters) and the decode error.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface DroppedTool {
+  readonly name: string | undefined
+  readonly message: string
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -93,8 +105,19 @@ export interface Service {
   readonly state: Subscribable.Subscribable<ClientSession.ConnectionState>
 
   readonly ping: Effect.Effect<void, McpError.McpClientError>
-  /** All tools, following every page. */
+  /**
+   * All tools, following every page. A tool that does not decode (say, an
+   * `inputSchema` whose root is not an object) is left out with a warning
+   * in the log, and listed in `droppedTools`; the others are kept.
+   */
   readonly listTools: Effect.Effect<ReadonlyArray<McpSchema.Tool>, McpError.McpClientError>
+  /**
+   * The tools the last `tools/list` left out, each with its name (when it
+   * has one) and why.
+   *
+   * @since 0.3.0
+   */
+  readonly droppedTools: Effect.Effect<ReadonlyArray<DroppedTool>>
   /** Calls a tool and returns its result; a tool failure is a result with `isError: true`. */
   readonly callTool: (
     params: McpSchema.CallToolRequestParams,

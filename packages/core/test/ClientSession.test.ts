@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
@@ -131,9 +132,38 @@ describe("requests", () => {
     }).pipe(Effect.provide(clientLayer({
       handlers: {
         "tools/call": () => Effect.fail(new McpError.ProtocolError({ code: -32000, message: "nope" })),
-        "tools/list": () => Effect.succeed({ tools: [{ name: 1 }] })
+        "tools/list": () => Effect.succeed({ tools: "none" })
       }
     }))))
+
+  const toolWarnings: Array<string> = []
+  it.effect("a tool that does not decode is left out with a warning naming it; the others are kept", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const tools = yield* client.listTools
+      // a root union of objects is kept (ToolFormat flattens it for the providers)
+      expect(tools.map((t) => t.name)).toEqual(["good", "union", "fine"])
+      expect(yield* client.droppedTools).toEqual([
+        { name: "bad", message: expect.stringContaining("expected a JSON Schema with type \"object\"") },
+        { name: undefined, message: expect.stringContaining("name") }
+      ])
+      expect(toolWarnings.join("\n")).toContain("tools/list: left out tool \"bad\"")
+      expect(yield* client.tools.get).toEqual(tools)
+    }).pipe(Effect.provide(clientLayer({
+      capabilities: { tools: {} },
+      handlers: {
+        "tools/list": () =>
+          Effect.succeed({
+            tools: [
+              { name: "good", inputSchema: { type: "object" } },
+              { name: "bad", inputSchema: { type: "string" } },
+              { name: "union", inputSchema: { anyOf: [{ type: "object" }, { type: "object" }] } },
+              { name: 1, inputSchema: { type: "object" } },
+              { name: "fine", inputSchema: { type: "object", properties: {} } }
+            ]
+          })
+      }
+    })), Effect.provide(Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => void toolWarnings.push(String(message)))))))
 })
 
 describe("timeouts and cancellation", () => {

@@ -14,6 +14,7 @@ import * as TestClock from "effect/TestClock"
 import * as ClientSession from "../src/ClientSession.js"
 import * as InMemoryTransport from "../src/InMemoryTransport.js"
 import * as McpClient from "../src/McpClient.js"
+import * as McpError from "../src/McpError.js"
 import { McpTransport } from "../src/McpTransport.js"
 import * as TestServer from "../src/TestServer.js"
 import { clientInfo, clientLayer, reconnect, reconnecting } from "./utils.js"
@@ -66,6 +67,48 @@ describe("the first connection", () => {
         "Reconnecting 4 attempt 3 in 400 ms"
       ])
       expect(seen.at(-1)).toBe("Closed")
+    }).pipe(Effect.scoped))
+
+  it.effect("a server that never answers the handshake is Closed with a true timeout within the 30 s budget", () =>
+    Effect.gen(function*() {
+      const memory = yield* InMemoryTransport.make()
+      const methods: Array<string> = []
+      // the server reads everything and answers nothing, on every connection
+      yield* memory.accept.pipe(
+        Effect.flatMap((end) =>
+          Effect.forkScoped(Stream.runForEach(end.incoming, (m) => Effect.sync(() => "method" in m && methods.push(m.method))))
+        ),
+        Effect.forever,
+        Effect.forkScoped
+      )
+      const session = yield* ClientSession.make({ clientInfo }).pipe(
+        Effect.provideService(McpTransport, memory.transport)
+      )
+      yield* TestClock.adjust("29999 millis")
+      expect(summary(yield* session.state.get)).toBe("Connecting 1")
+      // the probe had its share of the budget, then `initialize` was tried on the same connection
+      expect(methods).toEqual(["server/discover", "notifications/cancelled", "initialize"])
+      yield* TestClock.adjust("1 millis")
+      const error = yield* session.closed
+      expect(error).toEqual(new McpError.RequestTimeout({ method: "initialize", kind: "total", millis: 30000 }))
+      expect(summary(yield* session.state.get)).toBe("Closed")
+    }).pipe(Effect.scoped))
+
+  it.effect("the budget is the initializeTimeout option", () =>
+    Effect.gen(function*() {
+      const memory = yield* InMemoryTransport.make()
+      yield* memory.accept.pipe(
+        Effect.flatMap((end) => Effect.forkScoped(Stream.runDrain(end.incoming))),
+        Effect.forever,
+        Effect.forkScoped
+      )
+      const session = yield* ClientSession.make({ clientInfo, initializeTimeout: "3 seconds", era: "legacy" }).pipe(
+        Effect.provideService(McpTransport, memory.transport)
+      )
+      yield* TestClock.adjust("3 seconds")
+      expect(yield* session.closed).toEqual(
+        new McpError.RequestTimeout({ method: "initialize", kind: "total", millis: 3000 })
+      )
     }).pipe(Effect.scoped))
 })
 

@@ -18,13 +18,11 @@
  */
 import type * as PlatformError from "@effect/platform/Error"
 import type * as KeyValueStore from "@effect/platform/KeyValueStore"
-import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import * as BrowserTransportFactory from "./BrowserTransportFactory.js"
 import * as IndexedDbKeyValueStore from "./IndexedDbKeyValueStore.js"
 import * as internal from "./internal/hub.js"
-import * as ServerConfig from "./ServerConfig.js"
+import type * as ServerConfig from "./ServerConfig.js"
 import type * as ServerRegistry from "./ServerRegistry.js"
 import type * as ApprovalPolicy from "@mcp-effect/core/ApprovalPolicy"
 import type * as ToolCallLog from "@mcp-effect/core/ToolCallLog"
@@ -51,15 +49,6 @@ export type Services =
   | ToolCallLog.ToolCallLog
   | KeyValueStore.KeyValueStore
 
-const servers = (config: unknown): Effect.Effect<ServerConfig.Parsed, ServerConfig.ConfigFileError> => {
-  if (config === undefined) return Effect.succeed({ servers: [], errors: [] })
-  if (Array.isArray(config)) return Effect.succeed({ servers: config as ReadonlyArray<ServerConfig.ServerConfig>, errors: [] })
-  if (typeof config === "object" && config !== null && "errors" in config && "servers" in config) {
-    return Effect.succeed(config as ServerConfig.Parsed)
-  }
-  return Either.match(ServerConfig.fromJson(config), { onLeft: Effect.fail, onRight: Effect.succeed })
-}
-
 /**
  * @since 0.2.0
  * @category layers
@@ -72,7 +61,7 @@ export const layer = <E = never>(
 > =>
   internal.layer<E | PlatformError.PlatformError, ServerConfig.ConfigFileError>(
     options,
-    servers(options.config),
+    internal.fromValue(options.config),
     BrowserTransportFactory.layer,
     IndexedDbKeyValueStore.layer()
   )

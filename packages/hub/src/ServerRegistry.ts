@@ -24,6 +24,7 @@ import type * as McpError from "@mcp-effect/core/McpError"
 import type * as McpSchema from "@mcp-effect/core/McpSchema"
 import type * as McpTransport from "@mcp-effect/core/McpTransport"
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
@@ -79,6 +80,14 @@ export interface ServerStatus {
   readonly protocolVersion: string | undefined
   readonly serverInfo: McpSchema.Implementation | undefined
   readonly lastError: ServerError | undefined
+  /**
+   * What the server sent that was left out, one line each: a tool whose
+   * definition does not decode (its `inputSchema` root is not an object,
+   * say) is named here, and the server's other tools are kept.
+   *
+   * @since 0.3.0
+   */
+  readonly warnings: ReadonlyArray<string>
 }
 
 /**
@@ -90,12 +99,31 @@ export interface ServerStatus {
 export class RegistryError extends Schema.TaggedError<RegistryError>("@mcp-effect/hub/RegistryError")(
   "RegistryError",
   {
-    reason: Schema.Literal("UnknownServer", "DuplicateServer", "Unavailable", "Storage"),
+    reason: Schema.Literal("UnknownServer", "DuplicateServer", "Unavailable", "Storage", "Timeout", "Conflict"),
     server: Schema.optional(Schema.String),
     message: Schema.String,
     cause: Schema.optional(Schema.Defect)
   }
 ) {}
+
+/**
+ * A call by a name the registry does not have: nothing was sent to any
+ * server. When the name was a tool's until the names changed (another
+ * server brought a tool of the same name, so both are prefixed now),
+ * `current` is the tool's name now.
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export class UnknownTool extends Schema.TaggedError<UnknownTool>("@mcp-effect/hub/UnknownTool")("UnknownTool", {
+  name: Schema.String,
+  current: Schema.optional(Schema.String)
+}) {
+  override get message(): string {
+    return `no tool named ${JSON.stringify(this.name)} in the registry, nothing was sent` +
+      (this.current === undefined ? "" : `; the tool is now named ${JSON.stringify(this.current)}`)
+  }
+}
 
 /**
  * @since 0.2.0
@@ -125,14 +153,26 @@ export interface Service {
   readonly tools: Subscribable.Subscribable<ReadonlyArray<HubTool>>
   /**
    * Calls a tool by its registry name on its server. An unknown name fails
-   * with a `ProtocolError` (invalid params); a server that is gone with a
-   * `TransportError`.
+   * with `UnknownTool` (nothing is sent; after a rename it names the tool's
+   * current name); a server that is gone with a `TransportError`.
    */
   readonly callTool: (
     name: string,
     args?: Record<string, unknown> | undefined,
     options?: McpClient.CallToolOptions
-  ) => Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError>
+  ) => Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError | UnknownTool>
+  /**
+   * Waits until every server is settled: connected with its tools listed,
+   * or `Disabled`, `Failed` or `NeedsAuth` (a server that never answers is
+   * `Failed` after its client's `initializeTimeout`, 30 s by default), and
+   * returns the statuses. Fails with `RegistryError` (`Timeout`, naming the
+   * servers still connecting) after `timeout` (default 35 s).
+   *
+   * @since 0.3.0
+   */
+  readonly awaitReady: (
+    options?: { readonly timeout?: Duration.DurationInput | undefined }
+  ) => Effect.Effect<ReadonlyArray<ServerStatus>, RegistryError>
   /** Adds and starts a server (a name in use fails with `DuplicateServer`). */
   readonly add: (config: ServerConfig.ServerConfig) => Effect.Effect<void, RegistryError>
   /** Stops and removes a server; the others are untouched. */

@@ -39,6 +39,15 @@ export type Input = McpSchema.Tool | { readonly name: string; readonly tool: Mcp
 export type JsonObject = { readonly [key: string]: unknown }
 
 /**
+ * A JSON Schema whose root is an object schema, as OpenAI and Anthropic take
+ * a tool's parameters.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type ObjectRoot = { readonly type: "object"; readonly [key: string]: unknown }
+
+/**
  * @since 0.2.0
  * @category models
  */
@@ -91,7 +100,22 @@ export interface OpenAiResponsesTool {
 export interface AnthropicTool {
   readonly name: string
   readonly description?: string
-  readonly input_schema: JsonObject
+  readonly input_schema: ObjectRoot
+}
+
+/**
+ * A Gemini function declaration with its parameters as JSON Schema
+ * (`parametersJsonSchema`), the form the `@google/genai` SDK's
+ * `FunctionDeclaration` type takes without a cast (its OpenAPI `Schema`
+ * types `type` with the SDK's own `Type` enum).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface GeminiJsonFunctionDeclaration {
+  readonly name: string
+  readonly description?: string
+  readonly parametersJsonSchema?: JsonObject
 }
 
 /**
@@ -167,7 +191,7 @@ export type OpenAiResponsesOutputPart =
  * @since 0.2.0
  * @category models
  */
-export type OpenAiResponsesOutput = string | ReadonlyArray<OpenAiResponsesOutputPart>
+export type OpenAiResponsesOutput = string | Array<OpenAiResponsesOutputPart>
 
 /**
  * A Responses input item answering a function call.
@@ -185,11 +209,20 @@ export interface OpenAiResponsesToolOutput {
  * @since 0.2.0
  * @category models
  */
+export type AnthropicImageType = "image/jpeg" | "image/png" | "image/gif" | "image/webp"
+
+/**
+ * A block of an Anthropic `tool_result` (a mutable array's element type, as
+ * the SDK's `ToolResultBlockParam` takes it).
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export type AnthropicContentBlock =
   | { readonly type: "text"; readonly text: string }
   | {
     readonly type: "image"
-    readonly source: { readonly type: "base64"; readonly media_type: string; readonly data: string }
+    readonly source: { readonly type: "base64"; readonly media_type: AnthropicImageType; readonly data: string }
   }
 
 /**
@@ -201,7 +234,7 @@ export type AnthropicContentBlock =
 export interface AnthropicToolResult {
   readonly type: "tool_result"
   readonly tool_use_id: string
-  readonly content: ReadonlyArray<AnthropicContentBlock>
+  readonly content: Array<AnthropicContentBlock>
   readonly is_error?: true
 }
 
@@ -306,6 +339,30 @@ export const anthropicTool: (input: Input) => AnthropicTool = tools.anthropic
  * @category tools
  */
 export const geminiFunctionDeclaration: (input: Input) => GeminiFunctionDeclaration = tools.gemini
+
+/**
+ * The tool as a Gemini function declaration with `parametersJsonSchema`
+ * (https://ai.google.dev/api/caching#FunctionDeclaration): the input schema
+ * with its root flattened into one object as for OpenAI and Anthropic; a tool
+ * without arguments gets none. The name follows the same rule as
+ * `geminiFunctionDeclaration`'s. Assignable to the `@google/genai` SDK's
+ * `FunctionDeclaration`.
+ *
+ * @since 0.3.0
+ * @category tools
+ */
+export const geminiJsonFunctionDeclaration: (input: Input) => GeminiJsonFunctionDeclaration = tools.geminiJson
+
+/**
+ * A registry name as Gemini takes it (it must start with a letter or an
+ * underscore, https://ai.google.dev/api/caching#FunctionDeclaration: any
+ * other first character gets a `_` in front); what the Gemini declarations
+ * use. Map a call back by comparing with `geminiName(name)` of your names.
+ *
+ * @since 0.3.0
+ * @category names
+ */
+export const geminiName: (name: string) => string = tools.geminiName
 
 // -----------------------------------------------------------------------------
 // schemas

@@ -21,10 +21,6 @@ export * as TransportFactory from "./TransportFactory.js"
  */
 export * as ToolFormat from "./ToolFormat.js"
 
-/**
- * MCP tools as an `@effect/ai` (0.37) `Toolkit` whose handlers call through
- * a source's `callTool` (`ServerRegistry`, or one client with `fromClient`).
- *
- * @since 0.2.0
- */
-export * as McpToolkit from "./McpToolkit.js"
+// `McpToolkit` is not in this index: it needs `@effect/ai` (an optional peer), so it is imported
+// by path, `import * as McpToolkit from "@mcp-effect/hub/McpToolkit"`, and an app without it
+// never loads it.

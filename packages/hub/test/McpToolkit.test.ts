@@ -12,7 +12,8 @@ import {
   TestServer,
   ToolCallLog
 } from "@mcp-effect/core"
-import { McpToolkit, ToolFormat } from "@mcp-effect/hub"
+import { ToolFormat } from "@mcp-effect/hub"
+import * as McpToolkit from "@mcp-effect/hub/McpToolkit"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"

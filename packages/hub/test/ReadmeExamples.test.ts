@@ -1,5 +1,6 @@
 // The README's examples are compiled files (examples/readme/hub-*.ts, type-checked with the tools
-// project): this keeps the READMEs' copies identical to them.
+// project): this keeps the READMEs' copies identical to them. `integration/readme-app.test.ts`
+// runs the "one line for an app" example as written.
 import { describe, expect, it } from "@effect/vitest"
 import { readdirSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"

@@ -34,4 +34,15 @@ describe("the hub demo", () => {
       expect(stdout).toContain("list_directory -> ApprovalDenied")
       expect(stdout).toMatch(/everything\s+echo\s+Completed\n\s+files\s+write_file\s+Completed\n\s+files\s+list_directory\s+Denied\n\s+everything\s+echo\s+Denied/)
     }), { timeout: 120_000 })
+
+  it.live("with stdin closed, every question is answered no and the demo ends; no ANSI codes in a pipe", () =>
+    Effect.gen(function*() {
+      const { code, stdout } = yield* runDemo(["--config", "examples/mcp.json", "--approval", "always-ask"], "")
+      expect(code).toBe(0)
+      expect(stdout).toContain("(stdin closed: no)")
+      expect(stdout).toContain("echo -> ApprovalDenied")
+      expect(stdout).toContain("list_directory -> ApprovalDenied")
+      expect(stdout).toMatch(/everything\s+echo\s+Denied\n\s+files\s+write_file\s+Denied\n\s+files\s+list_directory\s+Denied\n\s+everything\s+echo\s+Denied/)
+      expect(stdout).not.toContain("\x1b[")
+    }), { timeout: 120_000 })
 })

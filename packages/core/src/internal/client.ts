@@ -17,12 +17,13 @@ import * as TaskPolling from "../TaskPolling.js"
 import { decodeResult, decoder, paginate } from "./decode.js"
 import * as tasks from "./tasks.js"
 import * as ToolCalls from "./toolCalls.js"
+import * as ToolList from "./toolList.js"
 import * as Handlers from "./handlers.js"
 import { checkStructuredContent, validatorFromContext } from "./validation.js"
 import * as Listen from "./era/listen.js"
 import { isModernVersion } from "./era/negotiation.js"
 
-const decodeListTools = decodeResult(McpSchema.ListToolsResult)
+const decodeListTools = decodeResult(ToolList.ListToolsPage)
 const decodeListResources = decodeResult(McpSchema.ListResourcesResult)
 const decodeListTemplates = decodeResult(McpSchema.ListResourceTemplatesResult)
 const decodeListPrompts = decodeResult(McpSchema.ListPromptsResult)
@@ -147,6 +148,7 @@ class Client implements McpClient.Service {
   readonly #subscriptions = new Set<string>()
   #loggingLevel: McpSchema.LoggingLevel | undefined
   toolIndex: ReadonlyMap<string, McpSchema.Tool> = noTools
+  #droppedTools: ReadonlyArray<McpClient.DroppedTool> = []
   readonly #singleFlight: SingleFlight.SingleFlight
   // a fetch shared in the client's scope: once that is closed, a caller runs its own (and gets the
   // session's typed error, not the interruption of a fiber the closed scope refuses)
@@ -198,7 +200,15 @@ class Client implements McpClient.Service {
   get fetchTools(): Effect.Effect<ReadonlyArray<McpSchema.Tool>, McpError.McpClientError> {
     return this.#tools.latest(
       this.#requireCapability("tools", "tools/list").pipe(
-        Effect.zipRight(paginate((cursor) => decodeListTools(this.session, "tools/list", cursor), (r) => r.tools)),
+        Effect.zipRight(Effect.suspend(() => {
+          const dropped: Array<McpClient.DroppedTool> = []
+          return paginate((cursor) => decodeListTools(this.session, "tools/list", cursor), (r) => ToolList.sort(r.tools, dropped)).pipe(
+            Effect.tap(() => {
+              this.#droppedTools = dropped
+              return ToolList.warn(dropped)
+            })
+          )
+        })),
         Effect.flatMap((tools) =>
           Option.isSome(this.#requestHeaders) ? this.#requestHeaders.value.register(tools) : Effect.succeed(tools)
         )
@@ -230,6 +240,10 @@ class Client implements McpClient.Service {
 
   #shared<A, E>(key: string, fetch: Effect.Effect<A, E>): Effect.Effect<A, E> {
     return Effect.suspend(() => this.scopeClosed ? fetch : this.#singleFlight(key, fetch))
+  }
+
+  get droppedTools(): McpClient.Service["droppedTools"] {
+    return Effect.sync(() => this.#droppedTools)
   }
 
   get listTools(): McpClient.Service["listTools"] {

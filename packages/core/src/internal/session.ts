@@ -259,7 +259,8 @@ export const make = (
       resumer,
       clock,
       requestOn: (live, method, params, requestOptions) => session.call(method, params, requestOptions, live),
-      onInitialized: options.onInitialized
+      onInitialized: options.onInitialized,
+      firstConnectBudget: (Either.isRight(timing) ? timing.right.initialize : undefined) ?? 30_000
     })
     // on the scope itself: `Effect.addFinalizer` would keep a copy of this fiber's refs for the session's life
     const scope = yield* Effect.scope

@@ -30,6 +30,37 @@ const Entry = Schema.Struct({
 })
 
 const decodeEntry = Schema.decodeUnknownEither(Entry, { errors: "first" })
+
+const knownKeys: ReadonlyArray<string> = Object.keys(Entry.fields)
+/** Keys of other clients' formats that are close to one of ours but mean something else. */
+const foreignKeys: ReadonlySet<string> = new Set([
+  "oauth", "envFile", "description", "includeTools", "excludeTools", "authProviderType", "transport", "name",
+  "alwaysAllow", "autoApprove", "disabledTools", "enabled"
+])
+
+/** Edit distance (insert, delete, replace, swap two neighbours) up to `max`; `max + 1` beyond. */
+const distance = (a: string, b: string, max: number): number => {
+  if (Math.abs(a.length - b.length) > max) return max + 1
+  const rows: Array<Array<number>> = [...Array(a.length + 1)].map((_, i) => [...Array(b.length + 1)].map((_, j) => i === 0 ? j : j === 0 ? i : 0))
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      rows[i][j] = Math.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) rows[i][j] = Math.min(rows[i][j], rows[i - 2][j - 2] + 1)
+    }
+  }
+  return rows[a.length][b.length]
+}
+
+/** A key that is none of ours but a slip away from one (`comand`): the key we think was meant. */
+const misspelt = (entry: object): { readonly key: string; readonly meant: string } | undefined => {
+  for (const key of Object.keys(entry)) {
+    if (knownKeys.includes(key) || foreignKeys.has(key) || key.length < 3) continue
+    const meant = knownKeys.find((known) => distance(key.toLowerCase(), known.toLowerCase(), 2) <= (known.length <= 4 ? 1 : 2))
+    if (meant !== undefined) return { key, meant }
+  }
+  return undefined
+}
 const validateAuth = Schema.decodeUnknownEither(ServerAuth.ServerAuth, { errors: "first" })
 
 /** The first issue of a parse error as a key path and a reason that never quotes the value. */
@@ -74,6 +105,8 @@ export const fromEntry = (
     Either.left(new ServerConfigError({ server: name, key: join(section, name, key), reason }))
   if (name.trim() === "") return fail("", "a server needs a non-empty name")
   if (typeof entry !== "object" || entry === null || Array.isArray(entry)) return fail("", "must be an object")
+  const slip = misspelt(entry)
+  if (slip !== undefined) return fail(slip.key, `is not a known key (did you mean "${slip.meant}"?)`)
   const decoded = decodeEntry(entry)
   if (Either.isLeft(decoded)) {
     const issue = firstIssue(decoded.left)

@@ -15,7 +15,9 @@ import * as ServerConfig from "../ServerConfig.js"
 import * as ServerRegistry from "../ServerRegistry.js"
 import * as TransportFactory from "../TransportFactory.js"
 import * as Naming from "./naming.js"
+import * as Ready from "./ready.js"
 import * as StoredServers from "./storedServers.js"
+import * as UnknownTool from "./unknownTool.js"
 
 interface Entry {
   readonly name: string
@@ -26,6 +28,8 @@ interface Entry {
   client: McpClient.Service | undefined
   tools: ReadonlyArray<McpSchema.Tool>
   status: ServerRegistry.ServerStatus
+  /** The tools were listed (or could not be) since the last start: see `ready.ts`. */
+  listed: boolean
 }
 
 const statusOf = (name: string, config: ServerConfig.ServerConfig | undefined): ServerRegistry.ServerStatus => ({
@@ -37,8 +41,13 @@ const statusOf = (name: string, config: ServerConfig.ServerConfig | undefined): 
   sessionId: undefined,
   protocolVersion: undefined,
   serverInfo: undefined,
-  lastError: undefined
+  lastError: undefined,
+  warnings: []
 })
+
+/** What the status says of a tool the server listed and the client left out. */
+const droppedWarning = (tool: McpClient.DroppedTool) =>
+  `tool ${tool.name === undefined ? "without a name" : JSON.stringify(tool.name)} left out: ${tool.message}`
 
 const needsAuth = (error: McpError.McpClientError | undefined) =>
   error !== undefined && (error._tag === "Unauthorized" || error._tag === "InsufficientScope")
@@ -61,6 +70,7 @@ const make_ = (
     const statuses = yield* SubscriptionRef.make<ReadonlyArray<ServerRegistry.ServerStatus>>([])
     const tools = yield* SubscriptionRef.make<ReadonlyArray<ServerRegistry.HubTool>>([])
     let byName = new Map<string, ServerRegistry.HubTool>()
+    const renames = UnknownTool.make()
     const publishLock = yield* Effect.makeSemaphore(1)
     const changeLock = yield* Effect.makeSemaphore(1)
 
@@ -74,7 +84,9 @@ const make_ = (
         })),
         prefix
       )
+      const before = byName
       byName = new Map(named.map((tool) => [tool.name, tool]))
+      renames.track(before, byName)
       return Effect.zipRight(SubscriptionRef.set(statuses, all.map((e) => e.status)), SubscriptionRef.set(tools, named))
     }))
 
@@ -110,6 +122,7 @@ const make_ = (
               return setStatus(e, {
                 _tag: needsAuth(state.error) ? "NeedsAuth" : "Failed",
                 toolCount: 0,
+                warnings: [],
                 lastError: state.error
               })
             }
@@ -132,16 +145,33 @@ const make_ = (
           ...(resolved.timeout === undefined ? {} : { requestTimeout: resolved.timeout })
         }).pipe(Effect.provide(built.context), Scope.extend(scope))
         yield* update(entry, runId, (e) => void (e.client = client))
+        // the first tools/list after the start settles the server for `awaitReady`
+        yield* Effect.forkIn(
+          client.initialized.pipe(
+            Effect.zipRight(client.listTools),
+            Effect.flatMap((list) =>
+              Effect.flatMap(client.droppedTools, (dropped) =>
+                update(entry, runId, (e) => {
+                  e.tools = list
+                  setStatus(e, { toolCount: list.length, warnings: dropped.map(droppedWarning) })
+                }))
+            ),
+            Effect.ignore,
+            Effect.zipRight(update(entry, runId, (e) => void (e.listed = true)))
+          ),
+          scope
+        )
         yield* Effect.forkIn(
           Stream.runForEach(client.state.changes, (state) => onState(entry, runId, state, built.sessionId)),
           scope
         )
         yield* Effect.forkIn(
           Stream.runForEach(client.tools.changes, (list) =>
-            update(entry, runId, (e) => {
-              e.tools = list
-              setStatus(e, { toolCount: list.length })
-            })),
+            Effect.flatMap(client.droppedTools, (dropped) =>
+              update(entry, runId, (e) => {
+                e.tools = list
+                setStatus(e, { toolCount: list.length, warnings: dropped.map(droppedWarning) })
+              }))),
           scope
         )
       }).pipe(
@@ -157,6 +187,7 @@ const make_ = (
         entry.scope = undefined
         entry.client = undefined
         entry.tools = []
+        entry.listed = false
         return scope === undefined ? Effect.void : Scope.close(scope, Exit.void)
       })
 
@@ -240,21 +271,14 @@ const make_ = (
       yield* Effect.forkIn(Stream.runForEach(persistence.changes, ([name, change]) => follow(name, change)), registryScope)
     }
 
+    const servers = Subscribable.make({ get: SubscriptionRef.get(statuses), changes: statuses.changes })
     return {
-      servers: Subscribable.make({ get: SubscriptionRef.get(statuses), changes: statuses.changes }),
+      servers,
       tools: Subscribable.make({ get: SubscriptionRef.get(tools), changes: tools.changes }),
       callTool: (name, args, callOptions) =>
-        Effect.suspend(() => {
+        Effect.suspend((): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError | ServerRegistry.UnknownTool> => {
           const found = byName.get(name)
-          if (found === undefined) {
-            return Effect.fail(
-              new McpError.ProtocolError({
-                code: McpError.ErrorCode.InvalidParams,
-                method: "tools/call",
-                message: `no tool named "${name}" in the registry`
-              })
-            )
-          }
+          if (found === undefined) return Effect.fail(renames.unknown(name, byName))
           const client = entries.get(found.server)?.client
           if (client === undefined) {
             return Effect.fail(
@@ -263,6 +287,8 @@ const make_ = (
           }
           return client.callTool({ name: found.tool.name, arguments: args ?? {} }, callOptions)
         }),
+      awaitReady: (readyOptions) =>
+        Ready.awaitReady(servers, () => [...entries.values()], readyOptions),
       add: (config) =>
         changeLock.withPermits(1)(Effect.gen(function*() {
           if (entries.has(config.name)) {
@@ -312,7 +338,8 @@ const newEntry = (name: string, config: ServerConfig.ServerConfig | undefined): 
   scope: undefined,
   client: undefined,
   tools: [],
-  status: statusOf(name, config)
+  status: statusOf(name, config),
+  listed: false
 })
 
 /** @internal */

@@ -13,7 +13,7 @@
  * request queued before the handshake finished carries the version it
  * agreed on).
  */
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as ClientSession from "../../ClientSession.js"
 import * as McpError from "../../McpError.js"
@@ -35,7 +35,7 @@ export const make = (options: {
   readonly offer: Negotiation.Offer
   readonly clientInfo: McpSchema.Implementation
   readonly capabilities: McpSchema.ClientCapabilities
-  /** How long `initialize`, and each `server/discover` probe, may take. */
+  /** How long `initialize` may take; each `server/discover` probe may take a third of it. */
   readonly timeout: Duration.DurationInput
   /** The era the server spoke last (remembered by a `SessionStore`): tried first. */
   readonly spoken?: Negotiation.Era | undefined
@@ -68,7 +68,8 @@ export const make = (options: {
 
   const modern = (context: Handshake.HandshakeContext, offer: Negotiation.Offer) =>
     Effect.flatMap(
-      Discover.discover(context.request, offer, identity, options.timeout),
+      // a third of the budget: a legacy server that ignores the probe still gets `initialize` within it
+      Discover.discover(context.request, offer, identity, Duration.unsafeDivide(Duration.decode(options.timeout), 3)),
       (outcome): Effect.Effect<ClientSession.Initialized, McpError.McpClientError> => {
         if (outcome._tag === "Legacy") return legacy(context, outcome.version)
         modernVersion = outcome.initialized.protocolVersion

@@ -46,6 +46,36 @@ export const ToolExecution = Schema.Struct({
 export type ToolExecution = typeof ToolExecution.Type
 
 /**
+ * A tool's `inputSchema`: a JSON Schema whose root has `type: "object"`, or
+ * no `type` and a top-level `anyOf` / `oneOf` / `allOf` (what schema
+ * libraries make of a union of objects; `ToolFormat` flattens it into one
+ * object for the providers). Kept exactly as the server sent it.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const ToolInputSchema = JsonObject.pipe(
+  Schema.filter(
+    (schema): schema is { readonly type?: "object" | undefined; readonly [key: string]: unknown } =>
+      schema.type === "object" ||
+      (schema.type === undefined &&
+        (["anyOf", "oneOf", "allOf"] as const).some((key) => Array.isArray(schema[key]) && schema[key].length > 0)),
+    {
+      identifier: "ToolInputSchema",
+      message: () => "expected a JSON Schema with type \"object\" (or a top-level anyOf / oneOf / allOf) at its root",
+      arbitrary: () => (fc) =>
+        fc.dictionary(fc.string(), fc.jsonValue()).map((schema) => ({ ...schema, type: "object" as const }))
+    }
+  )
+)
+
+/**
+ * @since 0.3.0
+ * @category schemas
+ */
+export type ToolInputSchema = typeof ToolInputSchema.Type
+
+/**
  * A tool definition. `inputSchema` and `outputSchema` are kept exactly as
  * the server sent them.
  *
@@ -56,7 +86,7 @@ export const Tool = Schema.Struct({
   ...BaseMetadata.fields,
   ...Icons.fields,
   description: Schema.optional(Schema.String),
-  inputSchema: ObjectJsonSchema,
+  inputSchema: ToolInputSchema,
   outputSchema: Schema.optional(ObjectJsonSchema),
   annotations: Schema.optional(ToolAnnotations),
   execution: Schema.optional(ToolExecution),

@@ -86,6 +86,13 @@ export interface Options {
     options: ClientSession.RequestOptions
   ) => Effect.Effect<unknown, McpError.McpClientError>
   readonly onInitialized: ClientSession.Options["onInitialized"]
+  /**
+   * The first connection's handshake budget in ms (the `initializeTimeout`):
+   * a session never established whose handshake takes longer ends with
+   * `RequestTimeout` (`initialize`, `total`) instead of trying the next
+   * connection, so a server that never answers is reported within it.
+   */
+  readonly firstConnectBudget: number
 }
 
 /**
@@ -275,6 +282,18 @@ class Lifecycle implements Observer {
     })
   }
 
+  /** The error of the first connection's spent handshake budget, once it is spent (it ends the session). */
+  budgetSpent: McpError.RequestTimeout | undefined
+
+  /** The first connection's handshake (probe and `initialize`) within one budget. */
+  withinBudget<A>(opening: Effect.Effect<A, McpError.McpClientError>): Effect.Effect<A, McpError.McpClientError> {
+    const millis = this.options.firstConnectBudget
+    return Effect.timeoutFail(opening, {
+      duration: millis,
+      onTimeout: () => this.budgetSpent = new McpError.RequestTimeout({ method: "initialize", kind: "total", millis })
+    })
+  }
+
   /**
    * Runs a connection up to its hand-over to its reader: reads it, runs the
    * handshake (or takes the resumed session) and makes it ready. `true` once
@@ -294,6 +313,7 @@ class Lifecycle implements Observer {
       const opened = resumed !== undefined ?
         Either.right(resumed) :
         yield* lifecycle.open(live).pipe(
+          (opening) => Link.wasEstablished(link.current) ? opening : lifecycle.withinBudget(opening),
           Effect.raceFirst(
             reader.ended.pipe(
               Effect.zipRight(
@@ -308,7 +328,7 @@ class Lifecycle implements Observer {
       if (opened._tag === "Left") {
         yield* reader.stop
         yield* lifecycle.connectionLost(live, opened.left)
-        if (isFatal(opened.left)) return yield* Effect.fail(opened.left)
+        if (isFatal(opened.left) || opened.left === lifecycle.budgetSpent) return yield* Effect.fail(opened.left)
         yield* Effect.logWarning("mcp: initialize failed, trying a new connection", opened.left.message)
         return false
       }

@@ -23,7 +23,13 @@
  *   every branch is an object (required: what all branches require) and stay
  *   an `anyOf` otherwise; `type` arrays are handled the same way;
  * - enum values that are not strings, and `pattern`s (Gemini's regex
- *   dialect may reject one), are moved into the description;
+ *   dialect may reject one), are moved into the description (a mixed enum
+ *   keeps its string values: Gemini takes `enum` on strings only,
+ *   https://ai.google.dev/api/caching#Schema);
+ * - a property whose name breaks Gemini's rule for parameter names is left
+ *   out and named in the description;
+ * - an object with no properties has no `properties` (Gemini refuses an
+ *   empty one), and a tool without arguments gets no `parameters`;
  * - a schema that allows anything becomes `STRING` (a model may always pass
  *   a string there); arrays without `items` get string items;
  * - every other keyword (`not`, `if`, `patternProperties`, `default`,
@@ -52,6 +58,14 @@ const formats: Partial<Record<GeminiType, ReadonlySet<string>>> = {
   INTEGER: new Set(["int32", "int64"]),
   NUMBER: new Set(["float", "double"])
 }
+
+/**
+ * Gemini's rule for parameter names: a letter or an underscore, then letters,
+ * digits or underscores, at most 64 in all
+ * (https://cloud.google.com/vertex-ai/generative-ai/docs/reference/java/latest/com.google.cloud.vertexai.api.FunctionDeclarationOrBuilder).
+ * A property named otherwise is left out (and named in the description).
+ */
+const propertyName = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/
 
 const maxDepth = 32
 const maxNodes = 10_000
@@ -134,8 +148,11 @@ const typed = (node: JsonRecord, type: JsonType, nullable: boolean, context: Con
   switch (type) {
     case "string": {
       if (values !== undefined && values.length > 0) {
-        if (values.every((v): v is string => typeof v === "string")) out.enum = [...new Set(values)]
-        else withNote(out, describeValues(values))
+        // a mixed enum keeps its strings as the enum; the other values are described
+        const strings = values.filter((v): v is string => typeof v === "string")
+        const others = values.filter((v) => typeof v !== "string")
+        if (strings.length > 0) out.enum = [...new Set(strings)]
+        if (others.length > 0) withNote(out, strings.length > 0 ? `also ${describeValues(others)}` : describeValues(others))
       }
       if (isCount(own(node, "minLength"))) out.minLength = own(node, "minLength") as number
       if (isCount(own(node, "maxLength"))) out.maxLength = own(node, "maxLength") as number
@@ -170,11 +187,18 @@ const typed = (node: JsonRecord, type: JsonType, nullable: boolean, context: Con
     case "object": {
       const properties = own(node, "properties")
       if (isRecord(properties)) {
-        const entries = Object.entries(properties).map(([name, schema]) => [name, convert(schema, context)] as const)
+        const names = Object.keys(properties)
+        const refused = names.filter((name) => !propertyName.test(name))
+        if (refused.length > 0) {
+          withNote(out, `left out, as Gemini takes no such parameter names: ${refused.map((n) => JSON.stringify(n)).join(", ")}`)
+        }
+        const entries = names.filter((name) => propertyName.test(name)).map((name) =>
+          [name, convert(properties[name], context)] as const
+        )
         if (entries.length > 0) {
           out.properties = Object.fromEntries(entries)
           const required = [...new Set(stringArray(own(node, "required")))].filter((name) =>
-            Object.hasOwn(properties, name)
+            Object.hasOwn(properties, name) && propertyName.test(name)
           )
           if (required.length > 0) out.required = required
         }
@@ -291,6 +315,10 @@ const convert = (input: unknown, parent: Context): GeminiSchema => {
     const branches = alternatives.filter((branch) => !isNullSchema(branch)).map((branch) => convert(branch, context))
     if (branches.length === 0) return anything(rest, true)
     return union(rest, branches, nullableUnion)
+  }
+  // an enum of values of several kinds: a string whose enum is the string values, the others described
+  if (types.length === 0 && (enumValues(rest)?.length ?? 0) > 0) {
+    return typed(rest, "string", nullable || (own(rest, "enum") as Array<unknown> | undefined)?.includes(null) === true, context)
   }
   if (types.length === 0) return anything(rest, nullable)
   if (types.length === 1) return typed(rest, types[0], nullable, context)

@@ -18,7 +18,12 @@
  * - pure annotations (`$schema`, `$id`, `$comment`, `default`, `examples`,
  *   `deprecated`, `readOnly`, `writeOnly`) are dropped, as they never change
  *   which arguments are valid;
+ * - every schema has a `type` (or is an `anyOf` or a `$ref`): a property
+ *   schema without one (`{}`, `{ "description": ... }`) is refused in strict
+ *   mode;
  * - at most 10 levels of nesting, 5000 properties and 1000 enum values.
+ *
+ * Source: https://platform.openai.com/docs/guides/structured-outputs#supported-schemas
  *
  * Optional properties are never turned into required ones: a model forced to
  * fill them would invent values the tool did not ask for.
@@ -104,6 +109,10 @@ const check = (node: unknown, depth: number, budget: Budget): JsonRecord => {
     }
   }
   if (budget.properties > maxProperties || budget.enumValues > maxEnumValues) throw new NotStrict()
+  // every schema says what it is: a `type`, or an `anyOf` / `$ref` to schemas that do
+  if (own(node, "type") === undefined && own(node, "anyOf") === undefined && own(node, "$ref") === undefined) {
+    throw new NotStrict()
+  }
   if (isObjectSchema(node)) {
     const properties = own(node, "properties")
     if (!isRecord(properties)) throw new NotStrict()

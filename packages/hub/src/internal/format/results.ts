@@ -6,6 +6,7 @@
 import type * as McpSchema from "@mcp-effect/core/McpSchema"
 import type {
   AnthropicContentBlock,
+  AnthropicImageType,
   AnthropicToolResult,
   GeminiPart,
   GeminiResponse,
@@ -55,17 +56,19 @@ export const openAiResponsesResult = (callId: string, result: McpSchema.CallTool
 
 // --- Anthropic ---------------------------------------------------------------
 
-const anthropicImageTypes = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"])
+const anthropicImageTypes: ReadonlyArray<AnthropicImageType> = ["image/jpeg", "image/png", "image/gif", "image/webp"]
+const anthropicImageType = (mimeType: string): AnthropicImageType | undefined =>
+  anthropicImageTypes.find((type) => type === mimeType)
 
 /** @internal */
-export const anthropicContent = (result: McpSchema.CallToolResult): ReadonlyArray<AnthropicContentBlock> =>
-  parts(result).map((part): AnthropicContentBlock =>
-    part._tag === "Text"
-      ? { type: "text", text: part.text }
-      : part.kind === "image" && anthropicImageTypes.has(part.mimeType)
-      ? { type: "image", source: { type: "base64", media_type: part.mimeType, data: part.data } }
+export const anthropicContent = (result: McpSchema.CallToolResult): Array<AnthropicContentBlock> =>
+  parts(result).map((part): AnthropicContentBlock => {
+    if (part._tag === "Text") return { type: "text", text: part.text }
+    const media_type = part.kind === "image" ? anthropicImageType(part.mimeType) : undefined
+    return media_type !== undefined
+      ? { type: "image", source: { type: "base64", media_type, data: part.data } }
       : { type: "text", text: note(part) }
-  )
+  })
 
 /** @internal */
 export const anthropicResult = (toolUseId: string, result: McpSchema.CallToolResult): AnthropicToolResult => ({

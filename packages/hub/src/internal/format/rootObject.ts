@@ -13,7 +13,10 @@
  *
  * @since 0.2.0
  */
+import type { ObjectRoot } from "../../ToolFormat.js"
 import { isRecord, type JsonRecord, own, resolvePointer, stringArray } from "./json.js"
+
+const isObjectRoot = (schema: JsonRecord): schema is ObjectRoot => own(schema, "type") === "object"
 
 const combinators = ["allOf", "anyOf", "oneOf"] as const
 
@@ -32,9 +35,9 @@ const define = (record: Record<string, unknown>, key: string, value: unknown): v
 }
 
 /** @internal */
-export const rootObject = (schema: JsonRecord): JsonRecord => {
+export const rootObject = (schema: JsonRecord): ObjectRoot => {
   const hasCombinator = combinators.some((key) => own(schema, key) !== undefined)
-  if (!hasCombinator && own(schema, "type") === "object" && isRecord(own(schema, "properties"))) return schema
+  if (!hasCombinator && isObjectRoot(schema) && isRecord(own(schema, "properties"))) return schema
   const properties: Record<string, unknown> = {}
   const ownProperties = own(schema, "properties")
   if (isRecord(ownProperties)) for (const [name, value] of Object.entries(ownProperties)) define(properties, name, value)
@@ -65,9 +68,9 @@ export const rootObject = (schema: JsonRecord): JsonRecord => {
       define(out, key, value)
     }
   }
-  out.type = "object"
-  out.properties = properties
+  const root = Object.assign(out, { type: "object" as const })
+  root.properties = properties
   const names = [...required].filter((name) => Object.hasOwn(properties, name))
-  if (names.length > 0) out.required = names
-  return out
+  if (names.length > 0) root.required = names
+  return root
 }

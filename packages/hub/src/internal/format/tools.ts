@@ -11,6 +11,7 @@ import { rootObject } from "./rootObject.js"
 import type {
   AnthropicTool,
   GeminiFunctionDeclaration,
+  GeminiJsonFunctionDeclaration,
   Input,
   OpenAiChatTool,
   OpenAiOptions,
@@ -59,9 +60,25 @@ export const anthropic = (input: Input): AnthropicTool => {
   return { name, ...descriptionOf(tool), input_schema: rootObject(tool.inputSchema) }
 }
 
+/**
+ * A name as Gemini takes it: it must start with a letter or an underscore
+ * (https://ai.google.dev/api/caching#FunctionDeclaration), so any other
+ * first character gets a `_` in front. @internal
+ */
+export const geminiName = (name: string): string => /^[A-Za-z_]/.test(name) ? name : `_${name}`.slice(0, 64)
+
 /** @internal */
 export const gemini = (input: Input): GeminiFunctionDeclaration => {
   const { name, tool } = split(input)
   const parameters = Gemini.parameters(tool.inputSchema)
-  return { name, ...descriptionOf(tool), ...(parameters === undefined ? {} : { parameters }) }
+  return { name: geminiName(name), ...descriptionOf(tool), ...(parameters === undefined ? {} : { parameters }) }
+}
+
+/** @internal */
+export const geminiJson = (input: Input): GeminiJsonFunctionDeclaration => {
+  const { name, tool } = split(input)
+  const root = rootObject(tool.inputSchema)
+  const properties = root.properties
+  const empty = typeof properties !== "object" || properties === null || Object.keys(properties).length === 0
+  return { name: geminiName(name), ...descriptionOf(tool), ...(empty ? {} : { parametersJsonSchema: root }) }
 }

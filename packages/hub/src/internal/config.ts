@@ -230,7 +230,8 @@ export const resolve = (config: ServerConfig.ServerConfig): Effect.Effect<Server
   Effect.gen(function*() {
     const { name } = config
     const key = (...parts: ReadonlyArray<string>) => join(name, ...parts)
-    const expand = (text: string, ...parts: ReadonlyArray<string>) => expandString(text, name, key(...parts))
+    const expanded: Array<string> = []
+    const expand = (text: string, ...parts: ReadonlyArray<string>) => expandString(text, name, key(...parts), expanded)
     const expandMap = (map: Readonly<Record<string, string>>, what: string) =>
       Effect.all(Object.fromEntries(Object.entries(map).map(([k, v]) => [k, expand(v, what, k)] as const)))
     const t = config.transport
@@ -240,7 +241,8 @@ export const resolve = (config: ServerConfig.ServerConfig): Effect.Effect<Server
         command: yield* expand(t.command, "command"),
         args: yield* Effect.forEach(t.args, (arg, i) => expand(arg, "args", String(i))),
         env: yield* expandMap(t.env, "env"),
-        cwd: t.cwd === undefined ? undefined : yield* expand(t.cwd, "cwd")
+        cwd: t.cwd === undefined ? undefined : yield* expand(t.cwd, "cwd"),
+        secrets: expanded
       }
       : {
         ...yield* remoteUrl(t, yield* expand(t.url, "url"), name, key("url")),

@@ -12,6 +12,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Subscribable from "effect/Subscribable"
 import * as SubscriptionRef from "effect/SubscriptionRef"
+import * as ConfigSealer from "../ConfigSealer.js"
 import * as ServerConfig from "../ServerConfig.js"
 import * as ServerRegistry from "../ServerRegistry.js"
 import * as TransportFactory from "../TransportFactory.js"
@@ -315,8 +316,33 @@ export const makeStored = (
     const store = (yield* KeyValueStore.KeyValueStore).forSchema(Overlay)
     const storage = (message: string) => (cause: unknown) =>
       new ServerRegistry.RegistryError({ reason: "Storage", message, cause })
-    const stored = yield* Effect.mapError(store.get(key), storage("the stored servers cannot be read"))
+    // with a ConfigSealer where the registry is built, the secrets of each stored config are sealed
+    const sealer = yield* Effect.serviceOption(ConfigSealer.ConfigSealer)
+    const across = (
+      overlay: Overlay,
+      f: (config: ServerConfig.ServerConfig) => Effect.Effect<ServerConfig.ServerConfig, ConfigSealer.ConfigSealError>
+    ) =>
+      Effect.map(
+        Effect.forEach(Object.entries(overlay), ([name, config]) =>
+          config === null
+            ? Effect.succeed<readonly [string, ServerConfig.ServerConfig | null]>([name, null])
+            : Effect.map(f(config), (done): readonly [string, ServerConfig.ServerConfig | null] => [name, done])),
+        (entries): Overlay => Object.fromEntries(entries)
+      )
+    const stored = Option.getOrElse(
+      yield* Effect.mapError(store.get(key), storage("the stored servers cannot be read")),
+      (): Overlay => ({})
+    )
+    const opened = Option.isNone(sealer)
+      ? stored
+      : yield* Effect.mapError(across(stored, sealer.value.unseal), storage("the stored servers cannot be read"))
     return yield* make_(options, {
-      save: (overlay) => Effect.mapError(store.set(key, overlay), storage("the servers cannot be stored"))
-    }, Option.getOrElse(stored, () => ({})))
+      save: (overlay) =>
+        Effect.mapError(
+          Option.isNone(sealer)
+            ? store.set(key, overlay)
+            : Effect.flatMap(across(overlay, sealer.value.seal), (sealed) => store.set(key, sealed)),
+          storage("the servers cannot be stored")
+        )
+    }, opened)
   })

@@ -21,11 +21,12 @@
  * `ConfigSealer` found where it is built:
  *
  * ```ts
- * import { ConfigSealer, NodeHub } from "@mcp-effect/hub"
+ * import { ConfigSealer } from "@mcp-effect/hub"
+ * import { NodeHub, NodeFileKeyValueStore } from "@mcp-effect/hub/node"
  * import * as Layer from "effect/Layer"
  * import * as Redacted from "effect/Redacted"
  *
- * const Hub = NodeHub.layer({ config: "mcp.json" }).pipe(
+ * const Hub = NodeHub.layer({ config: "mcp.json", storage: NodeFileKeyValueStore.layer(".mcp-effect") }).pipe(
  *   Layer.provide(ConfigSealer.layer(Redacted.make(process.env.MCP_CONFIG_KEY ?? "")))
  * )
  * ```

@@ -12,10 +12,14 @@
  * - `text` does the same to every URL inside free text (an error message).
  * - `masker` replaces given values (an environment's, a config's) wherever
  *   they appear.
+ * - `cause` redacts the errors of a failure (a platform `HttpClientError`
+ *   quotes the full request URL in its message).
  * - `tracer` wraps a `Tracer` so every attribute a span gets passes through
- *   `attribute` (the platform's `HttpClient` sets `url.full`, `url.query`
- *   and `http.response.header.location` from the request and response);
- *   `httpClient` runs an `HttpClient`'s requests under it.
+ *   `attribute`, and the failure it ends with through `cause` (the
+ *   platform's `HttpClient` sets `url.full`, `url.query` and
+ *   `http.response.header.location` from the request and response, and
+ *   ends its span with its own error); `httpClient` runs an `HttpClient`'s
+ *   requests under it.
  *
  * What is not redacted: a secret in a URL's path (a webhook-style
  * `/mcp/<token>`), which is indistinguishable from a route.
@@ -34,10 +38,11 @@
  * @since 0.3.0
  */
 import * as HttpClient from "@effect/platform/HttpClient"
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
-import type * as Exit from "effect/Exit"
+import * as Exit from "effect/Exit"
 import type * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
 
@@ -158,7 +163,39 @@ export const attribute = (key: string, value: unknown): unknown => {
   return text(value)
 }
 
-/** A span whose attributes pass through `attribute`; everything else is the span's own. */
+/** An error as it may be shown: a plain `Error` with the same name, its message, stack and causes redacted as `text`. */
+const redactError = (error: unknown, depth = 0): unknown => {
+  if (typeof error === "string") return text(error)
+  if (!(error instanceof Error) || depth > 4) return error
+  const copy = error.cause === undefined
+    ? new Error(text(error.message))
+    : new Error(text(error.message), { cause: redactError(error.cause, depth + 1) })
+  copy.name = error.name
+  if (error.stack !== undefined) copy.stack = text(error.stack)
+  return copy
+}
+
+/**
+ * A cause whose errors and defects are redacted: each `Error` becomes a plain
+ * `Error` with the same name and its message, stack and causes redacted as
+ * `text` (a platform `HttpClientError` quotes the full request URL in its
+ * message); a string is redacted as `text`. For what is exported of a
+ * failure: a span's status, a log line.
+ *
+ * @since 0.3.0
+ * @category redaction
+ */
+export const cause = <E>(self: Cause.Cause<E>): Cause.Cause<unknown> =>
+  Cause.match(self, {
+    onEmpty: Cause.empty as Cause.Cause<unknown>,
+    onFail: (error) => Cause.fail(redactError(error)),
+    onDie: (defect) => Cause.die(redactError(defect)),
+    onInterrupt: (fiberId) => Cause.interrupt(fiberId),
+    onSequential: (left, right) => Cause.sequential(left, right),
+    onParallel: (left, right) => Cause.parallel(left, right)
+  })
+
+/** A span whose attributes pass through `attribute`, and whose failure passes through `cause`; everything else is the span's own. */
 class RedactingSpan implements Tracer.Span {
   readonly _tag = "Span"
   constructor(readonly span: Tracer.Span) {}
@@ -193,7 +230,7 @@ class RedactingSpan implements Tracer.Span {
     return this.span.kind
   }
   end(endTime: bigint, exit: Exit.Exit<unknown, unknown>): void {
-    this.span.end(endTime, exit)
+    this.span.end(endTime, Exit.isFailure(exit) ? Exit.failCause(cause(exit.cause)) : exit)
   }
   attribute(key: string, value: unknown): void {
     this.span.attribute(key, attribute(key, value))

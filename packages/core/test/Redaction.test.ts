@@ -1,8 +1,12 @@
 import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { describe, expect, it } from "@effect/vitest"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import { Redaction, TestTracer } from "../src/index.js"
 
 /** An HttpClient answering every request with a redirect whose Location carries an authorization code. */
@@ -66,6 +70,35 @@ describe("Redaction", () => {
       yield* redirecting.execute(HttpClientRequest.get("https://example.com/mcp?api_key=api-secret-1")).pipe(Effect.scoped)
       expect(String(recorder.named("http.client GET")[0].attributes.get("url.full"))).toContain("api-secret-1")
     }).pipe(Effect.withTracer(recorder.tracer))
+  })
+
+  it.effect("a request that fails ends its span with the error's URL redacted (the platform's message quotes it)", () => {
+    const recorder = TestTracer.make()
+    const refusing = HttpClient.make((request) =>
+      Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause: new Error("refused") }))
+    )
+    return Effect.gen(function*() {
+      const error = yield* Effect.flip(
+        Redaction.httpClient(refusing).execute(HttpClientRequest.get("https://example.com/mcp?api_key=api-secret-2"))
+      )
+      expect(error.message).toContain("api-secret-2") // the platform's own error, as the caller gets it
+      const [span] = recorder.named("http.client GET")
+      expect(span.status._tag === "Ended" && Exit.isFailure(span.status.exit)).toBe(true)
+      const ended = span.status._tag === "Ended" ? Cause.pretty(span.status.exit.pipe(Exit.causeOption, Option.getOrThrow)) : ""
+      expect(ended).toContain("api_key=<redacted>")
+      expect(ended).not.toContain("api-secret-2")
+      expect(ended).toContain("RequestError")
+    }).pipe(Effect.withTracer(recorder.tracer))
+  })
+
+  it("a cause's errors and defects are redacted, names kept", () => {
+    const failure = Cause.sequential(
+      Cause.fail(new TypeError("GET https://h/x?token=t1 failed", { cause: new Error("see https://h/y?k=t2") })),
+      Cause.die("defect at https://h/z?k=t3")
+    )
+    const pretty = Cause.pretty(Redaction.cause(failure))
+    for (const secret of ["t1", "t2", "t3"]) expect(pretty).not.toMatch(new RegExp(`=${secret}\\b`))
+    expect(pretty).toContain("TypeError: GET https://h/x?token=<redacted> failed")
   })
 
   it("a tracer is wrapped once; the built-in tracer is left as it is", () => {

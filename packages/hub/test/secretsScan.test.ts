@@ -89,6 +89,8 @@ const scanServer: Effect.Effect<{ readonly origin: string }, never, Scope.Scope>
           return mcp(req, res, body)
         case "/guarded":
           return req.headers.authorization === `Bearer ${secrets.access}` ? mcp(req, res, body) : challenge(res, "/guarded")
+        case "/broken":
+          return void res.writeHead(500, { "content-type": "text/plain" }).end(`failed for ${req.url}`)
         case "/mismatch":
           return challenge(res, "/mismatch")
         case "/.well-known/oauth-protected-resource/guarded":
@@ -181,6 +183,9 @@ describe("secrets scan", () => {
         mcpServers: {
           guarded: { url: `${origin}/guarded`, auth: { type: "oauth2" } },
           mismatch: { url: `${origin}/mismatch?api_key=${secrets.apiKey}`, auth: { type: "oauth2" } },
+          // a server that answers 500, and one nobody listens for
+          broken: { url: `${origin}/broken?api_key=${secrets.apiKey}` },
+          refused: { url: `http://127.0.0.1:1/mcp?api_key=${secrets.apiKey}` },
           crashing: { command: process.execPath, args: ["-e", stdioScript, "${SCAN_EXPANDED}"], env: { SCAN_TOKEN: secrets.stdioEnv } }
         }
       })
@@ -203,7 +208,8 @@ describe("secrets scan", () => {
       })))
       const statuses = yield* statusesWhere(registry, (s) =>
         (s.get("keyed")?.toolCount ?? 0) > 0 && (s.get("guarded")?.toolCount ?? 0) > 0 &&
-        s.get("crashing")?._tag === "Failed" && s.get("mismatch")?.lastError !== undefined)
+        s.get("crashing")?._tag === "Failed" && s.get("mismatch")?.lastError !== undefined &&
+        s.get("broken")?._tag === "Failed" && s.get("refused")?._tag === "Failed")
       const keyed = yield* registry.client("keyed")
       expect(text(yield* keyed.callTool({ name: "echo", arguments: { message: "k" } }))).toBe("echo: k")
       const guarded = yield* registry.client("guarded")
@@ -214,7 +220,8 @@ describe("secrets scan", () => {
       expect(crashing.message).toContain("starting with token <redacted> and <redacted>")
       const mismatch = statuses.get("mismatch")!.lastError!
       expect(mismatch.message).toContain("api_key=<redacted>")
-      const errors = [crashing, mismatch].map((error) => `${error.message} ${Cause.pretty(Cause.fail(error))}`)
+      const failed = ["crashing", "mismatch", "broken", "refused"].map((name) => statuses.get(name)!.lastError!)
+      const errors = failed.map((error) => `${error.message} ${Cause.pretty(Cause.fail(error))}`)
 
       yield* Effect.promise(() => exporter.forceFlush())
       const spans = exporter.getFinishedSpans()

@@ -43,7 +43,6 @@ import * as Context from "effect/Context"
 import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import type * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
 
 /**
@@ -73,13 +72,9 @@ export const query = (search: string): string => {
   return (search.startsWith("?") ? "?" : "") + parts.join("&")
 }
 
-const redactParsed = (url: URL): string => {
-  const userInfo = url.username !== "" || url.password !== "" ? `${placeholder}@` : ""
-  const authority = url.host === "" && userInfo === "" && !url.href.startsWith(`${url.protocol}//`)
-    ? ""
-    : `//${userInfo}${url.host}`
-  return `${url.protocol}${authority}${url.pathname}${query(url.search)}${url.hash === "" ? "" : `#${placeholder}`}`
-}
+const redactParsed = (url: URL): string =>
+  `${url.protocol}//${url.username !== "" || url.password !== "" ? `${placeholder}@` : ""}${url.host}${url.pathname}` +
+  `${query(url.search)}${url.hash === "" ? "" : `#${placeholder}`}`
 
 /**
  * A URL with its query values, user info and fragment replaced by
@@ -195,61 +190,34 @@ export const cause = <E>(self: Cause.Cause<E>): Cause.Cause<unknown> =>
     onParallel: (left, right) => Cause.parallel(left, right)
   })
 
-/** A span whose attributes pass through `attribute`, and whose failure passes through `cause`; everything else is the span's own. */
-class RedactingSpan implements Tracer.Span {
-  readonly _tag = "Span"
-  constructor(readonly span: Tracer.Span) {}
-  get name(): string {
-    return this.span.name
-  }
-  get spanId(): string {
-    return this.span.spanId
-  }
-  get traceId(): string {
-    return this.span.traceId
-  }
-  get parent(): Option.Option<Tracer.AnySpan> {
-    return this.span.parent
-  }
-  get context(): Context.Context<never> {
-    return this.span.context
-  }
-  get status(): Tracer.SpanStatus {
-    return this.span.status
-  }
-  get attributes(): ReadonlyMap<string, unknown> {
-    return this.span.attributes
-  }
-  get links(): ReadonlyArray<Tracer.SpanLink> {
-    return this.span.links
-  }
-  get sampled(): boolean {
-    return this.span.sampled
-  }
-  get kind(): Tracer.SpanKind {
-    return this.span.kind
-  }
-  end(endTime: bigint, exit: Exit.Exit<unknown, unknown>): void {
-    this.span.end(endTime, Exit.isFailure(exit) ? Exit.failCause(cause(exit.cause)) : exit)
-  }
-  attribute(key: string, value: unknown): void {
-    this.span.attribute(key, attribute(key, value))
-  }
-  event(name: string, startTime: bigint, attributes?: Record<string, unknown>): void {
-    this.span.event(
-      name,
-      startTime,
-      attributes === undefined
-        ? undefined
-        : Object.fromEntries(Object.entries(attributes).map(([key, value]) => [key, attribute(key, value)]))
-    )
-  }
-  addLinks(links: ReadonlyArray<Tracer.SpanLink>): void {
-    this.span.addLinks(links)
-  }
-}
+/**
+ * The span, seen through a proxy whose `attribute` and `event` redact and
+ * whose `end` redacts the failure; everything else (and every write) is the
+ * span's own, so a tracer that recognises its spans (`instanceof`) still does.
+ */
+const redacting = (span: Tracer.Span): Tracer.Span =>
+  new Proxy(span, {
+    get: (target, key) => {
+      switch (key) {
+        case "attribute":
+          return (name: string, value: unknown) => target.attribute(name, attribute(name, value))
+        case "event":
+          return (name: string, startTime: bigint, attributes?: Record<string, unknown>) =>
+            target.event(
+              name,
+              startTime,
+              attributes && Object.fromEntries(Object.entries(attributes).map(([k, v]) => [k, attribute(k, v)]))
+            )
+        case "end":
+          return (endTime: bigint, exit: Exit.Exit<unknown, unknown>) =>
+            target.end(endTime, Exit.isFailure(exit) ? Exit.failCause(cause(exit.cause)) : exit)
+      }
+      const value: unknown = Reflect.get(target, key, target)
+      return typeof value === "function" ? value.bind(target) : value
+    }
+  })
 
-const redactingTracers = new WeakSet<Tracer.Tracer>()
+/** Each tracer's redacting tracer, and each redacting tracer itself. */
 const wrappers = new WeakMap<Tracer.Tracer, Tracer.Tracer>()
 const builtInTracer = Context.get(DefaultServices.liveServices, Tracer.Tracer)
 
@@ -263,16 +231,17 @@ const builtInTracer = Context.get(DefaultServices.liveServices, Tracer.Tracer)
  * @category tracing
  */
 export const tracer = (inner: Tracer.Tracer): Tracer.Tracer => {
-  if (inner === builtInTracer || redactingTracers.has(inner)) return inner
-  const known = wrappers.get(inner)
-  if (known !== undefined) return known
-  const wrapped = Tracer.make({
-    span: (name, parent, context, links, startTime, kind, options) =>
-      new RedactingSpan(inner.span(name, parent, context, links, startTime, kind, options)),
-    context: (f, fiber) => inner.context(f, fiber)
-  })
-  redactingTracers.add(wrapped)
-  wrappers.set(inner, wrapped)
+  if (inner === builtInTracer) return inner
+  let wrapped = wrappers.get(inner)
+  if (wrapped === undefined) {
+    wrapped = Tracer.make({
+      span: (name, parent, context, links, startTime, kind, options) =>
+        redacting(inner.span(name, parent, context, links, startTime, kind, options)),
+      context: (f, fiber) => inner.context(f, fiber)
+    })
+    wrappers.set(inner, wrapped)
+    wrappers.set(wrapped, wrapped)
+  }
   return wrapped
 }
 

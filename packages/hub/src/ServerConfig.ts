@@ -111,8 +111,8 @@ export interface Resolved {
       readonly env: Readonly<Record<string, string>>
       readonly cwd: string | undefined
       /**
-       * What the `${VAR}` references of the entry expanded to: masked, with
-       * the values of `env`, in the server's stderr.
+       * What the `${VAR}` references of `args` and `env` expanded to: masked,
+       * with the values of `env`, in the server's stderr.
        *
        * @since 0.3.0
        */

@@ -178,8 +178,8 @@ describe("ServerConfig.resolve", () => {
         args: ["--dir", "/tmp", "xyz"],
         env: { TOKEN: "t0k" },
         cwd: "/",
-        // what the variables expanded to (defaults are no secrets), masked in the server's stderr
-        secrets: ["node", "t0k"]
+        // what the variables of args and env expanded to (defaults are no secrets), masked in the server's stderr
+        secrets: ["t0k"]
       })
       const http = yield* ServerConfig.resolve(
         one({ url: "${BASE}/mcp", headers: { Authorization: "Bearer ${TOKEN}" }, auth: { type: "bearer", token: "${TOKEN}" }, timeout: 2500 })

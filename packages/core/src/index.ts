@@ -102,6 +102,14 @@ export * as SharedStore from "./SharedStore.js"
 export * as TestTracer from "./TestTracer.js"
 
 /**
+ * One way to keep secrets out of what an app shows or exports: spans, logs,
+ * error messages, statuses and key names.
+ *
+ * @since 0.3.0
+ */
+export * as Redaction from "./Redaction.js"
+
+/**
  * Keeps, per server, what a session needs to continue after the app
  * restarts. See `SessionStore` for the details.
  *

@@ -28,6 +28,7 @@ const stdio: internal.StdioBuilder = (_config, transport, options) =>
       command: transport.command,
       args: transport.args,
       env: transport.env,
+      secrets: transport.secrets,
       cwd: transport.cwd,
       reconnect: options.reconnect
     }),

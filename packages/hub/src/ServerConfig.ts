@@ -110,6 +110,13 @@ export interface Resolved {
       readonly args: ReadonlyArray<string>
       readonly env: Readonly<Record<string, string>>
       readonly cwd: string | undefined
+      /**
+       * What the `${VAR}` references of `args` and `env` expanded to: masked,
+       * with the values of `env`, in the server's stderr.
+       *
+       * @since 0.3.0
+       */
+      readonly secrets?: ReadonlyArray<string> | undefined
     }
     | {
       readonly _tag: "Http" | "Sse" | "WebSocket"

@@ -9,6 +9,14 @@ export * as ServerConfig from "./ServerConfig.js"
 export * as ServerRegistry from "./ServerRegistry.js"
 
 /**
+ * Seals the secrets of a server config before it is stored, and opens them
+ * when it is read back.
+ *
+ * @since 0.3.0
+ */
+export * as ConfigSealer from "./ConfigSealer.js"
+
+/**
  * @since 0.2.0
  */
 export * as TransportFactory from "./TransportFactory.js"

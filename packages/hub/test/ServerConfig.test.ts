@@ -177,7 +177,9 @@ describe("ServerConfig.resolve", () => {
         command: "node",
         args: ["--dir", "/tmp", "xyz"],
         env: { TOKEN: "t0k" },
-        cwd: "/"
+        cwd: "/",
+        // what the variables of args and env expanded to (defaults are no secrets), masked in the server's stderr
+        secrets: ["t0k"]
       })
       const http = yield* ServerConfig.resolve(
         one({ url: "${BASE}/mcp", headers: { Authorization: "Bearer ${TOKEN}" }, auth: { type: "bearer", token: "${TOKEN}" }, timeout: 2500 })

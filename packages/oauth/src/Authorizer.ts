@@ -14,6 +14,7 @@
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Redaction from "@mcp-effect/core/Redaction"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -159,7 +160,8 @@ export const layerFollowRedirect = (options: {
   Layer.effect(
     Authorizer,
     Effect.gen(function*() {
-      const client = Http.withoutRedirects(yield* HttpClient.HttpClient)
+      // the answer's Location carries the code: its span gets it redacted
+      const client = Redaction.httpClient(Http.withoutRedirects(yield* HttpClient.HttpClient))
       const expected = new URL(options.redirectUri)
       const authorize = (request: AuthorizationRequest) =>
         Effect.gen(function*() {

@@ -24,6 +24,7 @@
  * @since 0.1.0
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
+import * as Redaction from "@mcp-effect/core/Redaction"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as oauth from "oauth4webapi"
@@ -161,10 +162,10 @@ export const authorizationServerMetadataUrls = (issuer: string | URL): ReadonlyA
 const sameIssuer = (a: string, b: string): boolean => trimSlash(a) === trimSlash(b)
 
 const readResourceMetadata = (json: unknown, url: URL): Effect.Effect<ProtectedResourceMetadata, OAuthError> =>
-  Wire.decode(Wire.ProtectedResourceMetadata, "Discovery", `protected-resource metadata at ${url.href}`)(json)
+  Wire.decode(Wire.ProtectedResourceMetadata, "Discovery", `protected-resource metadata at ${Redaction.url(url)}`)(json)
 
 const readServerMetadata = (json: unknown, url: URL): Effect.Effect<AuthorizationServerMetadata, OAuthError> =>
-  Wire.decode(Wire.AuthorizationServerMetadata, "Discovery", `authorization-server metadata at ${url.href}`)(json)
+  Wire.decode(Wire.AuthorizationServerMetadata, "Discovery", `authorization-server metadata at ${Redaction.url(url)}`)(json)
 
 /** Fetches protected-resource metadata from the first URL that serves it. */
 const fetchResourceMetadata = (
@@ -197,7 +198,7 @@ const fetchAuthorizationServerMetadata = (
       if (options.checkIssuer && doc.issuer !== issuer) {
         return yield* new OAuthError({
           reason: "Discovery",
-          message: `${url.href} names issuer ${doc.issuer}, expected ${issuer}`
+          message: `${Redaction.url(url)} names issuer ${Redaction.text(doc.issuer)}, expected ${Redaction.text(issuer)}`
         })
       }
       return Option.some(doc)
@@ -246,8 +247,8 @@ export const discoverWith = (http: Http.Http, options: DiscoverOptions): Effect.
     if (!resourceMatches(options.serverUrl, resourceMetadata.resource)) {
       return yield* new OAuthError({
         reason: "ResourceMismatch",
-        message: `protected-resource metadata is for ${resourceMetadata.resource}, not for ${
-          canonicalResource(options.serverUrl)
+        message: `protected-resource metadata is for ${Redaction.text(resourceMetadata.resource)}, not for ${
+          Redaction.url(canonicalResource(options.serverUrl))
         }`
       })
     }

@@ -41,6 +41,27 @@ describe("request spans over HTTP", () => {
     }).pipe(Effect.withTracer(recorder.tracer))
   })
 
+  it.scopedLive("an API key in the server URL's query reaches no span: url.full and url.query carry <redacted>", () => {
+    const recorder = TestTracer.make()
+    const key = "api-key-secret-0123456789"
+    return Effect.gen(function*() {
+      const server = yield* resource(() => startSdkServer("stateful"))
+      const context = yield* Layer.build(
+        McpClient.layer({ clientInfo: { name: "http-tracing", version: "1.0.0" }, prefetch: false }).pipe(
+          Layer.provide(HttpTransport.layer({ url: `${server.url}?api_key=${key}` })),
+          Layer.provide(FetchHttpClient.layer)
+        )
+      )
+      yield* Context.get(context, McpClient.McpClient).callTool({ name: "echo", arguments: { text: "hi" } })
+      expect(server.requests.length).toBeGreaterThan(0)
+      const posts = recorder.named("http.client POST")
+      expect(posts.length).toBeGreaterThan(0)
+      expect(posts[0].attributes.get("url.full")).toBe(`${server.url}?api_key=<redacted>`)
+      expect(posts[0].attributes.get("url.query")).toBe("api_key=<redacted>")
+      expect(JSON.stringify(recorder.spans.map((s) => [s.name, ...s.attributes]))).not.toContain(key)
+    }).pipe(Effect.withTracer(recorder.tracer))
+  })
+
   // whether the HTTP client makes its span: what it sees of `currentTracerEnabled` while it sends
   const recordingClient = (seen: Array<boolean>) =>
     Layer.effect(

@@ -71,6 +71,15 @@ export interface Options {
    * the server.
    */
   readonly inheritEnv?: ReadonlyArray<string> | undefined
+  /**
+   * Values masked (replaced by `<redacted>`) in the server's stderr before
+   * it is published, logged or quoted in an error, on top of the values of
+   * `env`: e.g. secrets expanded into `args`. Values shorter than
+   * `Redaction.minSecretLength` are not masked.
+   *
+   * @since 0.3.0
+   */
+  readonly secrets?: ReadonlyArray<string> | undefined
   /** The working directory of the server. Default: the parent's. */
   readonly cwd?: string | undefined
   /**

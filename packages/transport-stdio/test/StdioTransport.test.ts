@@ -167,6 +167,33 @@ for (const backend of backends) {
         assert.deepStrictEqual(exited.stderrTail, ["starting", "boom: MISSING_TOKEN is not set"])
       }))
 
+    it.scopedLive("masks the values of its env and of the given secrets in the stderr it quotes and publishes", () =>
+      Effect.gen(function*() {
+        const token = "stdio-env-secret-0123456789"
+        const extra = "expanded-arg-secret-0123456789"
+        const { logs, next } = yield* start({
+          command: process.execPath,
+          args: [
+            "-e",
+            "console.error('token is ' + process.env.API_TOKEN); console.error('arg ' + process.argv[1]); process.exit(2)",
+            extra
+          ],
+          env: { API_TOKEN: token, SHORT: "1" },
+          secrets: [extra]
+        })
+        const rpc = yield* reader(yield* next)
+        const error = (yield* Effect.flip(rpc.next)) as McpError.TransportError
+        const exited = error.cause as StdioError.ServerExited
+        assert.deepStrictEqual(exited.stderrTail, ["token is <redacted>", "arg <redacted>"])
+        assert.include(error.message, "token is <redacted>")
+        const published = yield* Effect.scoped(Effect.flatMap(logs.subscribe, Queue.takeAll))
+        assert.deepStrictEqual(Chunk.toReadonlyArray(published), ["token is <redacted>", "arg <redacted>"])
+        for (const text of [error.message, exited.message, ...exited.stderrTail]) {
+          assert.notInclude(text, token)
+          assert.notInclude(text, extra)
+        }
+      }))
+
     it.scopedLive("names the signal that killed the server, and keeps only the end of its stderr", () =>
       Effect.gen(function*() {
         const { next } = yield* start({

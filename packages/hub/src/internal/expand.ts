@@ -17,13 +17,22 @@ const lookup = (variable: string): Effect.Effect<Option.Option<string>> =>
  * Replaces each reference in `text` by its variable's value, or its default;
  * a variable with neither fails, naming the key and the variable (never a value).
  */
-export const expandString = (text: string, server: string, key: string): Effect.Effect<string, ServerConfigError> => {
+export const expandString = (
+  text: string,
+  server: string,
+  key: string,
+  /** collects what each variable expanded to (a secret to mask wherever the server echoes it) */
+  expanded?: Array<string>
+): Effect.Effect<string, ServerConfigError> => {
   const matches = [...text.matchAll(reference)]
   if (matches.length === 0) return Effect.succeed(text)
   return Effect.map(
     Effect.forEach(matches, (match) =>
       Effect.flatMap(lookup(match[1]!), Option.match({
-        onSome: Effect.succeed,
+        onSome: (value) => {
+          expanded?.push(value)
+          return Effect.succeed(value)
+        },
         onNone: () =>
           match[2] !== undefined
             ? Effect.succeed(match[2])

@@ -5,6 +5,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as ConfigSealer from "../ConfigSealer.js"
 import * as ServerConfig from "../ServerConfig.js"
 import * as ServerRegistry from "../ServerRegistry.js"
 
@@ -50,18 +51,25 @@ export const make = (
 ): Effect.Effect<StoredServers, ServerRegistry.RegistryError, KeyValueStore.KeyValueStore | Scope.Scope> =>
   Effect.gen(function*() {
     const servers = (yield* SharedStore.fromContext).collection(key)
+    // with a ConfigSealer where the registry is built, the secrets of each stored config are sealed
+    const sealer = yield* Effect.serviceOption(ConfigSealer.ConfigSealer)
+    const open = (change: ServerConfig.ServerConfig | null) =>
+      change === null || Option.isNone(sealer) ? Effect.succeed(change) : sealer.value.unseal(change)
+    const close = (change: ServerConfig.ServerConfig | null) =>
+      change === null || Option.isNone(sealer) ? Effect.succeed(change) : sealer.value.seal(change)
+    const write = (name: string, change: ServerConfig.ServerConfig | null) =>
+      Effect.flatMap(close(change), (sealed) => Effect.flatMap(Effect.orDie(encode(sealed)), (text) => servers.put(name, text)))
     // subscribed before reading, so that no change falls between the two
     const changed = yield* Effect.mapError(servers.subscribe, storage("the stored servers cannot be watched"))
     const readChange = (name: string, text: string) =>
-      Effect.mapError(decode(text), storage(`the stored server "${name}" cannot be read`))
+      Effect.mapError(Effect.flatMap(decode(text), open), storage(`the stored server "${name}" cannot be read`))
     let listed = yield* Effect.mapError(servers.list, storage("the stored servers cannot be read"))
     if (listed.length === 0) {
       // the one key of earlier versions: each of its changes becomes a record
       const kv = yield* KeyValueStore.KeyValueStore
       const old = yield* Effect.mapError(kv.forSchema(Overlay).get(key), storage("the stored servers cannot be read"))
       if (Option.isSome(old)) {
-        yield* Effect.forEach(Object.entries(old.value), ([name, change]) =>
-          Effect.flatMap(Effect.orDie(encode(change)), (text) => servers.put(name, text)), { discard: true }).pipe(
+        yield* Effect.forEach(Object.entries(old.value), ([name, change]) => write(name, change), { discard: true }).pipe(
             Effect.zipRight(kv.remove(key)),
             Effect.mapError(storage("the stored servers cannot be moved to one record per server"))
           )
@@ -75,7 +83,7 @@ export const make = (
       save: (name, change) =>
         (change === undefined ?
           servers.remove(name) :
-          Effect.flatMap(Effect.orDie(encode(change)), (text) => servers.put(name, text))).pipe(
+          write(name, change)).pipe(
             Effect.mapError(storage("the servers cannot be stored"))
           ),
       changes: changed.pipe(

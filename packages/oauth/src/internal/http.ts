@@ -11,6 +11,7 @@ import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Redaction from "@mcp-effect/core/Redaction"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
@@ -60,9 +61,7 @@ const httpError = (what: string, url: URL) => (cause: unknown) =>
     message: `${what} ${url.origin}${url.pathname} could not be fetched: ${
       blockedByBrowser(cause)
         ? "request blocked (CORS or network): the server must be reachable and allow this origin"
-        : cause instanceof Error
-        ? cause.message
-        : String(cause)
+        : Redaction.text(cause instanceof Error ? cause.message : String(cause))
     }`
   })
 
@@ -123,9 +122,10 @@ export const make = (
   options?: { readonly tracePropagation?: boolean | undefined; readonly dpop?: Dpop.Session | undefined }
 ): Effect.Effect<Http, never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
-    // trace headers only when asked for: in a browser each one needs the server's CORS permission
+    // trace headers only when asked for: in a browser each one needs the server's CORS permission;
+    // spans without query values or Location codes
     const client = HttpClient.withTracerPropagation(
-      withoutRedirects(yield* HttpClient.HttpClient),
+      Redaction.httpClient(withoutRedirects(yield* HttpClient.HttpClient)),
       options?.tracePropagation ?? false
     )
     const runtime = yield* Effect.runtime<never>()

@@ -10,6 +10,7 @@ import * as FiberRef from "effect/FiberRef"
 import * as FiberRefs from "effect/FiberRefs"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
+import * as RedactSpans from "./redactSpans.js"
 
 /**
  * What every HTTP request of a transport runs with, as fiber refs of the
@@ -22,7 +23,8 @@ import * as Tracer from "effect/Tracer"
  *   spans: a span with its attributes and redacted headers costs more than
  *   the rest of a request's client side, and without a tracer it reaches no
  *   one), or with `tracePropagation` (its headers come from the span);
- * - the secret header names added to the redacted ones;
+ * - the secret header names added to the redacted ones, and the tracer
+ *   wrapped by `RedactSpans` (no query value or `Location` in a span);
  * - `redirect: "manual"` for `fetch` (redirects are followed by
  *   `Redirect.follow`).
  *
@@ -71,10 +73,13 @@ export const make = (options: {
     })
   )
   const withSecretNames = lastOf((names: ReadonlyArray<string | RegExp>) => [...names, ...options.secretNames])
+  const redactingServices = lastOf(RedactSpans.services)
   const apply = (refs: FiberRefs.FiberRefs, fiberId: FiberId.Runtime): FiberRefs.FiberRefs => {
-    const tracer = Context.get(FiberRefs.getOrDefault(refs, DefaultServices.currentServices), Tracer.Tracer)
+    const services = FiberRefs.getOrDefault(refs, DefaultServices.currentServices)
+    const tracer = Context.get(services, Tracer.Tracer)
     return FiberRefs.updateManyAs(refs, {
       entries: [
+        [DefaultServices.currentServices, [[fiberId, redactingServices(services)]]],
         [HttpClient.currentTracerPropagation, [[fiberId, options.tracePropagation]]],
         [FiberRef.currentTracerEnabled, [[
           fiberId,

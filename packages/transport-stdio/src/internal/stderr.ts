@@ -1,12 +1,27 @@
 /**
  * A server's stderr, bounded whatever its readers do: the log hub behind
- * `StdioLogs` and the per-connection tail quoted when a server dies.
+ * `StdioLogs` and the per-connection tail quoted when a server dies. Its
+ * lines are masked first (`masker`): a server that prints its token on
+ * stderr must not have it quoted in a status, an error or a log.
  */
+import * as Redaction from "@mcp-effect/core/Redaction"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+
+/**
+ * What masks a server's stderr lines: the values of its configured `env`
+ * and the other secrets it was given (e.g. what `${VAR}` references in its
+ * arguments expanded to).
+ *
+ * @internal
+ */
+export const masker = (
+  env: Readonly<Record<string, string>> | undefined,
+  secrets: ReadonlyArray<string> | undefined
+): (line: string) => string => Redaction.masker([...Object.values(env ?? {}), ...(secrets ?? [])])
 
 /** @internal */
 export const subscriberCapacity = 1024

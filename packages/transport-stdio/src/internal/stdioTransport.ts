@@ -104,6 +104,8 @@ interface Settings {
   readonly env: Readonly<Record<string, string>>
   readonly args: ReadonlyArray<string>
   readonly logHub: Stderr.LogHub
+  /** Masks the configured secrets in a stderr line. */
+  readonly mask: (line: string) => string
 }
 
 const stderrLine = (frame: LineSplitter.Frame) =>
@@ -176,7 +178,8 @@ class StdioConnection implements McpTransport.Connection {
 
   flushStderr(): void {
     if (this.stderrFrames.length === 0) return
-    const lines = this.stderrFrames.map(stderrLine)
+    const mask = this.settings.mask
+    const lines = this.stderrFrames.map((frame) => mask(stderrLine(frame)))
     this.stderrFrames.length = 0
     const tail = this.tail ??= Stderr.makeTail()
     for (const line of lines) tail.add(line)
@@ -442,6 +445,7 @@ export const make = <R>(
       termGraceMillis: options.shutdown?.termGraceMillis ?? defaultTermGraceMillis,
       env: environment.build(options.env, options.inheritEnv),
       args: options.args ?? [],
+      mask: Stderr.masker(options.env, options.secrets),
       logHub
     }
 

@@ -7,12 +7,33 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as TestClock from "effect/TestClock"
+import { saysSessionUnknown } from "../src/internal/expiry.js"
 import { startFaultServer } from "./fixtures/faultServer.js"
 import { connections, failureOf, peer, realSleep, resource, waitFor } from "./fixtures/harness.js"
 
 const everyHalfSecond = Schedule.spaced("500 millis").pipe(Schedule.intersect(Schedule.recurs(10)))
 
 describe("HttpTransport when the server forgets the session or goes away", () => {
+  it("reads a 400 as an unknown session only when its body says so", () => {
+    for (
+      const body of [
+        // server-everything (the official SDK's example servers)
+        `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":3}`,
+        `{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}`,
+        "unknown session",
+        "Session expired"
+      ]
+    ) expect(saysSessionUnknown(body)).toBe(true)
+    for (
+      const body of [
+        `{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params"},"id":3}`,
+        "Bad Request: Mcp-Session-Id header is required",
+        `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: Server already initialized"},"id":null}`,
+        ""
+      ]
+    ) expect(saysSessionUnknown(body)).toBe(false)
+  })
+
   it.scopedLive("a POST answered 400 \"No valid session ID\" (server-everything's answer) ends the connection with SessionExpired", () =>
     Effect.gen(function*() {
       const server = yield* resource(() => startFaultServer({ get405: true }))

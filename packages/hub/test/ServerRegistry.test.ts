@@ -2,7 +2,7 @@
 // Streamable HTTP on loopback, a disabled entry and a command that does not exist.
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import { describe, expect, it } from "@effect/vitest"
-import { McpError, SharedStore } from "@mcp-effect/core"
+import { SharedStore } from "@mcp-effect/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -90,7 +90,8 @@ describe("ServerRegistry", () => {
       expect(text(yield* registry.callTool("record"))).toBe("recorded")
       expect(web.calls).toEqual(["echo", "record"])
       const unknown = yield* Effect.flip(registry.callTool("echo", { message: "hi" }))
-      expect(unknown).toBeInstanceOf(McpError.ProtocolError)
+      // nothing was sent: a typed error of its own, not a server's JSON-RPC error
+      expect(unknown).toBeInstanceOf(ServerRegistry.UnknownTool)
 
       // a client for everything beyond tools
       const client = yield* registry.client("everything")

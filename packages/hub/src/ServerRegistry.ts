@@ -8,13 +8,23 @@
  * `Sampling`, `Elicitation`, `Roots`, and core's approval policy and call
  * log, so `callTool` goes through them.
  *
- * Tool names: a tool keeps its own name (characters outside
- * `[a-zA-Z0-9_-]` replaced by `_`) unless another server has a tool of the
- * same name; then every tool of that name becomes `<server>__<tool>`. A name
- * over 64 characters keeps its first 55 and gets `_` and an 8-digit hash of
- * its server and tool. The result depends only on the servers' names and
- * tool names, never on which server connected first. `toolNames: "always"`
- * prefixes every tool, so names never change when servers come and go.
+ * Tool names are unique by construction and stable: a tool keeps its own
+ * name (characters outside `[a-zA-Z0-9_-]` replaced by `_`) unless another
+ * server lists the same name, the name holds `__`, or it is over 64
+ * characters; then it is `<prefix>__<tool>`, where the prefix is the
+ * server's own (its name made safe, no `__` inside, unique among servers),
+ * shortened with `_` and 12 hex digits of SHA-256 when needed. A name stays
+ * the tool's while the registry runs (whatever other servers come and go)
+ * and never goes to another server's tool; a tool's name therefore depends
+ * on the servers connected when it was first seen. `toolNames: "always"`
+ * prefixes every tool, so names are the same from run to run.
+ *
+ * A tool listed twice by its server is offered once (a `DuplicateTool`
+ * warning in the server's status). Titles and descriptions offered to a
+ * model are neutralised (no control, escape, bidi or invisible characters)
+ * and descriptions are cut at `maxDescription` characters. Definitions are
+ * pinned on first sight (`ToolPins`): a changed tool is reported and, with
+ * `pinning: "quarantine"`, withheld until `approveDefinition`.
  *
  * @since 0.2.0
  */
@@ -28,9 +38,11 @@ import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
 import type * as Subscribable from "effect/Subscribable"
 import * as internal from "./internal/registry.js"
 import type * as ServerConfig from "./ServerConfig.js"
+import type * as ToolPins from "./ToolPins.js"
 import type * as TransportFactory from "./TransportFactory.js"
 
 /**
@@ -43,8 +55,28 @@ export interface HubTool {
   /** Unique in the registry, matches `^[a-zA-Z0-9_-]{1,64}$`. */
   readonly name: string
   readonly server: string
-  /** The tool as its server describes it (its `name` is the server's). */
+  /**
+   * The tool as its server describes it (its `name` is the server's), with
+   * its title and description neutralised and the description capped.
+   */
   readonly tool: McpSchema.Tool
+}
+
+/**
+ * Something about one of a server's tools the registry held back or wants
+ * a person to know: `DuplicateTool` (listed twice, offered once),
+ * `DescriptionCut`, `DefinitionChanged` (since it was pinned), `Renamed`
+ * (a pinned definition under a new name), `Shadowing` (its description
+ * names another server's tool).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ToolWarning {
+  readonly _tag: "DuplicateTool" | "DescriptionCut" | "DefinitionChanged" | "Renamed" | "Shadowing"
+  /** The tool's name on its server. */
+  readonly tool: string
+  readonly message: string
 }
 
 /**
@@ -79,6 +111,8 @@ export interface ServerStatus {
   readonly protocolVersion: string | undefined
   readonly serverInfo: McpSchema.Implementation | undefined
   readonly lastError: ServerError | undefined
+  /** About the server's tools as last listed. */
+  readonly warnings: ReadonlyArray<ToolWarning>
 }
 
 /**
@@ -90,7 +124,7 @@ export interface ServerStatus {
 export class RegistryError extends Schema.TaggedError<RegistryError>("@mcp-effect/hub/RegistryError")(
   "RegistryError",
   {
-    reason: Schema.Literal("UnknownServer", "DuplicateServer", "Unavailable", "Storage"),
+    reason: Schema.Literal("UnknownServer", "UnknownTool", "DuplicateServer", "Unavailable", "Storage"),
     server: Schema.optional(Schema.String),
     message: Schema.String,
     cause: Schema.optional(Schema.Defect)
@@ -114,6 +148,16 @@ export interface Options {
   readonly reconnect?: McpTransport.ReconnectOptions | undefined
   /** `"onCollision"` (default) or `"always"` (every tool is `<server>__<tool>`). */
   readonly toolNames?: "onCollision" | "always" | undefined
+  /**
+   * What a tool whose definition changed since it was pinned does. Default:
+   * `"quarantine"` when an `ApprovalPolicy` in the context asks a person
+   * (`always-ask`, `trusted-only`), else `"warn"`.
+   */
+  readonly pinning?: ToolPins.Mode | undefined
+  /** Key prefix of the pins in the `KeyValueStore` (in memory without one). Default `ToolPins.defaultPrefix`. */
+  readonly pinPrefix?: string | undefined
+  /** The longest tool description offered to a model, in characters. Default 4096. */
+  readonly maxDescription?: number | undefined
 }
 
 /**
@@ -126,13 +170,20 @@ export interface Service {
   /**
    * Calls a tool by its registry name on its server. An unknown name fails
    * with a `ProtocolError` (invalid params); a server that is gone with a
-   * `TransportError`.
+   * `TransportError`; a quarantined tool with `ToolQuarantined`, unsent.
    */
   readonly callTool: (
     name: string,
     args?: Record<string, unknown> | undefined,
     options?: McpClient.CallToolOptions
-  ) => Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError>
+  ) => Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError | ToolPins.ToolQuarantined>
+  /** What pinning noticed: changed definitions (with a diff), renames, shadowing. */
+  readonly pinEvents: Stream.Stream<ToolPins.Event>
+  /**
+   * Pins the definition a server now lists for `tool` (its name on the
+   * server) and lifts its quarantine: a person approved the change.
+   */
+  readonly approveDefinition: (server: string, tool: string) => Effect.Effect<void, RegistryError>
   /** Adds and starts a server (a name in use fails with `DuplicateServer`). */
   readonly add: (config: ServerConfig.ServerConfig) => Effect.Effect<void, RegistryError>
   /** Stops and removes a server; the others are untouched. */

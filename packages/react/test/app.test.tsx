@@ -94,7 +94,7 @@ describe("Approvals + History", () => {
     await waitFor(() => expect(screen.getByText("run").hasAttribute("disabled")).toBe(false))
     act(() => screen.getByText("run").click())
     await waitFor(() => expect(screen.getByTestId("asked").textContent).toBe("local/wipe"))
-    expect(screen.getByTestId("warnings").textContent).toBe("Destructive")
+    expect(screen.getByTestId("warnings").textContent).toBe("UntrustedServer,Destructive")
     await waitFor(() => expect(records()).toEqual(["wipe:AwaitingApproval"]))
     expect(calls(await received())).toEqual([])
     act(() => screen.getByText("once").click())

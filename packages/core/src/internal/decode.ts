@@ -88,30 +88,64 @@ export const decodeResult = <A, I>(schema: Schema.Schema<A, I>) => {
     })
 }
 
-const maxPages = 10_000
+/**
+ * Bounds on one listing across all of its pages: a server returning fresh
+ * cursors forever (or huge pages) gets a `DecodeError` (`TooLarge`) instead
+ * of running the process out of memory. Each page is at most one message
+ * (`JsonRpc.defaultMaxMessageBytes` unless the transport says otherwise);
+ * these bound their sum.
+ *
+ * @internal
+ */
+export const paginationLimits = {
+  maxPages: 1_000,
+  maxItems: 100_000,
+  /** The JSON size of every page after the first (the first is one message, bounded by the transport). */
+  maxBytes: 32 * 1024 * 1024
+}
 
 /**
- * Follows `nextCursor` until the last page. A server that repeats a cursor
- * gets a `DecodeError` instead of an endless loop.
+ * Follows `nextCursor` until the last page. A server that repeats a cursor,
+ * or whose pages together exceed `paginationLimits`, gets a `DecodeError`
+ * instead of an endless loop. A listing of one page costs nothing extra.
  *
  * @internal
  */
 export const paginate = <R extends { readonly nextCursor?: string | undefined }, A>(
   fetch: (params: Record<string, unknown> | undefined) => Effect.Effect<R, McpError.McpClientError>,
-  items: (page: R) => ReadonlyArray<A>
+  items: (page: R) => ReadonlyArray<A>,
+  limits: typeof paginationLimits = paginationLimits
 ): Effect.Effect<ReadonlyArray<A>, McpError.McpClientError> =>
   Effect.suspend(() => {
-    const all: Array<A> = []
+    let all: Array<A> = []
+    let bytes = 0
+    let pages = 0
     const seen = new Set<string>()
+    const tooLarge = (what: string) =>
+      Effect.fail(new McpError.DecodeError({ reason: "TooLarge", message: `pagination does not end: ${what}` }))
     const loop = (cursor: string | undefined): Effect.Effect<ReadonlyArray<A>, McpError.McpClientError> =>
       Effect.flatMap(fetch(cursor === undefined ? undefined : { cursor }), (page) => {
-        for (const item of items(page)) all.push(item)
         const next = page.nextCursor
+        const listed = items(page)
+        pages++
+        // one page: returned as it came, nothing measured
+        if (pages === 1 && next === undefined) return Effect.succeed(listed)
+        if (all.length + listed.length > limits.maxItems) {
+          all = []
+          return tooLarge(`more than ${limits.maxItems} items`)
+        }
+        for (const item of listed) all.push(item)
+        if (pages > 1) bytes += JSON.stringify(page).length
         if (next === undefined) return Effect.succeed(all)
-        if (seen.has(next) || seen.size >= maxPages) {
-          return Effect.fail(
-            new McpError.DecodeError({ reason: "Schema", message: `pagination does not end: cursor ${next} repeats` })
-          )
+        bytes += next.length
+        if (bytes > limits.maxBytes) {
+          all = []
+          return tooLarge(`more than ${limits.maxBytes} bytes of pages`)
+        }
+        if (seen.has(next)) return Effect.fail(new McpError.DecodeError({ reason: "Schema", message: "pagination does not end: a cursor repeats" }))
+        if (pages >= limits.maxPages) {
+          all = []
+          return tooLarge(`more than ${limits.maxPages} pages`)
         }
         seen.add(next)
         return loop(next)

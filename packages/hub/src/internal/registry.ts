@@ -15,7 +15,8 @@ import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as ServerConfig from "../ServerConfig.js"
 import * as ServerRegistry from "../ServerRegistry.js"
 import * as TransportFactory from "../TransportFactory.js"
-import * as Naming from "./naming.js"
+import type * as ToolPins from "../ToolPins.js"
+import * as Guard from "./guard.js"
 
 interface Entry {
   readonly name: string
@@ -25,6 +26,8 @@ interface Entry {
   scope: Scope.CloseableScope | undefined
   client: McpClient.Service | undefined
   tools: ReadonlyArray<McpSchema.Tool>
+  /** The tools next to their pins. */
+  checked: Guard.Checked
   status: ServerRegistry.ServerStatus
 }
 
@@ -45,7 +48,8 @@ const statusOf = (name: string, config: ServerConfig.ServerConfig | undefined): 
   sessionId: undefined,
   protocolVersion: undefined,
   serverInfo: undefined,
-  lastError: undefined
+  lastError: undefined,
+  warnings: []
 })
 
 const needsAuth = (error: McpError.McpClientError | undefined) =>
@@ -63,28 +67,34 @@ const make_ = (
     const factory = yield* TransportFactory.TransportFactory
     const registryScope = yield* Effect.scope
     const clientInfo = options.clientInfo ?? { name: "mcp-effect-hub", version: "0.2.0" }
-    const prefix = options.toolNames ?? "onCollision"
+    const guard = yield* Guard.make(options)
     const entries = new Map<string, Entry>()
     const baseline = new Set((options.servers ?? []).map((s) => s.name))
-    const overlay: Record<string, ServerConfig.ServerConfig | null> = { ...initialOverlay }
+    // a Map: server names such as `__proto__` or `constructor` are names like any other
+    const overlay = new Map<string, ServerConfig.ServerConfig | null>(Object.entries(initialOverlay))
     const statuses = yield* SubscriptionRef.make<ReadonlyArray<ServerRegistry.ServerStatus>>([])
     const tools = yield* SubscriptionRef.make<ReadonlyArray<ServerRegistry.HubTool>>([])
     let byName = new Map<string, ServerRegistry.HubTool>()
+    let quarantined: ReadonlyMap<string, ToolPins.ToolQuarantined> = new Map()
     const publishLock = yield* Effect.makeSemaphore(1)
     const changeLock = yield* Effect.makeSemaphore(1)
 
     /** Recomputes both views from the entries, one publisher at a time, so a stale view never wins. */
     const publish = publishLock.withPermits(1)(Effect.suspend(() => {
       const all = [...entries.values()]
-      const named = Naming.assign(
-        all.filter((e) => e.status._tag === "Connected" || e.status._tag === "Reconnecting").map((e) => ({
-          server: e.name,
-          tools: e.tools
-        })),
-        prefix
+      const offered = all.filter((e) => e.status._tag === "Connected" || e.status._tag === "Reconnecting")
+      return Effect.flatMap(
+        guard.view(offered.map((e) => ({ server: e.name, tools: e.tools, checked: e.checked }))),
+        (view) => {
+          byName = new Map(view.tools.map((tool) => [tool.name, tool]))
+          quarantined = view.quarantined
+          for (const e of all) e.status = { ...e.status, warnings: view.warnings.get(e.name) ?? [] }
+          return Effect.zipRight(
+            SubscriptionRef.set(statuses, all.map((e) => e.status)),
+            SubscriptionRef.set(tools, view.tools)
+          )
+        }
       )
-      byName = new Map(named.map((tool) => [tool.name, tool]))
-      return Effect.zipRight(SubscriptionRef.set(statuses, all.map((e) => e.status)), SubscriptionRef.set(tools, named))
     }))
 
     /** Applies a change to an entry if it is still in the same run. */
@@ -116,6 +126,7 @@ const make_ = (
               })
             case "Closed": {
               e.tools = []
+              e.checked = Guard.noChecks
               return setStatus(e, {
                 _tag: needsAuth(state.error) ? "NeedsAuth" : "Failed",
                 toolCount: 0,
@@ -147,10 +158,12 @@ const make_ = (
         )
         yield* Effect.forkIn(
           Stream.runForEach(client.tools.changes, (list) =>
-            update(entry, runId, (e) => {
-              e.tools = list
-              setStatus(e, { toolCount: list.length })
-            })),
+            Effect.flatMap(guard.check(entry.name, list), (checked) =>
+              update(entry, runId, (e) => {
+                e.tools = list
+                e.checked = checked
+                setStatus(e, { toolCount: list.length })
+              }))),
           scope
         )
       }).pipe(
@@ -166,6 +179,7 @@ const make_ = (
         entry.scope = undefined
         entry.client = undefined
         entry.tools = []
+        entry.checked = Guard.noChecks
         return scope === undefined ? Effect.void : Scope.close(scope, Exit.void)
       })
 
@@ -189,7 +203,9 @@ const make_ = (
         return entry === undefined ? Effect.fail(unknownServer(name)) : Effect.succeed(entry)
       })
 
-    const save = Effect.suspend(() => persistence === undefined ? Effect.void : persistence.save({ ...overlay }))
+    const save = Effect.suspend(() =>
+      persistence === undefined ? Effect.void : persistence.save(Object.fromEntries(overlay))
+    )
 
     /** Restarts a server, with its config changed (and stored) first when `change` is given. */
     const restart = (name: string, change?: (config: ServerConfig.ServerConfig) => ServerConfig.ServerConfig) =>
@@ -197,7 +213,7 @@ const make_ = (
         const entry = yield* entryOf(name)
         if (entry.config !== undefined && change !== undefined) {
           entry.config = change(entry.config)
-          overlay[name] = entry.config
+          overlay.set(name, entry.config)
           yield* save
         }
         yield* stop(entry)
@@ -206,11 +222,11 @@ const make_ = (
 
     // the configured servers with the stored changes on top, in file order, then the added ones
     for (const config of options.servers ?? []) {
-      const stored = overlay[config.name]
+      const stored = overlay.get(config.name)
       if (stored === null) continue
       entries.set(config.name, newEntry(config.name, stored ?? config))
     }
-    for (const [name, stored] of Object.entries(overlay)) {
+    for (const [name, stored] of overlay) {
       if (stored !== null && !entries.has(name)) entries.set(name, newEntry(name, stored))
     }
     for (const error of options.errors ?? []) {
@@ -225,8 +241,13 @@ const make_ = (
       servers: Subscribable.make({ get: SubscriptionRef.get(statuses), changes: statuses.changes }),
       tools: Subscribable.make({ get: SubscriptionRef.get(tools), changes: tools.changes }),
       callTool: (name, args, callOptions) =>
-        Effect.suspend(() => {
+        Effect.suspend((): Effect.Effect<
+          McpSchema.CallToolResult,
+          McpError.McpClientError | ToolPins.ToolQuarantined
+        > => {
           const found = byName.get(name)
+          const held = quarantined.get(name)
+          if (held !== undefined) return Effect.fail(held)
           if (found === undefined) {
             return Effect.fail(
               new McpError.ProtocolError({
@@ -255,7 +276,7 @@ const make_ = (
           }
           const entry = newEntry(config.name, config)
           entries.set(config.name, entry)
-          overlay[config.name] = config
+          overlay.set(config.name, config)
           yield* save
           yield* start(entry)
         })),
@@ -263,8 +284,8 @@ const make_ = (
         changeLock.withPermits(1)(Effect.gen(function*() {
           const entry = yield* entryOf(name)
           entries.delete(name)
-          if (baseline.has(name)) overlay[name] = null
-          else delete overlay[name]
+          if (baseline.has(name)) overlay.set(name, null)
+          else overlay.delete(name)
           yield* save
           yield* stop(entry)
           yield* publish
@@ -272,6 +293,23 @@ const make_ = (
       enable: (name) => restart(name, (config) => ({ ...config, disabled: false })),
       disable: (name) => restart(name, (config) => ({ ...config, disabled: true })),
       reconnect: (name) => restart(name),
+      pinEvents: guard.events,
+      approveDefinition: (server, name) =>
+        Effect.gen(function*() {
+          const entry = yield* entryOf(server)
+          const run = entry.run
+          const tool = entry.tools.find((t) => t.name === name)
+          if (tool === undefined) {
+            return yield* new ServerRegistry.RegistryError({
+              reason: "UnknownTool",
+              server,
+              message: `server "${server}" lists no tool named "${name}"`
+            })
+          }
+          yield* guard.approve(server, tool)
+          const checked = yield* guard.check(server, entry.tools)
+          yield* update(entry, run, (e) => void (e.checked = checked))
+        }),
       client: (name) =>
         Effect.flatMap(entryOf(name), (entry) =>
           entry.client === undefined || entry.status._tag === "Failed" || entry.status._tag === "NeedsAuth"
@@ -293,6 +331,7 @@ const newEntry = (name: string, config: ServerConfig.ServerConfig | undefined): 
   scope: undefined,
   client: undefined,
   tools: [],
+  checked: Guard.noChecks,
   status: statusOf(name, config)
 })
 

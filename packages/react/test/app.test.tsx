@@ -184,7 +184,8 @@ describe("Registry", () => {
         "beta Connected session-of-beta"
       ])
     )
-    await waitFor(() => expect(screen.getByTestId("tools").textContent).toBe("alpha__echo@alpha,alpha__wipe@alpha,beta__echo@beta,beta__wipe@beta"))
+    // alpha keeps the names it had (names are sticky); beta's colliding tools get its prefix
+    await waitFor(() => expect(screen.getByTestId("tools").textContent).toBe("echo@alpha,wipe@alpha,beta__echo@beta,beta__wipe@beta"))
     await runtime!.runPromise(Effect.flatMap(ServerRegistry.ServerRegistry, (r) => r.remove("alpha")))
     await waitFor(() => expect(screen.getAllByTestId("server").map((li) => li.textContent)).toEqual(["beta Connected session-of-beta"]))
     await waitFor(() => expect(screen.getByTestId("client-tools").textContent).toBe(""))

@@ -65,7 +65,7 @@ const present = (tool: McpSchema.Tool, maxDescription: number): { readonly tool:
 /** Names that look like identifiers (not plain words), so a description naming one is worth reporting. */
 const distinctive = (name: string) => name.length >= 4 && /[_\-.]|[a-z][A-Z]/.test(name)
 
-const tokens = /[A-Za-z0-9_.-]+/g
+const tokens = /[A-Za-z0-9_.:/-]+/g
 
 /** Per tool, the other servers' tools its description names (by registry name, or an identifier-like own name). */
 const shadowing = (tools: ReadonlyArray<ServerRegistry.HubTool>) => {
@@ -78,13 +78,15 @@ const shadowing = (tools: ReadonlyArray<ServerRegistry.HubTool>) => {
   for (const tool of tools) {
     if (distinctive(tool.name)) add(tool.name, tool)
     if (distinctive(tool.tool.name)) add(tool.tool.name, tool)
+    // the ways a description may spell "that server's tool"
+    for (const separator of ["__", "/", ".", ":"]) add(`${tool.server}${separator}${tool.tool.name}`, tool)
   }
   const found: Array<{ readonly tool: ServerRegistry.HubTool; readonly mentions: ReadonlyArray<string> }> = []
   if (byName.size === 0) return found
   for (const tool of tools) {
     const mentions = new Set<string>()
     for (const match of (tool.tool.description ?? "").matchAll(tokens)) {
-      const owners = byName.get(match[0].replace(/\.+$/, ""))
+      const owners = byName.get(match[0].replace(/[.:/]+$/, ""))
       if (owners === undefined) continue
       for (const owner of owners) if (!owner.startsWith(`${tool.server}/`)) mentions.add(owner)
     }

@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -32,7 +33,23 @@ interface Entry {
 }
 
 /** Changes on top of the configured servers: a config per added or changed server, `null` per removed one. */
-const Overlay = Schema.Record({ key: Schema.String, value: Schema.NullOr(ServerConfig.ServerConfig) })
+/**
+ * Stored as one JSON object by server name, read and written as entries
+ * (never through an object's properties), so a server named `__proto__` is
+ * kept like any other.
+ */
+const Overlay = Schema.transformOrFail(
+  Schema.Unknown,
+  Schema.Array(Schema.Tuple(Schema.String, Schema.NullOr(ServerConfig.ServerConfig))),
+  {
+    strict: true,
+    decode: (json, _, ast) =>
+      typeof json === "object" && json !== null && !Array.isArray(json)
+        ? ParseResult.succeed(Object.entries(json))
+        : ParseResult.fail(new ParseResult.Type(ast, json, "the stored servers must be an object")),
+    encode: (entries) => ParseResult.succeed(Object.fromEntries(entries))
+  }
+)
 type Overlay = typeof Overlay.Type
 
 interface Persistence {
@@ -71,7 +88,7 @@ const make_ = (
     const entries = new Map<string, Entry>()
     const baseline = new Set((options.servers ?? []).map((s) => s.name))
     // a Map: server names such as `__proto__` or `constructor` are names like any other
-    const overlay = new Map<string, ServerConfig.ServerConfig | null>(Object.entries(initialOverlay))
+    const overlay = new Map<string, ServerConfig.ServerConfig | null>(initialOverlay)
     const statuses = yield* SubscriptionRef.make<ReadonlyArray<ServerRegistry.ServerStatus>>([])
     const tools = yield* SubscriptionRef.make<ReadonlyArray<ServerRegistry.HubTool>>([])
     let byName = new Map<string, ServerRegistry.HubTool>()
@@ -204,7 +221,7 @@ const make_ = (
       })
 
     const save = Effect.suspend(() =>
-      persistence === undefined ? Effect.void : persistence.save(Object.fromEntries(overlay))
+      persistence === undefined ? Effect.void : persistence.save([...overlay])
     )
 
     /** Restarts a server, with its config changed (and stored) first when `change` is given. */
@@ -339,7 +356,7 @@ const newEntry = (name: string, config: ServerConfig.ServerConfig | undefined): 
 export const make = (
   options: ServerRegistry.Options
 ): Effect.Effect<ServerRegistry.Service, never, TransportFactory.TransportFactory | Scope.Scope> =>
-  make_(options, undefined, {})
+  make_(options, undefined, [])
 
 /** @internal */
 export const makeStored = (
@@ -357,5 +374,5 @@ export const makeStored = (
     const stored = yield* Effect.mapError(store.get(key), storage("the stored servers cannot be read"))
     return yield* make_(options, {
       save: (overlay) => Effect.mapError(store.set(key, overlay), storage("the servers cannot be stored"))
-    }, Option.getOrElse(stored, () => ({})))
+    }, Option.getOrElse(stored, () => []))
   })

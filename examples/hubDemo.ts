@@ -14,7 +14,7 @@
 import {
   ApprovalDecision,
   type ApprovalPolicy,
-  type ApprovalRequest,
+  ApprovalRequest,
   type McpSchema,
   ToolCallLog
 } from "@mcp-effect/core"
@@ -51,7 +51,7 @@ lines.on("close", () => Queue.unsafeOffer(answers, undefined))
 const ask = (request: ApprovalRequest.ApprovalRequest) =>
   Effect.gen(function*() {
     yield* Console.log(
-      `\n  ${request.server}${request.trusted ? "" : " (untrusted)"} wants to run ${request.tool.name} ` +
+      `\n  ${request.server}${request.trusted ? "" : " (untrusted)"} wants to run ${ApprovalRequest.neutralize(request.tool.name, "line")} ` +
         `${JSON.stringify(request.arguments ?? {})}`
     )
     for (const warning of request.warnings) yield* Console.log(`  warning: ${warning.message}`)

@@ -28,3 +28,11 @@ export * as ToolFormat from "./ToolFormat.js"
  * @since 0.2.0
  */
 export * as McpToolkit from "./McpToolkit.js"
+
+/**
+ * Pinned tool definitions: trust on first use for every tool of a
+ * `ServerRegistry`, with quarantine of changed tools.
+ *
+ * @since 0.2.0
+ */
+export * as ToolPins from "./ToolPins.js"

@@ -71,7 +71,7 @@ const table = (statuses: ReadonlyArray<ServerRegistry.ServerStatus>) =>
   statuses.map((s) =>
     `  ${s.name.padEnd(12)} ${s._tag.padEnd(12)} ${(s.transport ?? "-").padEnd(6)} ` +
     `${String(s.toolCount).padStart(3)} tools  ${s.protocolVersion ?? ""}` +
-    (s.lastError === undefined ? "" : `  (${s.lastError.message})`)
+    (s.lastError === undefined ? "" : `  (${ApprovalRequest.neutralize(s.lastError.message, "line")})`)
   ).join("\n")
 
 const settled = (statuses: ReadonlyArray<ServerRegistry.ServerStatus>) =>

@@ -114,4 +114,15 @@ describe("tool names", () => {
       "everything:get-sum=everything__get-sum"
     ])
   })
+
+  it("a server inventing new tool names forever keeps a bounded number of names reserved, releasing only its own", () => {
+    const namer = Naming.make("onCollision")
+    namer.assign([server("trusted", "keep")])
+    for (let round = 0; round < 12; round++) {
+      const tools = Array.from({ length: 1000 }, (_, i) => `t${round}_${i}`)
+      namer.assign([server("evil", ...tools)])
+    }
+    // the first names were released: a new server may now get one of them, but never the trusted server's
+    expect(listed(namer.assign([server("other", "t0_0", "keep")]))).toEqual(["other:t0_0=t0_0", "other:keep=other__keep"])
+  })
 })

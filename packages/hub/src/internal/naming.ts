@@ -14,6 +14,13 @@ const TOOL_HASH = 12
 /** Hex digits of SHA-256 in a disambiguated server prefix (32 bits; prefixes are also checked for uniqueness). */
 const PREFIX_HASH = 8
 
+/**
+ * Names a server's tools no longer listed keep reserved, at most (beyond
+ * the ones it lists): a server inventing new tool names forever cannot grow
+ * the namer without bound; only its own oldest unlisted names are released.
+ */
+export const MAX_RESERVED = 10_000
+
 const unsafe = /[^a-zA-Z0-9_-]/g
 
 /** Replaces every character outside `[a-zA-Z0-9_-]` by `_`; an empty result becomes `tool`. */
@@ -63,7 +70,9 @@ export interface Named {
  *   therefore never used unprefixed;
  * - **stable**: a tool keeps its name for as long as the registry runs
  *   (through disconnections, and whatever other servers come and go), and a
- *   name, once given, never goes to another server's tool.
+ *   name, once given, never goes to another server's tool (a server that
+ *   churns through more than `MAX_RESERVED` names it no longer lists has its
+ *   own oldest ones released).
  *
  * Names: a tool's own name made safe when `prefix` is `"onCollision"` and no
  * other server connected in the same round (or before) lists the same safe
@@ -79,6 +88,21 @@ export const make = (prefix: "onCollision" | "always") => {
   /** server prefix -> the server that owns it */
   const prefixOwners = new Map<string, string>()
   const prefixes = new Map<string, string>()
+  /** per server, its identities with a name, oldest first */
+  const reserved = new Map<string, Set<string>>()
+
+  /** Releases a server's oldest names beyond `MAX_RESERVED` that it does not list now. */
+  const release = (server: string, listed: ReadonlySet<string>) => {
+    const mine = reserved.get(server)
+    if (mine === undefined || mine.size <= MAX_RESERVED + listed.size) return
+    for (const identity of mine) {
+      if (mine.size <= MAX_RESERVED + listed.size) break
+      if (listed.has(identity)) continue
+      owners.delete(names.get(identity)!)
+      names.delete(identity)
+      mine.delete(identity)
+    }
+  }
 
   const prefixOf = (server: string): string => {
     const known = prefixes.get(server)
@@ -147,7 +171,11 @@ export const make = (prefix: "onCollision" | "always") => {
       owners.set(name, identity)
       names.set(identity, name)
       result.set(identity, name)
+      const mine = reserved.get(server) ?? new Set<string>()
+      mine.add(identity)
+      reserved.set(server, mine)
     }
+    for (const { server, tools } of lists) release(server, new Set(tools.map((tool) => `${server}\u0000${tool.name}`)))
     return {
       tools: lists.flatMap(({ server, tools }) =>
         tools.map((tool) => ({ name: result.get(`${server}\u0000${tool.name}`)!, server, tool }))

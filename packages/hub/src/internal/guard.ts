@@ -62,6 +62,18 @@ const present = (tool: McpSchema.Tool, maxDescription: number): { readonly tool:
   return { tool: { ...safe, description }, cut: true }
 }
 
+/** A server's `serverInfo` with its name, title, version and description neutralised (a status is shown to people). */
+export const neutralizeInfo = (info: McpSchema.Implementation): McpSchema.Implementation => {
+  const line = (text: string | undefined) => text === undefined ? undefined : ApprovalRequest.neutralize(text, "line")
+  return {
+    ...info,
+    name: line(info.name)!,
+    version: line(info.version)!,
+    ...(info.title === undefined ? {} : { title: line(info.title)! }),
+    ...(info.description === undefined ? {} : { description: ApprovalRequest.neutralize(info.description) })
+  }
+}
+
 /** Names that look like identifiers (not plain words), so a description naming one is worth reporting. */
 const distinctive = (name: string) => name.length >= 4 && /[_\-.]|[a-z][A-Z]/.test(name)
 

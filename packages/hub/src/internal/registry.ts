@@ -139,7 +139,7 @@ const make_ = (
                 _tag: "Connected",
                 sessionId: id,
                 protocolVersion: state.initialized.protocolVersion,
-                serverInfo: state.initialized.serverInfo
+                serverInfo: Guard.neutralizeInfo(state.initialized.serverInfo)
               })
             case "Closed": {
               e.tools = []

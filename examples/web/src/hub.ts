@@ -15,6 +15,8 @@ export const callbackPath = "/oauth/callback"
 export const hubLayer = (mode: ApprovalPolicy.Mode) =>
   BrowserHub.layer({
     clientInfo: { name: "mcp-effect-web-console", version: "0.2.0" },
+    // every tool as <server>__<tool>: the same names whichever server connects first
+    toolNames: "always",
     approval: { mode },
     history: { retention: 200 },
     tokens: BrowserTokenStore.layer({ name: "mcp-console-tokens" }),

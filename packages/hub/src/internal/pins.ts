@@ -65,9 +65,11 @@ export const make = (kv: KeyValueStore.KeyValueStore, prefix: string): Pins => {
   const check = (server: string, tools: ReadonlyArray<McpSchema.Tool>) =>
     Effect.gen(function*() {
       const listed = new Set(tools.map((tool) => tool.name))
+      // the first of each name, as the registry offers them
+      const first = [...new Map([...tools].reverse().map((tool) => [tool.name, tool] as const)).values()]
       const changed = new Map<string, ReadonlyArray<ToolPins.FieldChange>>()
       const renamed: Array<{ readonly tool: string; readonly from: string }> = []
-      yield* Effect.forEach(tools, (tool) =>
+      yield* Effect.forEach(first, (tool) =>
         Effect.gen(function*() {
           const pinned = yield* pins.get(toolKey(server, tool.name)).pipe(
             Effect.catchAll(warn("could not read a pinned tool definition"))

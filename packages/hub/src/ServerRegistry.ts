@@ -146,7 +146,7 @@ export interface Options {
   readonly client?: Omit<McpClient.Options, "clientInfo" | "trusted" | "server"> | undefined
   /** How each server's transport reconnects. Default: the transport's own schedule. */
   readonly reconnect?: McpTransport.ReconnectOptions | undefined
-  /** `"onCollision"` (default) or `"always"` (every tool is `<server>__<tool>`). */
+  /** `"onCollision"` (default) or `"always"` (every tool is `<server prefix>__<tool>`, the same from run to run). */
   readonly toolNames?: "onCollision" | "always" | undefined
   /**
    * What a tool whose definition changed since it was pinned does. Default:

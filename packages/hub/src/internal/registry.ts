@@ -32,11 +32,11 @@ interface Entry {
   status: ServerRegistry.ServerStatus
 }
 
-/** Changes on top of the configured servers: a config per added or changed server, `null` per removed one. */
 /**
- * Stored as one JSON object by server name, read and written as entries
- * (never through an object's properties), so a server named `__proto__` is
- * kept like any other.
+ * Changes on top of the configured servers: a config per added or changed
+ * server, `null` per removed one. Stored as one JSON object by server name,
+ * read and written as entries (never through an object's properties), so a
+ * server named `__proto__` is kept like any other.
  */
 const Overlay = Schema.transformOrFail(
   Schema.Unknown,

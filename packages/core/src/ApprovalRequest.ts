@@ -76,9 +76,7 @@ export const warnings = (tool: McpSchema.Tool, trusted = true): ReadonlyArray<Wa
     result.push({
       _tag: "UntrustedServer",
       declared,
-      message: declared ?
-        "the server is not trusted: what the tool says about itself (read-only, non-destructive, closed-world) is its own claim" :
-        "the server is not trusted"
+      message: `the server is not trusted${declared ? ": what the tool says about itself is its own claim" : ""}`
     })
   }
   if (hints.readOnlyHint !== true && hints.destructiveHint !== false) {
@@ -121,27 +119,23 @@ export const make = (options: Omit<ApprovalRequest, "warnings" | "listed">): App
   }
 }
 
-// ESC sequences: CSI (`ESC [ ... final`), OSC / DCS / APC / PM / SOS strings (up to BEL or ST), other 2-byte escapes
-const escapes = /\u001b(?:\[[0-?]*[ -/]*[@-~]?|[\]PX^_][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[@-_]?)|\u009b[0-?]*[ -/]*[@-~]?/g
-// C0 and C1 controls but tab and line feed, DEL, bidi marks, embeddings, overrides and isolates, zero-width
-// characters, the BOM, Unicode tag characters (invisible text a model still reads)
-const invisible = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g
+// ESC sequences (CSI; OSC, DCS, APC, PM strings up to BEL or ST; other escapes), C0 and C1 controls but tab and
+// line feed, DEL, bidi marks, embeddings, overrides and isolates, zero-width and invisible characters, the BOM,
+// Unicode tag characters (invisible text a model still reads)
+const unsafe =
+  /\x1b(?:\[[0-?]*[ -/]*[@-~]?|[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-_]?)|[\0-\x08\v-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g
 
 /**
  * Text from a server made safe to show to a person or a model: ANSI escape
  * sequences, control characters, bidi controls and invisible characters are
  * removed; CR LF and lone CR become LF. With `"line"`, line breaks and tabs
- * become spaces too (a server name, a title). Text without any of these is
- * returned as it is (the same string).
+ * become spaces too (a server name, a title).
  *
  * @since 0.2.0
  * @category utils
  */
 export const neutralize = (text: string, mode: "line" | "text" = "text"): string => {
-  if (!/[\u0000-\u001f\u007f-\u009f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\udb40]/.test(text)) {
-    return text
-  }
-  const cleaned = text.replace(escapes, "").replace(/\r\n?|[\u2028\u2029]/g, "\n").replace(invisible, "")
+  const cleaned = text.replace(/\r\n?|[\u2028\u2029]/g, "\n").replace(unsafe, "")
   return mode === "line" ? cleaned.replace(/[\n\t]/g, " ") : cleaned
 }
 
@@ -153,16 +147,14 @@ export const neutralize = (text: string, mode: "line" | "text" = "text"): string
  * @category utils
  */
 export const neutralizeTool = (tool: McpSchema.Tool): McpSchema.Tool => {
-  const title = tool.title === undefined ? undefined : neutralize(tool.title, "line")
-  const description = tool.description === undefined ? undefined : neutralize(tool.description)
-  const annotationTitle = tool.annotations?.title === undefined ? undefined : neutralize(tool.annotations.title, "line")
-  if (title === tool.title && description === tool.description && annotationTitle === tool.annotations?.title) return tool
-  return {
+  const { annotations, description, title } = tool
+  const safe: McpSchema.Tool = {
     ...tool,
-    ...(title === undefined ? {} : { title }),
-    ...(description === undefined ? {} : { description }),
-    ...(annotationTitle === undefined ? {} : { annotations: { ...tool.annotations, title: annotationTitle } })
+    ...(title === undefined ? {} : { title: neutralize(title, "line") }),
+    ...(description === undefined ? {} : { description: neutralize(description) }),
+    ...(annotations?.title === undefined ? {} : { annotations: { ...annotations, title: neutralize(annotations.title, "line") } })
   }
+  return safe.title === title && safe.description === description && safe.annotations?.title === annotations?.title ? tool : safe
 }
 
 /** JSON with sorted keys: equal values give equal strings. */

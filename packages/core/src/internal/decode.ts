@@ -88,64 +88,48 @@ export const decodeResult = <A, I>(schema: Schema.Schema<A, I>) => {
     })
 }
 
-/**
- * Bounds on one listing across all of its pages: a server returning fresh
- * cursors forever (or huge pages) gets a `DecodeError` (`TooLarge`) instead
- * of running the process out of memory. Each page is at most one message
- * (`JsonRpc.defaultMaxMessageBytes` unless the transport says otherwise);
- * these bound their sum.
- *
- * @internal
- */
-export const paginationLimits = {
-  maxPages: 1_000,
-  maxItems: 100_000,
-  /** The JSON size of every page after the first (the first is one message, bounded by the transport). */
-  maxBytes: 32 * 1024 * 1024
-}
+// Bounds on one listing across all of its pages: a server returning fresh cursors forever (or huge pages)
+// gets a `DecodeError` (`TooLarge`) instead of running the process out of memory. Each page is one message
+// (16 MiB at most unless the transport says otherwise); these bound their sum.
+const maxPages = 1_000
+const maxItems = 100_000
+/** The JSON size of the cursors and of every page after the first (the first is bounded as one message). */
+const maxBytes = 32 * 1024 * 1024
 
 /**
  * Follows `nextCursor` until the last page. A server that repeats a cursor,
- * or whose pages together exceed `paginationLimits`, gets a `DecodeError`
+ * or whose pages together pass the bounds above, gets a `DecodeError`
  * instead of an endless loop. A listing of one page costs nothing extra.
  *
  * @internal
  */
 export const paginate = <R extends { readonly nextCursor?: string | undefined }, A>(
   fetch: (params: Record<string, unknown> | undefined) => Effect.Effect<R, McpError.McpClientError>,
-  items: (page: R) => ReadonlyArray<A>,
-  limits: typeof paginationLimits = paginationLimits
+  items: (page: R) => ReadonlyArray<A>
 ): Effect.Effect<ReadonlyArray<A>, McpError.McpClientError> =>
   Effect.suspend(() => {
-    let all: Array<A> = []
-    let bytes = 0
-    let pages = 0
+    const all: Array<A> = []
     const seen = new Set<string>()
-    const tooLarge = (what: string) =>
-      Effect.fail(new McpError.DecodeError({ reason: "TooLarge", message: `pagination does not end: ${what}` }))
+    let bytes = 0
     const loop = (cursor: string | undefined): Effect.Effect<ReadonlyArray<A>, McpError.McpClientError> =>
       Effect.flatMap(fetch(cursor === undefined ? undefined : { cursor }), (page) => {
         const next = page.nextCursor
-        const listed = items(page)
-        pages++
-        // one page: returned as it came, nothing measured
-        if (pages === 1 && next === undefined) return Effect.succeed(listed)
-        if (all.length + listed.length > limits.maxItems) {
-          all = []
-          return tooLarge(`more than ${limits.maxItems} items`)
-        }
-        for (const item of listed) all.push(item)
-        if (pages > 1) bytes += JSON.stringify(page).length
+        if (cursor === undefined && next === undefined) return Effect.succeed(items(page))
+        for (const item of items(page)) all.push(item)
+        if (cursor !== undefined) bytes += JSON.stringify(page).length
         if (next === undefined) return Effect.succeed(all)
         bytes += next.length
-        if (bytes > limits.maxBytes) {
-          all = []
-          return tooLarge(`more than ${limits.maxBytes} bytes of pages`)
-        }
-        if (seen.has(next)) return Effect.fail(new McpError.DecodeError({ reason: "Schema", message: "pagination does not end: a cursor repeats" }))
-        if (pages >= limits.maxPages) {
-          all = []
-          return tooLarge(`more than ${limits.maxPages} pages`)
+        const over = seen.has(next)
+          ? "a cursor repeats"
+          : seen.size >= maxPages
+          ? `more than ${maxPages} pages`
+          : all.length > maxItems
+          ? `more than ${maxItems} items`
+          : bytes > maxBytes
+          ? `more than ${maxBytes} bytes of pages`
+          : undefined
+        if (over !== undefined) {
+          return Effect.fail(new McpError.DecodeError({ reason: "TooLarge", message: `pagination does not end: ${over}` }))
         }
         seen.add(next)
         return loop(next)

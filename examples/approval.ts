@@ -11,7 +11,7 @@ import { NodeKeyValueStore } from "@effect/platform-node"
 import {
   ApprovalDecision,
   ApprovalPolicy,
-  type ApprovalRequest,
+  ApprovalRequest,
   Approver,
   McpClient,
   McpError,
@@ -30,7 +30,10 @@ import { createInterface } from "node:readline/promises"
 // --- the Approver: how this app asks a person ---
 const describe = (request: ApprovalRequest.ApprovalRequest): string =>
   [
-    `${request.server}${request.trusted ? "" : " (untrusted)"} wants to run ${request.tool.title ?? request.tool.name}`,
+    // server text in a request is neutralised already, except the tool's name (the policy matches it as sent)
+    `${request.server}${request.trusted ? "" : " (untrusted)"} wants to run ${
+      request.tool.title ?? ApprovalRequest.neutralize(request.tool.name, "line")
+    }`,
     `  arguments: ${JSON.stringify(request.arguments ?? {})}`,
     ...request.warnings.map((warning) => `  warning: ${warning.message}`)
   ].join("\n")

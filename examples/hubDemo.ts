@@ -14,7 +14,7 @@
 import {
   ApprovalDecision,
   type ApprovalPolicy,
-  type ApprovalRequest,
+  ApprovalRequest,
   type McpSchema,
   ToolCallLog
 } from "@mcp-effect/core"
@@ -63,7 +63,7 @@ const bold = (text: string) => process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : 
 const ask = (request: ApprovalRequest.ApprovalRequest) =>
   Effect.gen(function*() {
     yield* Console.log(
-      `\n  ${request.server}${request.trusted ? "" : " (untrusted)"} wants to run ${request.tool.name} ` +
+      `\n  ${request.server}${request.trusted ? "" : " (untrusted)"} wants to run ${ApprovalRequest.neutralize(request.tool.name, "line")} ` +
         `${JSON.stringify(request.arguments ?? {})}`
     )
     for (const warning of request.warnings) yield* Console.log(`  warning: ${warning.message}`)
@@ -83,7 +83,7 @@ const table = (statuses: ReadonlyArray<ServerRegistry.ServerStatus>) =>
   statuses.map((s) =>
     `  ${s.name.padEnd(12)} ${s._tag.padEnd(12)} ${(s.transport ?? "-").padEnd(6)} ` +
     `${String(s.toolCount).padStart(3)} tools  ${s.protocolVersion ?? ""}` +
-    (s.lastError === undefined ? "" : `  (${s.lastError.message})`)
+    (s.lastError === undefined ? "" : `  (${ApprovalRequest.neutralize(s.lastError.message, "line")})`)
   ).join("\n")
 
 const settled = (statuses: ReadonlyArray<ServerRegistry.ServerStatus>) =>

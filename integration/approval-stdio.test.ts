@@ -64,7 +64,8 @@ describe("approval against server-everything over stdio", () => {
       ])
       expect(asked[0].tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false })
       expect(asked[1].tool.title).toBe("Get Structured Content Tool")
-      expect(asked[1].warnings).toEqual([])
+      // its annotations claim nothing risky, but they are an untrusted server's own claims
+      expect(asked[1].warnings.map((w) => w._tag)).toEqual(["UntrustedServer"])
 
       // tee writes in order: once the approved call is on record, anything sent before it is too
       yield* waitFor(() => calledTools(file).length > 0, "the approved call on record")

@@ -8,8 +8,12 @@ const Hub = NodeHub.layer({
   config: "mcp.json",
   storage: NodeFileKeyValueStore.layer(".mcp-state"),
   approval: { mode: "trusted-only" },
+  // runs unasked only what a trusted server's tool says is harmless; an untrusted server's request always
+  // carries an `UntrustedServer` warning, so no server approves itself by what its annotations claim
   approver: (request) =>
-    Effect.succeed(request.warnings.length === 0 ? ApprovalDecision.approveOnce : ApprovalDecision.deny("needs a person"))
+    Effect.succeed(
+      request.trusted && request.warnings.length === 0 ? ApprovalDecision.approveOnce : ApprovalDecision.deny("needs a person")
+    )
 })
 
 export const program = Effect.gen(function*() {

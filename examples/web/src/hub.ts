@@ -69,6 +69,8 @@ const sessions = Layer.unwrapEffect(
 export const hubLayer = (mode: ApprovalPolicy.Mode) =>
   BrowserHub.layer({
     clientInfo,
+    // every tool as <server>__<tool>: the same names whichever server connects first
+    toolNames: "always",
     approval: { mode },
     history: { retention: 200 },
     tokens,

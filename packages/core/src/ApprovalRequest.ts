@@ -3,6 +3,11 @@
  * which arguments, whether the server is trusted, and the warnings derived
  * from the tool's annotations.
  *
+ * Text in a request that came from a server (its name, the tool's title and
+ * description) is neutralised: no control characters, ANSI escapes,
+ * carriage returns, bidi overrides or invisible characters, so a title
+ * cannot rewrite the prompt line a terminal approver prints.
+ *
  * @since 0.2.0
  */
 import type * as McpSchema from "./McpSchema.js"
@@ -11,7 +16,11 @@ import type * as McpSchema from "./McpSchema.js"
  * A warning to show before a call. `declared` tells whether the tool's
  * annotations said so or the spec's default applies (an unannotated tool is
  * assumed destructive and open-world). Annotations come from the server:
- * with an untrusted server they are shown, never relied on.
+ * with an untrusted server they are shown, never relied on, and every
+ * request carries an `UntrustedServer` warning saying so (a tool of an
+ * untrusted server that calls itself read-only still has a warning: an
+ * approver that approves requests without warnings never lets a server
+ * approve itself).
  *
  * @since 0.2.0
  * @category models
@@ -19,6 +28,12 @@ import type * as McpSchema from "./McpSchema.js"
 export type Warning =
   | { readonly _tag: "Destructive"; readonly declared: boolean; readonly message: string }
   | { readonly _tag: "OpenWorld"; readonly declared: boolean; readonly message: string }
+  | {
+    readonly _tag: "UntrustedServer"
+    /** Whether the tool has annotations (claims about itself) at all. */
+    readonly declared: boolean
+    readonly message: string
+  }
 
 /**
  * @since 0.2.0
@@ -29,8 +44,17 @@ export interface ApprovalRequest {
   readonly server: string
   /** Whether the server is trusted (client option or policy). */
   readonly trusted: boolean
-  /** The tool as listed (title, icons, annotations); a bare `{ name }` when the server does not list it. */
+  /**
+   * The tool as listed (title, icons, annotations), its title and
+   * description neutralised for display; a bare `{ name }` when the server
+   * does not list it.
+   */
   readonly tool: McpSchema.Tool
+  /**
+   * The tool exactly as the server listed it, when `make` neutralised text
+   * in `tool`: what an "approve always" decision is bound to.
+   */
+  readonly listed?: McpSchema.Tool | undefined
   readonly arguments: { readonly [key: string]: unknown } | undefined
   readonly warnings: ReadonlyArray<Warning>
 }
@@ -38,14 +62,23 @@ export interface ApprovalRequest {
 /**
  * The warnings for a tool, from `destructiveHint` (default `true`, unless
  * `readOnlyHint` is `true`) and `openWorldHint` (default `true`).
- * `readOnlyHint` itself adds no warning.
+ * `readOnlyHint` itself adds no warning. With `trusted: false`, an
+ * `UntrustedServer` warning comes first, whatever the annotations claim.
  *
  * @since 0.2.0
  * @category utils
  */
-export const warnings = (tool: McpSchema.Tool): ReadonlyArray<Warning> => {
+export const warnings = (tool: McpSchema.Tool, trusted = true): ReadonlyArray<Warning> => {
   const hints = tool.annotations ?? {}
   const result: Array<Warning> = []
+  if (!trusted) {
+    const declared = tool.annotations !== undefined && Object.keys(tool.annotations).length > 0
+    result.push({
+      _tag: "UntrustedServer",
+      declared,
+      message: `the server is not trusted${declared ? ": what the tool says about itself is its own claim" : ""}`
+    })
+  }
   if (hints.readOnlyHint !== true && hints.destructiveHint !== false) {
     result.push({
       _tag: "Destructive",
@@ -68,12 +101,86 @@ export const warnings = (tool: McpSchema.Tool): ReadonlyArray<Warning> => {
 }
 
 /**
- * Builds a request, deriving its warnings from the tool.
+ * Builds a request, deriving its warnings from the tool and whether the
+ * server is trusted, with the server's name and the tool's title and
+ * description neutralised (`listed` keeps the tool as listed).
  *
  * @since 0.2.0
  * @category constructors
  */
-export const make = (options: Omit<ApprovalRequest, "warnings">): ApprovalRequest => ({
-  ...options,
-  warnings: warnings(options.tool)
-})
+export const make = (options: Omit<ApprovalRequest, "warnings" | "listed">): ApprovalRequest => {
+  const tool = neutralizeTool(options.tool)
+  return {
+    ...options,
+    server: neutralize(options.server, "line"),
+    tool,
+    ...(tool === options.tool ? {} : { listed: options.tool }),
+    warnings: warnings(options.tool, options.trusted)
+  }
+}
+
+// ESC sequences (CSI; OSC, DCS, APC, PM strings up to BEL or ST; other escapes), C0 and C1 controls but tab and
+// line feed, DEL, bidi marks, embeddings, overrides and isolates, zero-width and invisible characters, the BOM,
+// Unicode tag characters (invisible text a model still reads)
+const unsafe =
+  /\x1b(?:\[[0-?]*[ -/]*[@-~]?|[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-_]?)|[\0-\x08\v-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g
+
+/**
+ * Text from a server made safe to show to a person or a model: ANSI escape
+ * sequences, control characters, bidi controls and invisible characters are
+ * removed; CR LF and lone CR become LF. With `"line"`, line breaks and tabs
+ * become spaces too (a server name, a title).
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const neutralize = (text: string, mode: "line" | "text" = "text"): string => {
+  const cleaned = text.replace(/\r\n?|[\u2028\u2029]/g, "\n").replace(unsafe, "")
+  return mode === "line" ? cleaned.replace(/[\n\t]/g, " ") : cleaned
+}
+
+/**
+ * The tool with its title and description (and `annotations.title`)
+ * neutralised; the same object when there was nothing to change.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const neutralizeTool = (tool: McpSchema.Tool): McpSchema.Tool => {
+  const { annotations, description, title } = tool
+  const safe: McpSchema.Tool = {
+    ...tool,
+    ...(title === undefined ? {} : { title: neutralize(title, "line") }),
+    ...(description === undefined ? {} : { description: neutralize(description) }),
+    ...(annotations?.title === undefined ? {} : { annotations: { ...annotations, title: neutralize(annotations.title, "line") } })
+  }
+  return safe.title === title && safe.description === description && safe.annotations?.title === annotations?.title ? tool : safe
+}
+
+/** JSON with sorted keys: equal values give equal strings. */
+const canonical = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`
+  }
+  return JSON.stringify(value) ?? "null"
+}
+
+/**
+ * The parts of a tool's definition that say what it does (title,
+ * description, input and output schemas, annotations) as canonical JSON
+ * (sorted keys): what an "approve always" decision and a pinned tool are
+ * bound to. Equal definitions give equal strings.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const definitionOf = (tool: McpSchema.Tool): string =>
+  canonical({
+    title: tool.title,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    outputSchema: tool.outputSchema,
+    annotations: tool.annotations
+  })

@@ -116,7 +116,7 @@ describe("McpClient with an ApprovalPolicy", () => {
       expect(asked).toHaveLength(3)
       expect(asked[0]).toMatchObject({ server: "test-server", trusted: false, arguments: { path: "/tmp/x" } })
       expect(asked[0].tool).toEqual(tools[1])
-      expect(asked[0].warnings.map((w) => w._tag)).toEqual(["Destructive", "OpenWorld"])
+      expect(asked[0].warnings.map((w) => w._tag)).toEqual(["UntrustedServer", "Destructive", "OpenWorld"])
       expect(asked[2].tool.title).toBe("Read a file")
       expect(yield* calledTools).toEqual(["delete", "delete", "read"])
     }).pipe(Effect.provide(clientWith(ApprovalPolicy.layerMemory({ mode: "always-ask" }), layer)))

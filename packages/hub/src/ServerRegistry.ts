@@ -8,13 +8,23 @@
  * `Sampling`, `Elicitation`, `Roots`, and core's approval policy and call
  * log, so `callTool` goes through them.
  *
- * Tool names: a tool keeps its own name (characters outside
- * `[a-zA-Z0-9_-]` replaced by `_`) unless another server has a tool of the
- * same name; then every tool of that name becomes `<server>__<tool>`. A name
- * over 64 characters keeps its first 55 and gets `_` and an 8-digit hash of
- * its server and tool. The result depends only on the servers' names and
- * tool names, never on which server connected first. `toolNames: "always"`
- * prefixes every tool, so names never change when servers come and go.
+ * Tool names are unique by construction and stable: a tool keeps its own
+ * name (characters outside `[a-zA-Z0-9_-]` replaced by `_`) unless another
+ * server lists the same name, the name holds `__`, or it is over 64
+ * characters; then it is `<prefix>__<tool>`, where the prefix is the
+ * server's own (its name made safe, no `__` inside, unique among servers),
+ * shortened with `_` and 12 hex digits of SHA-256 when needed. A name stays
+ * the tool's while the registry runs (whatever other servers come and go)
+ * and never goes to another server's tool; a tool's name therefore depends
+ * on the servers connected when it was first seen. `toolNames: "always"`
+ * prefixes every tool, so names are the same from run to run.
+ *
+ * A tool listed twice by its server is offered once (a `DuplicateTool`
+ * warning in the server's status). Titles and descriptions offered to a
+ * model are neutralised (no control, escape, bidi or invisible characters)
+ * and descriptions are cut at `maxDescription` characters. Definitions are
+ * pinned on first sight (`ToolPins`): a changed tool is reported and, with
+ * `pinning: "quarantine"`, withheld until `approveDefinition`.
  *
  * @since 0.2.0
  */
@@ -29,9 +39,11 @@ import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
 import type * as Subscribable from "effect/Subscribable"
 import * as internal from "./internal/registry.js"
 import type * as ServerConfig from "./ServerConfig.js"
+import type * as ToolPins from "./ToolPins.js"
 import type * as TransportFactory from "./TransportFactory.js"
 
 /**
@@ -44,8 +56,29 @@ export interface HubTool {
   /** Unique in the registry, matches `^[a-zA-Z0-9_-]{1,64}$`. */
   readonly name: string
   readonly server: string
-  /** The tool as its server describes it (its `name` is the server's). */
+  /**
+   * The tool as its server describes it (its `name` is the server's), with
+   * its title and description neutralised and the description capped.
+   */
   readonly tool: McpSchema.Tool
+}
+
+/**
+ * Something about one of a server's tools the registry held back or wants
+ * a person to know: `Undecodable` (its definition does not decode: left
+ * out), `DuplicateTool` (listed twice, offered once),
+ * `DescriptionCut`, `DefinitionChanged` (since it was pinned), `Renamed`
+ * (a pinned definition under a new name), `Shadowing` (its description
+ * names another server's tool).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ToolWarning {
+  readonly _tag: "Undecodable" | "DuplicateTool" | "DescriptionCut" | "DefinitionChanged" | "Renamed" | "Shadowing"
+  /** The tool's name on its server. */
+  readonly tool: string
+  readonly message: string
 }
 
 /**
@@ -81,13 +114,12 @@ export interface ServerStatus {
   readonly serverInfo: McpSchema.Implementation | undefined
   readonly lastError: ServerError | undefined
   /**
-   * What the server sent that was left out, one line each: a tool whose
-   * definition does not decode (its `inputSchema` root is not an object,
-   * say) is named here, and the server's other tools are kept.
-   *
-   * @since 0.3.0
+   * About the server's tools as last listed: a tool whose definition does
+   * not decode (`Undecodable`: its `inputSchema` root is not an object, say)
+   * is left out and the server's other tools are kept; duplicates, cut
+   * descriptions, changed pinned definitions, renames, shadowing.
    */
-  readonly warnings: ReadonlyArray<string>
+  readonly warnings: ReadonlyArray<ToolWarning>
 }
 
 /**
@@ -99,7 +131,15 @@ export interface ServerStatus {
 export class RegistryError extends Schema.TaggedError<RegistryError>("@mcp-effect/hub/RegistryError")(
   "RegistryError",
   {
-    reason: Schema.Literal("UnknownServer", "DuplicateServer", "Unavailable", "Storage", "Timeout", "Conflict"),
+    reason: Schema.Literal(
+      "UnknownServer",
+      "UnknownTool",
+      "DuplicateServer",
+      "Unavailable",
+      "Storage",
+      "Timeout",
+      "Conflict"
+    ),
     server: Schema.optional(Schema.String),
     message: Schema.String,
     cause: Schema.optional(Schema.Defect)
@@ -140,8 +180,18 @@ export interface Options {
   readonly client?: Omit<McpClient.Options, "clientInfo" | "trusted" | "server"> | undefined
   /** How each server's transport reconnects. Default: the transport's own schedule. */
   readonly reconnect?: McpTransport.ReconnectOptions | undefined
-  /** `"onCollision"` (default) or `"always"` (every tool is `<server>__<tool>`). */
+  /** `"onCollision"` (default) or `"always"` (every tool is `<server prefix>__<tool>`, the same from run to run). */
   readonly toolNames?: "onCollision" | "always" | undefined
+  /**
+   * What a tool whose definition changed since it was pinned does. Default:
+   * `"quarantine"` when an `ApprovalPolicy` in the context asks a person
+   * (`always-ask`, `trusted-only`), else `"warn"`.
+   */
+  readonly pinning?: ToolPins.Mode | undefined
+  /** Key prefix of the pins in the `KeyValueStore` (in memory without one). Default `ToolPins.defaultPrefix`. */
+  readonly pinPrefix?: string | undefined
+  /** The longest tool description offered to a model, in characters. Default 4096. */
+  readonly maxDescription?: number | undefined
 }
 
 /**
@@ -154,13 +204,14 @@ export interface Service {
   /**
    * Calls a tool by its registry name on its server. An unknown name fails
    * with `UnknownTool` (nothing is sent; after a rename it names the tool's
-   * current name); a server that is gone with a `TransportError`.
+   * current name); a server that is gone with a `TransportError`; a
+   * quarantined tool with `ToolQuarantined`, unsent.
    */
   readonly callTool: (
     name: string,
     args?: Record<string, unknown> | undefined,
     options?: McpClient.CallToolOptions
-  ) => Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError | UnknownTool>
+  ) => Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError | UnknownTool | ToolPins.ToolQuarantined>
   /**
    * Waits until every server is settled: connected with its tools listed,
    * or `Disabled`, `Failed` or `NeedsAuth` (a server that never answers is
@@ -173,6 +224,13 @@ export interface Service {
   readonly awaitReady: (
     options?: { readonly timeout?: Duration.DurationInput | undefined }
   ) => Effect.Effect<ReadonlyArray<ServerStatus>, RegistryError>
+  /** What pinning noticed: changed definitions (with a diff), renames, shadowing. */
+  readonly pinEvents: Stream.Stream<ToolPins.Event>
+  /**
+   * Pins the definition a server now lists for `tool` (its name on the
+   * server) and lifts its quarantine: a person approved the change.
+   */
+  readonly approveDefinition: (server: string, tool: string) => Effect.Effect<void, RegistryError>
   /** Adds and starts a server (a name in use fails with `DuplicateServer`). */
   readonly add: (config: ServerConfig.ServerConfig) => Effect.Effect<void, RegistryError>
   /** Stops and removes a server; the others are untouched. */

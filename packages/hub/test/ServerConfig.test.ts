@@ -145,6 +145,15 @@ describe("ServerConfig formats", () => {
     for (const error of errors) expect(error.message).not.toMatch(/42|grpc|not-an-array|server\.js/)
   })
 
+  it("an empty or blank command is an error of that server", () => {
+    const parsed = parse({ mcpServers: { a: { command: "" }, b: { type: "stdio", command: "  " }, c: { command: "node" } } })
+    expect(parsed.servers.map((s) => s.name)).toEqual(["c"])
+    expect(parsed.errors.map((e) => [e.key, e.reason])).toEqual([
+      ["mcpServers.a.command", "must not be empty"],
+      ["mcpServers.b.command", "must not be empty"]
+    ])
+  })
+
   it("rejects a file without servers as a whole", () => {
     expect(Either.isLeft(ServerConfig.fromJson({ other: {} }))).toBe(true)
     expect(Either.isLeft(ServerConfig.fromJson([]))).toBe(true)
@@ -213,6 +222,22 @@ describe("ServerConfig.resolve", () => {
         ServerConfig.resolve(one({ type: "ws", url: "${U}" })).pipe(withEnv({ U: "https://example.com/mcp" }))
       )
       expect(typed.reason).toBe("is not a URL with scheme ws: or wss:")
+    }))
+
+  it.effect("${__proto__}, ${constructor} and other Object.prototype names are unset variables", () =>
+    Effect.gen(function*() {
+      for (const variable of ["__proto__", "constructor", "toString", "hasOwnProperty"]) {
+        const error = yield* Effect.flip(ServerConfig.resolve(one({ command: "node", args: [`\${${variable}}`] })))
+        expect(error.reason).toBe(`\${${variable}} is not set`)
+        const defaulted = yield* ServerConfig.resolve(one({ command: "node", args: [`\${${variable}:-d}`] }))
+        expect(defaulted.transport._tag === "Stdio" && defaulted.transport.args).toEqual(["d"])
+      }
+    }))
+
+  it.effect("a command that is empty once expanded fails with its key", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(ServerConfig.resolve(one({ command: "${BIN}" })).pipe(withEnv({ BIN: " " })))
+      expect(error).toMatchObject({ key: "s.command", reason: "is empty once expanded" })
     }))
 
   it.effect("a url without type written as ${VAR} is picked by its expanded scheme", () =>

@@ -67,6 +67,10 @@ const setup = (mode: ApprovalPolicy.Mode, decide: (request: ApprovalRequest.Appr
     return { registry, web, asked, log }
   })
 
+/** The registry name of a server's tool (names are sticky: which `echo` keeps its plain name depends on timing). */
+const nameOf = (registry: ServerRegistry.Service, server: string, tool: string) =>
+  Effect.map(registry.tools.get, (tools) => tools.find((t) => t.server === server && t.tool.name === tool)!.name)
+
 describe("ServerRegistry with the approval policy and the call log", () => {
   it.scopedLive("always-ask: a denied call never reaches its server and is recorded Denied", () =>
     Effect.gen(function*() {
@@ -85,7 +89,7 @@ describe("ServerRegistry with the approval policy and the call log", () => {
     Effect.gen(function*() {
       const { asked, registry, web } = yield* setup("trusted-only", () => ApprovalDecision.approveAlways)
       yield* registry.callTool("record")
-      yield* registry.callTool("web__echo", { message: "x" })
+      yield* registry.callTool(yield* nameOf(registry, "web", "echo"), { message: "x" })
       expect(asked).toEqual([])
       expect(web.calls).toEqual(["record", "echo"])
 
@@ -97,7 +101,7 @@ describe("ServerRegistry with the approval policy and the call log", () => {
       yield* registry.callTool("get-sum", { a: 1, b: 1 })
       expect(asked).toHaveLength(1)
       // another tool of the untrusted server is asked about again
-      yield* registry.callTool("everything__echo", { message: "y" })
+      yield* registry.callTool(yield* nameOf(registry, "everything", "echo"), { message: "y" })
       expect(asked.map((a) => a.request.tool.name)).toEqual(["get-sum", "echo"])
     }), { timeout: 60_000 })
 
@@ -111,7 +115,7 @@ describe("ServerRegistry with the approval policy and the call log", () => {
       yield* registry.callTool("get-sum", { a: 1, b: 2 })
       expect(asked[0]!.statusWhileAsking).toEqual(["AwaitingApproval"])
       // Denied
-      yield* Effect.flip(registry.callTool("everything__echo", { message: "no" }))
+      yield* Effect.flip(registry.callTool(yield* nameOf(registry, "everything", "echo"), { message: "no" }))
       // Failed: a tool result with isError (trusted server: no question)
       const failed = yield* registry.callTool("fail")
       expect(failed.isError).toBe(true)

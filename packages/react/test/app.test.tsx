@@ -95,7 +95,7 @@ describe("Approvals + History", () => {
     await waitFor(() => expect(screen.getByText("run").hasAttribute("disabled")).toBe(false))
     act(() => screen.getByText("run").click())
     await waitFor(() => expect(screen.getByTestId("asked").textContent).toBe("local/wipe"))
-    expect(screen.getByTestId("warnings").textContent).toBe("Destructive")
+    expect(screen.getByTestId("warnings").textContent).toBe("UntrustedServer,Destructive")
     await waitFor(() => expect(records()).toEqual(["wipe:AwaitingApproval"]))
     // the call panel and the history say the same while the dialog asks
     await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("AwaitingApproval"))
@@ -228,7 +228,8 @@ describe("Registry", () => {
         "beta Connected session-of-beta"
       ])
     )
-    await waitFor(() => expect(screen.getByTestId("tools").textContent).toBe("alpha__echo@alpha,alpha__wipe@alpha,beta__echo@beta,beta__wipe@beta"))
+    // alpha keeps the names it had (names are sticky); beta's colliding tools get its prefix
+    await waitFor(() => expect(screen.getByTestId("tools").textContent).toBe("echo@alpha,wipe@alpha,beta__echo@beta,beta__wipe@beta"))
     await runtime!.runPromise(Effect.flatMap(ServerRegistry.ServerRegistry, (r) => r.remove("alpha")))
     await waitFor(() => expect(screen.getAllByTestId("server").map((li) => li.textContent)).toEqual(["beta Connected session-of-beta"]))
     await waitFor(() => expect(screen.getByTestId("client-tools").textContent).toBe(""))

@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as ApprovalPolicy from "../ApprovalPolicy.js"
+import * as ApprovalRequest from "../ApprovalRequest.js"
 import type * as McpSchema from "../McpSchema.js"
 
 /** @internal */
@@ -27,16 +28,6 @@ const allow = (reason: "Auto" | "AllowList" | "Remembered" | "TrustedServer"): A
 const deny = (reason: string): ApprovalPolicy.Verdict => ({ _tag: "Deny", reason })
 const ask: ApprovalPolicy.Verdict = { _tag: "Ask" }
 
-/** JSON with sorted keys: equal values give equal strings. */
-const canonical = (value: unknown): string => {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
-  if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`
-  }
-  return JSON.stringify(value) ?? "null"
-}
-
 /**
  * What a person approved when they approved a tool "always": the parts of
  * its definition that say what it does. A server that changes them later
@@ -44,14 +35,7 @@ const canonical = (value: unknown): string => {
  *
  * @internal
  */
-export const definitionOf = (tool: McpSchema.Tool): string =>
-  canonical({
-    title: tool.title,
-    description: tool.description,
-    inputSchema: tool.inputSchema,
-    outputSchema: tool.outputSchema,
-    annotations: tool.annotations
-  })
+export const definitionOf = ApprovalRequest.definitionOf
 
 const defaultPrefix = "mcp-effect/approvals/"
 
@@ -94,17 +78,19 @@ export const make = (
           }
           if (options.mode === "auto") return allow("Auto")
           if (rules.allow.has(request.tool.name)) return allow("AllowList")
-          if (yield* isRemembered(request.server, request.tool)) return allow("Remembered")
+          if (yield* isRemembered(request.server, request.listed ?? request.tool)) return allow("Remembered")
           if (options.mode === "trusted-only" && request.trusted) return allow("TrustedServer")
           return ask
         }),
-      remember: ({ server, tool }) =>
-        DateTime.now.pipe(
+      remember: ({ listed, server, tool: shown }) => {
+        const tool = listed ?? shown
+        return DateTime.now.pipe(
           Effect.flatMap((decidedAt) =>
             store.set(keyOf(server, tool.name), { server, tool: tool.name, definition: definitionOf(tool), decidedAt })
           ),
           Effect.catchAll((error) => Effect.logWarning("mcp: could not store an approval", error.message))
-        ),
+        )
+      },
       forget: (server, tool) =>
         store.remove(keyOf(server, tool)).pipe(
           Effect.catchAll((error) => Effect.logWarning("mcp: could not forget an approval", error.message))

@@ -88,11 +88,18 @@ export const decodeResult = <A, I>(schema: Schema.Schema<A, I>) => {
     })
 }
 
-const maxPages = 10_000
+// Bounds on one listing across all of its pages: a server returning fresh cursors forever (or huge pages)
+// gets a `DecodeError` (`TooLarge`) instead of running the process out of memory. Each page is one message
+// (16 MiB at most unless the transport says otherwise); these bound their sum.
+const maxPages = 1_000
+const maxItems = 100_000
+/** The JSON size of the cursors and of every page after the first (the first is bounded as one message). */
+const maxBytes = 32 * 1024 * 1024
 
 /**
- * Follows `nextCursor` until the last page. A server that repeats a cursor
- * gets a `DecodeError` instead of an endless loop.
+ * Follows `nextCursor` until the last page. A server that repeats a cursor,
+ * or whose pages together pass the bounds above, gets a `DecodeError`
+ * instead of an endless loop. A listing of one page costs nothing extra.
  *
  * @internal
  */
@@ -103,15 +110,26 @@ export const paginate = <R extends { readonly nextCursor?: string | undefined },
   Effect.suspend(() => {
     const all: Array<A> = []
     const seen = new Set<string>()
+    let bytes = 0
     const loop = (cursor: string | undefined): Effect.Effect<ReadonlyArray<A>, McpError.McpClientError> =>
       Effect.flatMap(fetch(cursor === undefined ? undefined : { cursor }), (page) => {
-        for (const item of items(page)) all.push(item)
         const next = page.nextCursor
+        if (cursor === undefined && next === undefined) return Effect.succeed(items(page))
+        for (const item of items(page)) all.push(item)
+        if (cursor !== undefined) bytes += JSON.stringify(page).length
         if (next === undefined) return Effect.succeed(all)
-        if (seen.has(next) || seen.size >= maxPages) {
-          return Effect.fail(
-            new McpError.DecodeError({ reason: "Schema", message: `pagination does not end: cursor ${next} repeats` })
-          )
+        bytes += next.length
+        const over = seen.has(next)
+          ? "a cursor repeats"
+          : seen.size >= maxPages
+          ? `more than ${maxPages} pages`
+          : all.length > maxItems
+          ? `more than ${maxItems} items`
+          : bytes > maxBytes
+          ? `more than ${maxBytes} bytes of pages`
+          : undefined
+        if (over !== undefined) {
+          return Effect.fail(new McpError.DecodeError({ reason: "TooLarge", message: `pagination does not end: ${over}` }))
         }
         seen.add(next)
         return loop(next)

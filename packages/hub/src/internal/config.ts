@@ -134,6 +134,7 @@ export const fromEntry = (
   switch (raw.type) {
     case "stdio": {
       if (raw.command === undefined) return fail("command", "is required for a stdio server")
+      if (raw.command.trim() === "") return fail("command", "must not be empty")
       transport = Either.right(stdio(raw.command, raw))
       break
     }
@@ -160,6 +161,7 @@ export const fromEntry = (
       const url = raw.httpUrl ?? raw.url
       const key = raw.httpUrl !== undefined ? "httpUrl" : "url"
       if (raw.command !== undefined && url !== undefined) return fail(key, "cannot be given together with command")
+      if (raw.command !== undefined && raw.command.trim() === "") return fail("command", "must not be empty")
       if (raw.command !== undefined) transport = Either.right(stdio(raw.command, raw))
       // gemini-cli's httpUrl is Streamable HTTP
       else if (url !== undefined) transport = remote(key, url, raw.httpUrl !== undefined ? "Http" : undefined)
@@ -274,7 +276,11 @@ export const resolve = (config: ServerConfig.ServerConfig): Effect.Effect<Server
     const transport: ServerConfig.Resolved["transport"] = t._tag === "Stdio"
       ? {
         _tag: "Stdio",
-        command: yield* expand(t.command, "command"),
+        command: yield* Effect.filterOrFail(
+          expand(t.command, "command"),
+          (command) => command.trim() !== "",
+          () => new ServerConfigError({ server: name, key: key("command"), reason: "is empty once expanded" })
+        ),
         args: yield* Effect.forEach(t.args, (arg, i) => expandSecret(arg, "args", String(i))),
         env: yield* expandMap(t.env, "env"),
         cwd: t.cwd === undefined ? undefined : yield* expand(t.cwd, "cwd"),

@@ -6,9 +6,14 @@ import { ServerConfigError } from "../ServerConfig.js"
 /** `${NAME}` or `${NAME:-default}`; a default may be empty but holds no `}`. */
 const reference = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
 
-/** A variable from the current `ConfigProvider`; unset and empty read alike (as in a shell's `:-`). */
+/**
+ * A variable from the current `ConfigProvider`; unset and empty read alike
+ * (as in a shell's `:-`). Names of `Object.prototype`'s members
+ * (`__proto__`, `constructor`, `toString`, ...) are unset: a provider over a
+ * plain object would read the prototype's member, not a variable.
+ */
 const lookup = (variable: string): Effect.Effect<Option.Option<string>> =>
-  Config.option(Config.string(variable)).pipe(
+  variable in Object.prototype ? Effect.succeed(Option.none()) : Config.option(Config.string(variable)).pipe(
     Effect.map(Option.filter((value) => value !== "")),
     Effect.orElseSucceed(() => Option.none<string>())
   )

@@ -14,7 +14,8 @@ import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as ServerConfig from "../ServerConfig.js"
 import * as ServerRegistry from "../ServerRegistry.js"
 import * as TransportFactory from "../TransportFactory.js"
-import * as Naming from "./naming.js"
+import type * as ToolPins from "../ToolPins.js"
+import * as Guard from "./guard.js"
 import * as Ready from "./ready.js"
 import * as StoredServers from "./storedServers.js"
 import * as UnknownTool from "./unknownTool.js"
@@ -27,9 +28,13 @@ interface Entry {
   scope: Scope.CloseableScope | undefined
   client: McpClient.Service | undefined
   tools: ReadonlyArray<McpSchema.Tool>
+  /** The tools next to their pins. */
+  checked: Guard.Checked
   status: ServerRegistry.ServerStatus
   /** The tools were listed (or could not be) since the last start: see `ready.ts`. */
   listed: boolean
+  /** The tools the client left out of the last listing (they did not decode). */
+  dropped: ReadonlyArray<ServerRegistry.ToolWarning>
 }
 
 const statusOf = (name: string, config: ServerConfig.ServerConfig | undefined): ServerRegistry.ServerStatus => ({
@@ -46,8 +51,11 @@ const statusOf = (name: string, config: ServerConfig.ServerConfig | undefined): 
 })
 
 /** What the status says of a tool the server listed and the client left out. */
-const droppedWarning = (tool: McpClient.DroppedTool) =>
-  `tool ${tool.name === undefined ? "without a name" : JSON.stringify(tool.name)} left out: ${tool.message}`
+const droppedWarning = (tool: McpClient.DroppedTool): ServerRegistry.ToolWarning => ({
+  _tag: "Undecodable",
+  tool: tool.name ?? "",
+  message: `tool ${tool.name === undefined ? "without a name" : JSON.stringify(tool.name)} left out: ${tool.message}`
+})
 
 const needsAuth = (error: McpError.McpClientError | undefined) =>
   error !== undefined && (error._tag === "Unauthorized" || error._tag === "InsufficientScope")
@@ -63,13 +71,15 @@ const make_ = (
     const factory = yield* TransportFactory.TransportFactory
     const registryScope = yield* Effect.scope
     const clientInfo = options.clientInfo ?? { name: "mcp-effect-hub", version: "0.2.0" }
-    const prefix = options.toolNames ?? "onCollision"
+    const guard = yield* Guard.make(options)
     const entries = new Map<string, Entry>()
     const baseline = new Map((options.servers ?? []).map((s) => [s.name, s]))
-    const overlay: Record<string, ServerConfig.ServerConfig | null> = { ...persistence?.overlay }
+    // a Map: server names such as `__proto__` or `constructor` are names like any other
+    const overlay = new Map<string, ServerConfig.ServerConfig | null>(persistence?.overlay)
     const statuses = yield* SubscriptionRef.make<ReadonlyArray<ServerRegistry.ServerStatus>>([])
     const tools = yield* SubscriptionRef.make<ReadonlyArray<ServerRegistry.HubTool>>([])
     let byName = new Map<string, ServerRegistry.HubTool>()
+    let quarantined: ReadonlyMap<string, ToolPins.ToolQuarantined> = new Map()
     const renames = UnknownTool.make()
     const publishLock = yield* Effect.makeSemaphore(1)
     const changeLock = yield* Effect.makeSemaphore(1)
@@ -77,17 +87,21 @@ const make_ = (
     /** Recomputes both views from the entries, one publisher at a time, so a stale view never wins. */
     const publish = publishLock.withPermits(1)(Effect.suspend(() => {
       const all = [...entries.values()]
-      const named = Naming.assign(
-        all.filter((e) => e.status._tag === "Connected" || e.status._tag === "Reconnecting").map((e) => ({
-          server: e.name,
-          tools: e.tools
-        })),
-        prefix
+      const offered = all.filter((e) => e.status._tag === "Connected" || e.status._tag === "Reconnecting")
+      return Effect.flatMap(
+        guard.view(offered.map((e) => ({ server: e.name, tools: e.tools, checked: e.checked }))),
+        (view) => {
+          const before = byName
+          byName = new Map(view.tools.map((tool) => [tool.name, tool]))
+          renames.track(before, byName)
+          quarantined = view.quarantined
+          for (const e of all) e.status = { ...e.status, warnings: [...e.dropped, ...(view.warnings.get(e.name) ?? [])] }
+          return Effect.zipRight(
+            SubscriptionRef.set(statuses, all.map((e) => e.status)),
+            SubscriptionRef.set(tools, view.tools)
+          )
+        }
       )
-      const before = byName
-      byName = new Map(named.map((tool) => [tool.name, tool]))
-      renames.track(before, byName)
-      return Effect.zipRight(SubscriptionRef.set(statuses, all.map((e) => e.status)), SubscriptionRef.set(tools, named))
     }))
 
     /** Applies a change to an entry if it is still in the same run. */
@@ -102,6 +116,14 @@ const make_ = (
       entry.status = { ...entry.status, ...patch }
     }
 
+    /** A listing checked against its pins, with the tools the client left out of it. */
+    const listed = (server: string, list: ReadonlyArray<McpSchema.Tool>, client: McpClient.Service) =>
+      Effect.zipWith(
+        guard.check(server, list),
+        client.droppedTools,
+        (checked, dropped) => ({ checked, dropped: dropped.map(droppedWarning) })
+      )
+
     const onState = (entry: Entry, run: number, state: ClientSession.ConnectionState, sessionId: Effect.Effect<string | undefined>) =>
       Effect.flatMap(sessionId, (id) =>
         update(entry, run, (e) => {
@@ -115,10 +137,11 @@ const make_ = (
                 _tag: "Connected",
                 sessionId: id,
                 protocolVersion: state.initialized.protocolVersion,
-                serverInfo: state.initialized.serverInfo
+                serverInfo: Guard.neutralizeInfo(state.initialized.serverInfo)
               })
             case "Closed": {
               e.tools = []
+              e.checked = Guard.noChecks
               return setStatus(e, {
                 _tag: needsAuth(state.error) ? "NeedsAuth" : "Failed",
                 toolCount: 0,
@@ -150,10 +173,12 @@ const make_ = (
           client.initialized.pipe(
             Effect.zipRight(client.listTools),
             Effect.flatMap((list) =>
-              Effect.flatMap(client.droppedTools, (dropped) =>
+              Effect.flatMap(listed(entry.name, list, client), ({ checked, dropped }) =>
                 update(entry, runId, (e) => {
                   e.tools = list
-                  setStatus(e, { toolCount: list.length, warnings: dropped.map(droppedWarning) })
+                  e.checked = checked
+                  e.dropped = dropped
+                  setStatus(e, { toolCount: list.length })
                 }))
             ),
             Effect.ignore,
@@ -167,10 +192,12 @@ const make_ = (
         )
         yield* Effect.forkIn(
           Stream.runForEach(client.tools.changes, (list) =>
-            Effect.flatMap(client.droppedTools, (dropped) =>
+            Effect.flatMap(listed(entry.name, list, client), ({ checked, dropped }) =>
               update(entry, runId, (e) => {
                 e.tools = list
-                setStatus(e, { toolCount: list.length, warnings: dropped.map(droppedWarning) })
+                e.checked = checked
+                e.dropped = dropped
+                setStatus(e, { toolCount: list.length })
               }))),
           scope
         )
@@ -188,6 +215,8 @@ const make_ = (
         entry.client = undefined
         entry.tools = []
         entry.listed = false
+        entry.checked = Guard.noChecks
+        entry.dropped = []
         return scope === undefined ? Effect.void : Scope.close(scope, Exit.void)
       })
 
@@ -212,13 +241,13 @@ const make_ = (
       })
 
     const save = (name: string) =>
-      Effect.suspend(() => persistence === undefined ? Effect.void : persistence.save(name, overlay[name]))
+      Effect.suspend(() => persistence === undefined ? Effect.void : persistence.save(name, overlay.get(name)))
 
     /** Follows a server's stored change made by another process (this one's own changes are no change). */
     const follow = (name: string, change: Option.Option<ServerConfig.ServerConfig | null>) =>
       changeLock.withPermits(1)(Effect.gen(function*() {
-        if (Option.isSome(change)) overlay[name] = change.value
-        else delete overlay[name]
+        if (Option.isSome(change)) overlay.set(name, change.value)
+        else overlay.delete(name)
         const wanted = Option.isSome(change) ? change.value ?? undefined : baseline.get(name)
         const entry = entries.get(name)
         if (wanted === undefined) {
@@ -244,7 +273,7 @@ const make_ = (
         const entry = yield* entryOf(name)
         if (entry.config !== undefined && change !== undefined) {
           entry.config = change(entry.config)
-          overlay[name] = entry.config
+          overlay.set(name, entry.config)
           yield* save(name)
         }
         yield* stop(entry)
@@ -253,11 +282,11 @@ const make_ = (
 
     // the configured servers with the stored changes on top, in file order, then the added ones
     for (const config of options.servers ?? []) {
-      const stored = overlay[config.name]
+      const stored = overlay.get(config.name)
       if (stored === null) continue
       entries.set(config.name, newEntry(config.name, stored ?? config))
     }
-    for (const [name, stored] of Object.entries(overlay)) {
+    for (const [name, stored] of overlay) {
       if (stored !== null && !entries.has(name)) entries.set(name, newEntry(name, stored))
     }
     for (const error of options.errors ?? []) {
@@ -276,7 +305,12 @@ const make_ = (
       servers,
       tools: Subscribable.make({ get: SubscriptionRef.get(tools), changes: tools.changes }),
       callTool: (name, args, callOptions) =>
-        Effect.suspend((): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError | ServerRegistry.UnknownTool> => {
+        Effect.suspend((): Effect.Effect<
+          McpSchema.CallToolResult,
+          McpError.McpClientError | ServerRegistry.UnknownTool | ToolPins.ToolQuarantined
+        > => {
+          const held = quarantined.get(name)
+          if (held !== undefined) return Effect.fail(held)
           const found = byName.get(name)
           if (found === undefined) return Effect.fail(renames.unknown(name, byName))
           const client = entries.get(found.server)?.client
@@ -300,7 +334,7 @@ const make_ = (
           }
           const entry = newEntry(config.name, config)
           entries.set(config.name, entry)
-          overlay[config.name] = config
+          overlay.set(config.name, config)
           yield* save(config.name)
           yield* start(entry)
         })),
@@ -308,8 +342,8 @@ const make_ = (
         changeLock.withPermits(1)(Effect.gen(function*() {
           const entry = yield* entryOf(name)
           entries.delete(name)
-          if (baseline.has(name)) overlay[name] = null
-          else delete overlay[name]
+          if (baseline.has(name)) overlay.set(name, null)
+          else overlay.delete(name)
           yield* save(name)
           yield* stop(entry)
           yield* publish
@@ -317,6 +351,23 @@ const make_ = (
       enable: (name) => restart(name, (config) => ({ ...config, disabled: false })),
       disable: (name) => restart(name, (config) => ({ ...config, disabled: true })),
       reconnect: (name) => restart(name),
+      pinEvents: guard.events,
+      approveDefinition: (server, name) =>
+        Effect.gen(function*() {
+          const entry = yield* entryOf(server)
+          const run = entry.run
+          const tool = entry.tools.find((t) => t.name === name)
+          if (tool === undefined) {
+            return yield* new ServerRegistry.RegistryError({
+              reason: "UnknownTool",
+              server,
+              message: `server "${server}" lists no tool named "${name}"`
+            })
+          }
+          yield* guard.approve(server, tool)
+          const checked = yield* guard.check(server, entry.tools)
+          yield* update(entry, run, (e) => void (e.checked = checked))
+        }),
       client: (name) =>
         Effect.flatMap(entryOf(name), (entry) =>
           entry.client === undefined || entry.status._tag === "Failed" || entry.status._tag === "NeedsAuth"
@@ -338,8 +389,10 @@ const newEntry = (name: string, config: ServerConfig.ServerConfig | undefined): 
   scope: undefined,
   client: undefined,
   tools: [],
+  checked: Guard.noChecks,
   status: statusOf(name, config),
-  listed: false
+  listed: false,
+  dropped: []
 })
 
 /** @internal */

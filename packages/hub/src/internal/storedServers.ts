@@ -31,8 +31,8 @@ export const same = (a: ServerConfig.ServerConfig, b: ServerConfig.ServerConfig)
  * @internal
  */
 export interface StoredServers {
-  /** What was stored when the registry started. */
-  readonly overlay: Overlay
+  /** What was stored when the registry started, by server name (a `Map`: any name is a name). */
+  readonly overlay: ReadonlyMap<string, ServerConfig.ServerConfig | null>
   /** Stores a server's change: a config, `null` (a configured server removed), `undefined` (no change any more). */
   readonly save: (
     name: string,
@@ -76,8 +76,8 @@ export const make = (
         listed = yield* Effect.mapError(servers.list, storage("the stored servers cannot be read"))
       }
     }
-    const overlay: Record<string, ServerConfig.ServerConfig | null> = {}
-    for (const [name, text] of listed) overlay[name] = yield* readChange(name, text)
+    const overlay = new Map<string, ServerConfig.ServerConfig | null>()
+    for (const [name, text] of listed) overlay.set(name, yield* readChange(name, text))
     return {
       overlay,
       save: (name, change) =>

@@ -5,20 +5,16 @@
  * @since 0.2.0
  */
 
+import { sha256Hex } from "../sha256.js"
+
 const safe = /^[a-zA-Z0-9_-]{1,64}$/
 
 /** @internal */
 export const isSafeName = (name: string): boolean => safe.test(name)
 
-// FNV-1a, 32 bits: a short stable suffix for names that had to be shortened.
-const hash = (text: string): string => {
-  let h = 0x811c9dc5
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i)
-    h = Math.imul(h, 0x01000193)
-  }
-  return (h >>> 0).toString(36)
-}
+// 12 hex digits (48 bits) of SHA-256: a stable suffix for names that had to be shortened, that no
+// server can pick a second name to match (a 32-bit hash can be collided in under a second)
+const hash = (text: string): string => sha256Hex(text).slice(0, 12)
 
 /** @internal */
 export const sanitizeName = (name: string): string => {

@@ -30,11 +30,13 @@ import { measureMinimalClient } from "../browser/bundle.js"
 // once, the SSE answer's resume set-up skipped when not needed and the request settings memoised
 // (~5 % fewer bytes allocated per HTTP call: +0.07 own code); 39.3 / 119.53 KB with 5 fewer Effect steps per
 // stdio call and 18 fewer operations per HTTP call (a plain link cell, a POST body released by its send's
-// fiber, lines handed straight to the Command backend: +0.06 own code). The budgets are a little
+// fiber, lines handed straight to the Command backend: +0.06 own code); 39.7 / 120.0 KB with `tools/list`
+// decoded tool by tool (one bad tool no longer hides a server's others), a root-union input schema kept,
+// and one budget for the first connection's handshake (issue 25: +0.4 own code). The budgets are a little
 // above the last sizes: they stop growth. Issue 8's targets are lower (own code ≤ 15 KB, total
 // ≤ 100 KB); lower the budgets as the bundle shrinks.
-const ownBudgetKb = 39.3
-const totalBudgetKb = 119.6
+const ownBudgetKb = 39.8
+const totalBudgetKb = 120.1
 const onDemandBudgetKb = 6.5
 
 describe("browser bundle size", () => {

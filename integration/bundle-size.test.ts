@@ -30,16 +30,18 @@ import { measureMinimalClient } from "../browser/bundle.js"
 // once, the SSE answer's resume set-up skipped when not needed and the request settings memoised
 // (~5 % fewer bytes allocated per HTTP call: +0.07 own code); 39.3 / 119.53 KB with 5 fewer Effect steps per
 // stdio call and 18 fewer operations per HTTP call (a plain link cell, a POST body released by its send's
-// fiber, lines handed straight to the Command backend: +0.06 own code). Issues 24 and 26 (session 10) add
-// +1.8 own code: a cancelled request's answer stream closed, a 400 "No valid session ID" read as an expired
+// fiber, lines handed straight to the Command backend: +0.06 own code). Issues 24, 25 and 26 (session 10) take it to
+// 41.7 / 121.9 KB (+2.4 own code): a cancelled request's answer stream closed, a 400 "No valid session ID" read as an expired
 // session, an unreachable server ending the connection, sessions keyed by name + SHA-256 of the URL and the
 // era remembered per server (+0.45); the HTTP client's spans redacted (`Redaction`: no query value, `Location`
 // code or URL in a failure reaches a tracer: +0.8); approval requests that neutralise server text and warn
-// about an untrusted server's annotations, listings capped in items, bytes and pages (+0.55). The budgets are
+// about an untrusted server's annotations, listings capped in items, bytes and pages (+0.55);
+// `tools/list` decoded tool by tool (one bad tool no longer hides a server's others), a root-union input
+// schema kept, one budget for the first connection's handshake (+0.4). The budgets are
 // a little above the last sizes: they stop growth. Issue 8's targets are lower (own code ≤ 15 KB, total
 // ≤ 100 KB); lower the budgets as the bundle shrinks.
-const ownBudgetKb = 41.3
-const totalBudgetKb = 121.2
+const ownBudgetKb = 41.8
+const totalBudgetKb = 122.0
 const onDemandBudgetKb = 6.5
 
 describe("browser bundle size", () => {

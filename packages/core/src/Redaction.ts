@@ -72,6 +72,13 @@ export const query = (search: string): string => {
   return (search.startsWith("?") ? "?" : "") + parts.join("&")
 }
 
+/** Whether a URL carries nothing to redact (no user info, query or fragment). */
+const isPlain = (url: URL): boolean => url.username === "" && url.password === "" && url.search === "" && url.hash === ""
+
+/** A URL as written when it carries nothing to redact (an issuer's trailing slash is meaningful), else redacted. */
+const redactWritten = (written: string, url: URL): string =>
+  isPlain(url) && !/[?#@]/.test(written) ? written : redactParsed(url)
+
 const redactParsed = (url: URL): string =>
   `${url.protocol}//${url.username !== "" || url.password !== "" ? `${placeholder}@` : ""}${url.host}${url.pathname}` +
   `${query(url.search)}${url.hash === "" ? "" : `#${placeholder}`}`
@@ -92,7 +99,7 @@ export const url = (input: string | URL): string => {
   } catch {
     return text(input)
   }
-  return redactParsed(parsed)
+  return redactWritten(input, parsed)
 }
 
 /** An absolute URL inside free text: a scheme, `://`, and everything up to a space, quote or bracket. */
@@ -109,7 +116,7 @@ export const text = (input: string): string =>
   input.includes("://")
     ? input.replace(urlInText, (found) => {
       try {
-        return redactParsed(new URL(found))
+        return redactWritten(found, new URL(found))
       } catch {
         return placeholder
       }

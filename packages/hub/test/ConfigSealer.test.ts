@@ -2,10 +2,10 @@
 // bound to their server and field; the registry's stored changes carry no literal token.
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import { describe, expect, it } from "@effect/vitest"
+import { SharedStore } from "@mcp-effect/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as ConfigSealer from "../src/ConfigSealer.js"
@@ -80,11 +80,13 @@ describe("ConfigSealer", () => {
         yield* registry.add(remote)
         yield* registry.add(local)
       }))
-      const bytes = Option.getOrThrow(yield* kv.get(ServerRegistry.defaultStoreKey))
+      const records = yield* SharedStore.fromKeyValueStore(kv).collection(ServerRegistry.defaultStoreKey).list
+      expect(records.map(([name]) => name).sort()).toEqual(["local", "remote"])
+      const bytes = records.map(([, text]) => text).join("\n")
       for (const secret of secrets) expect(bytes).not.toContain(secret)
       expect(bytes).toContain("${FROM_ENV}")
 
       const statuses = yield* statusesWhere(yield* stored, (s) => s.size === 2)
-      expect([...statuses.values()].map((s) => [s.name, s._tag])).toEqual([["remote", "Disabled"], ["local", "Disabled"]])
+      expect([...statuses.values()].map((s) => [s.name, s._tag]).sort()).toEqual([["local", "Disabled"], ["remote", "Disabled"]])
     }).pipe(Effect.provide(KeyValueStore.layerMemory)))
 })

@@ -76,14 +76,16 @@ export const describeFailure = (error: { readonly reason?: unknown; readonly cau
  * A request that did not reach the server at all (refused, reset, no route,
  * a browser's "Failed to fetch"): the server is gone or unreachable, which a
  * connection must not outlive (its state would say Ready while nothing
- * works). A missing answer (`phase: "connect"`, the headers timeout) and a
- * refused first request of protocol 2026-07-28 (which tells the era) are not.
+ * works). A missing answer (`phase: "connect"`, the headers timeout), a
+ * refused first request of protocol 2026-07-28 (which tells the era) and a
+ * failure of the auth hook (`phase: "auth"`: the authorization server, not
+ * this one, failed) are not.
  *
  * @internal
  */
 export const isUnreachable = (error: ExchangeError): boolean =>
   error._tag === "TransportError" && error.reason === "Connect" && error.phase !== "connect" &&
-  error.phase !== "options" && error.phase !== Blocked.modernProbePhase
+  error.phase !== "options" && error.phase !== "auth" && error.phase !== Blocked.modernProbePhase
 
 /** @internal */
 export const httpError = (config: Config, phase: string, status: number, method: string): McpError.TransportError =>

@@ -194,6 +194,25 @@ for (const backend of backends) {
         }
       }))
 
+    it.scopedLive("neutralises the stderr it quotes and publishes: no escape sequence, CR or bidi control survives", () =>
+      Effect.gen(function*() {
+        const { logs, next } = yield* start({
+          command: process.execPath,
+          args: [
+            "-e",
+            "console.error('\\x1b[2K\\rApprove? [y] \\u202eevil\\u0007'); process.exit(2)"
+          ]
+        })
+        const rpc = yield* reader(yield* next)
+        const error = (yield* Effect.flip(rpc.next)) as McpError.TransportError
+        const exited = error.cause as StdioError.ServerExited
+        assert.deepStrictEqual(exited.stderrTail, [" Approve? [y] evil"])
+        const published = yield* Effect.scoped(Effect.flatMap(logs.subscribe, Queue.takeAll))
+        assert.deepStrictEqual(Chunk.toReadonlyArray(published), [" Approve? [y] evil"])
+        // the message puts the tail on lines of its own: only its own line breaks
+        assert.notMatch(error.message, /[\u0000-\u0009\u000b-\u001f\u007f\u202e]/)
+      }))
+
     it.scopedLive("names the signal that killed the server, and keeps only the end of its stderr", () =>
       Effect.gen(function*() {
         const { next } = yield* start({

@@ -2,8 +2,10 @@
  * A server's stderr, bounded whatever its readers do: the log hub behind
  * `StdioLogs` and the per-connection tail quoted when a server dies. Its
  * lines are masked first (`masker`): a server that prints its token on
- * stderr must not have it quoted in a status, an error or a log.
+ * stderr must not have it quoted in a status, an error or a log, nor
+ * rewrite the line a person reads it on (ANSI escapes, CR, bidi controls).
  */
+import * as ApprovalRequest from "@mcp-effect/core/ApprovalRequest"
 import * as Redaction from "@mcp-effect/core/Redaction"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -14,14 +16,19 @@ import * as Stream from "effect/Stream"
 /**
  * What masks a server's stderr lines: the values of its configured `env`
  * and the other secrets it was given (e.g. what `${VAR}` references in its
- * arguments expanded to).
+ * arguments expanded to) become `<redacted>`, and the line is neutralised
+ * (no escape sequence, control or bidi character reaches a terminal or a
+ * status).
  *
  * @internal
  */
 export const masker = (
   env: Readonly<Record<string, string>> | undefined,
   secrets: ReadonlyArray<string> | undefined
-): (line: string) => string => Redaction.masker([...Object.values(env ?? {}), ...(secrets ?? [])])
+): (line: string) => string => {
+  const mask = Redaction.masker([...Object.values(env ?? {}), ...(secrets ?? [])])
+  return (line) => ApprovalRequest.neutralize(mask(line), "line")
+}
 
 /** @internal */
 export const subscriberCapacity = 1024

@@ -148,20 +148,18 @@ export class RegistryError extends Schema.TaggedError<RegistryError>("@mcp-effec
 
 /**
  * A call by a name the registry does not have: nothing was sent to any
- * server. When the name was a tool's until the names changed (another
- * server brought a tool of the same name, so both are prefixed now),
- * `current` is the tool's name now.
+ * server. (A registry name never moves to another tool, and a tool keeps
+ * its name while its server stays, so a name the model saw earlier is
+ * unknown only when its tool or server is gone.)
  *
  * @since 0.3.0
  * @category errors
  */
 export class UnknownTool extends Schema.TaggedError<UnknownTool>("@mcp-effect/hub/UnknownTool")("UnknownTool", {
-  name: Schema.String,
-  current: Schema.optional(Schema.String)
+  name: Schema.String
 }) {
   override get message(): string {
-    return `no tool named ${JSON.stringify(this.name)} in the registry, nothing was sent` +
-      (this.current === undefined ? "" : `; the tool is now named ${JSON.stringify(this.current)}`)
+    return `no tool named ${JSON.stringify(this.name)} in the registry, nothing was sent`
   }
 }
 
@@ -203,8 +201,8 @@ export interface Service {
   readonly tools: Subscribable.Subscribable<ReadonlyArray<HubTool>>
   /**
    * Calls a tool by its registry name on its server. An unknown name fails
-   * with `UnknownTool` (nothing is sent; after a rename it names the tool's
-   * current name); a server that is gone with a `TransportError`; a
+   * with `UnknownTool` (nothing is sent); a server that is gone with a
+   * `TransportError`; a
    * quarantined tool with `ToolQuarantined`, unsent.
    */
   readonly callTool: (

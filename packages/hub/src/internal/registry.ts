@@ -18,7 +18,6 @@ import type * as ToolPins from "../ToolPins.js"
 import * as Guard from "./guard.js"
 import * as Ready from "./ready.js"
 import * as StoredServers from "./storedServers.js"
-import * as UnknownTool from "./unknownTool.js"
 
 interface Entry {
   readonly name: string
@@ -80,7 +79,6 @@ const make_ = (
     const tools = yield* SubscriptionRef.make<ReadonlyArray<ServerRegistry.HubTool>>([])
     let byName = new Map<string, ServerRegistry.HubTool>()
     let quarantined: ReadonlyMap<string, ToolPins.ToolQuarantined> = new Map()
-    const renames = UnknownTool.make()
     const publishLock = yield* Effect.makeSemaphore(1)
     const changeLock = yield* Effect.makeSemaphore(1)
 
@@ -91,9 +89,7 @@ const make_ = (
       return Effect.flatMap(
         guard.view(offered.map((e) => ({ server: e.name, tools: e.tools, checked: e.checked }))),
         (view) => {
-          const before = byName
           byName = new Map(view.tools.map((tool) => [tool.name, tool]))
-          renames.track(before, byName)
           quarantined = view.quarantined
           for (const e of all) e.status = { ...e.status, warnings: [...e.dropped, ...(view.warnings.get(e.name) ?? [])] }
           return Effect.zipRight(
@@ -312,7 +308,7 @@ const make_ = (
           const held = quarantined.get(name)
           if (held !== undefined) return Effect.fail(held)
           const found = byName.get(name)
-          if (found === undefined) return Effect.fail(renames.unknown(name, byName))
+          if (found === undefined) return Effect.fail(new ServerRegistry.UnknownTool({ name }))
           const client = entries.get(found.server)?.client
           if (client === undefined) {
             return Effect.fail(

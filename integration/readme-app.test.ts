@@ -16,7 +16,8 @@ describe("the hub README's one line for an app", () => {
       const dir = mkdtempSync(join(tmpdir(), "hub-readme-"))
       writeFileSync(
         join(dir, "mcp.json"),
-        JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, "stdio"] } } })
+        // the README says the example's server is marked trusted: under `trusted-only` nothing else runs unasked
+        JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, "stdio"], trusted: true } } })
       )
       const before = process.cwd()
       const logs = vi.spyOn(console, "log").mockImplementation(() => {})

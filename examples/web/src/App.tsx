@@ -74,7 +74,7 @@ const removeServer = (registry: ServerRegistry.Service, name: string) =>
     yield* registry.remove(name)
     saveServer(name, undefined)
     if (saved?.oauth === true) {
-      yield* forgetTokens(saved.url).pipe(
+      yield* forgetTokens(saved.url, saved.clientId).pipe(
         Effect.catchAll((error) => Effect.logWarning("could not remove the server's tokens", error.message))
       )
     }
@@ -159,6 +159,7 @@ const AddServer = ({ onDone }: { readonly onDone: () => void }) => {
         saveServer(next.name, {
           url: next.transport._tag === "Stdio" ? "" : next.transport.url,
           oauth: auth === "oauth2",
+          ...(auth === "oauth2" && clientId.trim() !== "" ? { clientId: clientId.trim() } : {}),
           oauthWithoutClientId: auth === "oauth2" && clientId.trim() === ""
         })
         setTest(undefined)

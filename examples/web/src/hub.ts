@@ -88,12 +88,16 @@ export const testLayer = (config: ServerConfig.ServerConfig) =>
     Layer.provide(BrowserTransportFactory.layer.pipe(Layer.provide(Layer.merge(tokens, authorizer()))))
   )
 
-/** Deletes the tokens this browser holds for a server (its authorization server is discovered again). */
-export const forgetTokens = (url: string) =>
+/**
+ * Deletes the tokens this browser holds for a server (its authorization
+ * server is discovered again); tokens are kept per OAuth client, so the
+ * client id the server was configured with is part of their key.
+ */
+export const forgetTokens = (url: string, clientId: string | undefined) =>
   Effect.gen(function*() {
     const found = yield* Discovery.discover({ serverUrl: url, policy: UrlPolicy.loopbackDevelopment })
     const store = yield* TokenStore.TokenStore
-    yield* store.deleteTokens({ resource: found.resource, issuer: found.issuer })
+    yield* store.deleteTokens({ resource: found.resource, issuer: found.issuer, ...(clientId === undefined ? {} : { clientId }) })
   }).pipe(Effect.provide(FetchHttpClient.layer))
 
 const modeKey = "mcp-console/approval-mode"
@@ -109,6 +113,8 @@ export const storeMode = (mode: ApprovalPolicy.Mode) => window.localStorage.setI
 export interface Saved {
   readonly url: string
   readonly oauth: boolean
+  /** The OAuth client id it was configured with (its tokens are kept under it). */
+  readonly clientId?: string | undefined
   readonly oauthWithoutClientId?: boolean | undefined
 }
 const savedKey = "mcp-console/servers"

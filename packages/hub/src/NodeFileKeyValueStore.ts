@@ -35,7 +35,7 @@
  * @since 0.2.0
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import type * as PlatformError from "@effect/platform/Error"
+import * as PlatformError from "@effect/platform/Error"
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as SharedStore from "@mcp-effect/core/SharedStore"
 import * as KeyFile from "@mcp-effect/oauth/KeyFile"
@@ -73,9 +73,21 @@ const stores = (directory: string) =>
   Effect.map(internal.make(directory), ({ kv, shared }) =>
     Context.make(KeyValueStore.KeyValueStore, kv).pipe(Context.add(SharedStore.SharedStore, shared)))
 
+/** A key file that cannot be read, made or used fails the Layer as the store's other file errors do. */
+const keyFailure = (error: KeyFile.KeyFileError | ConfigSealer.ConfigSealError) =>
+  new PlatformError.SystemError({
+    reason: error._tag === "KeyFileError" && error.cause instanceof PlatformError.SystemError ? error.cause.reason : "Unknown",
+    module: "KeyValueStore",
+    method: "layer",
+    pathOrDescriptor: keyFile,
+    description: error.message,
+    cause: error
+  })
+
 /**
  * The store on `directory`, with a `ConfigSealer` unless `sealConfigs` is
- * `false`.
+ * `false`. A key file that cannot be read or created (or holds no key) fails
+ * the Layer with a `SystemError` naming it; its content is never quoted.
  *
  * @since 0.2.0
  * @category layers
@@ -86,11 +98,11 @@ export function layer(directory: string, options: Options & { readonly sealConfi
 >
 export function layer(directory: string, options?: Options): Layer.Layer<
   KeyValueStore.KeyValueStore | SharedStore.SharedStore | ConfigSealer.ConfigSealer,
-  PlatformError.PlatformError | KeyFile.KeyFileError | ConfigSealer.ConfigSealError
+  PlatformError.PlatformError
 >
 export function layer(directory: string, options?: Options): Layer.Layer<
   KeyValueStore.KeyValueStore | SharedStore.SharedStore,
-  PlatformError.PlatformError | KeyFile.KeyFileError | ConfigSealer.ConfigSealError
+  PlatformError.PlatformError
 > {
   if (options?.sealConfigs === false) return Layer.effectContext(stores(directory))
   return Layer.effectContext(Effect.gen(function*() {
@@ -99,7 +111,8 @@ export function layer(directory: string, options?: Options): Layer.Layer<
     const given = yield* Effect.serviceOption(ConfigSealer.ConfigSealer)
     const sealer = Option.isSome(given) ? given.value : yield* KeyFile.loadOrCreate(Path.join(directory, keyFile)).pipe(
       Effect.provide(NodeFileSystem.layer),
-      Effect.flatMap(ConfigSealer.make)
+      Effect.flatMap(ConfigSealer.make),
+      Effect.mapError(keyFailure)
     )
     return Context.add(context, ConfigSealer.ConfigSealer, sealer)
   }))

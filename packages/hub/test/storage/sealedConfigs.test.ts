@@ -148,6 +148,17 @@ describe("NodeFileKeyValueStore seals stored server configs", () => {
       for (const secret of secrets) expect(bytes).toContain(secret)
     }), { timeout: 20_000 })
 
+  it.scopedLive("a key file that holds no key fails the Layer as a SystemError without quoting it", () =>
+    Effect.gen(function*() {
+      const directory = Path.join(yield* temporaryDirectory, "store")
+      Fs.mkdirSync(directory, { mode: 0o700 })
+      Fs.writeFileSync(Path.join(directory, NodeFileKeyValueStore.keyFile), "not-a-key-but-secret", { mode: 0o600 })
+      const error = yield* Effect.flip(Layer.build(NodeFileKeyValueStore.layer(directory)))
+      expect(error._tag).toBe("SystemError")
+      expect(error.message).toContain("key")
+      expect(error.message).not.toContain("not-a-key-but-secret")
+    }))
+
   it.scopedLive("NodeHub on the file store seals an added server's secrets, and reads it back after a restart", () =>
     Effect.gen(function*() {
       const directory = Path.join(yield* temporaryDirectory, "store")

@@ -30,7 +30,9 @@ describe("secrets scan", () => {
       yield* scan({
         storage: NodeFileKeyValueStore.layer(storage),
         tokens: NodeTokenStore.layer({ directory: tokens }).pipe(Layer.provide(NodeContext.layer)),
-        bytes: Effect.sync(() => [...filesUnder(storage), ...filesUnder(tokens)].join("\n"))
+        bytes: Effect.sync(() => [...filesUnder(storage), ...filesUnder(tokens)].join("\n")),
+        // no ConfigSealer given: the file store seals the added servers' secrets with its own key file
+        sealsConfigs: true
       })
     }), { timeout: 60_000 })
 })

@@ -29,6 +29,11 @@ export * as Dpop from "./Dpop.js"
 export * as HostResolver from "./HostResolver.js"
 
 /**
+ * @since 0.3.0
+ */
+export * as KeyFile from "./KeyFile.js"
+
+/**
  * @since 0.2.0
  */
 export * as KeyValueTokenStore from "./KeyValueTokenStore.js"

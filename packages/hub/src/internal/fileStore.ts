@@ -16,6 +16,8 @@ const fileMode = 0o600
 const recordsDirectory = "%records"
 /** Temporary files, renamed over the real one once written: no key or id is encoded to a name starting so. */
 const temporary = "%tmp-"
+/** The key that seals stored server configs (and its temporaries): no key's file name starts with `%c` either. */
+export const keyFile = "%config.key"
 
 const systemError = (method: string, cause: unknown) =>
   new PlatformError.SystemError({
@@ -74,7 +76,7 @@ const keyValueStore = (directory: string): KeyValueStore.KeyValueStore => {
       )
       : f(Path.join(directory, encodeURIComponent(key)))
   const keyFiles = attempt("size", () => FsP.readdir(directory)).pipe(
-    Effect.map((names) => names.filter((name) => name !== recordsDirectory && !name.startsWith(temporary)))
+    Effect.map((names) => names.filter((name) => name !== recordsDirectory && !name.startsWith(temporary) && !name.startsWith(keyFile)))
   )
   return KeyValueStore.make({
     get: (key) => withKey("get", key, (file) => orNone(attempt("get", () => FsP.readFile(file, "utf8")))),

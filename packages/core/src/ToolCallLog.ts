@@ -27,6 +27,7 @@ import type * as Scope from "effect/Scope"
 import type * as Schema from "effect/Schema"
 import type * as Subscribable from "effect/Subscribable"
 import * as internal from "./internal/toolCallLog.js"
+import type * as McpError from "./McpError.js"
 
 /**
  * `AwaitingApproval` → `Denied`, or (`AwaitingApproval` →) `Running` →
@@ -152,3 +153,19 @@ export const layerMemory = (options?: Options): Layer.Layer<ToolCallLog> =>
  * @category utils
  */
 export const isFinal = (status: Status): boolean => status !== "AwaitingApproval" && status !== "Running"
+
+/**
+ * The status a call ended with when it failed with `error`: `TimedOut`,
+ * `Cancelled`, `Denied` (approval), or `Failed`.
+ *
+ * @since 0.3.0
+ * @category utils
+ */
+export const statusOfError = (error: McpError.McpClientError): Status =>
+  error._tag === "RequestTimeout" ?
+    "TimedOut" :
+    error._tag === "RequestCancelled" ?
+    "Cancelled" :
+    error._tag === "ApprovalDenied" ?
+    "Denied" :
+    "Failed"

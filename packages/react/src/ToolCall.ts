@@ -15,7 +15,7 @@ import * as Stream from "effect/Stream"
 import * as McpClient from "@mcp-effect/core/McpClient"
 import type * as McpError from "@mcp-effect/core/McpError"
 import type * as McpSchema from "@mcp-effect/core/McpSchema"
-import type * as ToolCallLog from "@mcp-effect/core/ToolCallLog"
+import * as ToolCallLog from "@mcp-effect/core/ToolCallLog"
 import * as React from "react"
 import { useClient } from "./Client.js"
 import { approvalWatch } from "./internal/approvalWatch.js"
@@ -78,14 +78,6 @@ export interface Options extends Omit<McpClient.CallToolOptions, "onProgress"> {
 
 const idle: State = { status: "Idle", progress: undefined, task: undefined, result: undefined, error: undefined }
 
-const statusOf = (error: McpError.McpClientError): ToolCallLog.Status =>
-  error._tag === "RequestTimeout" ?
-    "TimedOut" :
-    error._tag === "RequestCancelled" ?
-    "Cancelled" :
-    error._tag === "ApprovalDenied" ?
-    "Denied" :
-    "Failed"
 
 const terminalTask: ReadonlySet<McpSchema.Task["status"]> = new Set(["completed", "failed", "cancelled"])
 
@@ -163,7 +155,7 @@ export const useToolCall = (name: string, options?: Options): ToolCall => {
         if (Exit.isSuccess(exit)) return ended(previous, previous.result?.isError === true ? "Failed" : "Completed")
         if (Cause.isInterruptedOnly(exit.cause)) return ended(previous, "Cancelled")
         const error = Cause.failureOption(exit.cause)
-        return Option.isSome(error) ? ended(previous, statusOf(error.value), error.value) : ended(previous, "Failed")
+        return Option.isSome(error) ? ended(previous, ToolCallLog.statusOfError(error.value), error.value) : ended(previous, "Failed")
       })
     })
   }, [client, name, cancel])

@@ -49,18 +49,10 @@ type Emit = (event: McpClient.CallToolEvent) => Effect.Effect<void>
 
 const errorInfo = (error: McpError.McpClientError) => ({ _tag: error._tag, message: error.message })
 
-const statusOf = (error: McpError.McpClientError): ToolCallLog.Status =>
-  error._tag === "RequestTimeout" ?
-    "TimedOut" :
-    error._tag === "RequestCancelled" ?
-    "Cancelled" :
-    error._tag === "ApprovalDenied" ?
-    "Denied" :
-    "Failed"
 
 const outcomeOf = (cause: Cause.Cause<McpError.McpClientError>): ToolCallLog.Update =>
   Option.match(Cause.failureOption(cause), {
-    onSome: (error) => ({ status: statusOf(error), error: errorInfo(error) }),
+    onSome: (error) => ({ status: ToolCallLog.statusOfError(error), error: errorInfo(error) }),
     onNone: () =>
       Cause.isInterruptedOnly(cause) ?
         { status: "Cancelled" } :

@@ -112,13 +112,19 @@ const make_ = (
       entry.status = { ...entry.status, ...patch }
     }
 
-    /** A listing checked against its pins, with the tools the client left out of it. */
-    const listed = (server: string, list: ReadonlyArray<McpSchema.Tool>, client: McpClient.Service) =>
-      Effect.zipWith(
-        guard.check(server, list),
-        client.droppedTools,
-        (checked, dropped) => ({ checked, dropped: dropped.map(droppedWarning) })
+    /** A listing of the entry's tools, checked against their pins, with the tools the client left out of it. */
+    const takeListing = (entry: Entry, runId: number, client: McpClient.Service, list: ReadonlyArray<McpSchema.Tool>) =>
+      Effect.flatMap(
+        Effect.zip(guard.check(entry.name, list), client.droppedTools),
+        ([checked, dropped]) =>
+          update(entry, runId, (e) => {
+            e.tools = list
+            e.checked = checked
+            e.dropped = dropped.map(droppedWarning)
+            setStatus(e, { toolCount: list.length })
+          })
       )
+
 
     const onState = (entry: Entry, run: number, state: ClientSession.ConnectionState, sessionId: Effect.Effect<string | undefined>) =>
       Effect.flatMap(sessionId, (id) =>
@@ -168,15 +174,7 @@ const make_ = (
         yield* Effect.forkIn(
           client.initialized.pipe(
             Effect.zipRight(client.listTools),
-            Effect.flatMap((list) =>
-              Effect.flatMap(listed(entry.name, list, client), ({ checked, dropped }) =>
-                update(entry, runId, (e) => {
-                  e.tools = list
-                  e.checked = checked
-                  e.dropped = dropped
-                  setStatus(e, { toolCount: list.length })
-                }))
-            ),
+            Effect.flatMap((list) => takeListing(entry, runId, client, list)),
             Effect.ignore,
             Effect.zipRight(update(entry, runId, (e) => void (e.listed = true)))
           ),
@@ -188,13 +186,7 @@ const make_ = (
         )
         yield* Effect.forkIn(
           Stream.runForEach(client.tools.changes, (list) =>
-            Effect.flatMap(listed(entry.name, list, client), ({ checked, dropped }) =>
-              update(entry, runId, (e) => {
-                e.tools = list
-                e.checked = checked
-                e.dropped = dropped
-                setStatus(e, { toolCount: list.length })
-              }))),
+            takeListing(entry, runId, client, list)),
           scope
         )
       }).pipe(

@@ -51,6 +51,9 @@ try {
     "@effect/platform-node",
     "@effect/experimental",
     "@effect/platform-browser",
+    // optional peers of the hub, for `@mcp-effect/hub/McpToolkit` (every public module is checked below)
+    "@effect/ai",
+    "@effect/rpc",
     "typescript",
     "@types/node",
     "@types/react",

@@ -29,10 +29,6 @@ export * as TransportFactory from "./TransportFactory.js"
  */
 export * as ToolFormat from "./ToolFormat.js"
 
-// `McpToolkit` is not in this index: it needs `@effect/ai` (an optional peer), so it is imported
-// by path, `import * as McpToolkit from "@mcp-effect/hub/McpToolkit"`, and an app without it
-// never loads it.
-
 /**
  * Pinned tool definitions: trust on first use for every tool of a
  * `ServerRegistry`, with quarantine of changed tools.
@@ -40,3 +36,7 @@ export * as ToolFormat from "./ToolFormat.js"
  * @since 0.2.0
  */
 export * as ToolPins from "./ToolPins.js"
+
+// `McpToolkit` is not in this index: it needs `@effect/ai` (an optional peer), so it is imported
+// by path, `import * as McpToolkit from "@mcp-effect/hub/McpToolkit"`, and an app without it
+// never loads it.

@@ -12,7 +12,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { browserFor, connect, protectedServer, text } from "../../oauth/test/fixtures/harness.js"
+import { browserFor, connect, protectedServer, racingStores, text } from "../../oauth/test/fixtures/harness.js"
 import * as RedisClient from "../src/RedisClient.js"
 import * as RedisTokenStore from "../src/RedisTokenStore.js"
 import { redisServer } from "./fixtures/redisServer.js"
@@ -39,33 +39,9 @@ describe("RedisTokenStore refresh lock", () => {
       const { auth, mcp } = yield* protectedServer()
       const key = { resource: mcp.resource, issuer: auth.issuer }
 
-      let armed = false
-      const aSaving = yield* Deferred.make<void>()
-      const bInRefresh = yield* Deferred.make<void>()
       const plainA = yield* storeOn(redis.url)
-      const storeA: TokenStore.Service = {
-        ...plainA,
-        // A's refresh: new tokens in hand, the old refresh token spent; wait for B (at most 3 s)
-        setTokens: (k, tokens) =>
-          armed
-            ? Deferred.succeed(aSaving, undefined).pipe(
-              Effect.zipRight(Effect.timeout(Deferred.await(bInRefresh), "3 seconds")),
-              Effect.ignore,
-              Effect.zipRight(plainA.setTokens(k, tokens))
-            )
-            : plainA.setTokens(k, tokens)
-      }
       const plainB = yield* storeOn(redis.url)
-      let bReads = 0
-      const storeB: TokenStore.Service = {
-        ...plainB,
-        // B's second read is the one inside its refresh (the first decides that a refresh is due)
-        getTokens: (k) =>
-          Effect.zipRight(
-            Effect.suspend(() => ++bReads === 2 ? Deferred.succeed(bInRefresh, undefined) : Effect.void),
-            plainB.getTokens(k)
-          )
-      }
+      const { aSaving, arm, storeA, storeB } = yield* racingStores(plainA, plainB)
 
       const a = yield* connect(mcp.url, oauthWith(storeA, auth))
       expect(text(yield* a.mcp.callTool({ name: "read" }))).toBe("read ok")
@@ -74,7 +50,7 @@ describe("RedisTokenStore refresh lock", () => {
       // the access token expires
       const stored = Option.getOrThrow(yield* plainA.getTokens(key))
       yield* plainA.setTokens(key, { ...stored, expiresAt: Date.now() - 3_600_000 })
-      armed = true
+      yield* arm
 
       const callA = yield* Effect.fork(a.mcp.callTool({ name: "read" }))
       yield* Deferred.await(aSaving)

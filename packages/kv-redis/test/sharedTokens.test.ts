@@ -7,7 +7,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { connect, protectedServer, text } from "../../oauth/test/fixtures/harness.js"
 import { browserFor } from "../../oauth/test/fixtures/harness.js"
-import { appProcess, report, runRounds, size } from "../../oauth/test/fixtures/tokenProcesses.js"
+import { appProcess, expectCleanRounds, runRounds, size } from "../../oauth/test/fixtures/tokenProcesses.js"
 import { OAuthClient, UrlPolicy } from "@mcp-effect/oauth"
 import * as RedisClient from "../src/RedisClient.js"
 import * as RedisTokenStore from "../src/RedisTokenStore.js"
@@ -44,20 +44,7 @@ describe("RedisTokenStore shared by app processes (real processes, real redis-se
           SKEW_MS: "2500",
           PAUSE_MS: "30"
         })
-        yield* report("RedisTokenStore", {
-          wallMs: totals.elapsedMs,
-          ok: totals.ok,
-          failed: totals.failed,
-          forcedSignIns: totals.signIns,
-          refreshes: auth.grants.filter((g) => g === "refresh_token").length,
-          refusedGrants: auth.grantErrors.length,
-          authorizationCodes: auth.grants.filter((g) => g === "authorization_code").length
-        })
-        expect(totals.errors).toEqual([])
-        expect(totals).toMatchObject({ ok: size.processes * size.rounds, failed: 0, signIns: 0 })
-        expect(auth.grantErrors).toEqual([])
-        expect(auth.grants.filter((g) => g === "authorization_code")).toHaveLength(1)
-        expect(auth.grants.filter((g) => g === "refresh_token").length).toBeGreaterThan(size.processes)
+        yield* expectCleanRounds("RedisTokenStore", totals, auth)
 
         // no key name holds a URL (a server URL can carry an API key)
         const client = yield* RedisClient.make({ url: redis.url })

@@ -15,8 +15,8 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Path from "node:path"
 import { KeyValueTokenStore, NodeTokenStore, OAuthClient, TokenStore, UrlPolicy } from "../src/index.js"
-import { browserFor, connect, protectedServer, text } from "./fixtures/harness.js"
-import { appProcess, report, runRounds, size } from "./fixtures/tokenProcesses.js"
+import { browserFor, connect, protectedServer, racingStores, text } from "./fixtures/harness.js"
+import { appProcess, expectCleanRounds, runRounds, size } from "./fixtures/tokenProcesses.js"
 
 const sealKey = Redacted.make<Uint8Array | string>("q4b7S8kX1m2N3p4Q5r6S7t8U9v0W1x2Y3z4A5b6C7d8=")
 
@@ -50,38 +50,14 @@ describe("tokens shared by processes", () => {
       const { auth, mcp } = yield* protectedServer()
       const key = { resource: mcp.resource, issuer: auth.issuer }
 
-      let armed = false
-      const aSaving = yield* Deferred.make<void>()
-      const bInRefresh = yield* Deferred.make<void>()
       const plainA = yield* storeIn(directory)
-      const storeA: TokenStore.Service = {
-        ...plainA,
-        // A's refresh: new tokens in hand, the old refresh token spent; wait for B (at most 3 s)
-        setTokens: (k, tokens) =>
-          armed
-            ? Deferred.succeed(aSaving, undefined).pipe(
-              Effect.zipRight(Effect.timeout(Deferred.await(bInRefresh), "3 seconds")),
-              Effect.ignore,
-              Effect.zipRight(plainA.setTokens(k, tokens))
-            )
-            : plainA.setTokens(k, tokens)
-      }
       const plainB = yield* storeIn(directory)
-      let bReads = 0
-      const storeB: TokenStore.Service = {
-        ...plainB,
-        // B's second read is the one inside its refresh (the first decides that a refresh is due)
-        getTokens: (k) =>
-          Effect.zipRight(
-            Effect.suspend(() => ++bReads === 2 ? Deferred.succeed(bInRefresh, undefined) : Effect.void),
-            plainB.getTokens(k)
-          )
-      }
+      const { aSaving, arm, storeA, storeB } = yield* racingStores(plainA, plainB)
 
       const a = yield* connect(mcp.url, oauthWith(storeA, auth))
       expect(text(yield* a.mcp.callTool({ name: "read" }))).toBe("read ok")
       yield* expire(plainA, key)
-      armed = true
+      yield* arm
 
       const callA = yield* Effect.fork(a.mcp.callTool({ name: "read" }))
       yield* Deferred.await(aSaving)
@@ -222,20 +198,7 @@ describe("NodeTokenStore shared by app processes (real processes, one directory)
           SKEW_MS: "2500",
           PAUSE_MS: "30"
         })
-        yield* report("NodeTokenStore", {
-          wallMs: totals.elapsedMs,
-          ok: totals.ok,
-          failed: totals.failed,
-          forcedSignIns: totals.signIns,
-          refreshes: auth.grants.filter((g) => g === "refresh_token").length,
-          refusedGrants: auth.grantErrors.length,
-          authorizationCodes: auth.grants.filter((g) => g === "authorization_code").length
-        })
-        expect(totals.errors).toEqual([])
-        expect(totals).toMatchObject({ ok: size.processes * size.rounds, failed: 0, signIns: 0 })
-        expect(auth.grantErrors).toEqual([])
-        expect(auth.grants.filter((g) => g === "authorization_code")).toHaveLength(1)
-        expect(auth.grants.filter((g) => g === "refresh_token").length).toBeGreaterThan(size.processes)
+        yield* expectCleanRounds("NodeTokenStore", totals, auth)
       }),
     // the full target (6 x 200) runs longer than the CI size
     { timeout: Math.max(120_000, size.processes * size.rounds * 400) }

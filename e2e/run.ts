@@ -617,14 +617,18 @@ const main = async () => {
 
     await scenario("server-everything: killed, the state leaves Connected; restarted, it recovers on its own", async () => {
       await addEverything()
+      const before = await sessionOf("everything")
       await ev.kill()
       const killedAt = Date.now()
       await page.getByTestId("status-everything").filter({ hasText: /Reconnecting|Connecting|Failed/ }).waitFor({ timeout: 15_000 })
       const noticedIn = Date.now() - killedAt
-      await ev.restart()
+      // counted from before the restart: the client may reconnect while `restart` still waits for the port
       const from = ev.requests.length
+      await ev.restart()
       await page.getByTestId("status-everything").filter({ hasText: "Connected" }).waitFor({ timeout: 30_000 })
       expect(ev.requests.slice(from).some((r) => evBody(r)?.method === "initialize"), "no new initialize after the restart")
+      const after = await sessionOf("everything")
+      expect(!!after && after !== before, `the session shown after the restart is the dead server's (${before})`)
       const echo = await runEv("echo", { message: "after restart" })
       await echo.getByTestId("call-result").filter({ hasText: /after restart/ }).waitFor({ timeout: 15_000 })
       console.log(`        (state left Connected ${noticedIn} ms after the kill)`)

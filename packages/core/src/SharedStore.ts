@@ -15,7 +15,7 @@
  * |---|---|---|
  * | `layerMemory`, `fromKeyValueStore` | a key (plus an index key) | none (this process only) |
  * | `NodeFileKeyValueStore` (hub) | a file, written to a temporary file and renamed | `fs.watch` on the collection's directory, well under a second |
- * | `RedisKeyValueStore` (kv-redis) | a key, its id in a set, one `MULTI` | Redis pub/sub, a few milliseconds |
+ * | `RedisKeyValueStore` (kv-redis) | a key, its id in a set, one `MULTI` | Redis pub/sub, a few milliseconds; after a dropped connection, every record that may have changed is reported again |
  * | `IndexedDbKeyValueStore` (hub) | the key `[collection, id]`, one transaction | `BroadcastChannel` (other tabs), milliseconds |
  *
  * @since 0.2.0

@@ -61,11 +61,36 @@ export const make = (
               (redis) => Effect.promise(() => redis.quit().catch(() => redis.disconnect()))
             )
             const queue = yield* Effect.acquireRelease(Queue.unbounded<string>(), Queue.shutdown)
+            // the ids this subscription may have told of: what was there when it began and every change since
+            let known = new Set<string>()
             subscriber.on("message", (from: string, id: string) => {
-              if (from === channel) Queue.unsafeOffer(queue, id)
+              if (from !== channel) return
+              known.add(id)
+              Queue.unsafeOffer(queue, id)
+            })
+            // what is published while the connection is down is lost: once it is back (and
+            // subscribed again), every id that may have changed is reported, removed ones too
+            let connected = false
+            subscriber.on("ready", () => {
+              if (!connected) {
+                connected = true
+                return
+              }
+              subscriber.subscribe(channel).then(() => client.redis.smembers(ids)).then((members) => {
+                const before = known
+                known = new Set(members)
+                for (const id of new Set([...before, ...members])) Queue.unsafeOffer(queue, id)
+              }, () => {
+                // the connection dropped again: its next "ready" reports these too
+              })
             })
             yield* Effect.tryPromise({
-              try: () => subscriber.connect().then(() => subscriber.subscribe(channel)),
+              try: () =>
+                subscriber.connect().then(() => subscriber.subscribe(channel)).then(() => client.redis.smembers(ids)).then(
+                  (members) => {
+                    for (const id of members) known.add(id)
+                  }
+                ),
               catch: (cause) =>
                 toPlatform("subscribe")(new RedisError({ operation: "subscribe", message: "cannot subscribe to Redis", cause }))
             })

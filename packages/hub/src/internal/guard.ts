@@ -131,8 +131,8 @@ export const make = (options: ServerRegistry.Options): Effect.Effect<
     // a slow listener drops old events rather than holding memory for a server that floods changes
     const hub = yield* PubSub.sliding<ToolPins.Event>(1024)
     yield* Effect.addFinalizer(() => PubSub.shutdown(hub))
-    /** Shadowing already reported, so a republish does not report it again. */
-    const reported = new Set<string>()
+    /** The shadowing of the last view, so a republish does not report it again (and it holds no more than that). */
+    let reported = new Set<string>()
 
     const check = (server: string, tools: ReadonlyArray<McpSchema.Tool>): Effect.Effect<Checked> =>
       mode === "off" ? Effect.succeed(noChecks) : Effect.gen(function*() {
@@ -192,13 +192,15 @@ export const make = (options: ServerRegistry.Options): Effect.Effect<
           tools.push(shown.tool === hubTool.tool ? hubTool : { ...hubTool, tool: shown.tool })
         }
         const events: Array<ToolPins.Event> = []
+        const current = new Set<string>()
         for (const { mentions, tool } of shadowing(tools)) {
           warn(tool.server, { _tag: "Shadowing", tool: tool.tool.name, message: `its description names ${mentions.join(", ")}` })
           const key = `${tool.server}\u0000${tool.tool.name}\u0000${mentions.join("\u0000")}`
+          current.add(key)
           if (reported.has(key)) continue
-          reported.add(key)
           events.push({ _tag: "Shadowing", server: tool.server, tool: tool.tool.name, mentions })
         }
+        reported = current
         return Effect.as(PubSub.publishAll(hub, events), { tools, quarantined, warnings })
       })
 

@@ -73,7 +73,10 @@ export interface Discovered {
 
 /**
  * The MCP server URL as a resource identifier (RFC 8707): no fragment, no
- * trailing slash on an empty path.
+ * trailing slash on an empty path, and neither the query nor user
+ * credentials: a server URL's query often carries an API key
+ * (`?api_key=…`), which is the MCP server's secret and never goes to an
+ * authorization server.
  *
  * @since 0.1.0
  * @category resources
@@ -81,8 +84,11 @@ export interface Discovered {
 export const canonicalResource = (serverUrl: string | URL): string => {
   const url = new URL(serverUrl)
   url.hash = ""
+  url.search = ""
+  url.username = ""
+  url.password = ""
   const href = url.href
-  return url.pathname === "/" && url.search === "" ? href.slice(0, -1) : href
+  return url.pathname === "/" ? href.slice(0, -1) : href
 }
 
 const trimSlash = (path: string): string => path.replace(/\/+$/, "")

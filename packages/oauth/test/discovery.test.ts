@@ -60,6 +60,11 @@ describe("discovery URLs", () => {
     expect(Discovery.canonicalResource("https://MCP.example.com/")).toBe("https://mcp.example.com")
     expect(Discovery.canonicalResource("https://mcp.example.com/mcp#x")).toBe("https://mcp.example.com/mcp")
   })
+
+  it("the resource named to an authorization server keeps the server URL's query and credentials to itself", () => {
+    expect(Discovery.canonicalResource("https://mcp.example.com/mcp?api_key=sk-123&region=eu")).toBe("https://mcp.example.com/mcp")
+    expect(Discovery.canonicalResource("https://user:pw@mcp.example.com/?key=sk-123")).toBe("https://mcp.example.com")
+  })
 })
 
 describe("discover", () => {

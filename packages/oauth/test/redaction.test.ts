@@ -29,11 +29,31 @@ describe("secrets in URLs", () => {
         Effect.flip
       )
       expect(error.reason).toBe("ResourceMismatch")
-      expect(error.message).toContain("https://mcp.example.com/public/mcp?api_key=<redacted>")
+      expect(error.message).toContain("not for https://mcp.example.com/public/mcp")
       expect(error.message).not.toContain(key)
       expect(spansText(recorder)).not.toContain(key)
     }).pipe(Effect.withTracer(recorder.tracer))
   })
+
+  it.effect("a server without protected-resource metadata: the resource for the authorization server has no key", () =>
+    Effect.gen(function*() {
+      const http = fakeHttp((r) =>
+        r.url === "https://mcp.example.com/.well-known/oauth-authorization-server"
+          ? {
+            json: {
+              issuer: "https://mcp.example.com",
+              authorization_endpoint: "https://mcp.example.com/authorize",
+              token_endpoint: "https://mcp.example.com/token",
+              response_types_supported: ["code"],
+              code_challenge_methods_supported: ["S256"]
+            }
+          }
+          : undefined
+      )
+      const discovered = yield* Discovery.discover({ serverUrl, policy: UrlPolicy.strict }).pipe(Effect.provide(http.layer))
+      expect(discovered.legacy).toBe(true)
+      expect(discovered.resource).toBe("https://mcp.example.com/public/mcp")
+    }))
 
   it.effect("metadata that is not valid names its URL without query values", () => {
     const recorder = TestTracer.make()

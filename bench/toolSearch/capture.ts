@@ -13,14 +13,28 @@
  * Packages are installed with `--ignore-scripts` into `--dir` (outside the
  * repo), so no browser or binary download runs. Servers that insist on a
  * credential get an obviously fake value: listing tools never calls the
- * service, and no real secret is ever needed or used.
+ * service, and no real secret is ever needed or used. The Redis server
+ * connects before it answers, so the capture starts a throwaway
+ * `redis-server` on loopback for it.
+ *
+ * Tried and left out (Node 20, no credentials, no install scripts): mysql
+ * (`@benborla29/mcp-server-mysql@2.0.9`) and stripe (`@stripe/mcp@0.3.3`)
+ * exit or hang without a reachable service; supabase
+ * (`@supabase/mcp-server-supabase@0.13.0`) and heroku
+ * (`@heroku/mcp-server@1.2.8`) fail to load against the SDK npm installs for
+ * them; azure-devops (`@azure-devops/mcp@2.10.0`) needs the native `keytar`
+ * build; cloudflare (`@cloudflare/mcp-server-cloudflare@0.2.0`) exits without
+ * a login; `@neondatabase/mcp-server-neon@0.6.5`, `@doist/todoist-ai@9.0.0`
+ * and `@atlassian-dc-mcp/*@0.34.0` do not install on Node 20.
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { McpClient, type McpSchema } from "@mcp-effect/core"
 import { NodeStdioTransport } from "@mcp-effect/transport-stdio"
 import * as Effect from "effect/Effect"
-import { execFile } from "node:child_process"
+import * as Layer from "effect/Layer"
+import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { type AddressInfo, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -37,6 +51,8 @@ interface ServerSpec {
   readonly args?: ReadonlyArray<string>
   /** Fake values only: listing tools does not reach the service. */
   readonly env?: Readonly<Record<string, string>>
+  /** Starts a throwaway `redis-server` on loopback and passes its URL as the last argument. */
+  readonly redis?: boolean
 }
 
 const fake = "fake-value-for-tool-listing"
@@ -68,20 +84,9 @@ export const servers: ReadonlyArray<ServerSpec> = [
     version: "0.6.2",
     args: ["postgresql://127.0.0.1:9/fake"]
   },
-  { server: "redis", package: "@modelcontextprotocol/server-redis", version: "2025.4.25", args: ["redis://127.0.0.1:9"] },
-  {
-    server: "mysql",
-    package: "@benborla29/mcp-server-mysql",
-    version: "2.0.9",
-    env: { MYSQL_HOST: "127.0.0.1", MYSQL_PORT: "9", MYSQL_USER: "fake", MYSQL_PASS: fake, MYSQL_DB: "fake" }
-  },
+  // connects before it answers: the capture starts a throwaway `redis-server` on loopback for it
+  { server: "redis", package: "@modelcontextprotocol/server-redis", version: "2025.4.25", redis: true },
   { server: "mongodb", package: "mongodb-mcp-server", version: "3.0.4" },
-  {
-    server: "supabase",
-    package: "@supabase/mcp-server-supabase",
-    version: "0.13.0",
-    args: ["--access-token", fake]
-  },
   {
     server: "slack",
     package: "@modelcontextprotocol/server-slack",
@@ -95,11 +100,8 @@ export const servers: ReadonlyArray<ServerSpec> = [
     version: "3.3.0",
     env: { ATLASSIAN_SITE_NAME: "fake", ATLASSIAN_USER_EMAIL: "fake@example.com", ATLASSIAN_API_TOKEN: fake }
   },
-  { server: "azure-devops", package: "@azure-devops/mcp", version: "2.10.0", args: ["fake-org"] },
-  { server: "stripe", package: "@stripe/mcp", version: "0.3.3", args: ["--tools=all", `--api-key=sk_test_${fake}`] },
   { server: "sentry", package: "@sentry/mcp-server", version: "0.39.0", args: [`--access-token=${fake}`] },
   { server: "hubspot", package: "@hubspot/mcp-server", version: "0.4.0", env: { PRIVATE_APP_ACCESS_TOKEN: fake } },
-  { server: "heroku", package: "@heroku/mcp-server", version: "1.2.8", env: { HEROKU_API_KEY: fake } },
   { server: "brave-search", package: "@modelcontextprotocol/server-brave-search", version: "0.6.2", env: { BRAVE_API_KEY: fake } },
   { server: "tavily", package: "tavily-mcp", version: "0.2.22", env: { TAVILY_API_KEY: fake } },
   { server: "exa", package: "exa-mcp-server", version: "3.4.1", env: { EXA_API_KEY: fake } },
@@ -112,11 +114,10 @@ export const servers: ReadonlyArray<ServerSpec> = [
   { server: "linear", package: "@tacticlaunch/mcp-linear", version: "1.4.3", env: { LINEAR_API_TOKEN: fake } },
   { server: "airtable", package: "airtable-mcp-server", version: "1.14.0", env: { AIRTABLE_API_KEY: fake } },
   { server: "monday", package: "@mondaydotcomorg/monday-api-mcp", version: "3.3.0", args: ["-t", fake] },
-  { server: "confluence", package: "@atlassian-dc-mcp/confluence", version: "0.34.0", env: { CONFLUENCE_HOST: "127.0.0.1:9", CONFLUENCE_API_TOKEN: fake } },
   { server: "elasticsearch", package: "@elastic/mcp-server-elasticsearch", version: "0.3.1", env: { ES_URL: "http://127.0.0.1:9", ES_API_KEY: fake } },
-  { server: "neon", package: "@neondatabase/mcp-server-neon", version: "0.6.5", args: ["start", fake] },
-  { server: "cloudflare", package: "@cloudflare/mcp-server-cloudflare", version: "0.2.0", args: ["run", "fake-account"] },
   { server: "pinecone", package: "@pinecone-database/mcp", version: "0.3.0", env: { PINECONE_API_KEY: fake } },
+  { server: "playwright-ea", package: "@executeautomation/playwright-mcp-server", version: "1.0.12" },
+  { server: "browser-tools", package: "@agentdeskai/browser-tools-mcp", version: "2.0.2" },
   { server: "context7", package: "@upstash/context7-mcp", version: "4.1.1" },
   {
     server: "google-maps",
@@ -192,6 +193,25 @@ const pick = (tool: McpSchema.Tool): CorpusTool => {
   return picked
 }
 
+/** A throwaway `redis-server` on a free loopback port, stopped with the scope. */
+const redisServer = Effect.acquireRelease(
+  Effect.async<{ readonly url: string; readonly child: ChildProcess }, Error>((resume) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const port = (probe.address() as AddressInfo).port
+      probe.close(() => {
+        const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+        child.on("error", (error) => resume(Effect.fail(error)))
+        child.stdout.on("data", (chunk: Buffer) => {
+          if (chunk.toString().includes("Ready to accept connections")) {
+            resume(Effect.succeed({ url: `redis://127.0.0.1:${port}`, child }))
+          }
+        })
+      })
+    })
+  }),
+  ({ child }) => Effect.sync(() => child.kill())
+)
+
 const capture = (spec: ServerSpec) =>
   Effect.suspend(() => Effect.gen(function*() {
     const client = yield* McpClient.make({ clientInfo: { name: "tool-corpus-capture", version: "1.0.0" }, prefetch: false })
@@ -206,12 +226,15 @@ const capture = (spec: ServerSpec) =>
     }
     return result
   }).pipe(
-    Effect.provide(NodeStdioTransport.layer({
-      command: process.execPath,
-      args: [binOf(spec), ...(spec.args ?? [])],
-      env: { NODE_NO_WARNINGS: "1", ...spec.env },
-      cwd: home(spec)
-    })),
+    Effect.provide(Layer.unwrapScoped(Effect.gen(function*() {
+      const redis = spec.redis === true ? [(yield* redisServer).url] : []
+      return NodeStdioTransport.layer({
+        command: process.execPath,
+        args: [binOf(spec), ...(spec.args ?? []), ...redis],
+        env: { NODE_NO_WARNINGS: "1", ...spec.env },
+        cwd: home(spec)
+      })
+    }))),
     Effect.scoped
   )).pipe(
     Effect.timeoutFail({

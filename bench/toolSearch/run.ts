@@ -38,7 +38,12 @@ export const toolSearch = (
     print(`tool search recall (${scores.ranker}): all ${recallText(scores.all)}; ` +
       `lexical ${recallText(scores.lexical)}; paraphrase ${recallText(scores.paraphrase)} (higher is better)`)
     print(`tool search latency at ${latencyTools} tools (${scores.ranker}): p50=${scores.searchP50.toFixed(3)} ` +
-      `p95=${scores.searchP95.toFixed(3)} build=${scores.build.toFixed(2)} (ms, lower is better)`)
+      `p95=${scores.searchP95.toFixed(3)} cpu-p95=${scores.searchCpuP95.toFixed(3)} build=${scores.build.toFixed(2)} ` +
+      `build-cpu=${scores.buildCpu.toFixed(2)} (ms, lower is better)`)
+    if (ranker.deferredPayload !== undefined) {
+      print(`tool search deferred payload tokens (${ranker.name}, o200k_base): ${tokens(ranker.deferredPayload(servers))} ` +
+        `(lower is better)`)
+    }
   }
   const whole = tokens(definitionsPayload(tools))
   const deferred = tokens(deferredPayload(servers))

@@ -15,6 +15,7 @@ import * as RawHttp from "./clients/rawHttp.js"
 import * as Sdk from "./clients/sdk.js"
 import { type Contender, idleHeap, inFlightHeap, latency, type Scores, throughput } from "./measure.js"
 import { startHttpServer, stdioServer } from "./servers.js"
+import { toolSearch } from "./toolSearch/run.js"
 
 const { values: flags } = parseArgs({
   options: {
@@ -44,7 +45,7 @@ const oneOf = <A extends string>(name: string, value: string | undefined, allowe
 }
 
 /** The groups of metrics `--only` can pick. */
-const metrics = ["bundle", "cold", "stdio", "heap", "http"] as const
+const metrics = ["bundle", "cold", "stdio", "heap", "http", "tools"] as const
 
 const options = {
   calls: count("calls", flags.calls),
@@ -245,6 +246,7 @@ const main = async () => {
     if (runs("stdio")) await stdio(ours)
     if (runs("heap")) await heap(ours)
     if (runs("http")) await http(ours)
+    if (runs("tools")) toolSearch(print, log)
   } finally {
     await ours.dispose()
   }

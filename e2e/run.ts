@@ -749,6 +749,26 @@ const main = async () => {
       await page.getByRole("button", { name: "Cancel" }).click()
     })
 
+    await scenario("OAuth sign-in window closed, then Reopen sign-in window signs in", async () => {
+      const codes = auth.grants.filter((g) => g === "authorization_code").length
+      signInPage = "hold"
+      try {
+        const first = await authorizeIn("reopen", popupClientIds[2])
+        await page.getByTestId("sign-in").filter({ hasText: /Signing in at/ }).waitFor({ timeout: 10_000 })
+        await first.close()
+        const notice = page.getByTestId("sign-in").filter({ hasText: /The sign-in window was closed/ })
+        await notice.waitFor({ timeout: 5_000 })
+        const second = await signInWindow(() => notice.getByRole("button", { name: "Reopen sign-in window" }).click())
+        await page.getByTestId("sign-in").filter({ hasText: /Signing in at/ }).waitFor({ timeout: 5_000 })
+        await second.locator("#sign-in").click()
+        await waitText("test-result", /Connected/)
+        expect(auth.grants.filter((g) => g === "authorization_code").length === codes + 1, "no code was exchanged")
+      } finally {
+        signInPage = undefined
+      }
+      await page.getByRole("button", { name: "Cancel" }).click()
+    })
+
     await scenario("OAuth client id the authorization server refuses (invalid_client): the console says so", async () => {
       const from = reqs.length
       const refused = auth.grantErrors.filter((e) => e === "invalid_client").length

@@ -13,7 +13,7 @@ import { makeConsoleServer } from "./consoleServer.js"
 export const clientId = "web-console"
 export const confidentialClientId = "web-console-confidential"
 /** Public clients of their own for the sign-in window scenarios: tokens are kept per client id, so each signs in anew. */
-export const popupClientIds = ["web-console-cancel", "web-console-coop"] as const
+export const popupClientIds = ["web-console-cancel", "web-console-coop", "web-console-reopen"] as const
 
 export const startDemoServers = async (appOrigin: string) => {
   let mcp: McpFixture | undefined

@@ -21,11 +21,11 @@
  * one whose sign-in page sent Cross-Origin-Opener-Policy (the browser then
  * cuts the opener's link, `closed` reads `true`, and the user is still
  * signing in; the callback still arrives over the `BroadcastChannel`). So by
- * default (`closedPopup: "ask"`) a closed-looking window turns the sign-in
+ * default (`closedPopup: "ask"`) a window that reads closed turns the sign-in
  * `MaybeClosed` and the wait goes on: the app says the window was closed and
  * offers "Reopen sign-in window" and "Cancel sign-in", and a sign-in that was
  * only cut off still completes. With an authorization server known not to
- * send COOP, `closedPopup: "fail"` ends the wait at once (`PopupClosed`).
+ * send COOP, `closedPopup: "fail"` ends the wait within a second (`PopupClosed`).
  *
  * The callback page never renders anything from the URL as HTML: it writes
  * fixed text with `textContent` and removes the query from the address bar.
@@ -65,8 +65,9 @@ export interface Options {
    * (default): maybe closed, maybe cut off by the sign-in page's
    * Cross-Origin-Opener-Policy: the sign-in turns `MaybeClosed` and keeps
    * waiting for the callback; the app offers to reopen or cancel it.
-   * `"fail"`: closed: the wait ends at once with `PopupClosed` (only for
-   * authorization servers that send no COOP).
+   * `"fail"`: closed: the wait ends with `PopupClosed` once the window has
+   * read as closed for a second (only for authorization servers that send no
+   * COOP).
    */
   readonly closedPopup?: "ask" | "fail" | undefined
   /** How often the popup's `closed` is read (since 0.2.0). Default 500 milliseconds. */

@@ -13,6 +13,11 @@
  * sideways and that dialogs fit or scroll. `E2E_ONLY=<regex>` runs only the
  * scenarios whose name matches (each server-everything scenario adds the
  * server it needs).
+ *
+ * The OAuth sign-in window scenarios hold the popup on a sign-in page of the
+ * authorization server's origin (served by a route of the browser context,
+ * with or without `Cross-Origin-Opener-Policy`) until the test signs in
+ * there, closes the window or cancels the sign-in from the console.
  */
 import { spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"

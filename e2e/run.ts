@@ -699,7 +699,10 @@ const main = async () => {
         const notice = page.getByTestId("sign-in").filter({ hasText: /The sign-in window was closed/ })
         await notice.waitFor({ timeout: 5_000 })
         const noticedIn = Date.now() - closedAt
+        await page.screenshot({ path: join(results, "sign-in-window-closed.png") })
         expect(await notice.getByRole("button", { name: "Reopen sign-in window" }).count() === 1, "no Reopen sign-in window")
+        const badge = await page.getByTestId("status-closed-popup").textContent()
+        expect(badge === "Signing in", `the status says ${badge} while the connection waits for the sign-in`)
         // Cancel sign-in really ends it: the connection says so
         await notice.getByRole("button", { name: "Cancel sign-in" }).click()
         await testResult.filter({ hasText: /The sign-in was cancelled/ }).waitFor({ timeout: 5_000 })

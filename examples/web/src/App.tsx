@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as React from "react"
 import { forgetTokens, hubLayer, modes, savedServers, saveServer, storedMode, storeMode, testLayer } from "./hub.js"
 import { SchemaForm } from "./schemaForm.js"
-import { SignInNotice } from "./signIn.js"
+import { SignInNotice, useSigningIn } from "./signIn.js"
 
 const useRegistryAction = () => {
   const runtime = RuntimeProvider.useRuntime()
@@ -68,9 +68,15 @@ const statusLabel = (status: ToolCall.Status | History.Status): string =>
 
 // --- servers ---------------------------------------------------------------
 
-const StatusBadge = ({ status }: { readonly status: ServerRegistry.ServerStatus }) => (
-  <span className={`status status-${status._tag}`} data-testid={`status-${status.name}`}>{status._tag}</span>
-)
+/** The status; while the connection waits for a sign-in, "Signing in" (the sign-in notice says where). */
+const StatusBadge = ({ status, signingIn = false }: { readonly status: ServerRegistry.ServerStatus; readonly signingIn?: boolean }) => {
+  const waiting = signingIn && (status._tag === "Connecting" || status._tag === "Reconnecting")
+  return (
+    <span className={`status status-${waiting ? "Connecting" : status._tag}`} data-testid={`status-${status.name}`}>
+      {waiting ? "Signing in" : status._tag}
+    </span>
+  )
+}
 
 /** Removes a server with what this browser keeps for it: its tokens and the console's note of its URL. */
 const removeServer = (registry: ServerRegistry.Service, name: string) =>
@@ -87,11 +93,12 @@ const removeServer = (registry: ServerRegistry.Service, name: string) =>
 
 const ServerRow = ({ status }: { readonly status: ServerRegistry.ServerStatus }) => {
   const { error, run } = useRegistryAction()
+  const signingIn = useSigningIn(savedServers()[status.name]?.url ?? "")
   return (
     <tr data-testid={`server-${status.name}`}>
       <td>{status.name}{status.trusted && <span className="badge trusted">trusted</span>}</td>
       <td>{status.transport === "sse" ? "SSE (legacy)" : status.transport === "http" ? "Streamable HTTP" : status.transport}</td>
-      <td><StatusBadge status={status} /></td>
+      <td><StatusBadge status={status} signingIn={signingIn} /></td>
       <td><code data-testid={`session-${status.name}`}>{status.sessionId ?? "-"}</code></td>
       <td>{status.toolCount}</td>
       <td className="error">{errorText(status.lastError, { oauthWithoutClientId: savedServers()[status.name]?.oauthWithoutClientId })}{error}</td>
@@ -107,11 +114,13 @@ const ServerRow = ({ status }: { readonly status: ServerRegistry.ServerStatus })
 const TestResult = ({ name, oauthWithoutClientId }: { readonly name: string; readonly oauthWithoutClientId: boolean }) => {
   const status = Registry.useServer(name)
   const tools = Registry.useHubTools()
+  // the test's runtime has this one server: any sign-in in it is this server's
+  const signingIn = useSigningIn()
   if (status === undefined) return <p className="muted" data-testid="test-result">Starting the test…</p>
   return (
     <div className="test-result" data-testid="test-result">
       <p>
-        <StatusBadge status={status} /> {status.serverInfo !== undefined && `${status.serverInfo.name} ${status.serverInfo.version}`}
+        <StatusBadge status={status} signingIn={signingIn} /> {status.serverInfo !== undefined && `${status.serverInfo.name} ${status.serverInfo.version}`}
         {status.protocolVersion !== undefined && <span className="muted"> · protocol {status.protocolVersion}</span>}
       </p>
       <p>Mcp-Session-Id: <code data-testid="test-session">{status.sessionId ?? "-"}</code></p>

@@ -10,6 +10,13 @@ import { OAuth } from "@mcp-effect/react"
 import type { BrowserAuthorizer } from "@mcp-effect/oauth"
 import * as React from "react"
 
+/**
+ * Whether a sign-in of this runtime is in progress (for `resource` when
+ * given): the status then says "Signing in" rather than "Connecting".
+ */
+export const useSigningIn = (resource?: string | undefined): boolean =>
+  OAuth.useSignIns().signIns.some((signIn) => resource === undefined || signIn.resource === resource)
+
 const where = (signIn: BrowserAuthorizer.SignIn) =>
   `${new URL(signIn.origin).host}${signIn.resource === undefined ? "" : ` for ${signIn.resource}`}`
 

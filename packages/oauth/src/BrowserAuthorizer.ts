@@ -218,7 +218,6 @@ const popupSession = (options: Options, registry: SignInRegistry.Registry) =>
             return registry.setStatus(id, "Open")
           })
         }))
-        // the callback page closes its window right after posting: its message gets a moment to arrive first
         const closed = Effect.suspend(() => {
           if (!popup.closed) return registry.setStatus(id, "Open")
           return options.closedPopup === "fail"
@@ -228,6 +227,7 @@ const popupSession = (options: Options, registry: SignInRegistry.Registry) =>
             )
             : registry.setStatus(id, "MaybeClosed")
         })
+        // the callback page closes its window right after posting: its message gets a moment to arrive first
         yield* Effect.suspend(() => popup.closed ? Effect.zipRight(Effect.sleep(closedGrace), closed) : closed).pipe(
           Effect.repeat(poll),
           Effect.forkScoped

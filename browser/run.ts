@@ -273,6 +273,30 @@ const main = async () => {
         `outcome: ${JSON.stringify(outcome)}`)
       expect(auth.authorizations.length === authorizations, "the authorization server saw a request")
     })
+    await scenario("OAuth popup closed by the user with closedPopup \"fail\": PopupClosed within seconds, no token request", [http401, ...probeBlocked], async () => {
+      const tokenRequests = auth.grants.length + auth.grantErrors.length
+      // the sign-in page stays open (the user has not signed in) until the test closes its window
+      const hold = (url: URL) => url.origin === auth.issuer && url.pathname === "/auth"
+      await context!.route(hold, (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><title>Sign in</title>" }))
+      try {
+        await page.evaluate((url) => harness.onClick(() => harness.authorize("oauth-closed", url, "popup", "fail")), secureUrl)
+        const opened = context!.waitForEvent("page")
+        await page.click("#go")
+        const popup = await opened
+        await popup.waitForLoadState()
+        await popup.close()
+        const closedAt = Date.now()
+        const outcome = await page.evaluate(() => clicked) as Outcome<string>
+        const endedIn = Date.now() - closedAt
+        expect(!outcome.ok && outcome.error.tag === "OAuthError" && outcome.error.interaction === "PopupClosed",
+          `outcome: ${JSON.stringify(outcome)}`)
+        expect(endedIn < 5_000, `the sign-in ended ${endedIn} ms after its window closed`)
+        expect(auth.grants.length + auth.grantErrors.length === tokenRequests, "the token endpoint was called")
+        console.log(`        (PopupClosed ${endedIn} ms after the window closed)`)
+      } finally {
+        await context!.unroute(hold)
+      }
+    })
     await scenario("OAuth flow started by a 401", [http401, ...probeBlocked], async () => {
       from = reqs.length
       await page.evaluate((url) => harness.onClick(() => harness.callProtected(url, "oauth-401")), secureUrl)

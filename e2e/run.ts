@@ -13,6 +13,11 @@
  * sideways and that dialogs fit or scroll. `E2E_ONLY=<regex>` runs only the
  * scenarios whose name matches (each server-everything scenario adds the
  * server it needs).
+ *
+ * The OAuth sign-in window scenarios hold the popup on a sign-in page of the
+ * authorization server's origin (served by a route of the browser context,
+ * with or without `Cross-Origin-Opener-Policy`) until the test signs in
+ * there, closes the window or cancels the sign-in from the console.
  */
 import { spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"
@@ -25,7 +30,7 @@ import { build } from "vite"
 import type { Recorded } from "../browser/servers/mcpServer.js"
 import { startAppServer } from "./servers/appServer.js"
 import { tools as fixtureTools } from "./servers/consoleServer.js"
-import { clientId, startDemoServers } from "./servers/demo.js"
+import { clientId, confidentialClientId, popupClientIds, startDemoServers } from "./servers/demo.js"
 import { type Everything, type Recorded as EverythingRecorded, startEverything } from "../browser/servers/everything.js"
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
@@ -82,6 +87,20 @@ const main = async () => {
     const loggedErrors: Array<string> = []
     page.on("console", (message) => {
       if (message.type() === "error") loggedErrors.push(message.text())
+    })
+    // the sign-in window scenarios hold the user on a sign-in page of the authorization server's origin (with
+    // Cross-Origin-Opener-Policy when `signInPage` says so) until the test clicks "Sign in" there
+    let signInPage: "hold" | "hold-coop" | undefined
+    await context.route((url) => url.origin === auth.issuer && url.pathname === "/auth", async (route) => {
+      const url = new URL(route.request().url())
+      if (signInPage === undefined || url.searchParams.has("signed-in")) return route.continue()
+      url.searchParams.set("signed-in", "1")
+      return route.fulfill({
+        status: 200,
+        contentType: "text/html",
+        headers: signInPage === "hold-coop" ? { "cross-origin-opener-policy": "same-origin" } : {},
+        body: `<!doctype html><title>Sign in</title><a id="sign-in" href="${url.href.replaceAll("&", "&amp;")}">Sign in</a>`
+      })
     })
     await page.goto(app.origin)
     await page.getByRole("button", { name: "Add Server" }).waitFor()
@@ -645,6 +664,130 @@ const main = async () => {
       expect(auth.grants.length === registrationsBefore, "a token was issued without a client id")
       await page.getByRole("button", { name: "Cancel" }).click()
       expect(await page.getByTestId("server-no-client").count() === 0, "the failed test saved the server")
+    })
+
+    /** Fills the Add server form for the OAuth server and clicks Authorize; yields the sign-in window. */
+    const authorizeIn = async (name: string, client: string) => {
+      await page.getByRole("button", { name: "Add Server" }).click()
+      await page.locator("input[name=server-name]").fill(name)
+      await page.locator("input[name=server-url]").fill(secureUrl)
+      await page.locator("select[name=auth]").selectOption("oauth2")
+      await page.locator("input[name=client-id]").fill(client)
+      return signInWindow(() => page.getByRole("button", { name: "Authorize" }).click())
+    }
+    const signInWindow = async (click: () => Promise<void>) => {
+      const opened = context!.waitForEvent("page")
+      await click()
+      const popup = await opened
+      await popup.waitForLoadState()
+      return popup
+    }
+    const tokenRequests = () => auth.grants.length + auth.grantErrors.length
+    const bearersFor = (from: number) =>
+      reqs.slice(from).filter((r) => r.path === "/secure/mcp" && String(r.headers.authorization).startsWith("Bearer "))
+    const testResult = page.getByTestId("test-result")
+
+    await scenario("OAuth sign-in window closed by the user: the console says so within seconds, no token is requested", async () => {
+      signInPage = "hold"
+      try {
+        const from = reqs.length
+        const tokens = tokenRequests()
+        const popup = await authorizeIn("closed-popup", popupClientIds[0])
+        await page.getByTestId("sign-in").filter({ hasText: /Signing in at 127\.0\.0\.1/ }).waitFor({ timeout: 10_000 })
+        await popup.close()
+        const closedAt = Date.now()
+        const notice = page.getByTestId("sign-in").filter({ hasText: /The sign-in window was closed/ })
+        await notice.waitFor({ timeout: 5_000 })
+        const noticedIn = Date.now() - closedAt
+        await page.screenshot({ path: join(results, "sign-in-window-closed.png") })
+        expect(await notice.getByRole("button", { name: "Reopen sign-in window" }).count() === 1, "no Reopen sign-in window")
+        const badge = await page.getByTestId("status-closed-popup").textContent()
+        expect(badge === "Signing in", `the status says ${badge} while the connection waits for the sign-in`)
+        // Cancel sign-in really ends it: the connection says so
+        await notice.getByRole("button", { name: "Cancel sign-in" }).click()
+        await testResult.filter({ hasText: /The sign-in was cancelled/ }).waitFor({ timeout: 5_000 })
+        expect(await page.getByTestId("sign-in").count() === 0, "the sign-in is still listed after Cancel sign-in")
+        expect(tokenRequests() === tokens, `${tokenRequests() - tokens} token requests`)
+        expect(bearersFor(from).length === 0, "a request carried a token")
+        await page.getByRole("button", { name: "Cancel" }).click()
+        console.log(`        (the console said the window was closed ${noticedIn} ms after it closed)`)
+      } finally {
+        signInPage = undefined
+      }
+    })
+
+    await scenario("OAuth sign-in cancelled while its window is open, then signed in", async () => {
+      const from = reqs.length
+      const codes = auth.grants.filter((g) => g === "authorization_code").length
+      signInPage = "hold"
+      let popup: Page
+      try {
+        popup = await authorizeIn("cancelled", popupClientIds[0])
+        await page.getByTestId("sign-in").filter({ hasText: /Signing in at/ }).getByRole("button", { name: "Cancel sign-in" }).click()
+        await testResult.filter({ hasText: /The sign-in was cancelled/ }).waitFor({ timeout: 5_000 })
+        expect(await until(() => popup.isClosed()), "the sign-in window stayed open after Cancel sign-in")
+        expect(auth.grants.filter((g) => g === "authorization_code").length === codes, "the cancelled sign-in exchanged a code")
+      } finally {
+        signInPage = undefined
+      }
+      // the next sign-in goes through
+      popup = await signInWindow(() => page.getByRole("button", { name: "Authorize" }).click())
+      await waitText("test-result", /Connected/)
+      expect(auth.grants.filter((g) => g === "authorization_code").length === codes + 1, "no code was exchanged")
+      expect(bearersFor(from).length > 0, "no request carried the token")
+      await page.getByRole("button", { name: "Cancel" }).click()
+    })
+
+    await scenario("OAuth sign-in page with Cross-Origin-Opener-Policy: the window reads closed, the sign-in still completes", async () => {
+      const codes = auth.grants.filter((g) => g === "authorization_code").length
+      signInPage = "hold-coop"
+      try {
+        const popup = await authorizeIn("coop", popupClientIds[1])
+        // COOP cut the opener's link: to the page the window reads as closed, though the user is on the sign-in page
+        const notice = page.getByTestId("sign-in").filter({ hasText: /The sign-in window was closed/ })
+        await notice.waitFor({ timeout: 5_000 })
+        expect(!popup.isClosed(), "the sign-in window is really gone")
+        await popup.locator("#sign-in").click()
+        await waitText("test-result", /Connected/)
+        expect(auth.grants.filter((g) => g === "authorization_code").length === codes + 1, "no code was exchanged")
+        expect(await page.getByTestId("sign-in").count() === 0, "the sign-in is still listed")
+      } finally {
+        signInPage = undefined
+      }
+      await page.getByRole("button", { name: "Cancel" }).click()
+    })
+
+    await scenario("OAuth sign-in window closed, then Reopen sign-in window signs in", async () => {
+      const codes = auth.grants.filter((g) => g === "authorization_code").length
+      signInPage = "hold"
+      try {
+        const first = await authorizeIn("reopen", popupClientIds[2])
+        await page.getByTestId("sign-in").filter({ hasText: /Signing in at/ }).waitFor({ timeout: 10_000 })
+        await first.close()
+        const notice = page.getByTestId("sign-in").filter({ hasText: /The sign-in window was closed/ })
+        await notice.waitFor({ timeout: 5_000 })
+        const second = await signInWindow(() => notice.getByRole("button", { name: "Reopen sign-in window" }).click())
+        await page.getByTestId("sign-in").filter({ hasText: /Signing in at/ }).waitFor({ timeout: 5_000 })
+        await second.locator("#sign-in").click()
+        await waitText("test-result", /Connected/)
+        expect(auth.grants.filter((g) => g === "authorization_code").length === codes + 1, "no code was exchanged")
+      } finally {
+        signInPage = undefined
+      }
+      await page.getByRole("button", { name: "Cancel" }).click()
+    })
+
+    await scenario("OAuth client id the authorization server refuses (invalid_client): the console says so", async () => {
+      const from = reqs.length
+      const refused = auth.grantErrors.filter((e) => e === "invalid_client").length
+      await authorizeIn("refused-client", confidentialClientId)
+      await testResult.filter({ hasText: /refused this client id \(invalid_client\)/ }).waitFor({ timeout: 15_000 })
+      expect(auth.grantErrors.filter((e) => e === "invalid_client").length === refused + 1,
+        `token requests refused with invalid_client: ${auth.grantErrors.join(", ")}`)
+      expect(bearersFor(from).length === 0, "a request carried a token")
+      expect(!/Reconnecting/.test(await testResult.textContent() ?? ""), "a refused client is retried")
+      await page.getByRole("button", { name: "Cancel" }).click()
+      expect(await page.getByTestId("server-refused-client").count() === 0, "the failed test saved the server")
     })
 
     await scenario("Removing a server removes it, its session and its tokens", async () => {

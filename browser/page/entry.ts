@@ -20,13 +20,17 @@ import * as Redacted from "effect/Redacted"
 
 export type Outcome<A> =
   | { readonly ok: true; readonly value: A }
-  | { readonly ok: false; readonly error: { readonly tag: string; readonly reason?: string; readonly message: string } }
+  | {
+    readonly ok: false
+    readonly error: { readonly tag: string; readonly reason?: string; readonly interaction?: string; readonly message: string }
+  }
 
 const describe = (e: unknown) => {
-  const error = e as { _tag?: string; reason?: string; message?: string }
+  const error = e as { _tag?: string; reason?: string; interaction?: string; message?: string }
   return {
     tag: String(error?._tag ?? "unknown"),
     ...(typeof error?.reason === "string" ? { reason: error.reason } : {}),
+    ...(typeof error?.interaction === "string" ? { interaction: error.interaction } : {}),
     message: String(error?.message ?? e)
   }
 }
@@ -203,11 +207,11 @@ const storeWithoutIndexedDb = (name: string, resource: string, issuer: string) =
 
 // --- OAuth -----------------------------------------------------------------
 
-const authorize = (store: string, serverUrl: string, mode: "popup" | "redirect") =>
+const authorize = (store: string, serverUrl: string, mode: "popup" | "redirect", closedPopup?: "ask" | "fail") =>
   run(Effect.scoped(Effect.gen(function*() {
     const context = yield* Layer.build(
       OAuthClient.layerAuthorizationCode({ ...oauthOptions, serverUrl }).pipe(
-        Layer.provide(BrowserAuthorizer.layer({ redirectUri: `${location.origin}/${mode}`, mode })),
+        Layer.provide(BrowserAuthorizer.layer({ redirectUri: `${location.origin}/${mode}`, mode, closedPopup })),
         Layer.provide(BrowserTokenStore.layer({ name: store })),
         Layer.provide(FetchHttpClient.layer)
       )

@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as React from "react"
 import { forgetTokens, hubLayer, modes, savedServers, saveServer, storedMode, storeMode, testLayer } from "./hub.js"
 import { SchemaForm } from "./schemaForm.js"
+import { SignInNotice, useSigningIn } from "./signIn.js"
 
 const useRegistryAction = () => {
   const runtime = RuntimeProvider.useRuntime()
@@ -47,12 +48,16 @@ const errorText = (error: unknown, hints?: { readonly oauthWithoutClientId?: boo
       "Register the console with the authorization server and enter its client id."
   }
   if (/invalid_client/.test(raw)) {
-    return "The authorization server does not know this client id (invalid_client). Check the client id in the server's settings."
+    return "The authorization server refused this client id (invalid_client): it does not know it, or expects a secret a " +
+      "browser page cannot keep. Check the client id in the server's settings (a public client, no secret)."
   }
-  if (/OAuth Interaction/.test(raw) && /clos|blocked/i.test(raw)) {
-    return /blocked/i.test(raw) ?
-      "The sign-in window was blocked by the browser. Allow popups for this page, then Reconnect." :
-      "The sign-in window was closed before the authorization finished. Reconnect to sign in again."
+  if (/OAuth Interaction/.test(raw)) {
+    if (/blocked/i.test(raw)) return "The sign-in window was blocked by the browser. Allow popups for this page, then Reconnect."
+    if (/closed/i.test(raw)) return "The sign-in window was closed before the sign-in finished. Reconnect to sign in again."
+    if (/cancelled/i.test(raw)) return "The sign-in was cancelled. Reconnect to sign in again."
+    if (/no callback within/i.test(raw)) {
+      return "The sign-in did not finish in time (the sign-in window sent no answer). Reconnect to sign in again."
+    }
   }
   if (/access_denied/.test(raw)) return "The authorization was refused at the authorization server (access_denied)."
   return raw
@@ -63,9 +68,15 @@ const statusLabel = (status: ToolCall.Status | History.Status): string =>
 
 // --- servers ---------------------------------------------------------------
 
-const StatusBadge = ({ status }: { readonly status: ServerRegistry.ServerStatus }) => (
-  <span className={`status status-${status._tag}`} data-testid={`status-${status.name}`}>{status._tag}</span>
-)
+/** The status; while the connection waits for a sign-in, "Signing in" (the sign-in notice says where). */
+const StatusBadge = ({ status, signingIn = false }: { readonly status: ServerRegistry.ServerStatus; readonly signingIn?: boolean }) => {
+  const waiting = signingIn && (status._tag === "Connecting" || status._tag === "Reconnecting")
+  return (
+    <span className={`status status-${waiting ? "Connecting" : status._tag}`} data-testid={`status-${status.name}`}>
+      {waiting ? "Signing in" : status._tag}
+    </span>
+  )
+}
 
 /** Removes a server with what this browser keeps for it: its tokens and the console's note of its URL. */
 const removeServer = (registry: ServerRegistry.Service, name: string) =>
@@ -82,11 +93,12 @@ const removeServer = (registry: ServerRegistry.Service, name: string) =>
 
 const ServerRow = ({ status }: { readonly status: ServerRegistry.ServerStatus }) => {
   const { error, run } = useRegistryAction()
+  const signingIn = useSigningIn(savedServers()[status.name]?.url ?? "")
   return (
     <tr data-testid={`server-${status.name}`}>
       <td>{status.name}{status.trusted && <span className="badge trusted">trusted</span>}</td>
       <td>{status.transport === "sse" ? "SSE (legacy)" : status.transport === "http" ? "Streamable HTTP" : status.transport}</td>
-      <td><StatusBadge status={status} /></td>
+      <td><StatusBadge status={status} signingIn={signingIn} /></td>
       <td><code data-testid={`session-${status.name}`}>{status.sessionId ?? "-"}</code></td>
       <td>{status.toolCount}</td>
       <td className="error">{errorText(status.lastError, { oauthWithoutClientId: savedServers()[status.name]?.oauthWithoutClientId })}{error}</td>
@@ -102,14 +114,17 @@ const ServerRow = ({ status }: { readonly status: ServerRegistry.ServerStatus })
 const TestResult = ({ name, oauthWithoutClientId }: { readonly name: string; readonly oauthWithoutClientId: boolean }) => {
   const status = Registry.useServer(name)
   const tools = Registry.useHubTools()
+  // the test's runtime has this one server: any sign-in in it is this server's
+  const signingIn = useSigningIn()
   if (status === undefined) return <p className="muted" data-testid="test-result">Starting the test…</p>
   return (
     <div className="test-result" data-testid="test-result">
       <p>
-        <StatusBadge status={status} /> {status.serverInfo !== undefined && `${status.serverInfo.name} ${status.serverInfo.version}`}
+        <StatusBadge status={status} signingIn={signingIn} /> {status.serverInfo !== undefined && `${status.serverInfo.name} ${status.serverInfo.version}`}
         {status.protocolVersion !== undefined && <span className="muted"> · protocol {status.protocolVersion}</span>}
       </p>
       <p>Mcp-Session-Id: <code data-testid="test-session">{status.sessionId ?? "-"}</code></p>
+      <SignInNotice />
       {status.lastError !== undefined && <p className="error">{errorText(status.lastError, { oauthWithoutClientId })}</p>}
       <ul className="tool-chips">{tools.map((t) => <li key={t.name}><ToolIcon tool={t.tool} /> {t.tool.title ?? t.tool.name}</li>)}</ul>
       <p className="hint">A test saves nothing: Save adds the server, Cancel leaves the list as it was.</p>
@@ -233,6 +248,7 @@ const Servers = () => {
         {!adding && <button onClick={() => setAdding(true)}>Add Server</button>}
       </header>
       {adding && <AddServer onDone={() => setAdding(false)} />}
+      <SignInNotice />
       <table className="servers">
         <thead><tr><th>Name</th><th>Transport</th><th>Status</th><th>Mcp-Session-Id</th><th>Tools</th><th>Error</th><th /></tr></thead>
         <tbody>{servers.map((s) => <ServerRow key={s.name} status={s} />)}</tbody>

@@ -23,9 +23,10 @@ export const callbackPath = "/oauth/callback"
 
 const clientInfo = { name: "mcp-effect-web-console", version: "0.2.0" }
 
-// one store and one popup for the hub, the connection test and "remove a server's tokens"
+// one store for the hub, the connection test and "remove a server's tokens"
 // (a Layer object used twice in one build is built once)
 const tokens = BrowserTokenStore.layer({ name: "mcp-console-tokens" })
+// the popup sign-in of each runtime; its SignIns are in the runtime too (the sign-in notice's Cancel and Reopen)
 const authorizer = () => BrowserAuthorizer.layer({ redirectUri: `${window.location.origin}${callbackPath}` })
 
 /**
@@ -66,18 +67,20 @@ const sessions = Layer.unwrapEffect(
   Effect.map(Effect.promise(sessionKey), (key) => SessionStore.layer({ key }))
 ).pipe(Layer.provide(IndexedDbKeyValueStore.layer({ database: "mcp-console-sessions" })))
 
-export const hubLayer = (mode: ApprovalPolicy.Mode) =>
-  BrowserHub.layer({
+export const hubLayer = (mode: ApprovalPolicy.Mode) => {
+  const signIn = authorizer()
+  return BrowserHub.layer({
     clientInfo,
     // every tool as <server>__<tool>: the same names whichever server connects first
     toolNames: "always",
     approval: { mode },
     history: { retention: 200 },
     tokens,
-    authorizer: authorizer()
+    authorizer: signIn
   }).pipe(
-    Layer.provideMerge(Layer.mergeAll(Approvals.layer(), Elicitations.layer(), tokens, sessions))
+    Layer.provideMerge(Layer.mergeAll(Approvals.layer(), Elicitations.layer(), tokens, sessions, signIn))
   )
+}
 
 /**
  * A connection test: the server in a registry of its own, in memory. Nothing
@@ -85,7 +88,8 @@ export const hubLayer = (mode: ApprovalPolicy.Mode) =>
  */
 export const testLayer = (config: ServerConfig.ServerConfig) =>
   ServerRegistry.layer({ servers: [config], clientInfo }).pipe(
-    Layer.provide(BrowserTransportFactory.layer.pipe(Layer.provide(Layer.merge(tokens, authorizer()))))
+    Layer.provide(BrowserTransportFactory.layer),
+    Layer.provideMerge(Layer.merge(tokens, authorizer()))
   )
 
 /**

@@ -113,7 +113,11 @@ export const make = (options: Options = {}): Authorizer.Service => {
         Effect.timeoutFail({
           duration: timeout,
           onTimeout: () =>
-            new OAuthError({ reason: "Interaction", message: `no authorization callback within ${Duration.format(timeout)}` })
+            new OAuthError({
+              reason: "Interaction",
+              interaction: "TimedOut",
+              message: `no authorization callback within ${Duration.format(timeout)}`
+            })
         })
       )
     return { redirectUri, authorize }

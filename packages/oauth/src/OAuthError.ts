@@ -26,7 +26,7 @@ import * as Schema from "effect/Schema"
  * - `Authorization`: the authorization response was an error, or failed its checks (`state`, `iss`)
  * - `InvalidGrant`: the grant (a refresh token, a code) was refused: the user must authorize again
  * - `Token`: any other failure of the token endpoint
- * - `Interaction`: the interactive step failed or timed out
+ * - `Interaction`: the interactive step did not finish: `interaction` says how
  * - `Configuration`: the options cannot work (a missing key, an unknown algorithm)
  * - `Http`: a request could not be made (connection refused, DNS, an unreadable answer), or the server answered `5xx` / `429`
  * - `Store`: the `TokenStore` failed
@@ -59,6 +59,25 @@ export const Reason = Schema.Literal(
 export type Reason = typeof Reason.Type
 
 /**
+ * How an interactive step (`reason: "Interaction"`) ended without a callback:
+ *
+ * - `PopupBlocked`: the browser refused to open the sign-in window (not started from a user gesture)
+ * - `PopupClosed`: the sign-in window was closed before the callback came
+ * - `Cancelled`: the app cancelled the sign-in (`BrowserAuthorizer.SignIns`), e.g. the user's "Cancel sign-in"
+ * - `TimedOut`: no callback came within the authorizer's `timeout`
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const Interaction = Schema.Literal("PopupBlocked", "PopupClosed", "Cancelled", "TimedOut")
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type Interaction = typeof Interaction.Type
+
+/**
  * @since 0.1.0
  * @category errors
  */
@@ -68,7 +87,9 @@ export class OAuthError extends Schema.TaggedError<OAuthError>("@mcp-effect/oaut
   /** The OAuth error code from the server (`invalid_grant`, `access_denied`, ...), when there is one. */
   error: Schema.optional(Schema.String),
   /** The HTTP status of the failed response, when there is one. */
-  status: Schema.optional(Schema.Number)
+  status: Schema.optional(Schema.Number),
+  /** With `reason: "Interaction"`: how the interactive step ended, when the authorizer knows (since 0.2.0). */
+  interaction: Schema.optional(Interaction)
 }) {}
 
 /**

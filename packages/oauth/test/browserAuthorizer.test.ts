@@ -2,7 +2,10 @@
 // The browser authorizer and its callback page, in happy-dom.
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
 import { BrowserAuthorizer, OAuthClient, TokenStore } from "../src/index.js"
 import { fakeHttp } from "./fixtures/fakeHttp.js"
 
@@ -73,9 +76,150 @@ describe("BrowserAuthorizer popup", () => {
       const error = yield* Effect.flip(
         session.authorize({ url: new URL("https://as.example/authorize"), state: "s", redirectUri: "https://app.example/cb" })
       )
-      expect(error.reason).toBe("Interaction")
+      expect(error).toMatchObject({ reason: "Interaction", interaction: "PopupBlocked" })
       expect(error.message).toContain("popup was blocked")
     }))
+})
+
+describe("BrowserAuthorizer popup sign-ins", () => {
+  const redirectUri = "https://app.example/oauth/callback"
+  const request = {
+    url: new URL("https://as.example/authorize?resource=https%3A%2F%2Fmcp.example%2Fmcp&state=s1"),
+    state: "s1",
+    redirectUri
+  }
+  /** `window.open` returning windows whose `closed` the test sets (the user closing it, or COOP cutting it off). */
+  const fakeWindows = () => {
+    const opened: Array<{ readonly url: string; readonly popup: { closed: boolean; close: () => void } }> = []
+    window.open = ((url: string) => {
+      const popup = { closed: false, close: () => void (popup.closed = true) }
+      opened.push({ url, popup })
+      return popup as unknown as Window
+    }) as typeof window.open
+    return opened
+  }
+  const postCallback = (channel: string, query: string) => {
+    const popupChannel = new BroadcastChannel(channel)
+    popupChannel.postMessage({ type: "mcp-effect/oauth-callback", query })
+    popupChannel.close()
+  }
+  const start = (options: Partial<BrowserAuthorizer.Options> & { readonly channel: string }) =>
+    Effect.gen(function*() {
+      const authorizer = BrowserAuthorizer.make({ redirectUri, ...options })
+      const session = yield* authorizer.session
+      const fiber = yield* Effect.fork(session.authorize(request))
+      yield* TestClock.adjust("1 second")
+      return { fiber, signIns: authorizer.signIns, listed: authorizer.signIns.signIns.get }
+    })
+
+  it.scoped("lists the sign-in in progress; the app cancels it: the wait ends with Cancelled and its window closes", () =>
+    Effect.gen(function*() {
+      const opened = fakeWindows()
+      const { fiber, listed, signIns } = yield* start({ channel: "cancel" })
+      const [signIn] = yield* listed
+      expect(signIn).toMatchObject({ origin: "https://as.example", resource: "https://mcp.example/mcp", status: "Open" })
+      yield* signIns.cancel(signIn!.id)
+      const error = yield* Effect.flip(Fiber.join(fiber))
+      expect(error).toMatchObject({ reason: "Interaction", interaction: "Cancelled" })
+      expect(opened[0]!.popup.closed).toBe(true)
+      expect(yield* listed).toEqual([])
+      // a callback after the cancel finds nobody waiting
+      postCallback("cancel", "?code=late&state=s1")
+    }))
+
+  it.scoped("a window that reads closed makes the sign-in MaybeClosed, never fails it: a window cut off by COOP still completes", () =>
+    Effect.gen(function*() {
+      const opened = fakeWindows()
+      const { fiber, listed } = yield* start({ channel: "coop" })
+      // what Cross-Origin-Opener-Policy on the sign-in page does to the opener's reference
+      opened[0]!.popup.closed = true
+      yield* TestClock.adjust("2 seconds")
+      expect((yield* listed).map((s) => s.status)).toEqual(["MaybeClosed"])
+      yield* TestClock.adjust("20 seconds")
+      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      // the user finishes in the cut-off window: its callback page posts over the BroadcastChannel
+      postCallback("coop", "?code=abc&state=s1")
+      const params = yield* Fiber.join(fiber)
+      expect(params.get("code")).toBe("abc")
+      expect(yield* listed).toEqual([])
+    }))
+
+  it.scoped("reopen opens the same authorization URL in a new window and the sign-in is Open again", () =>
+    Effect.gen(function*() {
+      const opened = fakeWindows()
+      const { fiber, listed, signIns } = yield* start({ channel: "reopen" })
+      opened[0]!.popup.closed = true
+      yield* TestClock.adjust("2 seconds")
+      const [signIn] = yield* listed
+      yield* signIns.reopen(signIn!.id)
+      yield* TestClock.adjust("1 second")
+      expect(opened.map((o) => o.url)).toEqual([request.url.href, request.url.href])
+      expect((yield* listed).map((s) => s.status)).toEqual(["Open"])
+      postCallback("reopen", "?code=again&state=s1")
+      expect((yield* Fiber.join(fiber)).get("code")).toBe("again")
+    }))
+
+  it.scoped("a blocked reopen is a PopupBlocked error and the sign-in goes on", () =>
+    Effect.gen(function*() {
+      const opened = fakeWindows()
+      const { fiber, listed, signIns } = yield* start({ channel: "reopen-blocked" })
+      opened[0]!.popup.closed = true
+      window.open = (() => null) as typeof window.open
+      const [signIn] = yield* listed
+      const error = yield* Effect.flip(signIns.reopen(signIn!.id))
+      expect(error).toMatchObject({ reason: "Interaction", interaction: "PopupBlocked" })
+      yield* signIns.cancel(signIn!.id)
+      expect((yield* Effect.flip(Fiber.join(fiber))).interaction).toBe("Cancelled")
+    }))
+
+  it.scoped("with closedPopup \"fail\", a closed window ends the wait with PopupClosed within seconds", () =>
+    Effect.gen(function*() {
+      const opened = fakeWindows()
+      const { fiber, listed } = yield* start({ channel: "fail", closedPopup: "fail" })
+      opened[0]!.popup.closed = true
+      yield* TestClock.adjust("2 seconds")
+      const error = yield* Effect.flip(Fiber.join(fiber))
+      expect(error).toMatchObject({ reason: "Interaction", interaction: "PopupClosed" })
+      expect(error.message).toMatch(/sign-in window was closed/)
+      expect(yield* listed).toEqual([])
+    }))
+
+  it.scoped("with closedPopup \"fail\", a callback page that closes its own window right after posting still completes", () =>
+    Effect.gen(function*() {
+      const opened = fakeWindows()
+      const { fiber } = yield* start({ channel: "fail-ok", closedPopup: "fail" })
+      postCallback("fail-ok", "?code=ok&state=s1")
+      opened[0]!.popup.closed = true
+      yield* TestClock.adjust("600 millis")
+      expect((yield* Fiber.join(fiber)).get("code")).toBe("ok")
+    }))
+
+  it.scoped("without a callback the sign-in ends at its timeout with TimedOut and its window closes", () =>
+    Effect.gen(function*() {
+      const opened = fakeWindows()
+      const { fiber, listed } = yield* start({ channel: "timeout", timeout: "20 seconds" })
+      yield* TestClock.adjust("20 seconds")
+      const error = yield* Effect.flip(Fiber.join(fiber))
+      expect(error).toMatchObject({ reason: "Interaction", interaction: "TimedOut" })
+      expect(error.message).toMatch(/no callback within 20s/)
+      expect(opened[0]!.popup.closed).toBe(true)
+      expect(yield* listed).toEqual([])
+    }))
+
+  it.scoped("interrupting the wait ends the sign-in and closes its window", () =>
+    Effect.gen(function*() {
+      const opened = fakeWindows()
+      const { fiber, listed } = yield* start({ channel: "interrupt" })
+      yield* Fiber.interrupt(fiber)
+      expect(opened[0]!.popup.closed).toBe(true)
+      expect(yield* listed).toEqual([])
+    }))
+
+  it.effect("the layer provides the SignIns of its authorizer", () =>
+    Effect.gen(function*() {
+      const signIns = yield* BrowserAuthorizer.SignIns
+      expect(yield* signIns.signIns.get).toEqual([])
+    }).pipe(Effect.provide(BrowserAuthorizer.layer({ redirectUri }))))
 })
 
 describe("full-page redirect: completeAuthorization", () => {

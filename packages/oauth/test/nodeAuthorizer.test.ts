@@ -66,7 +66,7 @@ describe("NodeAuthorizer callback server", () => {
       const waiting = yield* Effect.fork(Effect.flip(session.authorize(request(session.redirectUri))))
       yield* TestClock.adjust("2 minutes")
       const error = yield* Fiber.join(waiting)
-      expect(error.reason).toBe("Interaction")
+      expect(error).toMatchObject({ reason: "Interaction", interaction: "TimedOut" })
     }))
 
   it.scopedLive("the server stops listening when the session ends", () =>

@@ -1,5 +1,6 @@
 import { ApprovalPolicy, McpClient, McpTransport, TestServer, ToolCallLog } from "@mcp-effect/core"
 import { ServerRegistry, TransportFactory } from "@mcp-effect/hub"
+import { Authorizer, BrowserAuthorizer } from "@mcp-effect/oauth"
 import { act, cleanup, render, screen, waitFor } from "@testing-library/react"
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as Context from "effect/Context"
@@ -253,5 +254,48 @@ describe("OAuth", () => {
     expect(new URLSearchParams(data.query).get("code")).toBe("the-code")
     expect(new URLSearchParams(data.query).get("state")).toBe("the-state")
     expect(window.location.search).toBe("")
+  })
+})
+
+const SignInNotice = () => {
+  const { cancel, signIns } = OAuth.useSignIns()
+  return (
+    <ul>
+      {signIns.map((signIn) => (
+        <li key={signIn.id} data-testid="sign-in">
+          {signIn.origin} {signIn.status} <button onClick={() => cancel(signIn.id)}>Cancel sign-in</button>
+        </li>
+      ))}
+    </ul>
+  )
+}
+
+describe("OAuth sign-ins", () => {
+  it("lists a popup sign-in in progress, and Cancel sign-in ends its wait with Cancelled", async () => {
+    const popup = { closed: false, close: () => void (popup.closed = true) }
+    window.open = (() => popup as unknown as Window) as typeof window.open
+    const layer = BrowserAuthorizer.layer({ redirectUri: "https://app.example/oauth/callback", channel: "react-sign-in" })
+    runtime = undefined
+    render(
+      <RuntimeProvider.Provider layer={layer}>
+        <Probe />
+        <SignInNotice />
+      </RuntimeProvider.Provider>
+    )
+    await waitFor(() => expect(runtime).toBeDefined())
+    const signIn = runtime!.runPromise(Effect.flip(Effect.flatMap(Authorizer.Authorizer, (authorizer) =>
+      Effect.scoped(Effect.flatMap(authorizer.session, (session) =>
+        session.authorize({
+          url: new URL("https://as.example/authorize?state=s1"),
+          state: "s1",
+          redirectUri: session.redirectUri
+        })))
+    )))
+    await waitFor(() => expect(screen.getByTestId("sign-in").textContent).toMatch(/^https:\/\/as\.example Open/))
+    act(() => screen.getByText("Cancel sign-in").click())
+    const error = await signIn
+    expect(error).toMatchObject({ _tag: "OAuthError", reason: "Interaction", interaction: "Cancelled" })
+    expect(popup.closed).toBe(true)
+    await waitFor(() => expect(screen.queryAllByTestId("sign-in")).toEqual([]))
   })
 })

@@ -15,7 +15,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import * as internal from "./internal/jsonSchemaValidator.js"
+import * as internal from "./internal/policy/jsonSchemaValidator.js"
 
 /**
  * A JSON Schema (an object, or `true` / `false`), kept as the server sent it.

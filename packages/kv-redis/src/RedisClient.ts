@@ -11,7 +11,6 @@ import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
-import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type { Redis } from "ioredis"
 import * as internal from "./internal/client.js"
@@ -22,11 +21,13 @@ import * as internal from "./internal/client.js"
  * @since 0.1.0
  * @category errors
  */
-export class RedisError extends Schema.TaggedError<RedisError>("@mcp-effect/kv-redis/RedisError")("RedisError", {
-  operation: Schema.String,
-  message: Schema.String,
-  cause: Schema.optional(Schema.Defect)
-}) {}
+export const RedisError: typeof internal.RedisError = internal.RedisError
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export type RedisError = internal.RedisError
 
 /**
  * @since 0.1.0

@@ -29,7 +29,7 @@ import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import * as Errors from "./internal/errors.js"
+import type { ConfigFileError, ServerConfigError } from "./internal/errors.js"
 import * as internal from "./internal/config.js"
 
 /**
@@ -136,13 +136,7 @@ export interface Resolved {
  * @since 0.2.0
  * @category errors
  */
-export const ServerConfigError: typeof Errors.ServerConfigError = Errors.ServerConfigError
-
-/**
- * @since 0.2.0
- * @category errors
- */
-export type ServerConfigError = Errors.ServerConfigError
+export { ServerConfigError } from "./internal/errors.js"
 
 /**
  * A config file that cannot be read at all (missing, not JSON, or with
@@ -151,13 +145,7 @@ export type ServerConfigError = Errors.ServerConfigError
  * @since 0.2.0
  * @category errors
  */
-export const ConfigFileError: typeof Errors.ConfigFileError = Errors.ConfigFileError
-
-/**
- * @since 0.2.0
- * @category errors
- */
-export type ConfigFileError = Errors.ConfigFileError
+export { ConfigFileError } from "./internal/errors.js"
 
 /**
  * What a file held: the usable servers, in file order, and one error per

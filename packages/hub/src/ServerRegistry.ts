@@ -40,7 +40,7 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type * as Subscribable from "effect/Subscribable"
-import * as Errors from "./internal/errors.js"
+import type { RegistryError, UnknownTool } from "./internal/errors.js"
 import * as internal from "./internal/registry.js"
 import type * as ServerConfig from "./ServerConfig.js"
 import type * as ToolPins from "./ToolPins.js"
@@ -128,13 +128,7 @@ export interface ServerStatus {
  * @since 0.2.0
  * @category errors
  */
-export const RegistryError: typeof Errors.RegistryError = Errors.RegistryError
-
-/**
- * @since 0.2.0
- * @category errors
- */
-export type RegistryError = Errors.RegistryError
+export { RegistryError } from "./internal/errors.js"
 
 /**
  * A call by a name the registry does not have: nothing was sent to any
@@ -145,13 +139,7 @@ export type RegistryError = Errors.RegistryError
  * @since 0.3.0
  * @category errors
  */
-export const UnknownTool: typeof Errors.UnknownTool = Errors.UnknownTool
-
-/**
- * @since 0.3.0
- * @category errors
- */
-export type UnknownTool = Errors.UnknownTool
+export { UnknownTool } from "./internal/errors.js"
 
 /**
  * @since 0.2.0

@@ -13,6 +13,7 @@ import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import type { Redis } from "ioredis"
+import type { RedisError } from "./internal/client.js"
 import * as internal from "./internal/client.js"
 
 /**
@@ -21,13 +22,7 @@ import * as internal from "./internal/client.js"
  * @since 0.1.0
  * @category errors
  */
-export const RedisError: typeof internal.RedisError = internal.RedisError
-
-/**
- * @since 0.1.0
- * @category errors
- */
-export type RedisError = internal.RedisError
+export { RedisError } from "./internal/client.js"
 
 /**
  * @since 0.1.0

@@ -17,7 +17,7 @@ import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import * as Failure from "./internal/store/failure.js"
+import type { TokenStoreError } from "./internal/store/failure.js"
 import * as RecordStore from "./internal/store/recordStore.js"
 import * as Sealer from "./internal/store/sealer.js"
 
@@ -125,13 +125,7 @@ export interface PendingAuthorization {
  * @since 0.1.0
  * @category errors
  */
-export const TokenStoreError: typeof Failure.TokenStoreError = Failure.TokenStoreError
-
-/**
- * @since 0.1.0
- * @category errors
- */
-export type TokenStoreError = Failure.TokenStoreError
+export { TokenStoreError } from "./internal/store/failure.js"
 
 /**
  * @since 0.1.0

@@ -2,7 +2,7 @@
 // `ServerRegistry`), so that their internals build them without importing those modules back.
 import * as Schema from "effect/Schema"
 
-/** @internal */
+/** Re-exported by its public module, which documents it. */
 export class ServerConfigError extends Schema.TaggedError<ServerConfigError>("@mcp-effect/hub/ServerConfigError")(
   "ServerConfigError",
   {
@@ -16,7 +16,7 @@ export class ServerConfigError extends Schema.TaggedError<ServerConfigError>("@m
   }
 }
 
-/** @internal */
+/** Re-exported by its public module, which documents it. */
 export class ConfigFileError extends Schema.TaggedError<ConfigFileError>("@mcp-effect/hub/ConfigFileError")(
   "ConfigFileError",
   {
@@ -29,7 +29,7 @@ export class ConfigFileError extends Schema.TaggedError<ConfigFileError>("@mcp-e
   }
 }
 
-/** @internal */
+/** Re-exported by its public module, which documents it. */
 export class RegistryError extends Schema.TaggedError<RegistryError>("@mcp-effect/hub/RegistryError")(
   "RegistryError",
   {
@@ -48,7 +48,7 @@ export class RegistryError extends Schema.TaggedError<RegistryError>("@mcp-effec
   }
 ) {}
 
-/** @internal */
+/** Re-exported by its public module, which documents it. */
 export class UnknownTool extends Schema.TaggedError<UnknownTool>("@mcp-effect/hub/UnknownTool")("UnknownTool", {
   name: Schema.String
 }) {

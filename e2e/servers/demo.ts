@@ -11,6 +11,7 @@ import { makeConsoleServer } from "./consoleServer.js"
 export const clientId = "web-console"
 
 export const startDemoServers = async (appOrigin: string) => {
+  // eslint-disable-next-line prefer-const -- read by a callback made before it is assigned
   let mcp: McpFixture | undefined
   const auth = await startAuthServer({
     resource: () => `${mcp!.origin}/secure/mcp`,

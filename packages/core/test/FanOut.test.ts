@@ -58,7 +58,7 @@ describe("LazySubscriptionRef", () => {
       const take = (pull: typeof first, n: number) =>
         Effect.gen(function*() {
           const seen: Array<number> = []
-          while (seen.length < n) seen.push(...(yield* Effect.orDie(pull)))
+          while (seen.length < n) for (const item of yield* Effect.orDie(pull)) seen.push(item)
           return seen
         })
       expect(yield* take(first, 1)).toEqual([2])

@@ -11,7 +11,7 @@
  * ```
  *
  * Under `valgrind --tool=callgrind` (run the compiled `.cache/bench/backendLoop.mjs` with `node`),
- * two values of `--trips` give the instructions per round trip (bench/README.md, "Instructions per call").
+ * two values of `--trips` give the instructions per round trip (bench/README.md, "Counts").
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"

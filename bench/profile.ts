@@ -25,7 +25,7 @@
  *   `--backend command` runs ours on `StdioTransport` over the platform's `CommandExecutor`
  *   (`NodeContext.layer`) instead. `--steps` prints the Effect run-loop steps per call of the timed
  *   batch (a count that does not depend on the load). For instructions per call, run it under
- *   `valgrind --tool=callgrind` with two values of N (see bench/README.md, "Instructions per call").
+ *   `valgrind --tool=callgrind` with two values of N (see bench/README.md, "Counts").
  *   For ours, `--steps` also prints the steps of the batch's own fibers alone (a counting scheduler
  *   on the batch) and the fibers it started (a supervisor), per call. Every fiber started from the
  *   batch's fibers inherits both, so a transport's fibers made from the caller's (a send) count

@@ -19,7 +19,7 @@
  *   npx tsx --conditions=@mcp-effect/source browser/coverage.ts [--sdk] [--all] [--names] [--functions N]
  *
  * Code the flow never runs, in bulk, is what an on-demand chunk could hold
- * (bench/README.md, "bundle").
+ * (bench/README.md, "Size budget test").
  */
 import * as esbuild from "esbuild"
 import { fileURLToPath } from "node:url"

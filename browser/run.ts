@@ -58,6 +58,7 @@ const main = async () => {
   const size = await measureMinimalClient()
   const bundle = await bundlePage()
   const pages = await startPageServer(bundle)
+  // eslint-disable-next-line prefer-const -- read by a callback made before it is assigned
   let mcp: McpFixture | undefined
   const auth = await startAuthServer({
     resource: () => `${mcp!.origin}/secure/mcp`,

@@ -6,8 +6,8 @@
 // file per package). Node cannot drop anything, and it pays per file: resolving every
 // `import * as X from "effect/X"` of every module (package `exports` lookups, `stat`, `realpath`)
 // costs more than evaluating the module (`import("@mcp-effect/core")` and transport-stdio after
-// the Effect modules they use: ~270 ms CPU as 84 files, ~105 ms as one file each; bench/README.md,
-// "Cold start as published"). So for Node each package is one bundle:
+// the Effect modules they use: ~270 ms CPU as 84 files, ~105 ms as one file each; the bench's
+// `stdio cold start, packages as published` row). So for Node each package is one bundle:
 //
 //   dist/node/internal/bundle.js   every public module, each export renamed `<Module>$<name>`
 //   dist/node/internal/chunk-*.js  what the sources load with a dynamic `import()`

@@ -183,7 +183,7 @@ export const startMcpFixture = async (options: McpFixtureOptions): Promise<McpFi
       const forgotten = [...transports.values()]
       transports.clear()
       if (options?.close === true) for (const transport of forgotten) void transport.close()
-      else expired.push(...forgotten)
+      else for (const transport of forgotten) expired.push(transport)
     },
     close: async () => {
       for (const transport of [...transports.values(), ...expired]) await transport.close()

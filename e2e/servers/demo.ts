@@ -16,6 +16,7 @@ export const confidentialClientId = "web-console-confidential"
 export const popupClientIds = ["web-console-cancel", "web-console-coop", "web-console-reopen"] as const
 
 export const startDemoServers = async (appOrigin: string) => {
+  // eslint-disable-next-line prefer-const -- read by a callback made before it is assigned
   let mcp: McpFixture | undefined
   const auth = await startAuthServer({
     resource: () => `${mcp!.origin}/secure/mcp`,

@@ -23,7 +23,7 @@ import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Schema from "effect/Schema"
 import type * as ApprovalRequest from "./ApprovalRequest.js"
-import * as internal from "./internal/approvalPolicy.js"
+import * as internal from "./internal/policy/approvalPolicy.js"
 
 /**
  * `auto`: no confirmation; `always-ask`: every call is asked about (unless

@@ -123,6 +123,7 @@ export const make = (options: Omit<ApprovalRequest, "warnings" | "listed">): App
 // line feed, DEL, bidi marks, embeddings, overrides and isolates, zero-width and invisible characters, the BOM,
 // Unicode tag characters (invisible text a model still reads)
 const unsafe =
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point: they are removed
   /\x1b(?:\[[0-?]*[ -/]*[@-~]?|[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-_]?)|[\0-\x08\v-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g
 
 /**

@@ -196,8 +196,9 @@ export interface Options {
   readonly initializeTimeout?: Duration.DurationInput | undefined
   /**
    * Sees every notification (except progress) before it is published to
-   * `notifications`; may return an effect to run first. Cheaper than a
-   * subscription for a reaction that must never miss one.
+   * `notifications`; may return an effect to run first. For a reaction that
+   * must never miss one: a subscriber to `notifications` reads a sliding queue
+   * and loses the oldest when it falls behind.
    */
   readonly onNotification?: ((notification: JsonRpc.Notification) => Effect.Effect<void> | undefined) | undefined
   /** Run after every successful initialization (also after a reconnect), e.g. to re-subscribe. */

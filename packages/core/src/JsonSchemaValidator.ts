@@ -15,7 +15,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import * as internal from "./internal/jsonSchemaValidator.js"
+import * as internal from "./internal/policy/jsonSchemaValidator.js"
 
 /**
  * A JSON Schema (an object, or `true` / `false`), kept as the server sent it.
@@ -142,8 +142,8 @@ const invalidSchema = (cause: unknown) =>
 
 /**
  * A validator whose compiler is loaded on its first check (typically a
- * dynamic `import()` of the library), so neither a cold start nor a bundle
- * pays for a library a flow never uses. Once loaded, checks run as with
+ * dynamic `import()` of the library), so a flow that checks nothing never
+ * loads it. Once loaded, checks run as with
  * {@link make}. A failed load is `ValidationError { reason: "Unavailable" }`
  * for that check, and the next check loads again.
  *

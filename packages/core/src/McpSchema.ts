@@ -18,52 +18,52 @@
 /**
  * @since 0.1.0
  */
-export * from "./internal/schema/common.js"
+export * from "./internal/wire/schema/common.js"
 
 /**
  * @since 0.1.0
  */
-export * from "./internal/schema/content.js"
+export * from "./internal/wire/schema/content.js"
 
 /**
  * @since 0.1.0
  */
-export * from "./internal/schema/elicitation.js"
+export * from "./internal/wire/schema/elicitation.js"
 
 /**
  * @since 0.1.0
  */
-export * from "./internal/schema/lifecycle.js"
+export * from "./internal/wire/schema/lifecycle.js"
 
 /**
  * @since 0.2.0
  */
-export * from "./internal/schema/modern.js"
+export * from "./internal/wire/schema/modern.js"
 
 /**
  * @since 0.1.0
  */
-export * from "./internal/schema/prompts.js"
+export * from "./internal/wire/schema/prompts.js"
 
 /**
  * @since 0.1.0
  */
-export * from "./internal/schema/resources.js"
+export * from "./internal/wire/schema/resources.js"
 
 /**
  * @since 0.1.0
  */
-export * from "./internal/schema/sampling.js"
+export * from "./internal/wire/schema/sampling.js"
 
 /**
  * @since 0.1.0
  */
-export * from "./internal/schema/tasks.js"
+export * from "./internal/wire/schema/tasks.js"
 
 /**
  * @since 0.1.0
  */
-export * from "./internal/schema/tools.js"
+export * from "./internal/wire/schema/tools.js"
 
 /**
  * The revision this library speaks by default.

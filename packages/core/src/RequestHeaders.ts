@@ -14,7 +14,7 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as internal from "./internal/mcpHeaders.js"
+import * as internal from "./internal/wire/mcpHeaders.js"
 import type * as McpSchema from "./McpSchema.js"
 
 /**

@@ -26,7 +26,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as internal from "./internal/sessionStore.js"
+import * as internal from "./internal/engine/sessionStore.js"
 import * as McpSchema from "./McpSchema.js"
 
 /**
@@ -160,7 +160,8 @@ export interface Options {
  * @since 0.2.0
  * @category constructors
  */
-export const make: (store: KeyValueStore.KeyValueStore, options?: Options) => Service = internal.make
+export const make = (store: KeyValueStore.KeyValueStore, options?: Options): Service =>
+  internal.make(store, options, { Stored, SessionStoreError })
 
 /**
  * @since 0.2.0

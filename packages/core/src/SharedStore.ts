@@ -28,7 +28,7 @@ import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
-import * as internal from "./internal/sharedStore.js"
+import * as internal from "./internal/policy/sharedStore.js"
 
 /**
  * The records of one collection, by id. Values are strings (the services

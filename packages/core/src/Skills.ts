@@ -54,7 +54,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
-import * as internal from "./internal/skills.js"
+import * as internal from "./internal/extensions/skills.js"
 import type * as McpClient from "./McpClient.js"
 import type * as McpError from "./McpError.js"
 

@@ -26,7 +26,7 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type * as Schema from "effect/Schema"
 import type * as Subscribable from "effect/Subscribable"
-import * as internal from "./internal/toolCallLog.js"
+import * as internal from "./internal/policy/toolCallLog.js"
 import type * as McpError from "./McpError.js"
 
 /**

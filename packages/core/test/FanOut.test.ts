@@ -6,8 +6,8 @@ import * as Fiber from "effect/Fiber"
 import * as Queue from "effect/Queue"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as FanOut from "../src/internal/fanOut.js"
-import * as LazySubscriptionRef from "../src/internal/lazySubscriptionRef.js"
+import * as FanOut from "../src/internal/engine/fanOut.js"
+import * as LazySubscriptionRef from "../src/internal/engine/lazySubscriptionRef.js"
 
 describe("FanOut", () => {
   it.effect("every subscriber gets each message; a sliding one that falls behind loses the oldest, the others nothing", () =>
@@ -58,7 +58,7 @@ describe("LazySubscriptionRef", () => {
       const take = (pull: typeof first, n: number) =>
         Effect.gen(function*() {
           const seen: Array<number> = []
-          while (seen.length < n) seen.push(...(yield* Effect.orDie(pull)))
+          while (seen.length < n) for (const item of yield* Effect.orDie(pull)) seen.push(item)
           return seen
         })
       expect(yield* take(first, 1)).toEqual([2])

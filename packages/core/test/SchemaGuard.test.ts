@@ -3,7 +3,7 @@ import * as Arbitrary from "effect/Arbitrary"
 import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
 import * as McpSchema from "../src/McpSchema.js"
-import * as SchemaGuard from "../src/internal/schemaGuard.js"
+import * as SchemaGuard from "../src/internal/wire/schemaGuard.js"
 
 /** Every schema the core module exports: the guard must answer as `Schema.is` does for each. */
 const wireSchemas: ReadonlyArray<readonly [string, Schema.Schema<unknown>]> = Object.entries(

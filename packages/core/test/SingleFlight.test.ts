@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Scope from "effect/Scope"
-import * as SingleFlight from "../src/internal/singleFlight.js"
+import * as SingleFlight from "../src/internal/client/singleFlight.js"
 
 describe("SingleFlight", () => {
   it.effect("callers in flight share one run; a caller giving up does not cancel it for the others", () =>

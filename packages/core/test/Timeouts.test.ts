@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
-import { makeSweeper, type Timed } from "../src/internal/timeouts.js"
+import { makeSweeper, type Timed } from "../src/internal/engine/timeouts.js"
 
 interface Entry extends Timed {
   readonly name: string

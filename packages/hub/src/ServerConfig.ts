@@ -29,6 +29,7 @@ import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import type { ConfigFileError, ServerConfigError } from "./internal/errors.js"
 import * as internal from "./internal/config.js"
 
 /**
@@ -135,18 +136,7 @@ export interface Resolved {
  * @since 0.2.0
  * @category errors
  */
-export class ServerConfigError extends Schema.TaggedError<ServerConfigError>("@mcp-effect/hub/ServerConfigError")(
-  "ServerConfigError",
-  {
-    server: Schema.String,
-    key: Schema.String,
-    reason: Schema.String
-  }
-) {
-  override get message(): string {
-    return `server "${this.server}": ${this.key}: ${this.reason}`
-  }
-}
+export { ServerConfigError } from "./internal/errors.js"
 
 /**
  * A config file that cannot be read at all (missing, not JSON, or with
@@ -155,17 +145,7 @@ export class ServerConfigError extends Schema.TaggedError<ServerConfigError>("@m
  * @since 0.2.0
  * @category errors
  */
-export class ConfigFileError extends Schema.TaggedError<ConfigFileError>("@mcp-effect/hub/ConfigFileError")(
-  "ConfigFileError",
-  {
-    path: Schema.optional(Schema.String),
-    reason: Schema.String
-  }
-) {
-  override get message(): string {
-    return this.path === undefined ? this.reason : `${this.path}: ${this.reason}`
-  }
-}
+export { ConfigFileError } from "./internal/errors.js"
 
 /**
  * What a file held: the usable servers, in file order, and one error per

@@ -37,10 +37,10 @@ import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type * as Subscribable from "effect/Subscribable"
+import type { RegistryError, UnknownTool } from "./internal/errors.js"
 import * as internal from "./internal/registry.js"
 import type * as ServerConfig from "./ServerConfig.js"
 import type * as ToolPins from "./ToolPins.js"
@@ -128,23 +128,7 @@ export interface ServerStatus {
  * @since 0.2.0
  * @category errors
  */
-export class RegistryError extends Schema.TaggedError<RegistryError>("@mcp-effect/hub/RegistryError")(
-  "RegistryError",
-  {
-    reason: Schema.Literal(
-      "UnknownServer",
-      "UnknownTool",
-      "DuplicateServer",
-      "Unavailable",
-      "Storage",
-      "Timeout",
-      "Conflict"
-    ),
-    server: Schema.optional(Schema.String),
-    message: Schema.String,
-    cause: Schema.optional(Schema.Defect)
-  }
-) {}
+export { RegistryError } from "./internal/errors.js"
 
 /**
  * A call by a name the registry does not have: nothing was sent to any
@@ -155,13 +139,7 @@ export class RegistryError extends Schema.TaggedError<RegistryError>("@mcp-effec
  * @since 0.3.0
  * @category errors
  */
-export class UnknownTool extends Schema.TaggedError<UnknownTool>("@mcp-effect/hub/UnknownTool")("UnknownTool", {
-  name: Schema.String
-}) {
-  override get message(): string {
-    return `no tool named ${JSON.stringify(this.name)} in the registry, nothing was sent`
-  }
-}
+export { UnknownTool } from "./internal/errors.js"
 
 /**
  * @since 0.2.0
@@ -270,7 +248,7 @@ export const layer = (options: Options): Layer.Layer<ServerRegistry, never, Tran
  * @since 0.2.0
  * @category constants
  */
-export const defaultStoreKey = "mcp-effect/hub/servers"
+export const defaultStoreKey: typeof internal.defaultStoreKey = internal.defaultStoreKey
 
 /**
  * Like `make`, with the registry's changes (servers added, removed, enabled,

@@ -40,7 +40,7 @@ const problems = (node: unknown, path = "$"): Array<string> => {
   if (n.anyOf !== undefined) {
     if (n.type !== undefined) out.push(`${path}: type next to anyOf`)
     if (!Array.isArray(n.anyOf) || n.anyOf.length === 0) return [...out, `${path}.anyOf: empty`]
-    n.anyOf.forEach((b, i) => out.push(...problems(b, `${path}.anyOf[${i}]`)))
+    n.anyOf.forEach((b, i) => out.splice(out.length, 0, ...problems(b, `${path}.anyOf[${i}]`)))
   } else if (typeof n.type !== "string" || !types.has(n.type)) {
     out.push(`${path}: type ${String(n.type)}`)
   }
@@ -66,12 +66,12 @@ const problems = (node: unknown, path = "$"): Array<string> => {
   }
   if (type === "ARRAY") {
     if (n.items === undefined) out.push(`${path}: ARRAY without items`)
-    else out.push(...problems(n.items, `${path}.items`))
+    else out.splice(out.length, 0, ...problems(n.items, `${path}.items`))
   }
   if (n.properties !== undefined) {
     const properties = n.properties as Record<string, unknown>
     if (Object.keys(properties).length === 0) out.push(`${path}.properties: empty`)
-    for (const [name, schema] of Object.entries(properties)) out.push(...problems(schema, `${path}.properties.${name}`))
+    for (const [name, schema] of Object.entries(properties)) out.splice(out.length, 0, ...problems(schema, `${path}.properties.${name}`))
   }
   if (n.required !== undefined) {
     const required = n.required as Array<unknown>

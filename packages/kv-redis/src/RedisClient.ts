@@ -11,9 +11,9 @@ import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
-import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type { Redis } from "ioredis"
+import type { RedisError } from "./internal/client.js"
 import * as internal from "./internal/client.js"
 
 /**
@@ -22,11 +22,7 @@ import * as internal from "./internal/client.js"
  * @since 0.1.0
  * @category errors
  */
-export class RedisError extends Schema.TaggedError<RedisError>("@mcp-effect/kv-redis/RedisError")("RedisError", {
-  operation: Schema.String,
-  message: Schema.String,
-  cause: Schema.optional(Schema.Defect)
-}) {}
+export { RedisError } from "./internal/client.js"
 
 /**
  * @since 0.1.0

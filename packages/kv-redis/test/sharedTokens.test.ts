@@ -1,14 +1,12 @@
 // Tokens shared by app processes on one Redis (real processes, a real redis-server, the real authorization
 // server, which rotates refresh tokens and revokes the whole grant when a spent one comes back).
 import { describe, expect, it } from "@effect/vitest"
-import { TokenStore } from "@mcp-effect/oauth"
+import { OAuthClient, TokenStore, UrlPolicy } from "@mcp-effect/oauth"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { connect, protectedServer, text } from "../../oauth/test/fixtures/harness.js"
-import { browserFor } from "../../oauth/test/fixtures/harness.js"
+import { browserFor, connect, protectedServer, text } from "../../oauth/test/fixtures/harness.js"
 import { appProcess, expectCleanRounds, runRounds, size } from "../../oauth/test/fixtures/tokenProcesses.js"
-import { OAuthClient, UrlPolicy } from "@mcp-effect/oauth"
 import * as RedisClient from "../src/RedisClient.js"
 import * as RedisTokenStore from "../src/RedisTokenStore.js"
 import { redisServer } from "./fixtures/redisServer.js"

@@ -17,7 +17,7 @@ import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import * as Schema from "effect/Schema"
+import type { TokenStoreError } from "./internal/store/failure.js"
 import * as RecordStore from "./internal/store/recordStore.js"
 import * as Sealer from "./internal/store/sealer.js"
 
@@ -125,14 +125,7 @@ export interface PendingAuthorization {
  * @since 0.1.0
  * @category errors
  */
-export class TokenStoreError extends Schema.TaggedError<TokenStoreError>("@mcp-effect/oauth/TokenStoreError")(
-  "TokenStoreError",
-  {
-    operation: Schema.String,
-    message: Schema.String,
-    cause: Schema.optional(Schema.Defect)
-  }
-) {}
+export { TokenStoreError } from "./internal/store/failure.js"
 
 /**
  * @since 0.1.0

@@ -103,7 +103,7 @@ export const useEffectResult = <A, E, R>(
       }
     })
     return () => cancel()
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // (the effect re-runs when the runtime or any of the caller's `deps` changes: `deps` is spread on purpose)
   }, [runtime, ...deps])
   return result
 }

@@ -38,7 +38,7 @@ describe("HTTP inbound buffer", () => {
         const writer = yield* Effect.fork(
           Effect.forEach([3, 4, 5, 6], (i) => Effect.zipRight(Effect.yieldNow(), inbound.offer([note(i)])))
         )
-        const pushing = yield* Effect.fork(inbound.push((ms) => got.push(...ms.map(indexOf))))
+        const pushing = yield* Effect.fork(inbound.push((ms) => ms.forEach((m) => got.push(indexOf(m)))))
         for (let i = 0; i < yields; i++) yield* Effect.yieldNow()
         yield* Fiber.interrupt(pushing)
         yield* Fiber.join(writer)

@@ -9,10 +9,10 @@ const parse = (text: string, cuts: ReadonlyArray<number>, max: number): Array<Ss
   let start = 0
   for (const cut of [...new Set(cuts)].sort((a, b) => a - b)) {
     if (cut <= start || cut >= text.length) continue
-    items.push(...reader.feed(text.slice(start, cut)))
+    for (const item of reader.feed(text.slice(start, cut))) items.push(item)
     start = cut
   }
-  items.push(...reader.feed(text.slice(start)))
+  for (const item of reader.feed(text.slice(start))) items.push(item)
   return items
 }
 

@@ -2,9 +2,8 @@
  * The stdio transport on Node's own `child_process` API: the same options,
  * framing, environment whitelist, stderr log stream, shutdown ladder and
  * restarts as `StdioTransport`, with no `CommandExecutor` to supply. Writes
- * go straight to the pipe and stdout chunks straight to the framer, which
- * makes a round trip several times cheaper than through the platform's
- * streams; use it on Node when latency matters.
+ * go straight to the pipe and stdout chunks straight to the framer, with no
+ * platform streams between; use it on Node.
  *
  * @since 0.1.0
  */

@@ -15,7 +15,7 @@
  * Process spawning comes from `@effect/platform`'s `CommandExecutor`; the
  * application supplies it (for example `NodeContext.layer` from
  * `@effect/platform-node`). On Node, `NodeStdioTransport` offers the same
- * transport over Node's own child process API, which costs less per message.
+ * transport over Node's own child process API.
  *
  * @since 0.1.0
  */

@@ -210,6 +210,7 @@ for (const backend of backends) {
         const published = yield* Effect.scoped(Effect.flatMap(logs.subscribe, Queue.takeAll))
         assert.deepStrictEqual(Chunk.toReadonlyArray(published), [" Approve? [y] evil"])
         // the message puts the tail on lines of its own: only its own line breaks
+        // eslint-disable-next-line no-control-regex -- the check is that no control character is left
         assert.notMatch(error.message, /[\u0000-\u0009\u000b-\u001f\u007f\u202e]/)
       }))
 

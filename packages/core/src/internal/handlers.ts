@@ -9,9 +9,9 @@ import * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import * as Roots from "../Roots.js"
 import * as Sampling from "../Sampling.js"
-import { decoder } from "./decode.js"
+import { decoder } from "./engine/decode.js"
 import { isModernVersion } from "./era/negotiation.js"
-import { checkElicitResult, validatorFromContext } from "./validation.js"
+import { checkElicitResult, validatorFromContext } from "./policy/validation.js"
 
 const decodeCreateMessage = decoder(McpSchema.CreateMessageRequestParams)
 const decodeElicit = decoder(McpSchema.ElicitRequestParams)

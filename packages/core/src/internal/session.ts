@@ -18,13 +18,13 @@ import * as InputRounds from "./era/inputRounds.js"
 import * as Negotiation from "./era/negotiation.js"
 import * as TaskHandles from "./era/taskHandles.js"
 import * as TaskPolling from "../TaskPolling.js"
-import * as LazySubscriptionRef from "./lazySubscriptionRef.js"
+import * as LazySubscriptionRef from "./engine/lazySubscriptionRef.js"
 import * as Resumer from "./resume.js"
 import * as Inbound from "./session/inbound.js"
 import * as Lifecycle from "./session/lifecycle.js"
 import * as Link from "./session/link.js"
 import * as Pending from "./session/pending.js"
-import * as Spans from "./spans.js"
+import * as Spans from "./engine/spans.js"
 
 const noHandlers: ReadonlyMap<string, ClientSession.ServerRequestHandler> = new Map()
 

@@ -6,7 +6,7 @@ import type * as McpClient from "../McpClient.js"
 import * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import * as TaskPolling from "../TaskPolling.js"
-import { decodeResult, paginate } from "./decode.js"
+import { decodeResult, paginate } from "./engine/decode.js"
 import { isModernVersion } from "./era/negotiation.js"
 
 /** @internal */

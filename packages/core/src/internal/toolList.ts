@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type * as McpClient from "../McpClient.js"
 import * as McpSchema from "../McpSchema.js"
-import { checker } from "./decode.js"
+import { checker } from "./engine/decode.js"
 
 /** A `tools/list` page with its tools still unchecked. @internal */
 export const ListToolsPage = Schema.Struct({

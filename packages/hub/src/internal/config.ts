@@ -7,7 +7,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type * as ServerConfig from "../ServerConfig.js"
-import { ConfigFileError, ServerConfigError } from "../ServerConfig.js"
+import { ConfigFileError, ServerConfigError } from "./errors.js"
 import { expandDeep, expandString } from "./expand.js"
 
 const StringMap = Schema.Record({ key: Schema.String, value: Schema.String })

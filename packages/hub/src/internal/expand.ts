@@ -1,7 +1,7 @@
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { ServerConfigError } from "../ServerConfig.js"
+import { ServerConfigError } from "./errors.js"
 
 /** `${NAME}` or `${NAME:-default}`; a default may be empty but holds no `}`. */
 const reference = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g

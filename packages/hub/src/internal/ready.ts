@@ -2,7 +2,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import * as ServerRegistry from "../ServerRegistry.js"
+import * as Errors from "./errors.js"
+import type * as ServerRegistry from "../ServerRegistry.js"
 
 /** What `awaitReady` needs to know of a server. */
 export interface Progress {
@@ -49,7 +50,7 @@ export const awaitReady = (
       duration: timeout,
       onTimeout: () => {
         const waiting = progress().filter((s) => !isSettled(s)).map((s) => JSON.stringify(s.status.name))
-        return new ServerRegistry.RegistryError({
+        return new Errors.RegistryError({
           reason: "Timeout",
           message: `servers not ready after ${Duration.toMillis(timeout)} ms: ${waiting.join(", ")}`
         })

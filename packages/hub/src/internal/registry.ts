@@ -12,7 +12,8 @@ import * as Stream from "effect/Stream"
 import * as Subscribable from "effect/Subscribable"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as ServerConfig from "../ServerConfig.js"
-import * as ServerRegistry from "../ServerRegistry.js"
+import * as Errors from "./errors.js"
+import type * as ServerRegistry from "../ServerRegistry.js"
 import * as TransportFactory from "../TransportFactory.js"
 import type * as ToolPins from "../ToolPins.js"
 import * as Guard from "./guard.js"
@@ -60,7 +61,7 @@ const needsAuth = (error: McpError.McpClientError | undefined) =>
   error !== undefined && (error._tag === "Unauthorized" || error._tag === "InsufficientScope")
 
 const unknownServer = (name: string) =>
-  new ServerRegistry.RegistryError({ reason: "UnknownServer", server: name, message: `no server named "${name}"` })
+  new Errors.RegistryError({ reason: "UnknownServer", server: name, message: `no server named "${name}"` })
 
 const make_ = (
   options: ServerRegistry.Options,
@@ -300,7 +301,7 @@ const make_ = (
           const held = quarantined.get(name)
           if (held !== undefined) return Effect.fail(held)
           const found = byName.get(name)
-          if (found === undefined) return Effect.fail(new ServerRegistry.UnknownTool({ name }))
+          if (found === undefined) return Effect.fail(new Errors.UnknownTool({ name }))
           const client = entries.get(found.server)?.client
           if (client === undefined) {
             return Effect.fail(
@@ -314,7 +315,7 @@ const make_ = (
       add: (config) =>
         changeLock.withPermits(1)(Effect.gen(function*() {
           if (entries.has(config.name)) {
-            return yield* new ServerRegistry.RegistryError({
+            return yield* new Errors.RegistryError({
               reason: "DuplicateServer",
               server: config.name,
               message: `a server named "${config.name}" exists already`
@@ -346,7 +347,7 @@ const make_ = (
           const run = entry.run
           const tool = entry.tools.find((t) => t.name === name)
           if (tool === undefined) {
-            return yield* new ServerRegistry.RegistryError({
+            return yield* new Errors.RegistryError({
               reason: "UnknownTool",
               server,
               message: `server "${server}" lists no tool named "${name}"`
@@ -360,7 +361,7 @@ const make_ = (
         Effect.flatMap(entryOf(name), (entry) =>
           entry.client === undefined || entry.status._tag === "Failed" || entry.status._tag === "NeedsAuth"
             ? Effect.fail(
-              new ServerRegistry.RegistryError({
+              new Errors.RegistryError({
                 reason: "Unavailable",
                 server: name,
                 message: `server "${name}" is ${entry.status._tag}`
@@ -383,6 +384,9 @@ const newEntry = (name: string, config: ServerConfig.ServerConfig | undefined): 
   dropped: []
 })
 
+/** `ServerRegistry.defaultStoreKey`: the key under which `layerStored` keeps its changes. */
+export const defaultStoreKey = "mcp-effect/hub/servers"
+
 /** @internal */
 export const make = (
   options: ServerRegistry.Options
@@ -397,4 +401,4 @@ export const makeStored = (
   ServerRegistry.RegistryError,
   TransportFactory.TransportFactory | KeyValueStore.KeyValueStore | Scope.Scope
 > =>
-  Effect.flatMap(StoredServers.make(options.key ?? ServerRegistry.defaultStoreKey), (stored) => make_(options, stored))
+  Effect.flatMap(StoredServers.make(options.key ?? defaultStoreKey), (stored) => make_(options, stored))

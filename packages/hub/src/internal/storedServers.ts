@@ -7,7 +7,8 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as ConfigSealer from "../ConfigSealer.js"
 import * as ServerConfig from "../ServerConfig.js"
-import * as ServerRegistry from "../ServerRegistry.js"
+import * as Errors from "./errors.js"
+import type * as ServerRegistry from "../ServerRegistry.js"
 
 /** Changes on top of the configured servers: a config per added or changed server, `null` per removed one. */
 const Overlay = Schema.Record({ key: Schema.String, value: Schema.NullOr(ServerConfig.ServerConfig) })
@@ -43,7 +44,7 @@ export interface StoredServers {
 }
 
 const storage = (message: string) => (cause: unknown) =>
-  new ServerRegistry.RegistryError({ reason: "Storage", message, cause })
+  new Errors.RegistryError({ reason: "Storage", message, cause })
 
 /** @internal */
 export const make = (

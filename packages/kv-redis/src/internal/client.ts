@@ -1,10 +1,20 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { Redis } from "ioredis"
 import type * as RedisClient from "../RedisClient.js"
-import { RedisError } from "../RedisClient.js"
+
+/**
+ * `RedisClient.RedisError`, defined here so that this module builds it without importing the
+ * public module (which imports this one).
+ */
+export class RedisError extends Schema.TaggedError<RedisError>("@mcp-effect/kv-redis/RedisError")("RedisError", {
+  operation: Schema.String,
+  message: Schema.String,
+  cause: Schema.optional(Schema.Defect)
+}) {}
 
 /** @internal */
 export const fromRedis = (redis: Redis): RedisClient.Service => ({

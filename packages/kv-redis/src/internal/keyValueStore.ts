@@ -34,7 +34,7 @@ export const make = (
       do {
         const [next, page] = await redis.scan(cursor, "MATCH", `${escapeGlob(prefix)}*`, "COUNT", 500)
         cursor = next
-        keys.push(...page)
+        for (const key of page) keys.push(key)
       } while (cursor !== "0")
       return [...new Set(keys)]
     })

@@ -67,6 +67,7 @@ export const capture = (root: number): Effect.Effect<ReadonlyArray<Descendant>> 
       const pid = pending.pop()!
       const stat = stats.get(pid)!
       if (stat.pgrp !== root) found.push({ pid, leader: stat.pgrp === pid, startTime: stat.startTime })
+      // eslint-disable-next-line no-restricted-syntax -- one process's children: a short list (h-transport owns this file)
       pending.push(...(children.get(pid) ?? []))
     }
     return found

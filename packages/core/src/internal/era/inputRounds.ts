@@ -14,7 +14,7 @@ import * as Effect from "effect/Effect"
 import type * as ClientSession from "../../ClientSession.js"
 import * as McpError from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
-import { checker } from "../decode.js"
+import { checker } from "../engine/decode.js"
 
 /**
  * Methods whose results may ask for input.

@@ -4,7 +4,7 @@
  * level), beside whatever `_meta` the request already has (a progress token).
  */
 import type * as McpSchema from "../../McpSchema.js"
-import { MetaKey } from "../schema/modern.js"
+import { MetaKey } from "../wire/schema/modern.js"
 
 /**
  * Who the client is, as every modern request says it.

@@ -16,7 +16,7 @@ import type * as ClientSession from "../../ClientSession.js"
 import * as McpError from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
 import * as TaskPolling from "../../TaskPolling.js"
-import { checker } from "../decode.js"
+import { checker } from "../engine/decode.js"
 import { answer } from "./inputRounds.js"
 
 /**

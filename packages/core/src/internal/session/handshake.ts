@@ -5,7 +5,7 @@ import * as JsonRpc from "../../JsonRpc.js"
 import * as McpError from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
 import type { Connection } from "../../McpTransport.js"
-import { checker } from "../decode.js"
+import { checker } from "../engine/decode.js"
 import type { Decorate } from "./pending.js"
 
 /**

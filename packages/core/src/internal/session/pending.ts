@@ -13,8 +13,8 @@ import type * as ClientSession from "../../ClientSession.js"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as McpError from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
-import * as Spans from "../spans.js"
-import { expiredKind, makeSweeper, type Member, type Timed, type Watch } from "../timeouts.js"
+import * as Spans from "../engine/spans.js"
+import { expiredKind, makeSweeper, type Member, type Timed, type Watch } from "../engine/timeouts.js"
 import type { Live } from "./link.js"
 
 /** @internal */

@@ -253,7 +253,7 @@ const merge = (parts: ReadonlyArray<JsonRecord>): JsonRecord => {
           if (!Object.hasOwn(properties, name)) define(properties, name, schema)
         }
       } else if (key === "required") {
-        required.push(...stringArray(value))
+        for (const name of stringArray(value)) required.push(name)
       } else if (!Object.hasOwn(out, key)) {
         define(out, key, value)
       }

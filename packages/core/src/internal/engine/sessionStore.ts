@@ -5,7 +5,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import * as SessionStore from "../SessionStore.js"
+import type * as SessionStore from "../../SessionStore.js"
 
 const sealedPrefix = "sealed:v1:"
 const ivBytes = 12
@@ -64,22 +64,28 @@ export const keyOf = (server: string | SessionStore.ServerIdentity): Effect.Effe
     Effect.map(digest(endpoint), (hash) => hash === undefined ? undefined : `${name}@${hash}`)
 }
 
-/** @internal */
+/**
+ * The public module hands in its schema and error: this module imports it as types only.
+ * @internal
+ */
 export const make = (
   store: KeyValueStore.KeyValueStore,
-  options?: SessionStore.Options
+  options: SessionStore.Options | undefined,
+  { SessionStoreError, Stored }: {
+    readonly Stored: typeof SessionStore.Stored
+    readonly SessionStoreError: typeof SessionStore.SessionStoreError
+  }
 ): SessionStore.Service => {
   const prefix = options?.prefix ?? "mcp-effect/session/"
   const key = options?.key
-  // built here, not at load: this module and `SessionStore` import each other
-  const json = Schema.parseJson(SessionStore.Stored)
+  const json = Schema.parseJson(Stored)
   const encode = Schema.encode(json)
   const decode = Schema.decodeUnknown(json)
   // (errors name the server by its name: never its endpoint)
   const failed = (server: string | SessionStore.ServerIdentity, operation: "get" | "set" | "remove") =>
   (cause: { readonly message: string }) => {
     const { name } = identityOf(server)
-    return new SessionStore.SessionStoreError({
+    return new SessionStoreError({
       server: name,
       operation,
       message: `could not ${operation} the stored session of ${JSON.stringify(name)}: ${cause.message}`,

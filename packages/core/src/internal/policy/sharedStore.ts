@@ -5,7 +5,7 @@ import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import type * as SharedStore from "../SharedStore.js"
+import type * as SharedStore from "../../SharedStore.js"
 
 /** The public module's tag, by its key (the public module is imported as a type only). */
 const tag = Context.GenericTag<SharedStore.SharedStore, SharedStore.Service>("@mcp-effect/core/SharedStore")

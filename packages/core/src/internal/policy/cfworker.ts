@@ -1,6 +1,6 @@
 import { Validator } from "@cfworker/json-schema"
 import type { Schema as CfSchema, SchemaDraft } from "@cfworker/json-schema"
-import type * as JsonSchemaValidator from "../JsonSchemaValidator.js"
+import type * as JsonSchemaValidator from "../../JsonSchemaValidator.js"
 
 // Loaded on demand (`import("./cfworker.js")` in `jsonSchemaValidator.ts`): nothing else may
 // import this module statically, or bundles and cold starts pay for the library up front.

@@ -1,4 +1,4 @@
-import type * as JsonSchemaValidator from "../JsonSchemaValidator.js"
+import type * as JsonSchemaValidator from "../../JsonSchemaValidator.js"
 
 const maxIssuesInMessage = 5
 

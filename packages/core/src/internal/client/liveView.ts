@@ -7,7 +7,7 @@
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import * as LazySubscriptionRef from "./lazySubscriptionRef.js"
+import * as LazySubscriptionRef from "../engine/lazySubscriptionRef.js"
 
 /** @internal */
 export class LiveView<A> {

@@ -2,9 +2,9 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import type * as Schema from "effect/Schema"
-import type * as ClientSession from "../ClientSession.js"
-import * as McpError from "../McpError.js"
-import * as SchemaGuard from "./schemaGuard.js"
+import type * as ClientSession from "../../ClientSession.js"
+import * as McpError from "../../McpError.js"
+import * as SchemaGuard from "../wire/schemaGuard.js"
 
 const parseOptions = { onExcessProperty: "preserve" } as const
 

@@ -9,9 +9,9 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Subscribable from "effect/Subscribable"
 import * as SubscriptionRef from "effect/SubscriptionRef"
-import * as McpSchema from "../McpSchema.js"
+import * as McpSchema from "../../McpSchema.js"
 import * as SharedStore from "./sharedStore.js"
-import type * as ToolCallLog from "../ToolCallLog.js"
+import type * as ToolCallLog from "../../ToolCallLog.js"
 
 /** @internal */
 export const Status = Schema.Literal(

@@ -3,9 +3,9 @@ import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import type * as ApprovalPolicy from "../ApprovalPolicy.js"
-import * as ApprovalRequest from "../ApprovalRequest.js"
-import type * as McpSchema from "../McpSchema.js"
+import type * as ApprovalPolicy from "../../ApprovalPolicy.js"
+import * as ApprovalRequest from "../../ApprovalRequest.js"
+import type * as McpSchema from "../../McpSchema.js"
 
 /** @internal */
 export const Remembered = Schema.Struct({

@@ -70,6 +70,7 @@ const compile = (ast: AST.AST, memo: Map<AST.AST, Guard>): Guard => {
   const known = memo.get(ast)
   if (known !== undefined) return known
   // recursion: a node refers to itself through `Suspend`; the placeholder calls the finished guard
+  // eslint-disable-next-line prefer-const -- read by a callback made before it is assigned
   let done: Guard | undefined
   memo.set(ast, (u) => done!(u))
   done = hasOwnParseBehaviour(ast) ? fallback(ast) : compileNode(ast, memo)

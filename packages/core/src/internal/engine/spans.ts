@@ -14,8 +14,8 @@ import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
-import type * as McpError from "../McpError.js"
-import type { Connection } from "../McpTransport.js"
+import type * as McpError from "../../McpError.js"
+import type { Connection } from "../../McpTransport.js"
 
 /** Effect's built-in tracer, which keeps spans in memory and reports them to no one. */
 const builtInTracer = Context.get(DefaultServices.liveServices, Tracer.Tracer)

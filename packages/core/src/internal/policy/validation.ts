@@ -1,8 +1,8 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as JsonSchemaValidator from "../JsonSchemaValidator.js"
-import * as McpError from "../McpError.js"
-import type * as McpSchema from "../McpSchema.js"
+import * as JsonSchemaValidator from "../../JsonSchemaValidator.js"
+import * as McpError from "../../McpError.js"
+import type * as McpSchema from "../../McpSchema.js"
 
 /**
  * The validator in the context, or the default one.

@@ -180,6 +180,23 @@ export const appsScenarios = async (page: Page, pageOrigin: string, scenario: Sc
         await until(() => server.calls().slice(calls).includes("report"), "the approved UI's call reached the server")
         await page.evaluate(() => appsHarness.unmount())
       })
+
+      await scenario(`MCP Apps (${era}): a frame that navigates away from its app is cut off the bridge`, csp, async () => {
+        await page.evaluate(() => appsHarness.setDecision("approve"))
+        await page.evaluate((s) => appsHarness.mount(s, "get-time"), name)
+        await page.waitForSelector(frameSelector)
+        await until(async () => (await frame().locator("#time").textContent()) === "12:00", "the app is running")
+        // the app's own call gets through
+        const before = server.calls().length
+        await frame().locator("#now").click()
+        await until(() => server.calls().length > before, "the app's call reached the server")
+        const calls = server.calls().length
+        await frame().locator("#leave").click()
+        await until(async () => page.frames().some((f) => f.url().startsWith("data:")), "the frame navigated")
+        await new Promise((r) => setTimeout(r, 500))
+        expect(server.calls().length === calls, `the navigated frame's call reached the server (${server.calls().slice(calls)})`)
+        await page.evaluate(() => appsHarness.unmount())
+      })
     }
   } finally {
     await page.evaluate(() => (globalThis as { appsHarness?: Harness }).appsHarness?.stop()).catch(() => undefined)

@@ -108,7 +108,7 @@ export const clockUri = "ui://clock/app.html"
 
 const clockHtml = (version: number, declared: string, undeclared: string) => `<!doctype html>
 <html><head><meta charset="utf-8"></head><body>
-<h1 id="version">clock v${version}</h1><button id="now">What time is it?</button><p id="time"></p>
+<h1 id="version">clock v${version}</h1><button id="now">What time is it?</button><button id="leave">Leave</button><p id="time"></p>
 <script>
 let next = 1
 const pending = new Map()
@@ -135,6 +135,9 @@ const probe = (url) => fetch(url, { method: "POST", headers: { "content-type": "
   const [d, u] = await Promise.all([probe(${JSON.stringify(declared)}), probe(${JSON.stringify(undeclared)})])
   await request("tools/call", { name: "report", arguments: { declared: d, undeclared: u } }).catch(() => undefined)
 })()
+// a UI that navigates its frame away: the document there tries to call a tool through the host
+const intruder = "<script>parent.postMessage({ jsonrpc: '2.0', id: 99, method: 'tools/call', params: { name: 'get-time', arguments: {} } }, '*')<" + "/script>"
+document.getElementById("leave").addEventListener("click", () => { location.href = "data:text/html," + encodeURIComponent(intruder) })
 document.getElementById("now").addEventListener("click", () =>
   request("tools/call", { name: "get-time", arguments: {} }).then(
     (r) => document.getElementById("time").textContent = r.content[0].text,

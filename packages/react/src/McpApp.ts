@@ -24,6 +24,7 @@
  * once the app is initialised, follows `ui/notifications/size-changed`
  * (height), sends `ui/notifications/host-context-changed` when `theme`
  * changes, and sends `ui/resource-teardown` before the component unmounts.
+ * A frame that navigates away from the app's document is cut off the bridge.
  *
  * @since 0.4.0
  */
@@ -210,9 +211,16 @@ const Frame = (props: Props & { readonly loaded: AppHost.Loaded }): React.ReactE
     sentTheme.current = props.theme
   }, [props.theme])
 
+  // the document loads once; a second load is the frame navigating itself away from the app's document:
+  // whatever is there now is not the app, and gets nothing more from the host
+  const loads = React.useRef(0)
+  const onLoad = () => {
+    if (++loads.current > 1) bridge.current?.close()
+  }
   const allow = McpApps.allow(loaded.resource.permissions)
   return React.createElement("iframe", {
     ref: frame,
+    onLoad,
     title: props.title ?? props.tool.title ?? props.tool.name,
     className: props.className,
     sandbox: McpApps.sandbox,
@@ -255,6 +263,6 @@ export const McpApp = (props: Props): React.ReactElement | null => {
     case "Changed":
       return React.createElement(React.Fragment, null, (props.renderChanged ?? defaultChanged)(state.changed, state.approve))
     case "Ready":
-      return React.createElement(Frame, { ...props, loaded: state.loaded })
+      return React.createElement(Frame, { ...props, key: state.loaded.digest, loaded: state.loaded })
   }
 }

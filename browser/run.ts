@@ -20,6 +20,7 @@ import type { Harness, Outcome } from "./page/entry.js"
 import { allowedHeaders, type McpFixture, type Recorded, startMcpFixture } from "./servers/mcpServer.js"
 import { startPageServer } from "./servers/pageServer.js"
 import { websocketScenarios } from "./websocket.js"
+import { appsScenarios } from "./apps.js"
 import { type Recorded as EverythingRecorded, startEverything } from "./servers/everything.js"
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
@@ -187,6 +188,8 @@ const main = async () => {
     })
 
     await websocketScenarios(page, pages.origin, scenario)
+
+    await appsScenarios(page, pages.origin, scenario)
 
     // --- server-everything over Streamable HTTP, as users first meet the library ----------------------
     const everything = await startEverything()

@@ -9,6 +9,7 @@ import { Approvals, Elicitations, History, Registry, RuntimeProvider, ToolCall }
 import type * as TokenStore from "@mcp-effect/oauth/TokenStore"
 import * as Effect from "effect/Effect"
 import * as React from "react"
+import { AppsPanel } from "./apps.js"
 import { forgetTokens, hubLayer, modes, savedServers, saveServer, storedMode, storeMode, testLayer } from "./hub.js"
 import { SchemaForm } from "./schemaForm.js"
 import { SignInNotice, useSigningIn } from "./signIn.js"
@@ -579,6 +580,7 @@ export const App = () => {
         <Loading>
           <Servers />
           <Tools />
+          <AppsPanel />
           <ModelTools />
           <CallHistory />
           <ApprovalDialog />

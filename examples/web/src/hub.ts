@@ -5,9 +5,9 @@
  * connection test (a registry of one server, kept in memory only).
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import type { ApprovalPolicy } from "@mcp-effect/core"
+import { type ApprovalPolicy, ClientExtensions, McpApps } from "@mcp-effect/core"
 import * as SessionStore from "@mcp-effect/core/SessionStore"
-import { ServerRegistry } from "@mcp-effect/hub"
+import { AppHost, ServerRegistry } from "@mcp-effect/hub"
 import type { ServerConfig } from "@mcp-effect/hub"
 import { BrowserHub, BrowserTransportFactory, IndexedDbKeyValueStore } from "@mcp-effect/hub/browser"
 import * as BrowserAuthorizer from "@mcp-effect/oauth/BrowserAuthorizer"
@@ -69,7 +69,8 @@ const sessions = Layer.unwrapEffect(
 
 export const hubLayer = (mode: ApprovalPolicy.Mode) => {
   const signIn = authorizer()
-  return BrowserHub.layer({
+  // MCP Apps: the UIs' calls go through the hub (`AppHost`), and servers see that the console renders them
+  return AppHost.layer().pipe(Layer.provideMerge(BrowserHub.layer({
     clientInfo,
     // every tool as <server>__<tool>: the same names whichever server connects first
     toolNames: "always",
@@ -77,8 +78,9 @@ export const hubLayer = (mode: ApprovalPolicy.Mode) => {
     history: { retention: 200 },
     tokens,
     authorizer: signIn
-  }).pipe(
-    Layer.provideMerge(Layer.mergeAll(Approvals.layer(), Elicitations.layer(), tokens, sessions, signIn))
+  }))).pipe(
+    Layer.provideMerge(Layer.mergeAll(Approvals.layer(), Elicitations.layer(), tokens, sessions, signIn)),
+    Layer.provide(ClientExtensions.layer({ ...McpApps.capability }))
   )
 }
 

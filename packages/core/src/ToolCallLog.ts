@@ -21,7 +21,9 @@
  */
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
+import type * as FiberRef from "effect/FiberRef"
+import { dual } from "effect/Function"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type * as Schema from "effect/Schema"
@@ -48,9 +50,45 @@ export const Status = internal.Status
 export type Status = typeof Status.Type
 
 /**
+ * Who made a call, when it was not the app's own code or its model: `App`,
+ * an MCP App's UI (the `ui://` resource it was rendered from).
+ *
+ * @since 0.4.0
+ * @category schemas
+ */
+export const Origin = internal.Origin
+
+/**
+ * @since 0.4.0
+ * @category models
+ */
+export type Origin = typeof Origin.Type
+
+/**
+ * The origin the calls of the current fiber are recorded with (`undefined`
+ * by default). Set it around a call with `withOrigin`.
+ *
+ * @since 0.4.0
+ * @category fiber refs
+ */
+export const currentOrigin: FiberRef.FiberRef<Origin | undefined> = internal.currentOrigin
+
+/**
+ * Runs `effect` with its tool calls recorded as made by `origin`.
+ *
+ * @since 0.4.0
+ * @category combinators
+ */
+export const withOrigin: {
+  (origin: Origin): <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  <A, E, R>(effect: Effect.Effect<A, E, R>, origin: Origin): Effect.Effect<A, E, R>
+} = dual(2, <A, E, R>(effect: Effect.Effect<A, E, R>, origin: Origin) => Effect.locally(effect, currentOrigin, origin))
+
+/**
  * The record of one call: server, tool, arguments, status, the task's id
  * and status for task-augmented calls, the last progress, timestamps from
- * the `Clock`, and the result or the error (its `_tag` and `message` only).
+ * the `Clock`, the result or the error (its `_tag` and `message` only), and
+ * its `origin` when an MCP App's UI made it.
  *
  * @since 0.2.0
  * @category schemas
@@ -74,6 +112,8 @@ export interface Start {
   readonly tool: string
   readonly arguments?: { readonly [key: string]: unknown } | undefined
   readonly status: Status
+  /** Default: `currentOrigin` of the fiber that starts the record. */
+  readonly origin?: Origin | undefined
 }
 
 /**

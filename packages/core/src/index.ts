@@ -134,3 +134,11 @@ export * as Skills from "./Skills.js"
  * @since 0.2.0
  */
 export * as RequestHeaders from "./RequestHeaders.js"
+
+/**
+ * MCP Apps (`io.modelcontextprotocol/ui`): UI metadata of tools, visibility,
+ * reading `ui://` resources and the sandbox a host applies.
+ *
+ * @since 0.4.0
+ */
+export * as McpApps from "./McpApps.js"

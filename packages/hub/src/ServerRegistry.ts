@@ -176,18 +176,32 @@ export interface Options {
  */
 export interface Service {
   readonly servers: Subscribable.Subscribable<ReadonlyArray<ServerStatus>>
+  /**
+   * The tools offered to a model: a tool whose MCP Apps `visibility` leaves
+   * the model out (`McpApps.isModelVisible`) is never in it.
+   */
   readonly tools: Subscribable.Subscribable<ReadonlyArray<HubTool>>
   /**
    * Calls a tool by its registry name on its server. An unknown name fails
    * with `UnknownTool` (nothing is sent); a server that is gone with a
    * `TransportError`; a
-   * quarantined tool with `ToolQuarantined`, unsent.
+   * quarantined tool with `ToolQuarantined`, unsent. A tool meant for its
+   * MCP App only is unknown here, unless the call runs with an app as its
+   * `ToolCallLog.currentOrigin` (`AppHost` does that); an app in turn only
+   * reaches tools whose visibility includes `"app"`.
    */
   readonly callTool: (
     name: string,
     args?: Record<string, unknown> | undefined,
     options?: McpClient.CallToolOptions
   ) => Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError | UnknownTool | ToolPins.ToolQuarantined>
+  /**
+   * The tools of `server` its MCP Apps may call (`visibility` includes
+   * `"app"`), app-only ones included: never a list to offer a model.
+   *
+   * @since 0.4.0
+   */
+  readonly appTools: (server: string) => Effect.Effect<ReadonlyArray<HubTool>>
   /**
    * Waits until every server is settled: connected with its tools listed,
    * or `Disabled`, `Failed` or `NeedsAuth` (a server that never answers is

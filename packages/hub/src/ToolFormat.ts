@@ -8,8 +8,14 @@
  * MCP tool, whose name is made safe with {@link sanitizeName}. A model calls
  * tools by these names, so map them back with the same table.
  *
+ * A tool meant for its MCP App only (`_meta.ui.visibility` without
+ * `"model"`) must never reach a model: `ServerRegistry`'s `tools` already
+ * leaves such tools out; a list from elsewhere (`McpClient.listTools`) goes
+ * through {@link forModel} first.
+ *
  * @since 0.2.0
  */
+import * as McpApps from "@mcp-effect/core/McpApps"
 import type * as McpSchema from "@mcp-effect/core/McpSchema"
 import * as Gemini from "./internal/format/gemini.js"
 import * as names from "./internal/format/names.js"
@@ -20,6 +26,17 @@ import * as tools from "./internal/format/tools.js"
 // -----------------------------------------------------------------------------
 // models
 // -----------------------------------------------------------------------------
+
+/**
+ * The tools of a list that may be offered to a model: those a server meant
+ * for its MCP App only are left out (`McpApps.isModelVisible`). Map the
+ * result with any of the declaration functions below.
+ *
+ * @since 0.4.0
+ * @category filtering
+ */
+export const forModel = <A extends Input>(inputs: ReadonlyArray<A>): Array<A> =>
+  inputs.filter((input) => McpApps.isModelVisible("inputSchema" in input ? input : input.tool))
 
 /**
  * A tool to format: a plain MCP tool, or one with a caller-chosen name (a

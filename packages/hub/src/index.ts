@@ -30,6 +30,14 @@ export * as TransportFactory from "./TransportFactory.js"
 export * as ToolFormat from "./ToolFormat.js"
 
 /**
+ * MCP Apps in the hub: a server's UI loaded and pinned, and its tool calls
+ * routed through approval, quarantine and the call history.
+ *
+ * @since 0.4.0
+ */
+export * as AppHost from "./AppHost.js"
+
+/**
  * Pinned tool definitions: trust on first use for every tool of a
  * `ServerRegistry`, with quarantine of changed tools.
  *

@@ -1,11 +1,14 @@
 import type * as KeyValueStore from "@effect/platform/KeyValueStore"
 import type * as ClientSession from "@mcp-effect/core/ClientSession"
+import * as McpApps from "@mcp-effect/core/McpApps"
 import * as McpClient from "@mcp-effect/core/McpClient"
 import * as McpError from "@mcp-effect/core/McpError"
 import type * as McpSchema from "@mcp-effect/core/McpSchema"
+import * as ToolCallLog from "@mcp-effect/core/ToolCallLog"
 import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -78,6 +81,7 @@ const make_ = (
     const overlay = new Map<string, ServerConfig.ServerConfig | null>(persistence?.overlay)
     const statuses = yield* SubscriptionRef.make<ReadonlyArray<ServerRegistry.ServerStatus>>([])
     const tools = yield* SubscriptionRef.make<ReadonlyArray<ServerRegistry.HubTool>>([])
+    /** Every tool by registry name, app-only tools included (they are never in `tools`). */
     let byName = new Map<string, ServerRegistry.HubTool>()
     let quarantined: ReadonlyMap<string, ToolPins.ToolQuarantined> = new Map()
     const publishLock = yield* Effect.makeSemaphore(1)
@@ -95,7 +99,8 @@ const make_ = (
           for (const e of all) e.status = { ...e.status, warnings: [...e.dropped, ...(view.warnings.get(e.name) ?? [])] }
           return Effect.zipRight(
             SubscriptionRef.set(statuses, all.map((e) => e.status)),
-            SubscriptionRef.set(tools, view.tools)
+            // a tool meant for its MCP App only is never offered to a model
+            SubscriptionRef.set(tools, view.tools.filter((t) => McpApps.isModelVisible(t.tool)))
           )
         }
       )
@@ -289,6 +294,20 @@ const make_ = (
       yield* Effect.forkIn(Stream.runForEach(persistence.changes, ([name, change]) => follow(name, change)), registryScope)
     }
 
+    const callOn = (
+      found: ServerRegistry.HubTool,
+      args: Record<string, unknown> | undefined,
+      callOptions: McpClient.CallToolOptions | undefined
+    ): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError> => {
+      const client = entries.get(found.server)?.client
+      if (client === undefined) {
+        return Effect.fail(
+          new McpError.TransportError({ reason: "Closed", message: `server "${found.server}" is not connected` })
+        )
+      }
+      return client.callTool({ name: found.tool.name, arguments: args ?? {} }, callOptions)
+    }
+
     const servers = Subscribable.make({ get: SubscriptionRef.get(statuses), changes: statuses.changes })
     return {
       servers,
@@ -302,14 +321,17 @@ const make_ = (
           if (held !== undefined) return Effect.fail(held)
           const found = byName.get(name)
           if (found === undefined) return Effect.fail(new Errors.UnknownTool({ name }))
-          const client = entries.get(found.server)?.client
-          if (client === undefined) {
-            return Effect.fail(
-              new McpError.TransportError({ reason: "Closed", message: `server "${found.server}" is not connected` })
-            )
-          }
-          return client.callTool({ name: found.tool.name, arguments: args ?? {} }, callOptions)
+          return Effect.flatMap(FiberRef.get(ToolCallLog.currentOrigin), (origin): Effect.Effect<
+            McpSchema.CallToolResult,
+            McpError.McpClientError | Errors.UnknownTool
+          > => {
+            // an app calls the tools its UI may call; anyone else (a model) only the tools offered in `tools`
+            const allowed = origin === undefined ? McpApps.isModelVisible(found.tool) : McpApps.isAppVisible(found.tool)
+            return allowed ? callOn(found, args, callOptions) : Effect.fail(new Errors.UnknownTool({ name }))
+          })
         }),
+      appTools: (server) =>
+        Effect.sync(() => [...byName.values()].filter((t) => t.server === server && McpApps.isAppVisible(t.tool))),
       awaitReady: (readyOptions) =>
         Ready.awaitReady(servers, () => [...entries.values()], readyOptions),
       add: (config) =>

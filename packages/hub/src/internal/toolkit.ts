@@ -5,6 +5,7 @@
  */
 import * as Tool from "@effect/ai/Tool"
 import * as Toolkit from "@effect/ai/Toolkit"
+import * as McpApps from "@mcp-effect/core/McpApps"
 import type * as McpClient from "@mcp-effect/core/McpClient"
 import type * as McpError from "@mcp-effect/core/McpError"
 import type * as McpSchema from "@mcp-effect/core/McpSchema"
@@ -55,10 +56,13 @@ const toTool = (entry: SourceTool, result: Result, options: Options | undefined)
   return tool
 }
 
+/** The tools a model may be given: never one meant for its MCP App only. */
+const offered = (tools: ReadonlyArray<SourceTool>) => tools.filter((entry) => McpApps.isModelVisible(entry.tool))
+
 /** @internal */
 export const toolkit = (tools: ReadonlyArray<SourceTool>, options?: Options): McpToolkit => {
   const result = resultSchema(options?.output ?? "openai-chat")
-  return Toolkit.make(...tools.map((entry) => toTool(entry, result, options))) as unknown as McpToolkit
+  return Toolkit.make(...offered(tools).map((entry) => toTool(entry, result, options))) as unknown as McpToolkit
 }
 
 const failedCall = (error: unknown): McpSchema.CallToolResult => {
@@ -70,7 +74,7 @@ const failedCall = (error: unknown): McpSchema.CallToolResult => {
 
 /** @internal */
 export const handlers = <E>(tools: ReadonlyArray<SourceTool>, source: Source<E>) =>
-  Object.fromEntries(tools.map((entry) => [
+  Object.fromEntries(offered(tools).map((entry) => [
     sanitizeName(entry.name),
     (params: { readonly [key: string]: unknown }) =>
       source.callTool(entry.name, params).pipe(

@@ -2,6 +2,7 @@ import type * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as DateTime from "effect/DateTime"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as Schema from "effect/Schema"
@@ -25,6 +26,16 @@ export const Status = Schema.Literal(
 )
 
 /** @internal */
+export const Origin = Schema.Struct({
+  _tag: Schema.Literal("App"),
+  /** The `ui://` resource of the app that made the call. */
+  uri: Schema.String
+})
+
+/** @internal */
+export const currentOrigin = FiberRef.unsafeMake<typeof Origin.Type | undefined>(undefined)
+
+/** @internal */
 export const ToolCallRecord = Schema.Struct({
   id: Schema.String,
   server: Schema.String,
@@ -42,7 +53,8 @@ export const ToolCallRecord = Schema.Struct({
   updatedAt: Schema.DateTimeUtcFromNumber,
   endedAt: Schema.optional(Schema.DateTimeUtcFromNumber),
   result: Schema.optional(McpSchema.CallToolResult),
-  error: Schema.optional(Schema.Struct({ _tag: Schema.String, message: Schema.String }))
+  error: Schema.optional(Schema.Struct({ _tag: Schema.String, message: Schema.String })),
+  origin: Schema.optional(Origin)
 })
 
 const Stored = Schema.parseJson(ToolCallRecord)
@@ -157,6 +169,8 @@ export const make = (
         lock.withPermits(1)(Effect.gen(function*() {
           const id = yield* newId
           const now = yield* DateTime.now
+          // read in the caller's fiber: the call's origin, when something other than the app's own code made it
+          const origin = start.origin ?? (yield* FiberRef.get(currentOrigin))
           const record: ToolCallLog.ToolCallRecord = {
             id,
             server: start.server,
@@ -165,7 +179,8 @@ export const make = (
             status: start.status,
             startedAt: now,
             updatedAt: now,
-            ...(isFinal(start.status) ? { endedAt: now } : {})
+            ...(isFinal(start.status) ? { endedAt: now } : {}),
+            ...(origin !== undefined ? { origin } : {})
           }
           const all = [...upsert(yield* SubscriptionRef.get(ref), record)]
           const evicted = all.length > retention ? all.splice(0, all.length - retention) : []

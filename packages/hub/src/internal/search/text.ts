@@ -1,0 +1,167 @@
+/**
+ * Words of a tool's text and of a query, made comparable: identifiers split
+ * (`getFileContents`, `list_issues`, `browser-navigate`), lower case, a light
+ * suffix stemmer, stop words dropped, and a small table of words that mean
+ * the same thing to a person asking for a tool.
+ */
+
+const stopWords = new Set([
+  "a", "about", "all", "an", "and", "any", "are", "as", "at", "be", "by", "can", "could", "do", "does", "for",
+  "from", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our", "please",
+  "should", "so", "some", "that", "the", "their", "them", "there", "these", "this", "those", "to", "us", "want",
+  "we", "what", "when", "where", "which", "who", "will", "with", "would", "you", "your", "need", "let", "via", "using",
+  "use", "given", "one", "just", "then", "than", "also", "been", "being", "was", "were", "has", "had", "not", "no",
+  "optional", "default", "true", "false", "e", "g", "eg", "etc", "ie"
+])
+
+/** A plain suffix stemmer: enough to meet `issues`/`issue`, `listing`/`list`, `created`/`create`. */
+export const stem = (word: string): string => {
+  if (word.length <= 3) return word
+  if (word.endsWith("ies") && word.length > 4) return `${word.slice(0, -3)}y`
+  if (word.endsWith("sses")) return word.slice(0, -2)
+  if (word.endsWith("ing") && word.length > 5) return trimDouble(word.slice(0, -3))
+  if (word.endsWith("ed") && word.length > 4) return trimDouble(word.endsWith("ied") ? `${word.slice(0, -3)}y` : word.slice(0, -2))
+  if (word.endsWith("es") && /(?:ch|sh|x|ss|zz)es$/.test(word)) return word.slice(0, -2)
+  if (word.endsWith("s") && !word.endsWith("ss") && !word.endsWith("us") && !word.endsWith("is")) return word.slice(0, -1)
+  return word
+}
+
+/** `running` -> `runn` -> `run`; `created` -> `creat` stays (both sides stem the same way). */
+const trimDouble = (word: string) =>
+  word.length > 3 && word[word.length - 1] === word[word.length - 2] && !/[lsz]/.test(word[word.length - 1]!)
+    ? word.slice(0, -1)
+    : word
+
+const identifierParts = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g
+
+/** The words of a text, identifiers split, in order, stop words left out, stemmed. */
+export const words = (text: string): Array<string> => {
+  const out: Array<string> = []
+  for (const chunk of text.split(/[^A-Za-z0-9]+/)) {
+    if (chunk.length === 0) continue
+    for (const match of chunk.matchAll(identifierParts)) {
+      const word = match[0].toLowerCase()
+      if (word.length < 2 && !/[0-9]/.test(word)) continue
+      if (stopWords.has(word)) continue
+      out.push(stem(word))
+    }
+  }
+  return out
+}
+
+/**
+ * Words a person uses for the same action or thing. Each group is one
+ * meaning; a word may stand in two groups (`open` a file, `open` a page).
+ * Stemmed when the table is built.
+ */
+const groups: ReadonlyArray<ReadonlyArray<string>> = [
+  ["create", "make", "new", "add", "generate", "insert", "register", "spawn", "start", "build", "compose", "draft", "open"],
+  ["delete", "remove", "erase", "drop", "destroy", "discard", "trash", "purge", "wipe", "unlink", "rm", "clear", "cancel"],
+  ["read", "get", "fetch", "retrieve", "show", "view", "display", "load", "obtain", "see", "look", "open", "inspect", "cat", "peek", "check"],
+  ["list", "enumerate", "browse", "catalog", "inventory", "ls", "overview", "every"],
+  ["search", "find", "query", "lookup", "locate", "grep", "seek", "discover", "hunt", "match", "filter", "scan"],
+  ["update", "edit", "modify", "change", "patch", "alter", "amend", "revise", "set", "adjust", "tweak", "replace", "fix"],
+  ["write", "save", "store", "persist", "put", "record", "dump", "output"],
+  ["move", "rename", "relocate", "transfer", "mv"],
+  ["copy", "duplicate", "clone", "cp", "fork"],
+  ["run", "execute", "invoke", "launch", "perform", "trigger", "call", "exec", "dispatch"],
+  ["send", "post", "publish", "message", "notify", "deliver", "dm", "ping", "broadcast", "share"],
+  ["email", "mail", "gmail", "inbox", "message"],
+  ["file", "document", "doc", "path"],
+  ["directory", "folder", "dir"],
+  ["issue", "ticket", "bug", "task", "card", "story", "defect", "problem", "todo"],
+  ["pull", "pr", "merge", "mr"],
+  ["repository", "repo", "project", "codebase", "source"],
+  ["branch", "ref", "head"],
+  ["commit", "revision", "changeset", "checkin", "sha"],
+  ["diff", "difference", "compare", "delta", "changes"],
+  ["screenshot", "capture", "snapshot", "picture", "image", "photo", "screen", "grab"],
+  ["navigate", "goto", "go", "visit", "url", "open", "browse", "load", "link", "website", "site", "webpage", "address"],
+  ["click", "press", "tap", "select", "choose", "pick"],
+  ["type", "fill", "enter", "input", "key", "keyboard", "text", "form"],
+  ["page", "tab", "browser", "window", "web"],
+  ["database", "db", "sql", "table", "schema", "postgres", "sqlite", "mysql", "row", "record", "column"],
+  ["user", "person", "member", "people", "account", "profile", "contact", "who", "owner"],
+  ["comment", "reply", "note", "annotation", "remark", "respond", "discussion", "feedback"],
+  ["label", "tag", "category", "topic"],
+  ["close", "resolve", "finish", "complete", "done", "archive", "end", "exit", "quit", "shut"],
+  ["wait", "sleep", "pause", "delay", "hold"],
+  ["time", "clock", "date", "timezone", "now", "today", "hour"],
+  ["weather", "forecast", "temperature", "rain", "climate"],
+  ["memory", "knowledge", "graph", "entity", "relation", "remember", "fact", "observation", "recall", "forget"],
+  ["calendar", "event", "meeting", "appointment", "schedule", "invite", "agenda"],
+  ["channel", "conversation", "chat", "room", "thread", "slack"],
+  ["size", "length", "count", "number", "total", "many", "big"],
+  ["info", "information", "metadata", "detail", "stat", "status", "property", "attribute", "describe", "summary", "about"],
+  ["log", "history", "trail", "journal", "audit"],
+  ["secret", "credential", "token", "password", "key", "auth"],
+  ["download", "fetch", "pull", "save", "retrieve"],
+  ["upload", "attach", "attachment", "push"],
+  ["sum", "add", "plus", "calculate", "math", "arithmetic", "compute", "total"],
+  ["echo", "repeat", "say", "parrot", "mirror", "back"],
+  ["environment", "env", "variable", "config", "configuration", "setting"],
+  ["tree", "hierarchy", "structure", "nested", "recursive", "outline"],
+  ["element", "node", "component", "selector", "button", "link"],
+  ["scroll", "swipe"],
+  ["hover", "mouseover"],
+  ["evaluate", "javascript", "script", "js", "code", "eval"],
+  ["console", "devtool", "debug"],
+  ["network", "request", "http", "traffic", "api"],
+  ["star", "favorite", "bookmark", "like"],
+  ["review", "approve", "approval", "feedback"],
+  ["assign", "assignee", "owner", "responsible", "delegate"],
+  ["release", "version", "tag", "ship"],
+  ["workflow", "pipeline", "action", "ci", "job", "build", "deploy", "deployment", "run"],
+  ["notification", "alert", "alarm", "warning", "incident"],
+  ["content", "contents", "text", "body"],
+  ["head", "first", "beginning", "top", "start"],
+  ["tail", "last", "end", "bottom", "latest", "recent"],
+  ["allowed", "permitted", "accessible", "permission", "access"],
+  ["internet", "online", "web", "google"],
+  ["map", "location", "place", "address", "direction", "route", "geocode", "coordinate", "nearby", "distance"],
+  ["price", "cost", "billing", "invoice", "payment", "charge", "pay", "refund", "money"],
+  ["customer", "client", "subscription", "subscriber", "buyer"],
+  ["error", "exception", "crash", "incident", "failure", "stack", "trace"],
+  ["metric", "dashboard", "monitor", "monitoring", "chart", "graph", "measure"],
+  ["container", "docker", "pod", "kubernetes", "k8s", "cluster"],
+  ["shell", "command", "terminal", "bash", "cli", "process"],
+  ["resource", "asset"],
+  ["prompt", "template"],
+  ["sample", "sampling", "llm", "model", "completion", "ai"],
+  ["long", "slow", "progress", "lengthy"],
+  ["tiny", "small", "image", "icon"],
+  ["annotation", "annotated", "hint"],
+  ["structured", "json", "object"],
+  ["embed", "embedded", "inline"],
+  ["spreadsheet", "sheet", "excel", "csv", "cell"],
+  ["folder", "drive", "storage", "bucket", "blob", "object"],
+  ["team", "group", "organization", "org", "workspace"],
+  ["word", "spelling", "phrase", "term"],
+  ["translate", "translation", "language"],
+  ["summarize", "summary", "digest", "tldr"],
+  ["vector", "embedding", "semantic", "similar"],
+  ["ask", "question", "elicit", "elicitation", "prompt"],
+  ["upgrade", "install", "package", "dependency", "library", "npm", "pip"],
+  ["test", "spec", "check", "verify", "validate", "lint"],
+  ["previous", "back", "undo", "revert", "rollback", "restore"],
+  ["forward", "next", "redo"],
+  ["resize", "zoom", "dimension", "viewport"],
+  ["drag", "drop"],
+  ["dialog", "popup", "modal", "alert"],
+  ["pdf", "print"],
+  ["insight", "analysis", "analyze", "analytic", "report"]
+]
+
+/** Stemmed word -> the other stemmed words of its groups. */
+export const synonyms: ReadonlyMap<string, ReadonlyArray<string>> = (() => {
+  const table = new Map<string, Set<string>>()
+  for (const group of groups) {
+    const stemmed = [...new Set(group.map((word) => stem(word.toLowerCase())))]
+    for (const word of stemmed) {
+      const set = table.get(word) ?? new Set<string>()
+      for (const other of stemmed) if (other !== word) set.add(other)
+      table.set(word, set)
+    }
+  }
+  return new Map([...table].map(([word, set]) => [word, [...set]]))
+})()

@@ -28,6 +28,8 @@ const lengthNormalisation: Record<Field, number> = {
   instructions: 0.5
 }
 const k1 = 1.2
+/** Parameter text past this many characters is not indexed (a schema may be huge; the first properties tell most). */
+const maxParameterText = 4000
 const synonymWeight = 0.55
 /** A word that is the whole of a tool's name (`echo`) is worth a little more. */
 const exactNameBonus = 0.5
@@ -40,43 +42,57 @@ export const modelVisible = (tool: McpSchema.Tool): boolean => {
   return !Array.isArray(visibility) || visibility.includes("model")
 }
 
-/** The parameter names and descriptions of a tool's input schema (top level and one level down). */
-const parameterText = (schema: unknown, depth = 0): string => {
-  if (typeof schema !== "object" || schema === null || depth > 1) return ""
-  const properties = "properties" in schema ? schema.properties : undefined
-  if (typeof properties !== "object" || properties === null) return ""
+/**
+ * The parameter names and descriptions (and string enum values) of a tool's
+ * input schema, top level and one level down, up to `maxParameterText`
+ * characters: a schema may be huge, and its first properties tell most.
+ */
+const parameterText = (schema: unknown): string => {
   const parts: Array<string> = []
-  for (const [key, value] of Object.entries(properties)) {
-    parts.push(key)
-    if (typeof value === "object" && value !== null) {
-      if ("description" in value && typeof value.description === "string") parts.push(value.description)
+  let length = 0
+  const add = (text: string) => {
+    parts.push(text)
+    length += text.length + 1
+  }
+  const walk = (node: unknown, depth: number) => {
+    if (typeof node !== "object" || node === null || depth > 1 || length > maxParameterText) return
+    const properties = "properties" in node ? node.properties : undefined
+    if (typeof properties !== "object" || properties === null) return
+    for (const key in properties) {
+      if (length > maxParameterText) return
+      add(key)
+      const value: unknown = (properties as Record<string, unknown>)[key]
+      if (typeof value !== "object" || value === null) continue
+      if ("description" in value && typeof value.description === "string") add(value.description.slice(0, 500))
       if ("enum" in value && Array.isArray(value.enum)) {
-        for (const item of value.enum) if (typeof item === "string") parts.push(item)
+        for (const item of value.enum.slice(0, 20)) if (typeof item === "string") add(item)
       }
-      parts.push(parameterText(value, depth + 1))
-      if ("items" in value) parts.push(parameterText(value.items, depth + 1))
+      walk(value, depth + 1)
+      if ("items" in value) walk(value.items, depth + 1)
     }
   }
+  walk(schema, 0)
   return parts.join(" ")
 }
 
-interface Posting {
-  readonly doc: number
-  readonly weight: number
-}
-
+/** Per word, the weighted term frequency of each field, length-normalised and summed (BM25F). */
 const termWeights = (doc: Record<Field, ReadonlyArray<string>>, averages: Record<Field, number>) => {
   const out = new Map<string, number>()
   for (const field of fields) {
     const list = doc[field]
     if (list.length === 0) continue
     const b = lengthNormalisation[field]
-    const norm = (1 - b) + b * (list.length / Math.max(averages[field], 1))
-    const counts = new Map<string, number>()
-    for (const word of list) counts.set(word, (counts.get(word) ?? 0) + 1)
-    for (const [word, count] of counts) out.set(word, (out.get(word) ?? 0) + (weights[field] * count) / norm)
+    // each occurrence adds the same amount, so no count per field is needed
+    const each = weights[field] / ((1 - b) + b * (list.length / Math.max(averages[field], 1)))
+    for (const word of list) out.set(word, (out.get(word) ?? 0) + each)
   }
   return out
+}
+
+/** The tools having a word, and its weight in each: two arrays side by side. */
+interface Postings {
+  readonly docs: Array<number>
+  readonly weights: Array<number>
 }
 
 /** @internal */
@@ -113,13 +129,14 @@ export const make = (
   for (const field of fields) {
     averages[field] = split.length === 0 ? 0 : split.reduce((sum, doc) => sum + doc[field].length, 0) / split.length
   }
-  const postings = new Map<string, Array<Posting>>()
+  const postings = new Map<string, Postings>()
   const wholeName = new Map<string, Array<number>>()
   split.forEach((doc, index) => {
     for (const [word, weight] of termWeights(doc, averages)) {
       let list = postings.get(word)
-      if (list === undefined) postings.set(word, list = [])
-      list.push({ doc: index, weight })
+      if (list === undefined) postings.set(word, list = { docs: [], weights: [] })
+      list.docs.push(index)
+      list.weights.push(weight)
     }
     if (doc.name.length === 1) {
       const list = wholeName.get(doc.name[0]!) ?? []
@@ -134,23 +151,41 @@ export const make = (
     const limit = Math.max(0, Math.min(searchOptions?.limit ?? 5, 100))
     if (limit === 0 || count === 0) return []
     const allowed = searchOptions?.servers === undefined ? undefined : new Set(searchOptions.servers)
-    // each query word once, at its best weight (given beats synonym)
-    const wanted = new Map<string, number>()
-    for (const word of words(query)) {
-      wanted.set(word, 1)
-      for (const other of synonyms.get(word) ?? []) {
-        if (!wanted.has(other)) wanted.set(other, synonymWeight)
-      }
-    }
+    // each query word counts once per tool: as given, or through its best synonym (at a lower weight),
+    // so a word with many synonyms does not outweigh the others
     const scores = new Float64Array(count)
-    for (const [word, boost] of wanted) {
-      const list = postings.get(word)
-      if (list === undefined) continue
-      const weight = boost * idf(list.length)
-      for (const posting of list) {
-        scores[posting.doc]! += weight * (posting.weight / (k1 + posting.weight))
+    const best = new Float64Array(count)
+    const seen = new Set<string>()
+    for (const word of words(query)) {
+      if (seen.has(word)) continue
+      seen.add(word)
+      const touched: Array<number> = []
+      const take = (term: string, boost: number) => {
+        const list = postings.get(term)
+        if (list === undefined) return
+        const weight = boost * idf(list.docs.length)
+        for (let i = 0; i < list.docs.length; i++) {
+          const doc = list.docs[i]!
+          const tf = list.weights[i]!
+          const score = weight * (tf / (k1 + tf))
+          if (best[doc] === 0) touched.push(doc)
+          if (score > best[doc]!) best[doc] = score
+        }
       }
-      if (boost === 1) for (const doc of wholeName.get(word) ?? []) scores[doc]! += exactNameBonus * weight
+      take(word, 1)
+      for (const other of synonyms.get(word) ?? []) take(other, synonymWeight)
+      const list = postings.get(word)
+      if (list !== undefined) {
+        const bonus = exactNameBonus * idf(list.docs.length)
+        for (const doc of wholeName.get(word) ?? []) {
+          if (best[doc] === 0) touched.push(doc)
+          best[doc]! += bonus
+        }
+      }
+      for (const doc of touched) {
+        scores[doc]! += best[doc]!
+        best[doc] = 0
+      }
     }
     const ranked: Array<number> = []
     for (let doc = 0; doc < count; doc++) {

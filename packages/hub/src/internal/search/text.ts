@@ -32,19 +32,58 @@ const trimDouble = (word: string) =>
     ? word.slice(0, -1)
     : word
 
-const identifierParts = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g
+const isUpper = (c: number) => c >= 65 && c <= 90
+const isLower = (c: number) => c >= 97 && c <= 122
+const isDigit = (c: number) => c >= 48 && c <= 57
 
-/** The words of a text, identifiers split, in order, stop words left out, stemmed. */
+/** Lower-cased part -> its stem, or "" for a stop word; bounded, since texts come from servers. */
+const known = new Map<string, string>()
+const maxKnown = 50_000
+
+const normalise = (part: string): string => {
+  let word = known.get(part)
+  if (word !== undefined) return word
+  const lower = part.toLowerCase()
+  word = (lower.length < 2 && !/[0-9]/.test(lower)) || stopWords.has(lower) ? "" : stem(lower)
+  if (known.size < maxKnown) known.set(part, word)
+  return word
+}
+
+/**
+ * The words of a text, identifiers split (`getHTTPResponse` is get, HTTP,
+ * response; digits apart; anything else separates), in order, stop words
+ * left out, stemmed. A scan by character code: this runs over every tool
+ * text at each index build.
+ */
 export const words = (text: string): Array<string> => {
   const out: Array<string> = []
-  for (const chunk of text.split(/[^A-Za-z0-9]+/)) {
-    if (chunk.length === 0) continue
-    for (const match of chunk.matchAll(identifierParts)) {
-      const word = match[0].toLowerCase()
-      if (word.length < 2 && !/[0-9]/.test(word)) continue
-      if (stopWords.has(word)) continue
-      out.push(stem(word))
+  const emit = (from: number, to: number) => {
+    const word = normalise(text.slice(from, to))
+    if (word !== "") out.push(word)
+  }
+  const n = text.length
+  let i = 0
+  while (i < n) {
+    const c = text.charCodeAt(i)
+    let j = i + 1
+    if (isDigit(c)) {
+      while (j < n && isDigit(text.charCodeAt(j))) j++
+    } else if (isLower(c)) {
+      while (j < n && isLower(text.charCodeAt(j))) j++
+    } else if (isUpper(c)) {
+      while (j < n && isUpper(text.charCodeAt(j))) j++
+      if (j < n && isLower(text.charCodeAt(j))) {
+        // the last capital starts the next word: `HTTPResponse` is HTTP, Response
+        if (j - 1 > i) emit(i, j - 1)
+        i = j - 1
+        while (j < n && isLower(text.charCodeAt(j))) j++
+      }
+    } else {
+      i = j
+      continue
     }
+    emit(i, j)
+    i = j
   }
   return out
 }

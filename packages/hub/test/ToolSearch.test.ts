@@ -14,6 +14,7 @@ import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import * as NodeFileKeyValueStore from "../src/NodeFileKeyValueStore.js"
 import * as ServerRegistry from "../src/ServerRegistry.js"
+import * as ToolFormat from "../src/ToolFormat.js"
 import * as ToolSearch from "../src/ToolSearch.js"
 import * as TransportFactory from "../src/TransportFactory.js"
 import { configs } from "./fixtures/memoryFactory.js"
@@ -363,5 +364,44 @@ describe("ToolSearch.conversation", () => {
     const payload = [ToolSearch.makeSearchTool(ToolSearch.catalogue(servers, tools))]
     expect(ToolSearch.estimateTokens(payload)).toBeLessThan(3000)
     expect(ToolSearch.estimateTokens(tools.map((t) => t.tool))).toBeGreaterThan(20_000)
+  })
+})
+
+describe("ToolFormat provider-native deferral", () => {
+  const tools = [...files.map((t) => hub("files", t)), ...tracker.map((t) => hub("my tracker", t)), hub("my_tracker", { name: "close_issue" })]
+
+  it("Anthropic: the BM25 tool search tool first, every tool deferred but the pinned ones", () => {
+    const declared = ToolFormat.anthropicDeferredTools(tools, { pinned: ["search"] })
+    expect(declared[0]).toEqual({ type: "tool_search_tool_bm25_20251119", name: "tool_search_tool_bm25" })
+    expect(declared.slice(1).map((t) => [t.name, "defer_loading" in t ? t.defer_loading : undefined])).toEqual([
+      ["getFileContents", true],
+      ["delete_directory", true],
+      ["list_allowed_directories", true],
+      ["create_issue", true],
+      ["search", undefined],
+      ["close_issue", true]
+    ])
+    expect(ToolFormat.anthropicDeferredTools(tools, { variant: "regex" })[0]).toEqual({
+      type: "tool_search_tool_regex_20251119",
+      name: "tool_search_tool_regex"
+    })
+  })
+
+  it("OpenAI Responses: tool_search, pinned functions up front, one namespace per server with deferred functions", () => {
+    const declared = ToolFormat.openAiResponsesDeferredTools(tools, {
+      pinned: ["search"],
+      descriptions: new Map([["files", "Reads and writes local files."]])
+    })
+    expect(declared[0]).toEqual({ type: "tool_search" })
+    expect(declared[1]).toMatchObject({ type: "function", name: "search" })
+    expect(declared[1]).not.toHaveProperty("defer_loading")
+    const namespaces = declared.filter((t): t is ToolFormat.OpenAiNamespace => t.type === "namespace")
+    expect(namespaces.map((n) => [n.name, n.description, n.tools.map((t) => t.name)])).toEqual([
+      ["files", "Reads and writes local files.", ["getFileContents", "delete_directory", "list_allowed_directories"]],
+      ["my_tracker", "Tools of the MCP server \"my tracker\".", ["create_issue"]],
+      // another server whose name sanitises alike gets a namespace of its own
+      ["my_tracker_2", "Tools of the MCP server \"my_tracker\".", ["close_issue"]]
+    ])
+    expect(namespaces.flatMap((n) => n.tools).every((t) => t.defer_loading === true)).toBe(true)
   })
 })

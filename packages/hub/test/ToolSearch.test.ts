@@ -12,6 +12,7 @@ import * as Stream from "effect/Stream"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
+import * as McpToolkit from "../src/McpToolkit.js"
 import * as NodeFileKeyValueStore from "../src/NodeFileKeyValueStore.js"
 import * as ServerRegistry from "../src/ServerRegistry.js"
 import * as ToolFormat from "../src/ToolFormat.js"
@@ -253,6 +254,26 @@ describe("ToolSearch.conversation", () => {
 
       // a found tool is called like any other, through the registry
       expect(text(yield* chat.callTool("delete_directory", { path: "/tmp/x" }))).toBe("files ran delete_directory")
+    }))
+
+  it.scoped("McpToolkit over a conversation: the model's search_tools call gives it the found tools on the next request", () =>
+    Effect.gen(function*() {
+      const { factory } = yield* liveServers({ files, tracker })
+      const registry = yield* registryOf(factory, ["files", "tracker"])
+      yield* registry.awaitReady()
+      const chat = yield* conversationOf(registry, KeyValueStore.layerMemory, "c1")
+      const toolkit = McpToolkit.withHandler(McpToolkit.fromConversation(chat))
+
+      const first = yield* toolkit
+      expect(Object.keys(first.tools)).toEqual([ToolSearch.searchToolName])
+      const searched = yield* first.handle(ToolSearch.searchToolName, { query: "open a ticket", limit: 1 })
+      expect(searched.isFailure).toBe(false)
+      expect(String(searched.encodedResult)).toContain("create_issue (server tracker)")
+
+      const next = yield* toolkit
+      expect(Object.keys(next.tools)).toEqual([ToolSearch.searchToolName, "create_issue"])
+      const called = yield* next.handle("create_issue", {})
+      expect(called.encodedResult).toBe("tracker ran create_issue")
     }))
 
   it.scoped("search_tools with bad arguments is an error result and activates nothing", () =>

@@ -47,3 +47,8 @@ export * as History from "./History.js"
  * @since 0.2.0
  */
 export * as OAuth from "./OAuth.js"
+
+/**
+ * @since 0.4.0
+ */
+export * as ToolSearch from "./ToolSearch.js"

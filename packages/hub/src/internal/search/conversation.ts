@@ -12,8 +12,11 @@ const defaultPrefix = "mcp-effect/hub/tool-search"
 const summaryLength = 100
 const namesShown = 4
 
+/** The first sentence of a text's first line that is not a Markdown heading, neutralised and capped. */
 const line = (text: string, max: number) => {
-  const flat = ApprovalRequest.neutralize(text, "line").replace(/\s+/g, " ").trim()
+  const lines = ApprovalRequest.neutralize(text).split("\n").map((l) => l.trim())
+  const first = lines.find((l) => l !== "" && !l.startsWith("#")) ?? ""
+  const flat = first.replace(/\s+/g, " ")
   const sentence = flat.match(/^.*?[.!?](?=\s|$)/)?.[0] ?? flat
   return sentence.length <= max ? sentence : `${sentence.slice(0, max - 1)}…`
 }

@@ -15,7 +15,7 @@ const weights: Record<Field, number> = {
   name: 3,
   title: 2.5,
   description: 1,
-  parameters: 0.6,
+  parameters: 0.4,
   server: 1.5,
   instructions: 0.25
 }
@@ -30,7 +30,7 @@ const lengthNormalisation: Record<Field, number> = {
 const k1 = 1.2
 /** Parameter text past this many characters is not indexed (a schema may be huge; the first properties tell most). */
 const maxParameterText = 4000
-const synonymWeight = 0.55
+const synonymWeight = 0.5
 /** A word that is the whole of a tool's name (`echo`) is worth a little more. */
 const exactNameBonus = 0.5
 
@@ -187,6 +187,7 @@ export const make = (
         best[doc] = 0
       }
     }
+
     const ranked: Array<number> = []
     for (let doc = 0; doc < count; doc++) {
       if (scores[doc]! <= 0) continue

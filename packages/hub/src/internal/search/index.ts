@@ -1,14 +1,14 @@
 import type * as McpSchema from "@mcp-effect/core/McpSchema"
 import type * as ServerRegistry from "../../ServerRegistry.js"
 import type * as ToolSearch from "../../ToolSearch.js"
-import { synonyms, words } from "./text.js"
+import { synonyms, words, wordsOf } from "./text.js"
 
 /**
  * BM25F over the fields of a tool, weighted: a word in the tool's name
  * counts more than one in a parameter's description. A query's words match
  * as given, and their synonyms at a lower weight.
  */
-const fields = ["name", "title", "description", "parameters", "server", "instructions"] as const
+const fields = ["name", "title", "description", "parameters", "server"] as const
 type Field = typeof fields[number]
 
 const weights: Record<Field, number> = {
@@ -16,18 +16,23 @@ const weights: Record<Field, number> = {
   title: 2.5,
   description: 1,
   parameters: 0.4,
-  server: 1.5,
-  instructions: 0.25
+  server: 1.5
 }
 const lengthNormalisation: Record<Field, number> = {
   name: 0.3,
   title: 0.3,
   description: 0.75,
   parameters: 0.75,
-  server: 0,
-  instructions: 0.5
+  server: 0
 }
 const k1 = 1.2
+/**
+ * A server's instructions are indexed once, as a document of the server: a
+ * tool gets this share of its server's score (so a request naming what a
+ * server is for lifts its tools), without indexing the instructions again
+ * with each tool.
+ */
+const instructionsShare = 0.25
 /** Parameter text past this many characters is not indexed (a schema may be huge; the first properties tell most). */
 const maxParameterText = 4000
 const synonymWeight = 0.5
@@ -95,34 +100,77 @@ interface Postings {
   readonly weights: Array<number>
 }
 
+/**
+ * Adds each query word's score to `scores`: once per document, as given or
+ * through its best synonym (at a lower weight), so a word with many
+ * synonyms does not outweigh the others; a document whose name is the word
+ * gets a bonus.
+ */
+const addScores = (
+  scores: Float64Array,
+  postings: ReadonlyMap<string, Postings>,
+  count: number,
+  queryWords: ReadonlyArray<string>,
+  wholeName: ReadonlyMap<string, ReadonlyArray<number>> | undefined
+) => {
+  const idf = (documents: number) => Math.log(1 + (count - documents + 0.5) / (documents + 0.5))
+  const best = new Float64Array(count)
+  const touched: Array<number> = []
+  const take = (term: string, boost: number) => {
+    const list = postings.get(term)
+    if (list === undefined) return
+    const weight = boost * idf(list.docs.length)
+    for (let i = 0; i < list.docs.length; i++) {
+      const doc = list.docs[i]!
+      const tf = list.weights[i]!
+      const score = weight * (tf / (k1 + tf))
+      if (best[doc] === 0) touched.push(doc)
+      if (score > best[doc]!) best[doc] = score
+    }
+  }
+  for (const word of queryWords) {
+    take(word, 1)
+    for (const other of synonyms.get(word) ?? []) take(other, synonymWeight)
+    const list = postings.get(word)
+    if (list !== undefined && wholeName !== undefined) {
+      const bonus = exactNameBonus * idf(list.docs.length)
+      for (const doc of wholeName.get(word) ?? []) {
+        if (best[doc] === 0) touched.push(doc)
+        best[doc]! += bonus
+      }
+    }
+    for (const doc of touched) {
+      scores[doc]! += best[doc]!
+      best[doc] = 0
+    }
+    touched.length = 0
+  }
+}
+
 /** @internal */
 export const make = (
   tools: ReadonlyArray<ServerRegistry.HubTool>,
   options?: ToolSearch.IndexOptions
 ): ToolSearch.Index => {
   const docs = tools.filter((entry) => modelVisible(entry.tool))
-  const instructions = options?.instructions
-  const instructionWords = new Map<string, ReadonlyArray<string>>()
+  const serverIndex = new Map<string, number>()
   const serverWords = new Map<string, ReadonlyArray<string>>()
-  const split = docs.map((entry): Record<Field, ReadonlyArray<string>> => {
+  const serverOf = new Uint32Array(docs.length)
+  const split = docs.map((entry, index): Record<Field, ReadonlyArray<string>> => {
     let server = serverWords.get(entry.server)
     if (server === undefined) {
-      server = words(entry.server)
+      server = wordsOf(entry.server)
       serverWords.set(entry.server, server)
+      serverIndex.set(entry.server, serverIndex.size)
     }
-    let instruction = instructionWords.get(entry.server)
-    if (instruction === undefined) {
-      instruction = words(instructions?.get(entry.server) ?? "")
-      instructionWords.set(entry.server, instruction)
-    }
+    serverOf[index] = serverIndex.get(entry.server)!
     const tool = entry.tool
     return {
-      name: words(`${tool.name} ${entry.name === tool.name ? "" : entry.name}`),
-      title: words(tool.title ?? tool.annotations?.title ?? ""),
-      description: words(tool.description ?? ""),
-      parameters: words(parameterText(tool.inputSchema)),
-      server,
-      instructions: instruction
+      name: wordsOf(`${tool.name} ${entry.name === tool.name ? "" : entry.name}`),
+      title: wordsOf(tool.title ?? tool.annotations?.title ?? ""),
+      description: wordsOf(tool.description ?? ""),
+      parameters: wordsOf(parameterText(tool.inputSchema)),
+      server
     }
   })
   const averages = {} as Record<Field, number>
@@ -145,49 +193,37 @@ export const make = (
     }
   })
   const count = docs.length
-  const idf = (documents: number) => Math.log(1 + (count - documents + 0.5) / (documents + 0.5))
+
+  // the servers' instructions, one document per server
+  const servers = serverIndex.size
+  const instructionWords = [...serverIndex.keys()].map((server) => wordsOf(options?.instructions?.get(server) ?? ""))
+  const averageInstructions = servers === 0 ? 0 : instructionWords.reduce((sum, list) => sum + list.length, 0) / servers
+  const serverPostings = new Map<string, Postings>()
+  instructionWords.forEach((list, index) => {
+    if (list.length === 0) return
+    const each = 1 / (0.5 + 0.5 * (list.length / Math.max(averageInstructions, 1)))
+    const weights = new Map<string, number>()
+    for (const word of list) weights.set(word, (weights.get(word) ?? 0) + each)
+    for (const [word, weight] of weights) {
+      let entry = serverPostings.get(word)
+      if (entry === undefined) serverPostings.set(word, entry = { docs: [], weights: [] })
+      entry.docs.push(index)
+      entry.weights.push(weight)
+    }
+  })
 
   const search = (query: string, searchOptions?: ToolSearch.SearchOptions): ReadonlyArray<ToolSearch.Hit> => {
     const limit = Math.max(0, Math.min(searchOptions?.limit ?? 5, 100))
     if (limit === 0 || count === 0) return []
     const allowed = searchOptions?.servers === undefined ? undefined : new Set(searchOptions.servers)
-    // each query word counts once per tool: as given, or through its best synonym (at a lower weight),
-    // so a word with many synonyms does not outweigh the others
+    const queryWords = [...new Set(words(query))]
     const scores = new Float64Array(count)
-    const best = new Float64Array(count)
-    const seen = new Set<string>()
-    for (const word of words(query)) {
-      if (seen.has(word)) continue
-      seen.add(word)
-      const touched: Array<number> = []
-      const take = (term: string, boost: number) => {
-        const list = postings.get(term)
-        if (list === undefined) return
-        const weight = boost * idf(list.docs.length)
-        for (let i = 0; i < list.docs.length; i++) {
-          const doc = list.docs[i]!
-          const tf = list.weights[i]!
-          const score = weight * (tf / (k1 + tf))
-          if (best[doc] === 0) touched.push(doc)
-          if (score > best[doc]!) best[doc] = score
-        }
-      }
-      take(word, 1)
-      for (const other of synonyms.get(word) ?? []) take(other, synonymWeight)
-      const list = postings.get(word)
-      if (list !== undefined) {
-        const bonus = exactNameBonus * idf(list.docs.length)
-        for (const doc of wholeName.get(word) ?? []) {
-          if (best[doc] === 0) touched.push(doc)
-          best[doc]! += bonus
-        }
-      }
-      for (const doc of touched) {
-        scores[doc]! += best[doc]!
-        best[doc] = 0
-      }
+    addScores(scores, postings, count, queryWords, wholeName)
+    if (serverPostings.size > 0) {
+      const serverScores = new Float64Array(servers)
+      addScores(serverScores, serverPostings, servers, queryWords, undefined)
+      for (let doc = 0; doc < count; doc++) scores[doc]! += instructionsShare * serverScores[serverOf[doc]!]!
     }
-
     const ranked: Array<number> = []
     for (let doc = 0; doc < count; doc++) {
       if (scores[doc]! <= 0) continue

@@ -88,6 +88,21 @@ export const words = (text: string): Array<string> => {
   return out
 }
 
+/** Text -> its words, for the texts of the tools indexed: a rebuild after one server's `list_changed` splits only what changed. */
+const split = new Map<string, ReadonlyArray<string>>()
+const maxSplit = 20_000
+
+/** {@link words}, remembered per text (bounded: the cache starts over when full). */
+export const wordsOf = (text: string): ReadonlyArray<string> => {
+  let found = split.get(text)
+  if (found === undefined) {
+    if (split.size >= maxSplit) split.clear()
+    found = words(text)
+    split.set(text, found)
+  }
+  return found
+}
+
 /**
  * Words a person uses for the same action or thing. Each group is one
  * meaning; a word may stand in two groups (`open` a file, `open` a page).

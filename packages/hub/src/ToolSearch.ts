@@ -69,7 +69,10 @@ export interface SearchOptions {
  * @category models
  */
 export interface IndexOptions {
-  /** Each server's `instructions`, indexed with every tool of the server (at a low weight). */
+  /**
+   * Each server's `instructions`, indexed once as a document of the server:
+   * a tool gets a quarter of its server's score for a request.
+   */
   readonly instructions?: ReadonlyMap<string, string> | undefined
 }
 

@@ -129,6 +129,10 @@ describe("ToolSearch index", () => {
     expect(apps.size).toBe(1)
   })
 
+  it("reads an issue key in a request as an issue", () => {
+    expect(found(index.search("what is up with ENG-42", { limit: 1 }))).toEqual(["tracker/create_issue"])
+  })
+
   it("finds nothing for a query of stop words only, and honours the limit", () => {
     expect(index.search("the of and")).toEqual([])
     expect(index.search("directory issue file", { limit: 2 })).toHaveLength(2)

@@ -1,7 +1,7 @@
 import type * as McpSchema from "@mcp-effect/core/McpSchema"
 import type * as ServerRegistry from "../../ServerRegistry.js"
 import type * as ToolSearch from "../../ToolSearch.js"
-import { synonyms, words, wordsOf } from "./text.js"
+import { hints, synonyms, words, wordsOf } from "./text.js"
 
 /**
  * BM25F over the fields of a tool, weighted: a word in the tool's name
@@ -216,7 +216,7 @@ export const make = (
     const limit = Math.max(0, Math.min(searchOptions?.limit ?? 5, 100))
     if (limit === 0 || count === 0) return []
     const allowed = searchOptions?.servers === undefined ? undefined : new Set(searchOptions.servers)
-    const queryWords = [...new Set(words(query))]
+    const queryWords = [...new Set([...words(query), ...hints(query)])]
     const scores = new Float64Array(count)
     addScores(scores, postings, count, queryWords, wholeName)
     if (serverPostings.size > 0) {

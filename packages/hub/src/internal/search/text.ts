@@ -88,6 +88,19 @@ export const words = (text: string): Array<string> => {
   return out
 }
 
+/**
+ * Words a request implies by its shape: an issue key (`ENG-123`, `PROJ-7`)
+ * is an issue; a path or file name with an extension is a file; a URL is a
+ * page.
+ */
+export const hints = (query: string): Array<string> => {
+  const out: Array<string> = []
+  if (/\b[A-Z][A-Z0-9]{1,9}-\d+\b/.test(query)) out.push("issue")
+  if (/\b[\w-]+\.(?:json|ya?ml|md|txt|ts|js|py|csv|pdf|toml|log)\b/i.test(query)) out.push("file")
+  if (/\bhttps?:\/\/|\b[\w-]+\.(?:com|org|net|io|dev)\b/i.test(query)) out.push("url", "page")
+  return out
+}
+
 /** Text -> its words, for the texts of the tools indexed: a rebuild after one server's `list_changed` splits only what changed. */
 const split = new Map<string, ReadonlyArray<string>>()
 const maxSplit = 20_000

@@ -156,7 +156,7 @@ describe("ServerRegistry.searchTools", () => {
       expect(yield* registry.searchTools("weather forecast")).toEqual([])
     }))
 
-  it.scoped("never finds a disabled or removed server's tools, and finds them again once enabled", () =>
+  it.scoped("never finds a disabled or removed server's tools; finds them once enabled or added", () =>
     Effect.gen(function*() {
       const { factory } = yield* liveServers({ files, tracker })
       const registry = yield* registryOf(factory, ["files", "tracker"])
@@ -171,6 +171,9 @@ describe("ServerRegistry.searchTools", () => {
 
       yield* registry.remove("tracker")
       expect(found(yield* registry.searchTools("issue"))).toEqual([])
+      yield* registry.add(configs("tracker")[0]!)
+      yield* registry.awaitReady()
+      expect(found(yield* registry.searchTools("issue"))).toContain("tracker/create_issue")
     }))
 
   it.scoped("never finds a quarantined tool; approving its new definition brings it back", () =>

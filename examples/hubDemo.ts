@@ -6,6 +6,13 @@
  *
  *   npm run demo -- --config examples/mcp.json
  *   npm run demo -- --config examples/mcp.json --approval always-ask
+ *   npm run demo -- --config examples/mcp.json --deferred --approval always-ask
+ *
+ * `--deferred` shows tool search instead of the full tool list: the payload a
+ * model gets in deferred mode (the `search_tools` meta-tool with its
+ * catalogue, next to what every tool would cost), a `search_tools` call as a
+ * model would make it, and a call to the tool it activated, through the
+ * approval policy like any other.
  *
  * `examples/mcp.json` (Claude Desktop format) runs server-everything and the
  * filesystem server; `${MCP_DEMO_DIR}` in it is set here to a fresh temporary
@@ -18,7 +25,7 @@ import {
   type McpSchema,
   ToolCallLog
 } from "@mcp-effect/core"
-import { ServerRegistry } from "@mcp-effect/hub"
+import { ServerRegistry, ToolFormat, ToolSearch } from "@mcp-effect/hub"
 import { NodeHub } from "@mcp-effect/hub/node"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Console from "effect/Console"
@@ -39,6 +46,7 @@ const option = (name: string) => {
 }
 const configPath = option("--config") ?? "examples/mcp.json"
 const mode = (option("--approval") ?? "auto") as ApprovalPolicy.Mode
+const deferred = argv.includes("--deferred")
 const demoDir = mkdtempSync(join(tmpdir(), "mcp-hub-demo-"))
 
 // ---- the terminal prompt: one line reader for the whole run, answers may be piped in -------
@@ -94,7 +102,68 @@ const settled = (statuses: ReadonlyArray<ServerRegistry.ServerStatus>) =>
 const textOf = (result: McpSchema.CallToolResult) =>
   result.content.map((c) => c.type === "text" ? c.text : `[${c.type}]`).join(" ").replace(/\s+/g, " ").slice(0, 100)
 
+/** A result's text lines, indented. */
+const linesOf = (result: McpSchema.CallToolResult) =>
+  result.content.map((c) => c.type === "text" ? c.text : `[${c.type}]`).join("\n").split("\n").map((line) => `  ${line}`).join("\n")
+
 // ---- the run ---------------------------------------------------------------------------
+
+/** Every tool offered, and a few calls routed by name. */
+const allTools = (registry: ServerRegistry.Service) =>
+  Effect.gen(function*() {
+    const tools = yield* registry.tools.get
+    yield* Console.log(`\n${bold(`== Tools (${tools.length})`)}`)
+    for (const tool of tools) {
+      yield* Console.log(`  ${tool.name.padEnd(32)} ${tool.server.padEnd(12)} ${tool.name === tool.tool.name ? "" : tool.tool.name}`)
+    }
+
+    yield* Console.log(`\n${bold("== Calls")}`)
+    const has = (name: string) => tools.some((t) => t.name === name)
+    const call = (name: string, args: Record<string, unknown>) =>
+      has(name)
+        ? registry.callTool(name, args).pipe(
+          Effect.matchEffect({
+            onFailure: (error) => Console.log(`  ${name} -> ${error._tag}: ${error.message}`),
+            onSuccess: (result) => Console.log(`  ${name} -> ${textOf(result)}`)
+          })
+        )
+        : Effect.void
+    yield* call("echo", { message: "hello from the hub" })
+    yield* call("write_file", { path: join(demoDir, "hello.txt"), content: "written through the hub\n" })
+    yield* call("list_directory", { path: demoDir })
+    yield* call("echo", { message: "once more" })
+  })
+
+/** Tool search: the deferred payload, a search as the model makes it, a call to a tool it activated. */
+const deferredRun = (registry: ServerRegistry.Service) =>
+  Effect.gen(function*() {
+    const chat = yield* ToolSearch.conversation(`demo-${Date.now()}`)
+    const all = yield* registry.tools.get
+    const offered = yield* chat.tools
+    const payload = offered.map((t) => ToolFormat.anthropicTool(t))
+    yield* Console.log(`\n${bold("== Model-facing payload (deferred)")}`)
+    yield* Console.log(
+      `  ${offered.length} tool(s), about ${ToolSearch.estimateTokens(payload)} tokens ` +
+        `(every tool: ${all.length} tools, about ${ToolSearch.estimateTokens(all.map((t) => ToolFormat.anthropicTool(t)))} tokens)`
+    )
+    yield* Console.log(offered[0]!.tool.description!.split("\n").map((line) => `  | ${line}`).join("\n"))
+
+    const query = "save text to a file on disk"
+    yield* Console.log(`\n${bold("== Search")} (the model calls ${ToolSearch.searchToolName} ${JSON.stringify({ query, limit: 3 })})`)
+    const found = yield* chat.callTool(ToolSearch.searchToolName, { query, limit: 3 })
+    yield* Console.log(linesOf(found))
+    yield* Console.log(`  next turn offers: ${(yield* chat.tools).map((t) => t.name).join(", ")}`)
+
+    yield* Console.log(`\n${bold("== Activated call")}`)
+    const name = (yield* chat.activated).find((n) => all.some((t) => t.name === n && t.tool.name === "write_file"))
+    if (name === undefined) return yield* Console.log("  write_file was not found")
+    yield* chat.callTool(name, { path: join(demoDir, "hello.txt"), content: "written through tool search\n" }).pipe(
+      Effect.matchEffect({
+        onFailure: (error) => Console.log(`  ${name} -> ${error._tag}: ${error.message}`),
+        onSuccess: (result) => Console.log(`  ${name} -> ${textOf(result)}`)
+      })
+    )
+  })
 
 const program = Effect.gen(function*() {
   const registry = yield* ServerRegistry.ServerRegistry
@@ -116,27 +185,8 @@ const program = Effect.gen(function*() {
     Effect.ignore
   )
 
-  const tools = yield* registry.tools.get
-  yield* Console.log(`\n${bold(`== Tools (${tools.length})`)}`)
-  for (const tool of tools) {
-    yield* Console.log(`  ${tool.name.padEnd(32)} ${tool.server.padEnd(12)} ${tool.name === tool.tool.name ? "" : tool.tool.name}`)
-  }
-
-  yield* Console.log(`\n${bold("== Calls")}`)
-  const has = (name: string) => tools.some((t) => t.name === name)
-  const call = (name: string, args: Record<string, unknown>) =>
-    has(name)
-      ? registry.callTool(name, args).pipe(
-        Effect.matchEffect({
-          onFailure: (error) => Console.log(`  ${name} -> ${error._tag}: ${error.message}`),
-          onSuccess: (result) => Console.log(`  ${name} -> ${textOf(result)}`)
-        })
-      )
-      : Effect.void
-  yield* call("echo", { message: "hello from the hub" })
-  yield* call("write_file", { path: join(demoDir, "hello.txt"), content: "written through the hub\n" })
-  yield* call("list_directory", { path: demoDir })
-  yield* call("echo", { message: "once more" })
+  if (deferred) yield* deferredRun(registry)
+  else yield* allTools(registry)
 
   yield* Console.log(`\n${bold("== History")}`)
   for (const record of yield* log.records.get) {

@@ -4,6 +4,7 @@
  * its row next to the baseline.
  */
 import { bm25 } from "./bm25.js"
+import { hubRanker } from "./hubRanker.js"
 import type { Ranker } from "./ranker.js"
 
-export const rankers: ReadonlyArray<Ranker> = [bm25]
+export const rankers: ReadonlyArray<Ranker> = [bm25, hubRanker]

@@ -24,6 +24,7 @@ import type * as Layer from "effect/Layer"
 import type * as Schema from "effect/Schema"
 import * as internal from "./internal/toolkit.js"
 import type * as ToolFormat from "./ToolFormat.js"
+import type * as ToolSearch from "./ToolSearch.js"
 
 /**
  * A tool of a source: the unique, provider-safe name models call it by, the
@@ -165,3 +166,18 @@ export const withHandler: <E>(
  */
 export const fromClient: (client: McpClient.McpClient["Type"], server?: string) => Source<McpError.McpClientError> =
   internal.fromClient
+
+/**
+ * A tool search conversation (`ToolSearch.conversation`) as a source: in
+ * `"deferred"` mode its tools are the `search_tools` meta-tool, the pinned
+ * tools and the tools activated so far, and a `search_tools` call activates
+ * the tools it finds, so `withHandler` over this source (built afresh for
+ * each request) gives the model what it found on its next turn. Every other
+ * call goes to the registry's `callTool` (approval policy, call log).
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const fromConversation: (
+  conversation: ToolSearch.Conversation
+) => Source<Effect.Effect.Error<ReturnType<ToolSearch.Conversation["callTool"]>>> = internal.fromConversation

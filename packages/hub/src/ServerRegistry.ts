@@ -44,6 +44,7 @@ import type { RegistryError, UnknownTool } from "./internal/errors.js"
 import * as internal from "./internal/registry.js"
 import type * as ServerConfig from "./ServerConfig.js"
 import type * as ToolPins from "./ToolPins.js"
+import type * as ToolSearch from "./ToolSearch.js"
 import type * as TransportFactory from "./TransportFactory.js"
 
 /**
@@ -112,6 +113,13 @@ export interface ServerStatus {
   readonly sessionId: string | undefined
   readonly protocolVersion: string | undefined
   readonly serverInfo: McpSchema.Implementation | undefined
+  /**
+   * The server's `instructions`, neutralised and cut at 2048 characters
+   * (indexed by tool search, summarised in its catalogue).
+   *
+   * @since 0.4.0
+   */
+  readonly instructions?: string | undefined
   readonly lastError: ServerError | undefined
   /**
    * About the server's tools as last listed: a tool whose definition does
@@ -229,6 +237,20 @@ export interface Service {
   readonly disable: (name: string) => Effect.Effect<void, RegistryError>
   /** Closes the server's client and starts it again (after `NeedsAuth` or `Failed`, for example). */
   readonly reconnect: (name: string) => Effect.Effect<void, RegistryError>
+  /**
+   * The offered tools that best match `query` (see `ToolSearch`): each hit
+   * names its server and its registry name. The index follows `tools`, so
+   * a tool listed after a `list_changed` is found by the next search, and a
+   * disabled server's or a quarantined tool never is. With
+   * `ToolSearch.Embeddings` in the registry's context, BM25 and the
+   * embeddings are fused.
+   *
+   * @since 0.4.0
+   */
+  readonly searchTools: (
+    query: string,
+    options?: ToolSearch.SearchOptions
+  ) => Effect.Effect<ReadonlyArray<ToolSearch.Hit>>
   /** The client of a started server, for everything beyond tools. */
   readonly client: (name: string) => Effect.Effect<McpClient.Service, RegistryError>
 }

@@ -17,6 +17,7 @@
  */
 import * as McpApps from "@mcp-effect/core/McpApps"
 import type * as McpSchema from "@mcp-effect/core/McpSchema"
+import * as deferred from "./internal/format/deferred.js"
 import * as Gemini from "./internal/format/gemini.js"
 import * as names from "./internal/format/names.js"
 import * as strict from "./internal/format/openAiStrict.js"
@@ -118,6 +119,86 @@ export interface AnthropicTool {
   readonly name: string
   readonly description?: string
   readonly input_schema: ObjectRoot
+}
+
+/**
+ * Anthropic's tool search tool (a server tool): BM25 over natural-language
+ * queries, or Python-style regular expressions.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface AnthropicToolSearchTool {
+  readonly type: "tool_search_tool_bm25_20251119" | "tool_search_tool_regex_20251119"
+  readonly name: "tool_search_tool_bm25" | "tool_search_tool_regex"
+}
+
+/**
+ * A Messages API tool that Claude sees only once its tool search finds it.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface AnthropicDeferredTool extends AnthropicTool {
+  readonly defer_loading?: true
+}
+
+/**
+ * The Responses API's hosted tool search.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface OpenAiToolSearch {
+  readonly type: "tool_search"
+}
+
+/**
+ * A Responses function tool whose schema is loaded when tool search finds it.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface OpenAiResponsesDeferredTool extends OpenAiResponsesTool {
+  readonly defer_loading?: true
+}
+
+/**
+ * A Responses namespace: the model sees its name and description up front,
+ * its functions once tool search loads them.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface OpenAiNamespace {
+  readonly type: "namespace"
+  readonly name: string
+  readonly description: string
+  readonly tools: ReadonlyArray<OpenAiResponsesDeferredTool>
+}
+
+/**
+ * A tool to declare deferred: its name, its server (the namespace it goes
+ * in) and the MCP tool. `ServerRegistry`'s `HubTool` fits.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface DeferredInput {
+  readonly name: string
+  readonly server?: string | undefined
+  readonly tool: McpSchema.Tool
+}
+
+/**
+ * @since 0.4.0
+ * @category models
+ */
+export interface DeferredOptions {
+  /** Names of tools declared up front, never deferred. */
+  readonly pinned?: ReadonlyArray<string> | undefined
+  /** Per server, the namespace description (OpenAI); default `Tools of the MCP server "<name>".` */
+  readonly descriptions?: ReadonlyMap<string, string> | undefined
 }
 
 /**
@@ -347,6 +428,44 @@ export const openAiResponsesTool: (input: Input, options?: OpenAiOptions) => Ope
  * @category tools
  */
 export const anthropicTool: (input: Input) => AnthropicTool = tools.anthropic
+
+/**
+ * Every tool for the Messages API with Claude's own tool search: the tool
+ * search tool first (BM25 by default, `variant: "regex"` for regular
+ * expressions), then each tool with `defer_loading: true` unless pinned.
+ * Claude searches the tools' names, descriptions and argument names and
+ * descriptions server-side and calls what it found by name, so calls come
+ * back as ordinary `tool_use` blocks: route them to
+ * `ServerRegistry.callTool`. See
+ * https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool
+ * for the models that support it.
+ *
+ * @since 0.4.0
+ * @category tools
+ */
+export const anthropicDeferredTools: (
+  inputs: ReadonlyArray<DeferredInput>,
+  options?: DeferredOptions & { readonly variant?: "bm25" | "regex" | undefined }
+) => Array<AnthropicToolSearchTool | AnthropicDeferredTool> = deferred.anthropicDeferred
+
+/**
+ * Every tool for the Responses API with its hosted tool search:
+ * `{ type: "tool_search" }` first, pinned tools as plain functions, then
+ * one namespace per server (its name made provider-safe, its description
+ * from `descriptions`) holding the server's tools with
+ * `defer_loading: true`. The model sees namespace names and descriptions up
+ * front and loads functions as it searches; a function call names the
+ * function by its registry name, unique across namespaces. See
+ * https://developers.openai.com/api/docs/guides/tools-tool-search (which
+ * models support it, and why namespaces are preferred).
+ *
+ * @since 0.4.0
+ * @category tools
+ */
+export const openAiResponsesDeferredTools: (
+  inputs: ReadonlyArray<DeferredInput>,
+  options?: DeferredOptions & OpenAiOptions
+) => Array<OpenAiToolSearch | OpenAiNamespace | OpenAiResponsesDeferredTool> = deferred.openAiResponsesDeferred
 
 /**
  * A Gemini function declaration, its schema converted with

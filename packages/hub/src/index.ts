@@ -45,6 +45,14 @@ export * as AppHost from "./AppHost.js"
  */
 export * as ToolPins from "./ToolPins.js"
 
+/**
+ * Tool search across every server of a `ServerRegistry` (BM25F, an optional
+ * embedding ranker) and the deferred exposure of tools to a model.
+ *
+ * @since 0.4.0
+ */
+export * as ToolSearch from "./ToolSearch.js"
+
 // `McpToolkit` is not in this index: it needs `@effect/ai` (an optional peer), so it is imported
 // by path, `import * as McpToolkit from "@mcp-effect/hub/McpToolkit"`, and an app without it
 // never loads it.

@@ -45,4 +45,18 @@ describe("the hub demo", () => {
       expect(stdout).toMatch(/everything\s+echo\s+Denied\n\s+files\s+write_file\s+Denied\n\s+files\s+list_directory\s+Denied\n\s+everything\s+echo\s+Denied/)
       expect(stdout).not.toContain("\x1b[")
     }), { timeout: 120_000 })
+
+  it.live("--deferred: shows the model-facing payload, a search, and the activated call through the approval policy", () =>
+    Effect.gen(function*() {
+      const { code, stdout } = yield* runDemo(["--config", "examples/mcp.json", "--deferred", "--approval", "always-ask"], "y\n")
+      expect(code).toBe(0)
+      const [, payload, all] = stdout.match(/1 tool\(s\), about (\d+) tokens \(every tool: \d+ tools, about (\d+) tokens\)/) ?? []
+      expect(Number(payload)).toBeLessThan(Number(all))
+      expect(stdout).toMatch(/- files \(14 tools\)/)
+      expect(stdout).toContain("- write_file (server files)")
+      expect(stdout).toMatch(/next turn offers: search_tools, .*write_file/)
+      expect(stdout).toContain("files (untrusted) wants to run write_file")
+      expect(stdout).toMatch(/write_file -> Successfully wrote to .*hello\.txt/)
+      expect(stdout).toMatch(/files\s+write_file\s+Completed/)
+    }), { timeout: 120_000 })
 })

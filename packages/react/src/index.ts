@@ -52,3 +52,8 @@ export * as OAuth from "./OAuth.js"
  * @since 0.4.0
  */
 export * as McpApp from "./McpApp.js"
+
+/**
+ * @since 0.4.0
+ */
+export * as ToolSearch from "./ToolSearch.js"

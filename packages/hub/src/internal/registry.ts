@@ -14,13 +14,16 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Subscribable from "effect/Subscribable"
 import * as SubscriptionRef from "effect/SubscriptionRef"
+import * as ApprovalRequest from "@mcp-effect/core/ApprovalRequest"
 import * as ServerConfig from "../ServerConfig.js"
 import * as Errors from "./errors.js"
 import type * as ServerRegistry from "../ServerRegistry.js"
 import * as TransportFactory from "../TransportFactory.js"
 import type * as ToolPins from "../ToolPins.js"
+import * as ToolSearch from "../ToolSearch.js"
 import * as Guard from "./guard.js"
 import * as Ready from "./ready.js"
+import * as SearchRanking from "./search/embeddings.js"
 import * as StoredServers from "./storedServers.js"
 
 interface Entry {
@@ -60,6 +63,9 @@ const droppedWarning = (tool: McpClient.DroppedTool): ServerRegistry.ToolWarning
   message: `tool ${tool.name === undefined ? "without a name" : JSON.stringify(tool.name)} left out: ${tool.message}`
 })
 
+/** The longest server `instructions` kept in a status (and indexed). */
+const maxInstructions = 2048
+
 const needsAuth = (error: McpError.McpClientError | undefined) =>
   error !== undefined && (error._tag === "Unauthorized" || error._tag === "InsufficientScope")
 
@@ -86,6 +92,10 @@ const make_ = (
     let quarantined: ReadonlyMap<string, ToolPins.ToolQuarantined> = new Map()
     const publishLock = yield* Effect.makeSemaphore(1)
     const changeLock = yield* Effect.makeSemaphore(1)
+    const embeddings = yield* Effect.serviceOption(ToolSearch.Embeddings)
+    const rank = Option.map(embeddings, SearchRanking.ranker)
+    // built on the first search after the tools or the servers' instructions changed
+    let index: ToolSearch.Index | undefined
 
     /** Recomputes both views from the entries, one publisher at a time, so a stale view never wins. */
     const publish = publishLock.withPermits(1)(Effect.suspend(() => {
@@ -95,6 +105,7 @@ const make_ = (
         guard.view(offered.map((e) => ({ server: e.name, tools: e.tools, checked: e.checked }))),
         (view) => {
           byName = new Map(view.tools.map((tool) => [tool.name, tool]))
+          index = undefined
           quarantined = view.quarantined
           for (const e of all) e.status = { ...e.status, warnings: [...e.dropped, ...(view.warnings.get(e.name) ?? [])] }
           return Effect.zipRight(
@@ -145,6 +156,9 @@ const make_ = (
                 _tag: "Connected",
                 sessionId: id,
                 protocolVersion: state.initialized.protocolVersion,
+                instructions: state.initialized.instructions === undefined
+                  ? undefined
+                  : ApprovalRequest.neutralize(state.initialized.instructions).slice(0, maxInstructions),
                 serverInfo: Guard.neutralizeInfo(state.initialized.serverInfo)
               })
             case "Closed": {
@@ -332,6 +346,19 @@ const make_ = (
         }),
       appTools: (server) =>
         Effect.sync(() => [...byName.values()].filter((t) => t.server === server && McpApps.isAppVisible(t.tool))),
+      searchTools: (query, searchOptions) =>
+        Effect.suspend(() => {
+          if (index === undefined) {
+            const instructions = new Map<string, string>()
+            for (const entry of entries.values()) {
+              if (entry.status.instructions !== undefined) instructions.set(entry.name, entry.status.instructions)
+            }
+            index = ToolSearch.makeIndex([...byName.values()], { instructions })
+          }
+          return Option.isSome(rank)
+            ? rank.value(index, query, searchOptions)
+            : Effect.succeed(index.search(query, searchOptions))
+        }),
       awaitReady: (readyOptions) =>
         Ready.awaitReady(servers, () => [...entries.values()], readyOptions),
       add: (config) =>

@@ -16,6 +16,7 @@ import * as Schema from "effect/Schema"
 import { sanitizeName } from "./format/names.js"
 import { describe } from "./format/tools.js"
 import type { McpTool, McpToolkit, Options, Parameters, Result, Source, SourceTool } from "../McpToolkit.js"
+import type * as ToolSearch from "../ToolSearch.js"
 import * as ToolFormat from "../ToolFormat.js"
 
 const parameters: Parameters = Schema.Struct({}, Schema.Record({ key: Schema.String, value: Schema.Unknown }))
@@ -116,4 +117,19 @@ export const fromClient = (
     get: Effect.map(client.tools.get, (tools) => tools.map((tool) => ({ name: tool.name, server, tool })))
   },
   callTool: (name, args) => client.callTool({ name, arguments: args })
+})
+
+/** @internal */
+export const fromConversation = (
+  conversation: ToolSearch.Conversation
+): Source<Effect.Effect.Error<ReturnType<ToolSearch.Conversation["callTool"]>>> => ({
+  tools: {
+    // a store that cannot be read leaves the model the meta-tool (and the search still works)
+    get: Effect.catchAll(conversation.tools, () =>
+      Effect.zipRight(
+        Effect.logWarning("tool search: the activated tools could not be read; offering the search alone"),
+        Effect.map(conversation.searchTool, (tool): ReadonlyArray<SourceTool> => [{ name: tool.name, tool }])
+      ))
+  },
+  callTool: (name, args) => conversation.callTool(name, args)
 })

@@ -62,6 +62,7 @@ export const packages = {
       "internal/toolList.ts": "client",
       // extensions: protocol extensions built on the client
       "Skills.ts": "extensions",
+      "McpApps.ts": "extensions",
       // testing: the test kit
       "TestServer.ts": "testing",
       "TestTracer.ts": "testing",

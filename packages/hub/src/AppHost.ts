@@ -24,10 +24,10 @@ import type * as McpSchema from "@mcp-effect/core/McpSchema"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import * as internal from "./internal/apps.js"
+import type { UiChanged } from "./internal/errors.js"
 import type * as ServerRegistry from "./ServerRegistry.js"
 import type * as ToolPins from "./ToolPins.js"
 
@@ -50,16 +50,7 @@ export interface App {
  * @since 0.4.0
  * @category errors
  */
-export class UiChanged extends Schema.TaggedError<UiChanged>("@mcp-effect/hub/UiChanged")("UiChanged", {
-  server: Schema.String,
-  uri: Schema.String,
-  /** The digest of the UI as now served: what `approveUi` pins. */
-  digest: Schema.String
-}) {
-  override get message(): string {
-    return `the UI ${this.uri} of server "${this.server}" changed since it was approved; approve it to run it`
-  }
-}
+export { UiChanged } from "./internal/errors.js"
 
 /**
  * What pinning noticed about an app's UI.

@@ -34,7 +34,6 @@ import type * as KeyValueStore from "@effect/platform/KeyValueStore"
 import type * as McpClient from "@mcp-effect/core/McpClient"
 import type * as McpError from "@mcp-effect/core/McpError"
 import type * as McpSchema from "@mcp-effect/core/McpSchema"
-import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as internalConversation from "./internal/search/conversation.js"
 import * as Index_ from "./internal/search/index.js"
@@ -99,7 +98,6 @@ export interface Index {
  */
 export const makeIndex: (tools: ReadonlyArray<ServerRegistry.HubTool>, options?: IndexOptions) => Index = Index_.make
 
-
 /**
  * An embedding model the app provides: one vector per text, in order. With
  * it in the registry's context, `searchTools` ranks by BM25 and by cosine
@@ -110,9 +108,7 @@ export const makeIndex: (tools: ReadonlyArray<ServerRegistry.HubTool>, options?:
  * @since 0.4.0
  * @category tags
  */
-export class Embeddings extends Context.Tag("@mcp-effect/hub/ToolSearch/Embeddings")<Embeddings, {
-  readonly embed: (texts: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ReadonlyArray<number>>, unknown>
-}>() {}
+export { Embeddings } from "./internal/search/embeddingsTag.js"
 
 /**
  * The name of the hub's meta-tool.

@@ -9,7 +9,8 @@ import * as PubSub from "effect/PubSub"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as AppHost from "../AppHost.js"
+import type * as AppHost from "../AppHost.js"
+import * as Errors from "./errors.js"
 import * as ServerRegistry from "../ServerRegistry.js"
 import * as ToolPins from "../ToolPins.js"
 import { sha256Hex } from "./sha256.js"
@@ -62,7 +63,7 @@ export const make = (
         if (Option.isNone(pinned)) {
           yield* pin(app, digest)
         } else if (pinned.value.digest !== digest) {
-          const changed = new AppHost.UiChanged({ server: app.server, uri: app.uri, digest })
+          const changed = new Errors.UiChanged({ server: app.server, uri: app.uri, digest })
           const event: AppHost.Event = { _tag: "UiChanged", server: app.server, uri: app.uri, quarantined: mode === "quarantine" }
           yield* PubSub.publish(events, event)
           if (mode === "quarantine") {

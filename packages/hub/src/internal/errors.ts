@@ -1,5 +1,5 @@
 // The hub's errors, defined below the public modules that export them (`ServerConfig`,
-// `ServerRegistry`), so that their internals build them without importing those modules back.
+// `ServerRegistry`, `AppHost`), so that their internals build them without importing those modules back.
 import * as Schema from "effect/Schema"
 
 /** Re-exported by its public module, which documents it. */
@@ -54,5 +54,17 @@ export class UnknownTool extends Schema.TaggedError<UnknownTool>("@mcp-effect/hu
 }) {
   override get message(): string {
     return `no tool named ${JSON.stringify(this.name)} in the registry, nothing was sent`
+  }
+}
+
+/** Re-exported by `AppHost`, which documents it. */
+export class UiChanged extends Schema.TaggedError<UiChanged>("@mcp-effect/hub/UiChanged")("UiChanged", {
+  server: Schema.String,
+  uri: Schema.String,
+  /** The digest of the UI as now served: what `approveUi` pins. */
+  digest: Schema.String
+}) {
+  override get message(): string {
+    return `the UI ${this.uri} of server "${this.server}" changed since it was approved; approve it to run it`
   }
 }

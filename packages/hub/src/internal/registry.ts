@@ -20,7 +20,9 @@ import * as Errors from "./errors.js"
 import type * as ServerRegistry from "../ServerRegistry.js"
 import * as TransportFactory from "../TransportFactory.js"
 import type * as ToolPins from "../ToolPins.js"
-import * as ToolSearch from "../ToolSearch.js"
+import type * as ToolSearch from "../ToolSearch.js"
+import { Embeddings } from "./search/embeddingsTag.js"
+import * as SearchIndex from "./search/index.js"
 import * as Guard from "./guard.js"
 import * as Ready from "./ready.js"
 import * as SearchRanking from "./search/embeddings.js"
@@ -92,7 +94,7 @@ const make_ = (
     let quarantined: ReadonlyMap<string, ToolPins.ToolQuarantined> = new Map()
     const publishLock = yield* Effect.makeSemaphore(1)
     const changeLock = yield* Effect.makeSemaphore(1)
-    const embeddings = yield* Effect.serviceOption(ToolSearch.Embeddings)
+    const embeddings = yield* Effect.serviceOption(Embeddings)
     const rank = Option.map(embeddings, SearchRanking.ranker)
     // built on the first search after the tools or the servers' instructions changed
     let index: ToolSearch.Index | undefined
@@ -353,7 +355,7 @@ const make_ = (
             for (const entry of entries.values()) {
               if (entry.status.instructions !== undefined) instructions.set(entry.name, entry.status.instructions)
             }
-            index = ToolSearch.makeIndex([...byName.values()], { instructions })
+            index = SearchIndex.make([...byName.values()], { instructions })
           }
           return Option.isSome(rank)
             ? rank.value(index, query, searchOptions)

@@ -1,5 +1,4 @@
 import * as McpApps from "@mcp-effect/core/McpApps"
-import type * as McpSchema from "@mcp-effect/core/McpSchema"
 import type * as ServerRegistry from "../../ServerRegistry.js"
 import type * as ToolSearch from "../../ToolSearch.js"
 import { hints, synonyms, words, wordsOf } from "./text.js"

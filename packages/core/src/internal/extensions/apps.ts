@@ -2,10 +2,10 @@ import * as Effect from "effect/Effect"
 import * as Encoding from "effect/Encoding"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import type * as McpApps from "../McpApps.js"
-import type * as McpClient from "../McpClient.js"
-import type * as McpError from "../McpError.js"
-import type * as McpSchema from "../McpSchema.js"
+import type * as McpApps from "../../McpApps.js"
+import type * as McpClient from "../../McpClient.js"
+import type * as McpError from "../../McpError.js"
+import type * as McpSchema from "../../McpSchema.js"
 
 /** @internal */
 export const extensionId = "io.modelcontextprotocol/ui" as const

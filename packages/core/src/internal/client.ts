@@ -207,7 +207,7 @@ class Client implements McpClient.Service {
 
   // the fetches refresh the live views; callers share a fetch in flight, but a
   // list_changed always starts a new one (the one in flight may predate the change)
-  get fetchTools(): Effect.Effect<ReadonlyArray<McpSchema.Tool>, McpError.McpClientError> {
+  fetchTools(): Effect.Effect<ReadonlyArray<McpSchema.Tool>, McpError.McpClientError> {
     return this.#tools.latest(
       this.#requireCapability("tools", "tools/list").pipe(
         Effect.zipRight(Effect.suspend(() => {
@@ -257,7 +257,7 @@ class Client implements McpClient.Service {
   }
 
   get listTools(): McpClient.Service["listTools"] {
-    return (this.#built ??= {}).listTools ??= this.#shared("tools/list", this.fetchTools)
+    return (this.#built ??= {}).listTools ??= this.#shared("tools/list", this.fetchTools())
   }
 
   get listResources(): McpClient.Service["listResources"] {
@@ -271,7 +271,7 @@ class Client implements McpClient.Service {
   refreshOn(method: string): Effect.Effect<void> | undefined {
     switch (method) {
       case "notifications/tools/list_changed":
-        return this.#tools.onChanged ??= coalesced(refresh(this.fetchTools), this.#scope)
+        return this.#tools.onChanged ??= coalesced(refresh(this.fetchTools()), this.#scope)
       case "notifications/resources/list_changed":
         return this.#resources.onChanged ??= coalesced(refresh(this.#fetchResources), this.#scope)
       case "notifications/prompts/list_changed":
@@ -333,7 +333,7 @@ class Client implements McpClient.Service {
       const init = yield* client.session.initialized
       if (!init.capabilities.tools) return undefined
       // a fetch of its own: a list already in flight (maybe stalled) must not hold up the call
-      return (yield* Effect.orElseSucceed(client.fetchTools, () => [])).find((tool) => tool.name === name)
+      return (yield* Effect.orElseSucceed(client.fetchTools(), () => [])).find((tool) => tool.name === name)
     })
   }
 
@@ -508,57 +508,25 @@ class Client implements McpClient.Service {
   }
 }
 
-/**
- * The members the client reads through getters, each listed (a new member
- * of the service that is not a field must be added here: the type says so).
- */
-const accessors: { readonly [K in Exclude<keyof McpClient.Service, "session" | "callTool" | "callToolStream">]: true } = {
-  initialized: true,
-  state: true,
-  ping: true,
-  listTools: true,
-  droppedTools: true,
-  listResources: true,
-  listResourceTemplates: true,
-  readResource: true,
-  subscribe: true,
-  unsubscribe: true,
-  resourceUpdates: true,
-  subscribeResourceUpdates: true,
-  listPrompts: true,
-  getPrompt: true,
-  complete: true,
-  setLoggingLevel: true,
-  logMessages: true,
-  subscribeLogMessages: true,
-  notifications: true,
-  subscribeNotifications: true,
-  tools: true,
-  resources: true,
-  prompts: true,
-  getTask: true,
-  listTasks: true,
-  cancelTask: true,
-  getTaskResult: true,
-  taskStatus: true
-}
-
 let ownMembers: PropertyDescriptorMap | undefined
 
 /**
- * The getters of the prototype as own, enumerable properties of a client,
- * so that `{ ...client }` copies every member (a spread reads own
- * properties only). The getters are the prototype's own functions, shared
+ * The getters of the prototype (the service's members, and only those:
+ * the client's other reads are methods or `#private`) as own, enumerable
+ * properties of a client, so that `{ ...client }` copies every member (a
+ * spread reads own properties only). The getters are the prototype's own functions, shared
  * by every client: each client's properties share one hidden class, not a
  * closure per member.
  */
-const members = (): PropertyDescriptorMap =>
-  ownMembers ??= Object.fromEntries(
-    Object.keys(accessors).flatMap((name) => {
-      const get = Object.getOwnPropertyDescriptor(Client.prototype, name)?.get
-      return get === undefined ? [] : [[name, { get, enumerable: true, configurable: true }]]
-    })
-  )
+const members = (): PropertyDescriptorMap => {
+  if (ownMembers === undefined) {
+    ownMembers = {}
+    for (const [name, { get }] of Object.entries(Object.getOwnPropertyDescriptors(Client.prototype))) {
+      if (get !== undefined) ownMembers[name] = { get, enumerable: true, configurable: true }
+    }
+  }
+  return ownMembers
+}
 
 /** What the task and tool-call paths read of the client, as methods of one object. */
 class ClientTasks implements tasks.TaskContext, ToolCalls.ToolCallContext {
@@ -584,7 +552,7 @@ class ClientTasks implements tasks.TaskContext, ToolCalls.ToolCallContext {
             (error) => error._tag === "ProtocolError" && error.code === McpError.ErrorCode.HeaderMismatch,
             (error) =>
               Effect.zipRight(
-                Effect.orElseFail(client.fetchTools, () => error),
+                Effect.orElseFail(client.fetchTools(), () => error),
                 tasks.callTool(this, params, callOptions)
               )
           )

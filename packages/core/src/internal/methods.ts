@@ -29,46 +29,29 @@ export type Cancel = "notice" | "never"
 export type Tracked = "subscribe" | "unsubscribe" | "logLevel"
 
 /**
- * One method's row.
+ * One method's row (a flag left out is `false`: the table lists what is
+ * true of each method).
  *
  * @internal
  */
 export interface Method {
-  /** The eras the method exists in. */
-  readonly eras: ReadonlyArray<Era.Era>
+  /** The only era the method exists in; left out, it exists in both. */
+  readonly era?: Era.Era
   /** Whether it may be sent again on a new connection when the one it was sent on is lost. */
-  readonly replay: boolean
+  readonly replay?: true
   /** Whether progress notifications reset its idle timeout (unless a request says otherwise). */
-  readonly progress: boolean
+  readonly progress?: true
   /** 2026-07-28: whether its result may be `input_required` (followed by rounds of answers). */
-  readonly inputRounds: boolean
+  readonly inputRounds?: true
   /** 2026-07-28: whether its result may be a task handle (followed by `tasks/get`). */
-  readonly taskHandle: boolean
+  readonly taskHandle?: true
   /** Whether it opens a connection (its params carry their own handshake data: never decorated). */
-  readonly handshake: boolean
-  readonly cancel: Cancel
+  readonly handshake?: true
+  /** How it is given up; `notice` when left out. */
+  readonly cancel?: Cancel
   /** What the resume tracking remembers of it. */
-  readonly tracked?: Tracked | undefined
+  readonly tracked?: Tracked
 }
-
-const both: ReadonlyArray<Era.Era> = ["legacy", "modern"]
-const legacy: ReadonlyArray<Era.Era> = ["legacy"]
-const modern: ReadonlyArray<Era.Era> = ["modern"]
-
-const row = (eras: ReadonlyArray<Era.Era>, options: Partial<Omit<Method, "eras">> = {}): Method => ({
-  eras,
-  replay: false,
-  progress: false,
-  inputRounds: false,
-  taskHandle: false,
-  handshake: false,
-  cancel: "notice",
-  ...options
-})
-
-/** A read: replayed on a new connection. */
-const read = (eras: ReadonlyArray<Era.Era>, options: Partial<Omit<Method, "eras">> = {}) =>
-  row(eras, { replay: true, ...options })
 
 /**
  * The table.
@@ -76,29 +59,29 @@ const read = (eras: ReadonlyArray<Era.Era>, options: Partial<Omit<Method, "eras"
  * @internal
  */
 export const methods = {
-  "initialize": row(legacy, { handshake: true, cancel: "never" }),
-  "server/discover": read(modern),
-  "ping": read(legacy),
-  "tools/list": read(both),
-  "tools/call": row(both, { progress: true, inputRounds: true, taskHandle: true }),
-  "resources/list": read(both),
-  "resources/templates/list": read(both),
-  "resources/read": read(both, { progress: true, inputRounds: true }),
-  "resources/subscribe": read(legacy, { tracked: "subscribe" }),
-  "resources/unsubscribe": read(legacy, { tracked: "unsubscribe" }),
-  "subscriptions/listen": read(modern),
-  "prompts/list": read(both),
-  "prompts/get": read(both, { progress: true, inputRounds: true }),
-  "completion/complete": read(both),
-  "logging/setLevel": read(legacy, { tracked: "logLevel" }),
-  "tasks/get": read(both),
-  "tasks/list": read(legacy),
-  "tasks/result": read(legacy, { progress: true }),
-  "tasks/cancel": row(both),
-  "tasks/update": row(modern),
+  "initialize": { era: "legacy", handshake: true, cancel: "never" },
+  "server/discover": { era: "modern", replay: true },
+  "ping": { era: "legacy", replay: true },
+  "tools/list": { replay: true },
+  "tools/call": { progress: true, inputRounds: true, taskHandle: true },
+  "resources/list": { replay: true },
+  "resources/templates/list": { replay: true },
+  "resources/read": { replay: true, progress: true, inputRounds: true },
+  "resources/subscribe": { era: "legacy", replay: true, tracked: "subscribe" },
+  "resources/unsubscribe": { era: "legacy", replay: true, tracked: "unsubscribe" },
+  "subscriptions/listen": { era: "modern", replay: true },
+  "prompts/list": { replay: true },
+  "prompts/get": { replay: true, progress: true, inputRounds: true },
+  "completion/complete": { replay: true },
+  "logging/setLevel": { era: "legacy", replay: true, tracked: "logLevel" },
+  "tasks/get": { replay: true },
+  "tasks/list": { era: "legacy", replay: true },
+  "tasks/result": { era: "legacy", replay: true, progress: true },
+  "tasks/cancel": {},
+  "tasks/update": { era: "modern" },
   // a server-to-client request, listed for its progress rule (the client answers it)
-  "sampling/createMessage": row(both, { progress: true })
-} satisfies Record<string, Method>
+  "sampling/createMessage": { progress: true }
+} as const satisfies Record<string, Method>
 
 /**
  * A method of the table.
@@ -126,14 +109,14 @@ const namesWhere = (predicate: (method: Method) => boolean): ReadonlySet<string>
  *
  * @internal
  */
-export const replayable: ReadonlySet<string> = namesWhere((m) => m.replay)
+export const replayable: ReadonlySet<string> = namesWhere((m) => m.replay === true)
 
 /**
  * The methods whose idle timeout resets on progress by default.
  *
  * @internal
  */
-export const progressResets: ReadonlySet<string> = namesWhere((m) => m.progress)
+export const progressResets: ReadonlySet<string> = namesWhere((m) => m.progress === true)
 
 /**
  * Whether `method` exists in `era` (a method the table does not know is
@@ -143,5 +126,5 @@ export const progressResets: ReadonlySet<string> = namesWhere((m) => m.progress)
  */
 export const existsIn = (method: string, era: Era.Era): boolean => {
   const row = table[method]
-  return row === undefined || row.eras.includes(era)
+  return row?.era === undefined || row.era === era
 }

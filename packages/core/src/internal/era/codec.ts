@@ -12,6 +12,7 @@ import type * as Effect from "effect/Effect"
 import type * as ClientSession from "../../ClientSession.js"
 import type * as McpError from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
+import type * as McpTransport from "../../McpTransport.js"
 import type * as TaskPolling from "../../TaskPolling.js"
 import type { Identity } from "./meta.js"
 import type * as Negotiation from "./negotiation.js"
@@ -89,4 +90,18 @@ export interface EraCodec {
   readonly rootsListChanged: boolean
   /** The liveness check: `ping`, or `server/discover` (decorated like any request). */
   readonly ping: { readonly method: string; readonly params: Record<string, unknown> | undefined }
+}
+
+/**
+ * What the session hands the transport once the version is fixed
+ * (`Connection.negotiated`): the version, and from the codec the era and
+ * how a request in flight is given up, so a transport need not re-infer
+ * either from the messages it carries. (`McpTransport.Negotiated` names
+ * only the version today; a transport may read these fields already.)
+ *
+ * @internal
+ */
+export interface Handed extends McpTransport.Negotiated {
+  readonly era: Negotiation.Era
+  readonly cancel: EraCodec["cancel"]
 }

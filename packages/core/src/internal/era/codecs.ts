@@ -1,7 +1,7 @@
 /**
  * The codec of a protocol version.
  */
-import type { EraCodec } from "./codec.js"
+import type { EraCodec, Handed } from "./codec.js"
 import * as Era2025 from "./era2025.js"
 import * as Era2026 from "./era2026.js"
 import { isModernVersion } from "./negotiation.js"
@@ -12,3 +12,13 @@ import { isModernVersion } from "./negotiation.js"
  * @internal
  */
 export const of = (version: string): EraCodec => isModernVersion(version) ? Era2026.codec : Era2025.codec
+
+/**
+ * What the transport is handed for `version`.
+ *
+ * @internal
+ */
+export const handed = (version: string): Handed => {
+  const codec = of(version)
+  return { protocolVersion: version, era: codec.era, cancel: codec.cancel }
+}

@@ -13,7 +13,7 @@ import * as McpError from "../src/McpError.js"
 import * as McpSchema from "../src/McpSchema.js"
 import * as Roots from "../src/Roots.js"
 import * as TestServer from "../src/TestServer.js"
-import { clientInfo, clientLayer, eventually, receivedWith, textResult } from "./utils.js"
+import { clientInfo, clientLayer, eventually, receivedWith, reconnect, textResult } from "./utils.js"
 
 const MODERN = McpSchema.MODERN_PROTOCOL_VERSION
 
@@ -178,6 +178,22 @@ describe("McpClient in the modern era", () => {
       const [list] = yield* receivedWith("tools/list")
       expect(metaOf(list!)[McpSchema.MetaKey.LogLevel]).toBe("warning")
     }).pipe(Effect.provide(clientLayer({ era: "modern", handlers: tools, capabilities: { logging: {}, tools: {} } }))))
+
+  it.effect("the level chosen by setLoggingLevel rides on the requests of the next connection too", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      yield* client.setLoggingLevel("debug")
+      yield* reconnect
+      yield* client.listTools
+      const lists = yield* receivedWith("tools/list")
+      expect(lists.map((list) => metaOf(list)[McpSchema.MetaKey.LogLevel])).toEqual(["debug"])
+      expect(yield* methodsReceived).not.toContain("logging/setLevel")
+    }).pipe(Effect.provide(clientLayer({
+      era: "modern",
+      handlers: tools,
+      capabilities: { logging: {}, tools: {} },
+      reconnect: { schedule: Schedule.spaced("1 second") }
+    }))))
 
   it.effect("setLoggingLevel needs the server's logging capability in the modern era too", () =>
     Effect.gen(function*() {

@@ -80,7 +80,8 @@ export const make = (options: {
       return options.onSpoken === undefined ? Effect.void : options.onSpoken(era)
     })
 
-  const legacy = (context: Handshake.HandshakeContext, version: string) =>
+  /** The 2025 era's opening: `initialize` (the era, not the 2024-11-05 HTTP+SSE transport). */
+  const initialize2025 = (context: Handshake.HandshakeContext, version: string) =>
     Handshake.initialize({
       protocolVersion: version,
       capabilities: options.capabilities,
@@ -90,7 +91,8 @@ export const make = (options: {
       Effect.tap(() => spoke("legacy"))
     )
 
-  const modern = (context: Handshake.HandshakeContext, offer: Negotiation.Offer) =>
+  /** The 2026-07-28 era's opening: the `server/discover` probe, falling back to `initialize2025`. */
+  const discover2026 = (context: Handshake.HandshakeContext, offer: Negotiation.Offer) =>
     Effect.flatMap(
       // a budget of its own: a legacy server that ignores the probe gets `initialize` soon after
       Discover.discover(
@@ -100,7 +102,7 @@ export const make = (options: {
         Duration.min(Duration.unsafeDivide(Duration.decode(options.timeout), 3), probeBudget)
       ),
       (outcome): Effect.Effect<ClientSession.Initialized, McpError.McpClientError> => {
-        if (outcome._tag === "Legacy") return legacy(context, outcome.version)
+        if (outcome._tag === "Legacy") return initialize2025(context, outcome.version)
         modernVersion = outcome.initialized.protocolVersion
         return Effect.as(
           Effect.zipRight(spoke("modern"), Handshake.handOff(context.connection, outcome.initialized.protocolVersion)),
@@ -121,10 +123,10 @@ export const make = (options: {
       modernVersion = undefined
       const { offer } = options
       if (offer.modern.length === 0 || (learned === "legacy" && offer.legacy !== undefined)) {
-        return legacy(context, offer.legacy!).pipe(
+        return initialize2025(context, offer.legacy!).pipe(
           Effect.catchAll((error) => {
             const version = upgraded(error)
-            if (version !== undefined) return modern(context, { ...offer, modern: [version] })
+            if (version !== undefined) return discover2026(context, { ...offer, modern: [version] })
             // a remembered era the server refuses is forgotten: the next connection probes as a first one does
             // (not when the server could not be reached: that says nothing of its era)
             if (!confirmed && Negotiation.classify(offer, offer.legacy!, error)._tag !== "Lost") learned = undefined
@@ -132,7 +134,7 @@ export const make = (options: {
           })
         )
       }
-      return modern(context, offer)
+      return discover2026(context, offer)
     })
 
   const decorate: NegotiatingHandshake["decorate"] = (method, params) =>

@@ -37,11 +37,14 @@ import { measureMinimalClient } from "../browser/bundle.js"
 // code or URL in a failure reaches a tracer: +0.8); approval requests that neutralise server text and warn
 // about an untrusted server's annotations, listings capped in items, bytes and pages (+0.55);
 // `tools/list` decoded tool by tool (one bad tool no longer hides a server's others), a root-union input
-// schema kept, one budget for the first connection's handshake (+0.4). The budgets are
+// schema kept, one budget for the first connection's handshake (+0.4). Issue 27's method table and era
+// codecs (steps 1-2: one row per method, a 2025 and a 2026-07-28 codec, result schemas by method name,
+// the client's members own properties so it survives a spread, the log level in 2026-07-28's `_meta`,
+// `ping` as `server/discover`) take it to 42.6 / 122.8 KB (+0.9 own code). The budgets are
 // a little above the last sizes: they stop growth. Issue 8's targets are lower (own code ≤ 15 KB, total
 // ≤ 100 KB); lower the budgets as the bundle shrinks.
-const ownBudgetKb = 41.8
-const totalBudgetKb = 122.0
+const ownBudgetKb = 42.7
+const totalBudgetKb = 122.9
 const onDemandBudgetKb = 6.5
 
 describe("browser bundle size", () => {

@@ -46,6 +46,7 @@ export const packages = {
       "internal/handlers.ts": "engine",
       "internal/reconnect.ts": "engine",
       "internal/resume.ts": "engine",
+      "internal/methods.ts": "engine",
       // policy: the app services asked around a call
       "ApprovalDecision.ts": "policy",
       "ApprovalPolicy.ts": "policy",
@@ -60,6 +61,7 @@ export const packages = {
       "internal/tasks.ts": "client",
       "internal/toolCalls.ts": "client",
       "internal/toolList.ts": "client",
+      "internal/results.ts": "client",
       // extensions: protocol extensions built on the client
       "Skills.ts": "extensions",
       "McpApps.ts": "extensions",

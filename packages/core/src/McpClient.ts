@@ -104,6 +104,11 @@ export interface Service {
   readonly initialized: Effect.Effect<ClientSession.Initialized, McpError.McpClientError>
   readonly state: Subscribable.Subscribable<ClientSession.ConnectionState>
 
+  /**
+   * A liveness check. In the 2025 era `ping`; in 2026-07-28, which has no
+   * `ping`, `server/discover` with the era's `_meta` envelope (a server
+   * answers it at any time), so the check means the same in both eras.
+   */
   readonly ping: Effect.Effect<void, McpError.McpClientError>
   /**
    * All tools, following every page. A tool that does not decode (say, an
@@ -157,7 +162,12 @@ export interface Service {
     params: McpSchema.CompleteRequestParams
   ) => Effect.Effect<McpSchema.CompleteResult, McpError.McpClientError>
 
-  /** Sets the server's log level; kept across reconnects. */
+  /**
+   * Sets the server's log level; kept across reconnects. In the 2025 era
+   * `logging/setLevel`; in 2026-07-28, which has no such request, the level
+   * goes in every later request's `_meta` (`io.modelcontextprotocol/logLevel`).
+   * Either way the server must declare the `logging` capability.
+   */
   readonly setLoggingLevel: (level: McpSchema.LoggingLevel) => Effect.Effect<void, McpError.McpClientError>
   /** `notifications/message` from the server. Ends when the session closes. */
   readonly logMessages: Stream.Stream<McpSchema.LoggingMessageNotificationParams>

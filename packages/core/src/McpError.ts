@@ -238,7 +238,7 @@ export class UnsupportedCapability extends Schema.TaggedError<UnsupportedCapabil
     method: Schema.String,
     /**
      * Set when the method does not exist in the protocol revision the
-     * server speaks (e.g. `ping` in 2026-07-28): that revision.
+     * server speaks (e.g. `tasks/list` in 2026-07-28): that revision.
      *
      * @since 0.2.0
      */

@@ -13,7 +13,7 @@ import * as McpError from "../src/McpError.js"
 import * as McpSchema from "../src/McpSchema.js"
 import * as Roots from "../src/Roots.js"
 import * as TestServer from "../src/TestServer.js"
-import { clientInfo, clientLayer, eventually, receivedWith, textResult } from "./utils.js"
+import { clientInfo, clientLayer, eventually, receivedWith, reconnect, textResult } from "./utils.js"
 
 const MODERN = McpSchema.MODERN_PROTOCOL_VERSION
 
@@ -142,15 +142,90 @@ describe("choosing the era", () => {
     }).pipe(Effect.provide(clientLayer({ reconnect: { schedule: Schedule.spaced("1 second") } }))))
 })
 
+describe("the era probe's budget", () => {
+  it.effect("a server answering server/discover with an error code in the id: initialize follows within the probe's budget", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const test = yield* TestServer.TestServer
+      const [probe] = yield* eventually(Effect.map(receivedWith("server/discover"), (l) => l.length > 0 && l))
+      expect(probe).toBeDefined()
+      // as @effect/ai 0.37's server answers: the error code where the id belongs
+      yield* test.sendRaw({ jsonrpc: "2.0", id: -32603, error: { code: -32603, message: "Internal error" } })
+      const initialized = yield* Effect.fork(client.initialized)
+      yield* TestClock.adjust("4999 millis")
+      expect(initialized.unsafePoll()).toBeNull()
+      yield* TestClock.adjust("1 millis")
+      // (polled, not joined: a probe still waiting would hold the test on the TestClock)
+      yield* eventually(Effect.map(initialized.poll, (exit) => exit._tag === "Some"))
+      expect((yield* Fiber.join(initialized)).protocolVersion).toBe(McpSchema.LATEST_PROTOCOL_VERSION)
+      // the probe given up is cancelled like any request that timed out
+      expect(yield* methodsReceived).toEqual([
+        "server/discover",
+        "notifications/cancelled",
+        "initialize",
+        "notifications/initialized"
+      ])
+    }).pipe(Effect.provide(clientLayer({ handlers: { "server/discover": () => Effect.never } }))))
+})
+
 describe("McpClient in the modern era", () => {
+  it.effect("setLoggingLevel sends no request: every later request carries the level in its _meta", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      yield* client.setLoggingLevel("warning")
+      yield* client.listTools
+      expect(yield* methodsReceived).toEqual(["server/discover", "tools/list"])
+      const [list] = yield* receivedWith("tools/list")
+      expect(metaOf(list!)[McpSchema.MetaKey.LogLevel]).toBe("warning")
+    }).pipe(Effect.provide(clientLayer({ era: "modern", handlers: tools, capabilities: { logging: {}, tools: {} } }))))
+
+  it.effect("the level chosen by setLoggingLevel rides on the requests of the next connection too", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      yield* client.setLoggingLevel("debug")
+      yield* reconnect
+      yield* client.listTools
+      const lists = yield* receivedWith("tools/list")
+      expect(lists.map((list) => metaOf(list)[McpSchema.MetaKey.LogLevel])).toEqual(["debug"])
+      expect(yield* methodsReceived).not.toContain("logging/setLevel")
+    }).pipe(Effect.provide(clientLayer({
+      era: "modern",
+      handlers: tools,
+      capabilities: { logging: {}, tools: {} },
+      reconnect: { schedule: Schedule.spaced("1 second") }
+    }))))
+
+  it.effect("setLoggingLevel needs the server's logging capability in the modern era too", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const error = yield* Effect.flip(client.setLoggingLevel("info"))
+      expect(error).toMatchObject({ _tag: "UnsupportedCapability", capability: "logging", method: "logging/setLevel" })
+    }).pipe(Effect.provide(clientLayer({ era: "modern" }))))
+
+  it.effect("ping is server/discover with the modern _meta: a liveness check the modern server answers", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      yield* client.initialized
+      yield* client.ping
+      expect(yield* methodsReceived).toEqual(["server/discover", "server/discover"])
+      const [, ping] = yield* receivedWith("server/discover")
+      expect(metaOf(ping!)[McpSchema.MetaKey.ProtocolVersion]).toBe(MODERN)
+    }).pipe(Effect.provide(clientLayer({ era: "modern" }))))
+
+  it.effect("server/discover sent after the handshake carries the modern _meta (the server refuses it without)", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      yield* client.initialized
+      const result = yield* client.session.request("server/discover", {})
+      expect(result).toMatchObject({ supportedVersions: [MODERN] })
+    }).pipe(Effect.provide(clientLayer({ era: "modern" }))))
+
   it.effect("methods the era removed fail at once with UnsupportedCapability naming the version", () =>
     Effect.gen(function*() {
       const client = yield* McpClient.McpClient
-      const ping = yield* Effect.flip(client.ping)
-      expect(ping).toMatchObject({ _tag: "UnsupportedCapability", method: "ping", protocolVersion: MODERN })
-      expect(ping.message).toBe(`ping does not exist in protocol ${MODERN}, which the server speaks`)
-      const level = yield* Effect.flip(client.setLoggingLevel("info"))
-      expect(level).toMatchObject({ _tag: "UnsupportedCapability", method: "logging/setLevel" })
+      const list = yield* Effect.flip(client.listTasks)
+      expect(list).toMatchObject({ _tag: "UnsupportedCapability", method: "tasks/list", protocolVersion: MODERN })
+      expect(list.message).toBe(`tasks/list does not exist in protocol ${MODERN}, which the server speaks`)
       expect(yield* methodsReceived).toEqual(["server/discover"])
     }).pipe(Effect.provide(clientLayer({ era: "modern", capabilities: { logging: {} } }))))
 

@@ -17,7 +17,8 @@ const recording = (era?: TestServer.Options["era"]) => {
         Effect.sync(() => events.push("method" in message ? `send ${message.method}` : "send a response")),
         connection.send(message)
       ),
-    negotiated: (info) => Effect.sync(() => events.push(`negotiated ${info.protocolVersion}`)),
+    // the version, the era and how a request is given up (the codec's), in that order
+    negotiated: (info) => Effect.sync(() => events.push(`negotiated ${Object.values(info).join(" ")}`)),
     ready: Effect.sync(() => events.push("ready"))
   })
   const transport = Layer.effect(
@@ -41,7 +42,7 @@ describe("the session's hand-off to its transport", () => {
       expect(run.events).toEqual([
         "send server/discover", // the probe of the modern era, which this server does not speak
         "send initialize",
-        "negotiated 2025-11-25",
+        "negotiated 2025-11-25 legacy notice",
         "send notifications/initialized",
         "ready",
         "send ping"
@@ -55,7 +56,7 @@ describe("the session's hand-off to its transport", () => {
       yield* Effect.either(client.listTools) // answered -32601: only the order of what was sent matters here
       expect(modern.events).toEqual([
         "send server/discover",
-        "negotiated 2026-07-28",
+        "negotiated 2026-07-28 modern stream",
         "ready",
         "send tools/list"
       ])

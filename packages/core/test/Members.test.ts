@@ -41,4 +41,18 @@ describe("members taken off the services", () => {
       yield* notify("notifications/roots/list_changed")
       yield* receivedWith("notifications/roots/list_changed")
     }).pipe(Effect.provide(clientLayer(server))))
+
+  it.effect("the client survives a spread: { ...client } has every member, and they work", () =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const copy: McpClient.Service = { ...client }
+      expect(Object.keys(copy)).toEqual(expect.arrayContaining(["ping", "listTools", "callTool", "tools", "session"]))
+      expect((yield* copy.listTools).map((tool) => tool.name)).toEqual(["echo"])
+      expect((yield* copy.callTool({ name: "echo" })).content).toEqual([{ type: "text", text: "called echo" }])
+      yield* copy.ping
+      expect((yield* copy.tools.get).map((tool) => tool.name)).toEqual(["echo"])
+    }).pipe(Effect.provide(clientLayer({
+      ...server,
+      handlers: { ...server.handlers, "tools/list": () => Effect.succeed({ tools: [{ name: "echo", inputSchema: { type: "object" } }] }) }
+    }))))
 })

@@ -14,22 +14,25 @@ import type * as LazySubscriptionRef from "./engine/lazySubscriptionRef.js"
 import { coalesced, LiveView } from "./client/liveView.js"
 import * as SingleFlight from "./client/singleFlight.js"
 import * as TaskPolling from "../TaskPolling.js"
-import { decodeResult, decoder, paginate } from "./engine/decode.js"
+import { decoder, paginate } from "./engine/decode.js"
 import * as tasks from "./tasks.js"
 import * as ToolCalls from "./toolCalls.js"
 import * as ToolList from "./toolList.js"
 import * as Handlers from "./handlers.js"
 import { checkStructuredContent, validatorFromContext } from "./policy/validation.js"
+import type { EraCodec } from "./era/codec.js"
+import * as Codecs from "./era/codecs.js"
 import * as Listen from "./era/listen.js"
-import { isModernVersion } from "./era/negotiation.js"
+import * as Results from "./results.js"
+import * as Session from "./session.js"
 
-const decodeListTools = decodeResult(ToolList.ListToolsPage)
-const decodeListResources = decodeResult(McpSchema.ListResourcesResult)
-const decodeListTemplates = decodeResult(McpSchema.ListResourceTemplatesResult)
-const decodeListPrompts = decodeResult(McpSchema.ListPromptsResult)
-const decodeReadResource = decodeResult(McpSchema.ReadResourceResult)
-const decodeGetPrompt = decodeResult(McpSchema.GetPromptResult)
-const decodeComplete = decodeResult(McpSchema.CompleteResult)
+const decodeListTools = Results.request("tools/list")
+const decodeListResources = Results.request("resources/list")
+const decodeListTemplates = Results.request("resources/templates/list")
+const decodeListPrompts = Results.request("prompts/list")
+const decodeReadResource = Results.request("resources/read")
+const decodeGetPrompt = Results.request("prompts/get")
+const decodeComplete = Results.request("completion/complete")
 const decodeResourceUpdated = decoder(McpSchema.ResourceUpdatedNotificationParams)
 const decodeLogMessage = decoder(McpSchema.LoggingMessageNotificationParams)
 
@@ -135,9 +138,11 @@ const resourceUpdatesOf = (notifications: Stream.Stream<JsonRpc.Notification>) =
 
 /**
  * The client as one object whose members read its fields: the effects are
- * built when read (a getter on the prototype), the functions when read too
- * (an arrow bound to the client, so a member taken off the object still
- * works). A session's client holds its state and no closure per member.
+ * built when read (a getter shared by every client), the functions when read
+ * too (an arrow bound to the client, so a member taken off the object still
+ * works). A session's client holds its state and no closure per member. The
+ * getters are own, enumerable properties of each client (`members` below),
+ * so the client survives a spread (`{ ...client }`) like a plain object.
  */
 class Client implements McpClient.Service {
   // `session` is assigned before any member runs: they only run after initialization
@@ -178,14 +183,19 @@ class Client implements McpClient.Service {
     this.tasks = new ClientTasks(this, polling, Option.isSome(requestHeaders))
   }
 
-  /** A method the modern era removed: fails at once with a server of that era. */
-  #legacyOnly(method: string): Effect.Effect<ClientSession.Initialized, McpError.McpClientError> {
+  /** The codec of the era the server speaks. */
+  get #codec(): Effect.Effect<EraCodec, McpError.McpClientError> {
+    return Effect.map(this.session.initialized, (init) => Codecs.of(init.protocolVersion))
+  }
+
+  /** A method one era lacks (the method table says which): fails at once with a server of that era. */
+  #existing(method: string): Effect.Effect<ClientSession.Initialized, McpError.McpClientError> {
     return Effect.flatMap(this.session.initialized, (init) =>
-      isModernVersion(init.protocolVersion) ?
+      Codecs.of(init.protocolVersion).exists(method) ?
+        Effect.succeed(init) :
         Effect.fail(
           new McpError.UnsupportedCapability({ capability: method, method, protocolVersion: init.protocolVersion })
-        ) :
-        Effect.succeed(init))
+        ))
   }
 
   #requireCapability(capability: Capability, method: string): Effect.Effect<ClientSession.Initialized, McpError.McpClientError> {
@@ -197,12 +207,12 @@ class Client implements McpClient.Service {
 
   // the fetches refresh the live views; callers share a fetch in flight, but a
   // list_changed always starts a new one (the one in flight may predate the change)
-  get fetchTools(): Effect.Effect<ReadonlyArray<McpSchema.Tool>, McpError.McpClientError> {
+  fetchTools(): Effect.Effect<ReadonlyArray<McpSchema.Tool>, McpError.McpClientError> {
     return this.#tools.latest(
       this.#requireCapability("tools", "tools/list").pipe(
         Effect.zipRight(Effect.suspend(() => {
           const dropped: Array<McpClient.DroppedTool> = []
-          return paginate((cursor) => decodeListTools(this.session, "tools/list", cursor), (r) => ToolList.sort(r.tools, dropped)).pipe(
+          return paginate((cursor) => decodeListTools(this.session, cursor), (r) => ToolList.sort(r.tools, dropped)).pipe(
             Effect.tap(() => {
               this.#droppedTools = dropped
               return ToolList.warn(dropped)
@@ -224,7 +234,7 @@ class Client implements McpClient.Service {
     return this.#resources.latest(
       this.#requireCapability("resources", "resources/list").pipe(
         Effect.zipRight(
-          paginate((cursor) => decodeListResources(this.session, "resources/list", cursor), (r) => r.resources)
+          paginate((cursor) => decodeListResources(this.session, cursor), (r) => r.resources)
         )
       )
     )
@@ -233,7 +243,7 @@ class Client implements McpClient.Service {
   get #fetchPrompts(): Effect.Effect<ReadonlyArray<McpSchema.Prompt>, McpError.McpClientError> {
     return this.#prompts.latest(
       this.#requireCapability("prompts", "prompts/list").pipe(
-        Effect.zipRight(paginate((cursor) => decodeListPrompts(this.session, "prompts/list", cursor), (r) => r.prompts))
+        Effect.zipRight(paginate((cursor) => decodeListPrompts(this.session, cursor), (r) => r.prompts))
       )
     )
   }
@@ -247,7 +257,7 @@ class Client implements McpClient.Service {
   }
 
   get listTools(): McpClient.Service["listTools"] {
-    return (this.#built ??= {}).listTools ??= this.#shared("tools/list", this.fetchTools)
+    return (this.#built ??= {}).listTools ??= this.#shared("tools/list", this.fetchTools())
   }
 
   get listResources(): McpClient.Service["listResources"] {
@@ -261,7 +271,7 @@ class Client implements McpClient.Service {
   refreshOn(method: string): Effect.Effect<void> | undefined {
     switch (method) {
       case "notifications/tools/list_changed":
-        return this.#tools.onChanged ??= coalesced(refresh(this.fetchTools), this.#scope)
+        return this.#tools.onChanged ??= coalesced(refresh(this.fetchTools()), this.#scope)
       case "notifications/resources/list_changed":
         return this.#resources.onChanged ??= coalesced(refresh(this.#fetchResources), this.#scope)
       case "notifications/prompts/list_changed":
@@ -281,21 +291,26 @@ class Client implements McpClient.Service {
 
   onInitialized(init: ClientSession.Initialized): Effect.Effect<void> {
     const client = this
+    const codec = Codecs.of(init.protocolVersion)
     return Effect.gen(function*() {
-      if (isModernVersion(init.protocolVersion)) {
+      if (codec.subscriptions === "listen") {
         yield* Effect.forkIn(refresh(client.#listen(init)), client.#scope)
       } else if (init.restored !== undefined) {
         // the server still holds them for the resumed session: only remembered for a later new session
         for (const uri of init.restored.subscriptions) client.#subscriptions.add(uri)
         client.#loggingLevel = init.restored.loggingLevel
       }
-      if (init.generation > 1 && !isModernVersion(init.protocolVersion)) {
+      // the level rides on every request: a session that reached this era from the other one gets it now
+      if (codec.logLevel === "meta" && client.#loggingLevel !== undefined) {
+        Session.setLogLevel(client.session, client.#loggingLevel)
+      }
+      if (init.generation > 1 && codec.subscriptions === "subscribe") {
         for (const uri of client.#subscriptions) {
           yield* refresh(client.session.request("resources/subscribe", { uri }))
         }
-        if (client.#loggingLevel !== undefined) {
-          yield* refresh(client.session.request("logging/setLevel", { level: client.#loggingLevel }))
-        }
+      }
+      if (init.generation > 1 && codec.logLevel === "request" && client.#loggingLevel !== undefined) {
+        yield* refresh(client.session.request("logging/setLevel", { level: client.#loggingLevel }))
       }
       if (client.options.prefetch === false) return
       const caps = init.capabilities
@@ -318,7 +333,7 @@ class Client implements McpClient.Service {
       const init = yield* client.session.initialized
       if (!init.capabilities.tools) return undefined
       // a fetch of its own: a list already in flight (maybe stalled) must not hold up the call
-      return (yield* Effect.orElseSucceed(client.fetchTools, () => [])).find((tool) => tool.name === name)
+      return (yield* Effect.orElseSucceed(client.fetchTools(), () => [])).find((tool) => tool.name === name)
     })
   }
 
@@ -340,7 +355,9 @@ class Client implements McpClient.Service {
   }
 
   get ping(): McpClient.Service["ping"] {
-    return (this.#built ??= {}).ping ??= this.#legacyOnly("ping").pipe(Effect.zipRight(this.session.request("ping")), Effect.asVoid)
+    // 2026-07-28 has no ping: its liveness check is server/discover, which a server answers at any time
+    return (this.#built ??= {}).ping ??= Effect.flatMap(this.#codec, (codec) =>
+      Effect.asVoid(this.session.request(codec.ping.method, codec.ping.params)))
   }
 
   get listResourceTemplates(): McpClient.Service["listResourceTemplates"] {
@@ -348,7 +365,7 @@ class Client implements McpClient.Service {
       this.#requireCapability("resources", "resources/templates/list").pipe(
         Effect.zipRight(
           paginate(
-            (cursor) => decodeListTemplates(this.session, "resources/templates/list", cursor),
+            (cursor) => decodeListTemplates(this.session, cursor),
             (r) => r.resourceTemplates
           )
         )
@@ -359,7 +376,7 @@ class Client implements McpClient.Service {
   get readResource(): McpClient.Service["readResource"] {
     return (uri) =>
       this.#requireCapability("resources", "resources/read").pipe(
-        Effect.zipRight(decodeReadResource(this.session, "resources/read", { uri }))
+        Effect.zipRight(decodeReadResource(this.session, { uri }))
       )
   }
 
@@ -371,7 +388,7 @@ class Client implements McpClient.Service {
               new McpError.UnsupportedCapability({ capability: "resources.subscribe", method: "resources/subscribe" })
             )
           }
-          if (isModernVersion(init.protocolVersion)) {
+          if (Codecs.of(init.protocolVersion).subscriptions === "listen") {
             // the listen request is opened again with the URI added; a refusal takes it out again
             return Effect.sync(() => this.#subscriptions.add(uri)).pipe(
               Effect.zipRight(this.#listen(init)),
@@ -389,7 +406,7 @@ class Client implements McpClient.Service {
       Effect.sync(() => this.#subscriptions.delete(uri)).pipe(
         Effect.zipRight(this.session.initialized),
         Effect.flatMap((init) =>
-          isModernVersion(init.protocolVersion) ?
+          Codecs.of(init.protocolVersion).subscriptions === "listen" ?
             this.#listen(init) :
             Effect.asVoid(this.session.request("resources/unsubscribe", { uri }))
         )
@@ -408,7 +425,7 @@ class Client implements McpClient.Service {
     return (name, args) =>
       this.#requireCapability("prompts", "prompts/get").pipe(
         Effect.zipRight(
-          decodeGetPrompt(this.session, "prompts/get", args === undefined ? { name } : { name, arguments: args })
+          decodeGetPrompt(this.session, args === undefined ? { name } : { name, arguments: args })
         )
       )
   }
@@ -416,17 +433,28 @@ class Client implements McpClient.Service {
   get complete(): McpClient.Service["complete"] {
     return (params) =>
       this.#requireCapability("completions", "completion/complete").pipe(
-        Effect.zipRight(decodeComplete(this.session, "completion/complete", params as Record<string, unknown>))
+        Effect.zipRight(decodeComplete(this.session, params as Record<string, unknown>))
       )
   }
 
   get setLoggingLevel(): McpClient.Service["setLoggingLevel"] {
     return (level) =>
-      this.#legacyOnly("logging/setLevel").pipe(
-        Effect.zipRight(this.#requireCapability("logging", "logging/setLevel")),
-        Effect.zipRight(this.session.request("logging/setLevel", { level })),
-        Effect.tap(() => Effect.sync(() => this.#loggingLevel = level)),
-        Effect.asVoid
+      this.#requireCapability("logging", "logging/setLevel").pipe(
+        Effect.flatMap((init) => {
+          const codec = Codecs.of(init.protocolVersion)
+          if (codec.logLevel === "request") return Effect.asVoid(this.session.request("logging/setLevel", { level }))
+          // 2026-07-28: no request; every later request carries the level in its _meta
+          return Session.setLogLevel(this.session, level) ?
+            Effect.void :
+            Effect.fail(
+              new McpError.UnsupportedCapability({
+                capability: "logging",
+                method: "logging/setLevel",
+                protocolVersion: init.protocolVersion
+              })
+            )
+        }),
+        Effect.tap(() => Effect.sync(() => this.#loggingLevel = level))
       )
   }
 
@@ -464,7 +492,7 @@ class Client implements McpClient.Service {
 
   // the tasks extension of 2026-07-28 has neither tasks/list nor tasks/result
   get listTasks(): McpClient.Service["listTasks"] {
-    return (this.#built ??= {}).listTasks ??= this.#legacyOnly("tasks/list").pipe(Effect.zipRight(tasks.listTasks(this.tasks)))
+    return (this.#built ??= {}).listTasks ??= this.#existing("tasks/list").pipe(Effect.zipRight(tasks.listTasks(this.tasks)))
   }
 
   get cancelTask(): McpClient.Service["cancelTask"] {
@@ -472,12 +500,32 @@ class Client implements McpClient.Service {
   }
 
   get getTaskResult(): McpClient.Service["getTaskResult"] {
-    return (taskId) => this.#legacyOnly("tasks/result").pipe(Effect.zipRight(tasks.getTaskResult(this.tasks, taskId)))
+    return (taskId) => this.#existing("tasks/result").pipe(Effect.zipRight(tasks.getTaskResult(this.tasks, taskId)))
   }
 
   get taskStatus(): McpClient.Service["taskStatus"] {
     return (taskId) => tasks.taskStatus(this.tasks, taskId)
   }
+}
+
+let ownMembers: PropertyDescriptorMap | undefined
+
+/**
+ * The getters of the prototype (the service's members, and only those:
+ * the client's other reads are methods or `#private`) as own, enumerable
+ * properties of a client, so that `{ ...client }` copies every member (a
+ * spread reads own properties only). The getters are the prototype's own functions, shared
+ * by every client: each client's properties share one hidden class, not a
+ * closure per member.
+ */
+const members = (): PropertyDescriptorMap => {
+  if (ownMembers === undefined) {
+    ownMembers = {}
+    for (const [name, { get }] of Object.entries(Object.getOwnPropertyDescriptors(Client.prototype))) {
+      if (get !== undefined) ownMembers[name] = { get, enumerable: true, configurable: true }
+    }
+  }
+  return ownMembers
 }
 
 /** What the task and tool-call paths read of the client, as methods of one object. */
@@ -504,7 +552,7 @@ class ClientTasks implements tasks.TaskContext, ToolCalls.ToolCallContext {
             (error) => error._tag === "ProtocolError" && error.code === McpError.ErrorCode.HeaderMismatch,
             (error) =>
               Effect.zipRight(
-                Effect.orElseFail(client.fetchTools, () => error),
+                Effect.orElseFail(client.fetchTools(), () => error),
                 tasks.callTool(this, params, callOptions)
               )
           )
@@ -535,6 +583,7 @@ const build = <R>(
     const validator = yield* validatorFromContext
     const requestHeaders = yield* Effect.serviceOption(RequestHeaders.RequestHeaders)
     const client = new Client(options, scope, polling, validator, requestHeaders)
+    Object.defineProperties(client, members())
     // on the scope itself: `Effect.addFinalizer` would keep a copy of this fiber's refs for the client's life
     yield* Scope.addFinalizerExit(scope, () => {
       client.scopeClosed = true

@@ -10,7 +10,7 @@ import * as McpSchema from "../McpSchema.js"
 import * as Roots from "../Roots.js"
 import * as Sampling from "../Sampling.js"
 import { decoder } from "./engine/decode.js"
-import { isModernVersion } from "./era/negotiation.js"
+import * as Codecs from "./era/codecs.js"
 import { checkElicitResult, validatorFromContext } from "./policy/validation.js"
 
 const decodeCreateMessage = decoder(McpSchema.CreateMessageRequestParams)
@@ -79,7 +79,7 @@ export const fromContext: Effect.Effect<FromContext> = Effect.gen(function*() {
         Stream.runForEach(() =>
           Effect.ignore(Effect.flatMap(session.initialized, (init) =>
             // 2026-07-28 has no such notification: the roots are asked for again when the server needs them
-            isModernVersion(init.protocolVersion) ? Effect.void : session.notify("notifications/roots/list_changed")))
+            Codecs.of(init.protocolVersion).rootsListChanged ? session.notify("notifications/roots/list_changed") : Effect.void))
         ),
         Effect.forkScoped,
         Effect.asVoid

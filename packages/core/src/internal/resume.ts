@@ -6,6 +6,7 @@ import type * as ClientSession from "../ClientSession.js"
 import type * as McpSchema from "../McpSchema.js"
 import type * as McpTransport from "../McpTransport.js"
 import * as SessionStore from "../SessionStore.js"
+import * as Methods from "./methods.js"
 
 /**
  * The session's side of resuming: what it offers the transport, what it
@@ -170,10 +171,12 @@ export const make = (name: string | undefined, endpoint: string | undefined): Ef
       track: (method, params, effect) =>
         Effect.tap(effect, () =>
           Effect.suspend(() => {
+            // what the method table says a method leaves on the server
+            const tracked = Methods.lookup(method)?.tracked
             const uri = typeof params?.uri === "string" ? params.uri : undefined
-            if (method === "resources/subscribe" && uri !== undefined) subscriptions.add(uri)
-            else if (method === "resources/unsubscribe" && uri !== undefined) subscriptions.delete(uri)
-            else if (method === "logging/setLevel") loggingLevel = params?.level as McpSchema.LoggingLevel
+            if (tracked === "subscribe" && uri !== undefined) subscriptions.add(uri)
+            else if (tracked === "unsubscribe" && uri !== undefined) subscriptions.delete(uri)
+            else if (tracked === "logLevel") loggingLevel = params?.level as McpSchema.LoggingLevel
             else return Effect.void
             return persist
           })),

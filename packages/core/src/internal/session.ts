@@ -14,11 +14,11 @@ import * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import { McpTransport } from "../McpTransport.js"
 import * as EraHandshake from "./era/handshake.js"
-import * as InputRounds from "./era/inputRounds.js"
+import * as Codecs from "./era/codecs.js"
 import * as Negotiation from "./era/negotiation.js"
-import * as TaskHandles from "./era/taskHandles.js"
 import * as TaskPolling from "../TaskPolling.js"
 import * as LazySubscriptionRef from "./engine/lazySubscriptionRef.js"
+import * as Methods from "./methods.js"
 import * as Resumer from "./resume.js"
 import * as Inbound from "./session/inbound.js"
 import * as Lifecycle from "./session/lifecycle.js"
@@ -30,6 +30,18 @@ const noHandlers: ReadonlyMap<string, ClientSession.ServerRequestHandler> = new 
 
 /** @internal */
 export const replayableMethods = Pending.replayableMethods
+
+/**
+ * Sets the log level a session of the 2026 era sends in every request's
+ * `_meta`; `false` for a session not made here (it has no such slot).
+ *
+ * @internal
+ */
+export const setLogLevel = (session: ClientSession.Service, level: McpSchema.LoggingLevel): boolean => {
+  if (!(session instanceof Session)) return false
+  session.setLogLevel(level)
+  return true
+}
 
 /**
  * The session's service as one object whose members read its fields: the
@@ -51,7 +63,8 @@ class Session implements ClientSession.Service {
     readonly connectionState: LazySubscriptionRef.LazySubscriptionRef<ClientSession.ConnectionState>,
     readonly resumer: Resumer.Resumer,
     readonly inputHandlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>,
-    readonly polling: TaskPolling.Service
+    readonly polling: TaskPolling.Service,
+    readonly handshake: EraHandshake.NegotiatingHandshake
   ) {}
 
   onClosed(error: McpError.McpClientError): void {
@@ -92,37 +105,31 @@ class Session implements ClientSession.Service {
     this.resumer.track(
       method,
       params,
-      InputRounds.inputMethods.has(method) ?
+      Methods.lookup(method)?.inputRounds === true ?
         // one step after the answer, whatever it is: most answers are the result itself
         Effect.flatMap(this.call(method, params, requestOptions, undefined), (first) => {
-          // 2026-07-28: a result may be a task handle
-          const follow = (raw: unknown) =>
-            TaskHandles.taskMethods.has(method) ?
-              TaskHandles.follow(
-                method,
-                raw,
-                // a request as the task follower sends it: no rounds, no task handles of its own
-                (method, params, requestOptions) => this.call(method, params, requestOptions, undefined),
-                this.inputHandlers,
-                this.polling
-              ) :
-              Effect.succeed(raw)
-          // 2026-07-28: or ask for input (each round is a request of its own); checked here so that a
-          // result that does not goes on without a step of `run`'s
-          return InputRounds.isInputRequired(first) ?
-            Effect.flatMap(
-              InputRounds.run(
-                method,
-                first,
-                (answers) => this.call(method, InputRounds.withAnswers(params, answers), requestOptions, undefined),
-                this.inputHandlers
-              ),
-              follow
-            ) :
-            follow(first)
+          // the era's codec: in 2026-07-28 a result may ask for input, or be a task handle
+          const current = Link.lastInitialized(this.link.current)
+          const codec = current === undefined ? undefined : Codecs.of(current.protocolVersion)
+          return codec === undefined || codec.classify(method, first) === "complete" ?
+            Effect.succeed(first) :
+            codec.follow(method, params, first, requestOptions, {
+              // a request as the rounds send it: no rounds, no task handles of its own
+              request: (method, params, requestOptions) => this.call(method, params, requestOptions, undefined),
+              handlers: this.inputHandlers,
+              polling: this.polling
+            })
         }) :
         this.call(method, params, requestOptions, undefined)
     )
+
+  /**
+   * Sets the log level the 2026 era sends in every request's `_meta` (the
+   * 2025 era sends `logging/setLevel` instead, and ignores it).
+   */
+  setLogLevel(level: McpSchema.LoggingLevel): void {
+    this.handshake.setLogLevel(level)
+  }
 
   readonly notify: ClientSession.Service["notify"] = (method, params) =>
     Effect.flatMap(Link.awaitLive(this.link), (live) => live.connection.send(JsonRpc.notification(method, params)))
@@ -245,7 +252,8 @@ export const make = (
       LazySubscriptionRef.make<ClientSession.ConnectionState>({ _tag: "Connecting", generation: 1 }),
       resumer,
       handlers,
-      polling
+      polling,
+      handshake
     )
 
     const lifecycle = yield* Lifecycle.run({

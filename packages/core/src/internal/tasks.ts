@@ -7,7 +7,8 @@ import * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import * as TaskPolling from "../TaskPolling.js"
 import { decodeResult, paginate } from "./engine/decode.js"
-import { isModernVersion } from "./era/negotiation.js"
+import * as Codecs from "./era/codecs.js"
+import * as Results from "./results.js"
 
 /** @internal */
 export interface TaskContext {
@@ -30,17 +31,19 @@ interface Listeners {
   readonly status?: ((task: McpSchema.Task) => void) | undefined
 }
 
-const decodeCallToolResult = decodeResult(McpSchema.CallToolResult)
+const decodeCallToolResult = Results.request("tools/call")
+const decodeTaskResult = Results.request("tasks/result")
+// a call asked as a task (2025 era) answers with the task it created, not the method's result
 const decodeCreateTaskResult = decodeResult(McpSchema.CreateTaskResult)
-const decodeGetTaskResult = decodeResult(McpSchema.GetTaskResult)
-const decodeCancelTaskResult = decodeResult(McpSchema.CancelTaskResult)
-const decodeListTasksResult = decodeResult(McpSchema.ListTasksResult)
+const decodeGetTaskResult = Results.request("tasks/get")
+const decodeCancelTaskResult = Results.request("tasks/cancel")
+const decodeListTasksResult = Results.request("tasks/list")
 
 const noTimeout = { timeout: "none", resetTimeoutOnProgress: false } as const
 
 /** @internal */
 export const getTask = (ctx: TaskContext, taskId: string): Effect.Effect<McpSchema.Task, McpError.McpClientError> =>
-  decodeGetTaskResult(ctx.session(), "tasks/get", { taskId })
+  decodeGetTaskResult(ctx.session(), { taskId })
 
 /** @internal */
 export const cancelTask = (
@@ -48,7 +51,7 @@ export const cancelTask = (
   taskId: string,
   options?: ClientSession.RequestOptions
 ): Effect.Effect<McpSchema.Task, McpError.McpClientError> =>
-  decodeCancelTaskResult(ctx.session(), "tasks/cancel", { taskId }, options)
+  decodeCancelTaskResult(ctx.session(), { taskId }, options)
 
 /** @internal */
 export const getTaskResult = (
@@ -56,14 +59,14 @@ export const getTaskResult = (
   taskId: string,
   options?: ClientSession.RequestOptions
 ): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError> =>
-  decodeCallToolResult(ctx.session(), "tasks/result", { taskId }, { ...noTimeout, ...options })
+  decodeTaskResult(ctx.session(), { taskId }, { ...noTimeout, ...options })
 
 /** @internal */
 export const listTasks = (ctx: TaskContext): Effect.Effect<ReadonlyArray<McpSchema.Task>, McpError.McpClientError> =>
   Effect.flatMap(ctx.session().initialized, (init) =>
     init.capabilities.tasks?.list === undefined ?
       Effect.fail(new McpError.UnsupportedCapability({ capability: "tasks.list", method: "tasks/list" })) :
-      paginate((cursor) => decodeListTasksResult(ctx.session(), "tasks/list", cursor), (page) => page.tasks))
+      paginate((cursor) => decodeListTasksResult(ctx.session(), cursor), (page) => page.tasks))
 
 /** @internal */
 export const taskStatus = (
@@ -141,13 +144,13 @@ const callKnown = (
   }
   // decoded and validated in one step: a pending call holds one continuation for both
   const plain = () =>
-    decodeCallToolResult(ctx.session(), "tools/call", params as Record<string, unknown>, request, ctx.validate, params.name)
+    decodeCallToolResult(ctx.session(), params as Record<string, unknown>, request, ctx.validate, params.name)
   if (!asTask) return plain()
   return Effect.gen(function*() {
     const session = ctx.session()
     const init = yield* session.initialized
     // 2026-07-28: the server decides whether a call becomes a task; the session follows its handle
-    if (isModernVersion(init.protocolVersion)) return yield* plain()
+    if (Codecs.of(init.protocolVersion).tasks === "server") return yield* plain()
     if (init.capabilities.tasks?.requests?.tools?.call === undefined) {
       return yield* new McpError.UnsupportedCapability({ capability: "tasks.requests.tools.call", method: "tools/call" })
     }

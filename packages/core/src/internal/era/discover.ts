@@ -90,7 +90,13 @@ export const discover = (
                 (left > 1 ? attempt(failure.version, left - 1) : Effect.fail(error)) :
                 Effect.succeed<Outcome>({ _tag: "Legacy", version: failure.version })
             case "Legacy":
-              return legacyOr(error)
+              return error._tag === "RequestTimeout" ?
+                // a legacy server that drops unknown requests, or answers them under an id that matches nothing
+                Effect.zipRight(
+                  Effect.logDebug(`mcp: no answer to server/discover within ${error.millis} ms; trying initialize`),
+                  legacyOr(error)
+                ) :
+                legacyOr(error)
             case "Fatal":
             case "Lost":
               return Effect.fail(failure.error)

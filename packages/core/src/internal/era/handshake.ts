@@ -9,7 +9,8 @@
  * back to `initialize` as a first probe does.
  *
  * In the modern era every request's `_meta` carries the version, client
- * info and capabilities (`decorate`, applied when a request is sent, so a
+ * info, capabilities and the log level `setLoggingLevel` chose (`decorate`,
+ * the 2026 codec's, applied when a request is sent, so a
  * request queued before the handshake finished carries the version it
  * agreed on).
  */
@@ -20,11 +21,32 @@ import * as McpError from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
 import * as Handshake from "../session/handshake.js"
 import * as Discover from "./discover.js"
-import { modernCapabilities, withModernMeta } from "./meta.js"
+import * as Era2026 from "./era2026.js"
+import { modernCapabilities } from "./meta.js"
 import * as Negotiation from "./negotiation.js"
 
-/** Requests that carry their own handshake params: never decorated. */
-const handshakeMethods: ReadonlySet<string> = new Set(["initialize", "server/discover"])
+/**
+ * The probe's own budget: a legacy server that drops `server/discover`
+ * unanswered (or answers it under an id that matches nothing, as
+ * @effect/ai 0.37's server does with `"id": -32603`) costs at most this
+ * before `initialize` is sent (and once per server with a `SessionStore`,
+ * which remembers the era). A slow modern server that misses it is not
+ * lost: it refuses `initialize` with `-32022` and is probed again.
+ *
+ * @internal
+ */
+export const probeBudget: Duration.Duration = Duration.seconds(5)
+
+/**
+ * The negotiating handshake, and the log level its decoration sends.
+ *
+ * @internal
+ */
+export interface NegotiatingHandshake extends Handshake.Handshake {
+  readonly decorate: NonNullable<Handshake.Handshake["decorate"]>
+  /** The level every 2026-era request carries in its `_meta` from now on. */
+  readonly setLogLevel: (level: McpSchema.LoggingLevel) => void
+}
 
 /**
  * The negotiating handshake of a session.
@@ -35,16 +57,18 @@ export const make = (options: {
   readonly offer: Negotiation.Offer
   readonly clientInfo: McpSchema.Implementation
   readonly capabilities: McpSchema.ClientCapabilities
-  /** How long `initialize` may take; each `server/discover` probe may take a third of it. */
+  /** How long `initialize` may take; each `server/discover` probe a third of it, at most `probeBudget`. */
   readonly timeout: Duration.DurationInput
   /** The era the server spoke last (remembered by a `SessionStore`): tried first. */
   readonly spoken?: Negotiation.Era | undefined
   /** Told the era the server spoke, each time a handshake succeeds. */
   readonly onSpoken?: ((era: Negotiation.Era) => Effect.Effect<void>) | undefined
-}): Handshake.Handshake => {
+}): NegotiatingHandshake => {
   const identity = { clientInfo: options.clientInfo, capabilities: modernCapabilities(options.capabilities) }
   /** The modern version agreed on the current connection; `undefined` in the legacy era. */
   let modernVersion: string | undefined
+  /** The level `setLoggingLevel` chose (sent in 2026-era requests' `_meta`). */
+  let logLevel: McpSchema.LoggingLevel | undefined
   /** What the last server spoke: tried first on the next connection (and by later sessions, when stored). */
   let learned: Negotiation.Era | undefined = options.spoken
   /** whether `learned` was seen on a connection of this session (else it is what a store remembered) */
@@ -56,7 +80,8 @@ export const make = (options: {
       return options.onSpoken === undefined ? Effect.void : options.onSpoken(era)
     })
 
-  const legacy = (context: Handshake.HandshakeContext, version: string) =>
+  /** The 2025 era's opening: `initialize` (the era, not the 2024-11-05 HTTP+SSE transport). */
+  const initialize2025 = (context: Handshake.HandshakeContext, version: string) =>
     Handshake.initialize({
       protocolVersion: version,
       capabilities: options.capabilities,
@@ -66,12 +91,18 @@ export const make = (options: {
       Effect.tap(() => spoke("legacy"))
     )
 
-  const modern = (context: Handshake.HandshakeContext, offer: Negotiation.Offer) =>
+  /** The 2026-07-28 era's opening: the `server/discover` probe, falling back to `initialize2025`. */
+  const discover2026 = (context: Handshake.HandshakeContext, offer: Negotiation.Offer) =>
     Effect.flatMap(
-      // a third of the budget: a legacy server that ignores the probe still gets `initialize` within it
-      Discover.discover(context.request, offer, identity, Duration.unsafeDivide(Duration.decode(options.timeout), 3)),
+      // a budget of its own: a legacy server that ignores the probe gets `initialize` soon after
+      Discover.discover(
+        context.request,
+        offer,
+        identity,
+        Duration.min(Duration.unsafeDivide(Duration.decode(options.timeout), 3), probeBudget)
+      ),
       (outcome): Effect.Effect<ClientSession.Initialized, McpError.McpClientError> => {
-        if (outcome._tag === "Legacy") return legacy(context, outcome.version)
+        if (outcome._tag === "Legacy") return initialize2025(context, outcome.version)
         modernVersion = outcome.initialized.protocolVersion
         return Effect.as(
           Effect.zipRight(spoke("modern"), Handshake.handOff(context.connection, outcome.initialized.protocolVersion)),
@@ -92,10 +123,10 @@ export const make = (options: {
       modernVersion = undefined
       const { offer } = options
       if (offer.modern.length === 0 || (learned === "legacy" && offer.legacy !== undefined)) {
-        return legacy(context, offer.legacy!).pipe(
+        return initialize2025(context, offer.legacy!).pipe(
           Effect.catchAll((error) => {
             const version = upgraded(error)
-            if (version !== undefined) return modern(context, { ...offer, modern: [version] })
+            if (version !== undefined) return discover2026(context, { ...offer, modern: [version] })
             // a remembered era the server refuses is forgotten: the next connection probes as a first one does
             // (not when the server could not be reached: that says nothing of its era)
             if (!confirmed && Negotiation.classify(offer, offer.legacy!, error)._tag !== "Lost") learned = undefined
@@ -103,13 +134,19 @@ export const make = (options: {
           })
         )
       }
-      return modern(context, offer)
+      return discover2026(context, offer)
     })
 
-  const decorate: Handshake.Handshake["decorate"] = (method, params) =>
-    modernVersion === undefined || handshakeMethods.has(method) ?
+  const decorate: NegotiatingHandshake["decorate"] = (method, params) =>
+    modernVersion === undefined ?
       params :
-      withModernMeta(params, modernVersion, identity)
+      Era2026.codec.decorate(method, params, { version: modernVersion, identity, logLevel })
 
-  return { run, decorate }
+  return {
+    run,
+    decorate,
+    setLogLevel: (level) => {
+      logLevel = level
+    }
+  }
 }

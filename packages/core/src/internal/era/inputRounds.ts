@@ -1,6 +1,7 @@
 /**
  * Multi-round-trip requests (2026-07-28): a server that needs input to
- * finish `tools/call`, `prompts/get` or `resources/read` answers with
+ * finish a request the method table marks `inputRounds` (`tools/call`,
+ * `prompts/get`, `resources/read`) answers with
  * `resultType: "input_required"` and the requests it needs answered. The
  * client answers them with the same handlers that answer server-to-client
  * requests in the legacy era (`Elicitation`, `Sampling`, `Roots`), then sends
@@ -15,13 +16,6 @@ import type * as ClientSession from "../../ClientSession.js"
 import * as McpError from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
 import { checker } from "../engine/decode.js"
-
-/**
- * Methods whose results may ask for input.
- *
- * @internal
- */
-export const inputMethods: ReadonlySet<string> = new Set(["tools/call", "prompts/get", "resources/read"])
 
 /**
  * How many times in a row a server may ask for input before the request

@@ -1,6 +1,7 @@
 /**
  * Tasks as the 2026-07-28 tasks extension (`io.modelcontextprotocol/tasks`)
- * has them: a server may answer `tools/call` with a task handle
+ * has them: a server may answer a request the method table marks
+ * `taskHandle` (`tools/call`) with a task handle
  * (`resultType: "task"`) instead of the result. The client polls `tasks/get`
  * at the task's `pollIntervalMs` (bounded by the `TaskPolling` service),
  * answers the `inputRequests` of an `input_required` task once each with
@@ -18,13 +19,6 @@ import * as McpSchema from "../../McpSchema.js"
 import * as TaskPolling from "../../TaskPolling.js"
 import { checker } from "../engine/decode.js"
 import { answer } from "./inputRounds.js"
-
-/**
- * The methods a server may answer with a task handle.
- *
- * @internal
- */
-export const taskMethods: ReadonlySet<string> = new Set(["tools/call"])
 
 /** A task as `tasks/get` (and the handle) describe it in the extension. */
 const ExtensionTask = Schema.Struct({

@@ -6,6 +6,7 @@ import * as McpError from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
 import type { Connection } from "../../McpTransport.js"
 import { checker } from "../engine/decode.js"
+import * as Codecs from "../era/codecs.js"
 import type { Decorate } from "./pending.js"
 
 /**
@@ -54,9 +55,14 @@ const explainRefusedVersion = (offered: string) => (error: McpError.McpClientErr
   })
 }
 
-/** Tells the transport the negotiated version (`McpTransport.Connection.negotiated`). @internal */
+/**
+ * Tells the transport the negotiated version, with the era and cancel style
+ * of its codec (`McpTransport.Connection.negotiated`).
+ *
+ * @internal
+ */
 export const handOff = (connection: Connection, protocolVersion: string): Effect.Effect<void> =>
-  connection.negotiated === undefined ? Effect.void : connection.negotiated({ protocolVersion })
+  connection.negotiated === undefined ? Effect.void : connection.negotiated(Codecs.handed(protocolVersion))
 
 /**
  * The 2025 handshake: `initialize` with the offered version, a check that

@@ -13,39 +13,19 @@ import type * as ClientSession from "../../ClientSession.js"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as McpError from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
+import * as Methods from "../methods.js"
 import * as Spans from "../engine/spans.js"
 import { expiredKind, makeSweeper, type Member, type Timed, type Watch } from "../engine/timeouts.js"
 import type { Live } from "./link.js"
 
 /** @internal */
-export const replayableMethods: ReadonlySet<string> = new Set([
-  "ping",
-  "tools/list",
-  "resources/list",
-  "resources/templates/list",
-  "resources/read",
-  "resources/subscribe",
-  "resources/unsubscribe",
-  "prompts/list",
-  "prompts/get",
-  "completion/complete",
-  "logging/setLevel",
-  "tasks/get",
-  "tasks/list",
-  "tasks/result"
-])
+export const replayableMethods: ReadonlySet<string> = Methods.replayable
 
 /** How long sending `notifications/cancelled` may take before it is given up. */
 const cancelNoticeMillis = 5_000
 
 /** Methods whose idle timeout resets on progress unless a request says otherwise. */
-const progressMethods: ReadonlySet<string> = new Set([
-  "tools/call",
-  "resources/read",
-  "prompts/get",
-  "sampling/createMessage",
-  "tasks/result"
-])
+const progressMethods: ReadonlySet<string> = Methods.progressResets
 
 /**
  * A copy of `record`'s own keys with `key` set. Not `{ ...record, [key]: value }`:

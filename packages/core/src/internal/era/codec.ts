@@ -1,0 +1,107 @@
+/**
+ * The era codec: everything that differs between the two protocol eras
+ * this client speaks, behind one interface. The 2025 era (`2025-11-25` and
+ * the versions before it, opened with `initialize`; not to be confused with
+ * the 2024-11-05 HTTP+SSE *transport*, which is the HTTP transport's
+ * business) is `era2025.ts`; the 2026-07-28 era (opened with
+ * `server/discover`, state carried in each request's `_meta`) is
+ * `era2026.ts`. The client, the task path and the handlers read the codec
+ * of the version a session agreed on; none of them asks which era it is.
+ */
+import type * as Effect from "effect/Effect"
+import type * as ClientSession from "../../ClientSession.js"
+import type * as McpError from "../../McpError.js"
+import type * as McpSchema from "../../McpSchema.js"
+import type * as McpTransport from "../../McpTransport.js"
+import type * as TaskPolling from "../../TaskPolling.js"
+import type { Identity } from "./meta.js"
+import type * as Negotiation from "./negotiation.js"
+
+/**
+ * What the session knows when it decorates a request of the 2026 era.
+ *
+ * @internal
+ */
+export interface Envelope {
+  readonly version: string
+  readonly identity: Identity
+  /** The level `setLoggingLevel` chose, sent with every request in the 2026 era. */
+  readonly logLevel: McpSchema.LoggingLevel | undefined
+}
+
+/**
+ * How a request's first answer is to be taken.
+ *
+ * @internal
+ */
+export type Classified = "complete" | "input_required" | "task"
+
+/**
+ * What following a result's rounds needs of the session.
+ *
+ * @internal
+ */
+export interface FollowContext {
+  /** A request as the follow-up rounds send it (no rounds of its own). */
+  readonly request: ClientSession.Service["request"]
+  readonly handlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>
+  readonly polling: TaskPolling.Service
+}
+
+/**
+ * One protocol era.
+ *
+ * @internal
+ */
+export interface EraCodec {
+  readonly era: Negotiation.Era
+  /** Whether `method` exists in the era (from the method table). */
+  readonly exists: (method: string) => boolean
+  /** The params as sent: the 2026 era adds its `_meta` envelope to every request but `initialize`. */
+  readonly decorate: (
+    method: string,
+    params: Record<string, unknown> | undefined,
+    envelope: Envelope
+  ) => Record<string, unknown> | undefined
+  /** Whether a first answer is the result, asks for input, or is a task handle. */
+  readonly classify: (method: string, raw: unknown) => Classified
+  /** Follows an answer that is not complete through its rounds to the result. */
+  readonly follow: (
+    method: string,
+    params: Record<string, unknown> | undefined,
+    first: unknown,
+    requestOptions: ClientSession.RequestOptions | undefined,
+    context: FollowContext
+  ) => Effect.Effect<unknown, McpError.McpClientError>
+  /**
+   * How a request in flight is given up: a `notifications/cancelled`
+   * notice, or (2026 era) closing the request's own stream where the
+   * transport has one, a notice where it has not. The session hands this
+   * to the transport with the negotiated version.
+   */
+  readonly cancel: "notice" | "stream"
+  /** Resource subscriptions and list_changed: `resources/subscribe` requests, or one `subscriptions/listen`. */
+  readonly subscriptions: "subscribe" | "listen"
+  /** How the log level reaches the server: `logging/setLevel`, or the `_meta` of every request. */
+  readonly logLevel: "request" | "meta"
+  /** Who makes a tool call a task: the client asks (`task` params), or the server answers with a handle. */
+  readonly tasks: "client" | "server"
+  /** Whether a change of roots is announced with `notifications/roots/list_changed`. */
+  readonly rootsListChanged: boolean
+  /** The liveness check: `ping`, or `server/discover` (decorated like any request). */
+  readonly ping: { readonly method: string; readonly params: Record<string, unknown> | undefined }
+}
+
+/**
+ * What the session hands the transport once the version is fixed
+ * (`Connection.negotiated`): the version, and from the codec the era and
+ * how a request in flight is given up, so a transport need not re-infer
+ * either from the messages it carries. (`McpTransport.Negotiated` names
+ * only the version today; a transport may read these fields already.)
+ *
+ * @internal
+ */
+export interface Handed extends McpTransport.Negotiated {
+  readonly era: Negotiation.Era
+  readonly cancel: EraCodec["cancel"]
+}

@@ -1,0 +1,24 @@
+/**
+ * The 2025 era's codec (`initialize`-opened sessions, versions up to
+ * 2025-11-25): requests go out as they are, every result is complete, the
+ * server is told the log level and the subscriptions by requests of their
+ * own.
+ */
+import * as Effect from "effect/Effect"
+import * as Methods from "../methods.js"
+import type { EraCodec } from "./codec.js"
+
+/** @internal */
+export const codec: EraCodec = {
+  era: "legacy",
+  exists: (method) => Methods.existsIn(method, "legacy"),
+  decorate: (_method, params) => params,
+  classify: () => "complete",
+  follow: (_method, _params, first) => Effect.succeed(first),
+  cancel: "notice",
+  subscriptions: "subscribe",
+  logLevel: "request",
+  tasks: "client",
+  rootsListChanged: true,
+  ping: { method: "ping", params: undefined }
+}

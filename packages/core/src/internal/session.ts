@@ -250,6 +250,7 @@ export const make = (
 
     const lifecycle = yield* Lifecycle.run({
       connections: Either.isLeft(timing) ? Stream.fail(timing.left) : transport.connections,
+      open: Either.isLeft(timing) ? undefined : transport.open,
       link,
       state: session.connectionState,
       onClosed: (error) => session.onClosed(error),

@@ -12,7 +12,6 @@ import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import type * as HttpAuth from "../HttpAuth.js"
 import type { Options } from "../HttpTransport.js"
 import * as Blocked from "./blocked.js"
@@ -54,11 +53,11 @@ const acceptBoth = "application/json, text/event-stream"
  *
  * @internal
  */
-export const makeConnections = (
+export const makeTransport = (
   options: Options,
   auth: Option.Option<HttpAuth.Service>,
   requestHeaders: RequestHeaders.Service
-): Effect.Effect<Stream.Stream<McpTransport.Connection, McpError.TransportError>, McpError.TransportError, HttpClient.HttpClient> =>
+): Effect.Effect<McpTransport.McpTransport["Type"], McpError.TransportError, HttpClient.HttpClient> =>
   Effect.flatMap(Effect.suspend(() => resolveConfig(options)), (config) =>
     Effect.map(HttpClient.HttpClient, (client) => {
       const refs = RequestRefs.make(config)
@@ -66,7 +65,7 @@ export const makeConnections = (
       // learned once per transport: later connections go straight to HTTP+SSE
       const shared: Shared = { legacy: false, notBefore: 0 }
       // each run of the stream (one per session) has its own
-      return McpTransport.suspend(() => {
+      return McpTransport.make(() => {
         const blocked = Deferred.unsafeMake<never, McpError.TransportError>(FiberId.none)
         let answered = false
         const watched: Execute = (exchange) =>
@@ -78,8 +77,8 @@ export const makeConnections = (
                 Effect.void
             )
           )
-        return McpTransport.fromConnect(connect(config, watched, shared, requestHeaders, refs), options.reconnect, blocked)
-      })
+        return { connect: connect(config, watched, shared, requestHeaders, refs), reconnect: options.reconnect, giveUp: blocked }
+      }, config.url.href)
     }))
 
 const connect = (

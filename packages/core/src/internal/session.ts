@@ -82,9 +82,9 @@ class Session implements ClientSession.Service {
         Effect.useSpan(
           Spans.requestSpanName(method),
           Spans.requestSpanOptions(method, params, Link.lastInitialized(current)?.protocolVersion),
-          (span) => Effect.withParentSpan(table.request(method, params, requestOptions, span, send, ready), span)
+          (span) => Effect.withParentSpan(table.request(method, params, requestOptions, span, send, ready, fiber), span)
         ) :
-        table.request(method, params, requestOptions, undefined, send, ready)
+        table.request(method, params, requestOptions, undefined, send, ready, fiber)
     })
   }
 

@@ -99,6 +99,20 @@ export interface Connection {
     | ((message: JsonRpc.Message, onFailure?: (error: ConnectionError) => void) => boolean)
     | undefined
   /**
+   * Optional: the session gave up on request `id` sent on this connection
+   * (interrupted or timed out). The transport closes what carries that
+   * request's answer and nothing else: Streamable HTTP aborts the POST
+   * while the server has not accepted it, or closes its response stream.
+   * It reads no message to learn this, and sends none: the session tells
+   * the server itself, with `notifications/cancelled`, except where the
+   * era cancels by closing the stream (protocol 2026-07-28, on a transport
+   * that has `cancel`). Transports whose requests share one stream (stdio,
+   * WebSocket) leave it unset.
+   *
+   * @since 0.4.0
+   */
+  readonly cancel?: ((id: JsonRpc.RequestId) => void) | undefined
+  /**
    * A short description for logs and errors (never containing secrets).
    */
   readonly description: string

@@ -220,8 +220,14 @@ export const make = (
       onSpoken: resumer.rememberEra
     })
     const polling = Option.getOrElse(yield* Effect.serviceOption(TaskPolling.TaskPolling), () => TaskPolling.defaults)
+    const link = yield* Link.make
     const table = yield* Pending.make({
       clock,
+      // the era of the connection the request went out on: 2026-07-28 cancels by closing the request's stream
+      cancelByClosing: () => {
+        const initialized = Link.lastInitialized(link.current)
+        return initialized !== undefined && Negotiation.isModernVersion(initialized.protocolVersion)
+      },
       defaultIdle: Either.isRight(timing) ? timing.right.idle : undefined,
       defaultTotal: Either.isRight(timing) ? timing.right.total : undefined,
       decorate: handshake.decorate
@@ -237,7 +243,6 @@ export const make = (
       notificationCapacity: options.notificationCapacity ?? 1024,
       inboundCapacity: options.inboundCapacity ?? 4096
     })
-    const link = yield* Link.make
     const session = new Session(
       table,
       router,

@@ -171,13 +171,7 @@ const connect = (
 
     const send = (message: JsonRpc.Message): Effect.Effect<void, McpTransport.ConnectionError> =>
       Effect.suspend(() => {
-        // a request the session gave up on: a POST the server has not taken yet is aborted, as a send interrupted
-        // while it waits is, and the response stream of one it took is closed, freeing its HTTP connection before
-        // the notice needs one (the notice still goes out)
-        if ("method" in message && message.method === "notifications/cancelled") sends.abandon(message.params?.requestId)
         if (state.failure !== undefined) return Effect.fail(state.failure)
-        // protocol 2026-07-28 cancels a request by closing its response stream, with no message
-        if (Modern.isCancellation(ctx.era, message)) return Modern.cancel(ctx.era, message)
         // the one message read by name: a failed initialize ends the connection, its answer carries the
         // session id, and it is what falls back to HTTP+SSE
         const isRequest = JsonRpc.isRequest(message)
@@ -199,6 +193,11 @@ const connect = (
       push: inbound.push,
       send,
       sendNow,
+      // a request the session gave up on: a POST the server has not taken yet is aborted, as a send interrupted
+      // while it waits is, and the response stream of one it took (or of a listen request posted again) is
+      // closed, freeing its HTTP connection (before a notice needs one); with protocol 2026-07-28 that is the
+      // cancellation itself
+      cancel: sends.abandon,
       description: `http ${config.description}`,
       networkTransport: "tcp",
       sessionId: () => state.sessionId,
@@ -353,7 +352,9 @@ const postStreamable = (
           response,
           pending,
           // the listen stream is long-lived: when it drops, the same request is posted again
-          listen ? (backoff) => postStreamable(ctx, message, false, shared, ctx.fork, backoff) : undefined,
+          listen ?
+            (backoff) => postStreamable(ctx, message, false, shared, (reader) => ctx.fork(reader, requestId), backoff) :
+            undefined,
           listenBackoff
         )
         : readBody(ctx, response, kind, pending, owner)
@@ -365,9 +366,7 @@ const postStreamable = (
         // the total budget ends with the last answer: running out while the rest of the stream is read only stops reading
         Effect.catchAll((error) => pending.size === 0 ? Effect.void : ctx.fail(error))
       )
-      return yield* read(
-        modern !== undefined && requestId !== undefined ? Modern.cancellable(ctx.era, requestId, timed) : timed
-      )
+      return yield* read(timed)
     }
     if (status === 404 && hadSession) {
       yield* discard(config, response)

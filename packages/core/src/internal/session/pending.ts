@@ -227,10 +227,18 @@ class Table implements PendingTable, Member<Pending> {
 
   readonly #clock: Clock.Clock
   readonly #decorate: Decorate | undefined
+  readonly #cancelByClosing: () => boolean
 
-  constructor(clock: Clock.Clock, defaultIdle: number | undefined, defaultTotal: number | undefined, decorate: Decorate | undefined) {
+  constructor(
+    clock: Clock.Clock,
+    defaultIdle: number | undefined,
+    defaultTotal: number | undefined,
+    decorate: Decorate | undefined,
+    cancelByClosing: () => boolean
+  ) {
     this.#clock = clock
     this.#decorate = decorate
+    this.#cancelByClosing = cancelByClosing
     this.#defaultIdleMillis = Either.right(defaultIdle)
     this.#defaultTotalMillis = Either.right(defaultTotal)
   }
@@ -397,7 +405,7 @@ class Table implements PendingTable, Member<Pending> {
     return Effect.zipRight(
       Effect.zipRight(
         defect === undefined ? Effect.void : Effect.logError(`mcp: the transport's send of ${entry.method} died`, defect),
-        notice === undefined ? Effect.void : cancelOnServer(notice.live, entry.id, notice.reason)
+        notice === undefined ? Effect.void : cancelOnServer(notice.live, entry.id, notice.reason, this.#cancelByClosing())
       ),
       Effect.failCause(cause)
     )
@@ -534,19 +542,27 @@ const awaitOutcome = (entry: Pending) =>
   })
 
 /**
- * Sends `notifications/cancelled` for a request the client gave up on:
+ * Cancels a request the client gave up on: the transport's `cancel` closes
+ * what carries its answer; then, unless the era cancels by closing it
+ * (`closes`) and the transport did, `notifications/cancelled` tells the
+ * server:
  * best effort and bounded, as an interrupt must never hang on a server that
  * does not take the notice (it runs where interrupts are masked, so the
  * send is made interruptible for the bound to apply).
  */
-const cancelOnServer = (live: Live, requestId: JsonRpc.RequestId, reason: string) =>
-  Effect.suspend(() =>
-    live.alive ?
+const cancelOnServer = (live: Live, requestId: JsonRpc.RequestId, reason: string, closes: boolean) =>
+  Effect.suspend(() => {
+    // what carries the request's answer is closed first (HTTP: its POST, its response stream)
+    const cancel = live.connection.cancel
+    if (cancel !== undefined) cancel(requestId)
+    return live.alive && !(closes && cancel !== undefined) ?
       Effect.interruptible(
         live.connection.send(JsonRpc.notification("notifications/cancelled", { requestId, reason }))
       ).pipe(Effect.timeoutOption(cancelNoticeMillis), Effect.ignore) :
       Effect.void
-  )
+  })
+
+const never = () => false
 
 /** @internal */
 export const make = (options: {
@@ -554,9 +570,20 @@ export const make = (options: {
   readonly defaultIdle: number | undefined
   readonly defaultTotal: number | undefined
   readonly decorate?: Decorate | undefined
+  /**
+   * Whether the negotiated era cancels a request by closing its stream
+   * (2026-07-28) rather than with `notifications/cancelled`. Default: never.
+   */
+  readonly cancelByClosing?: (() => boolean) | undefined
 }): Effect.Effect<PendingTable, never, Scope.Scope> =>
   Effect.suspend(() => {
-    const table = new Table(options.clock, options.defaultIdle, options.defaultTotal, options.decorate)
+    const table = new Table(
+      options.clock,
+      options.defaultIdle,
+      options.defaultTotal,
+      options.decorate,
+      options.cancelByClosing ?? never
+    )
     return Effect.map(makeSweeper<Pending>(options.clock, table), (watch) => {
       table.timeouts = watch
       return table

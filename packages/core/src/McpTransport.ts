@@ -18,6 +18,7 @@ import type * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as inboundBuffer from "./internal/inboundBuffer.js"
 import * as internal from "./internal/reconnect.js"
 import type * as JsonRpc from "./JsonRpc.js"
 import type * as McpError from "./McpError.js"
@@ -426,3 +427,44 @@ export const layer = (
   connect: Effect.Effect<Connection, McpError.TransportError, Scope.Scope>,
   options?: ReconnectOptions
 ): Layer.Layer<McpTransport> => Layer.succeed(McpTransport, make(() => ({ connect, reconnect: options })))
+
+/**
+ * The inbound side of one connection, for transports: what the transport's
+ * readers hand over, until the session takes it, through `incoming` or
+ * `push` (give both to the `Connection`).
+ *
+ * - Bounded: a batch is taken while fewer than `capacity` messages wait
+ *   (so a batch is never split, and the buffer may exceed `capacity` by
+ *   one batch); `offerNow` answers `false` (taking nothing) when full, and
+ *   `offer` waits for room, which a transport whose input can be paused
+ *   (HTTP, through TCP) uses. Nothing is dropped silently: a transport that
+ *   cannot pause (WebSocket) ends the connection when `offerNow` refuses.
+ * - `push` hands over the waiting messages and installs the session's
+ *   callback in one synchronous step, so no interruption and no other
+ *   fiber can strand a message in between; from then on messages go
+ *   straight to the callback.
+ * - `end` records how the link ended (the first end wins); `incoming` and
+ *   `push` end with it once the waiting messages are taken.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface InboundBuffer {
+  readonly offer: (messages: ReadonlyArray<JsonRpc.Incoming>) => Effect.Effect<void>
+  readonly offerNow: (messages: ReadonlyArray<JsonRpc.Incoming>) => boolean
+  readonly end: (error: ConnectionError) => void
+  /** `end` as an effect. */
+  readonly fail: (error: ConnectionError) => Effect.Effect<void>
+  readonly incoming: Stream.Stream<JsonRpc.Incoming, ConnectionError>
+  readonly push: (onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void) => Effect.Effect<void, ConnectionError>
+  /** Messages waiting. */
+  readonly size: () => number
+}
+
+/**
+ * A bounded inbound buffer of `capacity` messages (see `InboundBuffer`).
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const makeInboundBuffer: (capacity: number) => InboundBuffer = inboundBuffer.make

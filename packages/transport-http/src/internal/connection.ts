@@ -29,7 +29,6 @@ import {
   readLimited
 } from "./exchange.js"
 import * as Expiry from "./expiry.js"
-import * as Inbound from "./inbound.js"
 import * as Legacy from "./legacy.js"
 import * as Modern from "./modern.js"
 import * as Resume from "./resume.js"
@@ -93,7 +92,7 @@ const connect = (
     const pause = shared.notBefore - (yield* Clock.currentTimeMillis)
     if (pause > 0) yield* Effect.sleep(pause)
     const handoff = Option.getOrUndefined(yield* Effect.serviceOption(McpTransport.Resumption))
-    const inbound = Inbound.make(config.inboundCapacity)
+    const inbound = McpTransport.makeInboundBuffer(config.inboundCapacity)
     const sends = Sends.make(refs.apply)
     const state: State = {
       sessionId: undefined,
@@ -189,7 +188,7 @@ const connect = (
       sends.start(message.id, post(message, message.method === "initialize"), onFailure)
 
     return {
-      incoming: inbound.stream,
+      incoming: inbound.incoming,
       push: inbound.push,
       send,
       sendNow,

@@ -96,7 +96,7 @@ export const make = (options?: McpTransport.ReconnectOptions): Effect.Effect<InM
       return connection
     })
     return {
-      transport: { connections: McpTransport.fromConnect(connect, options) },
+      transport: McpTransport.make(() => ({ connect, reconnect: options })),
       accept: Queue.take(accepted)
     }
   })

@@ -14,9 +14,11 @@ import type * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import type * as Stream from "effect/Stream"
+import * as Stream from "effect/Stream"
+import * as inboundBuffer from "./internal/inboundBuffer.js"
 import * as internal from "./internal/reconnect.js"
 import type * as JsonRpc from "./JsonRpc.js"
 import type * as McpError from "./McpError.js"
@@ -98,6 +100,20 @@ export interface Connection {
     | ((message: JsonRpc.Message, onFailure?: (error: ConnectionError) => void) => boolean)
     | undefined
   /**
+   * Optional: the session gave up on request `id` sent on this connection
+   * (interrupted or timed out). The transport closes what carries that
+   * request's answer and nothing else: Streamable HTTP aborts the POST
+   * while the server has not accepted it, or closes its response stream.
+   * It reads no message to learn this, and sends none: the session tells
+   * the server itself, with `notifications/cancelled`, except where the
+   * era cancels by closing the stream (protocol 2026-07-28, on a transport
+   * that has `cancel`). Transports whose requests share one stream (stdio,
+   * WebSocket) leave it unset.
+   *
+   * @since 0.4.0
+   */
+  readonly cancel?: ((id: JsonRpc.RequestId) => void) | undefined
+  /**
    * A short description for logs and errors (never containing secrets).
    */
   readonly description: string
@@ -170,6 +186,17 @@ export class McpTransport extends Context.Tag("@mcp-effect/core/McpTransport")<
   {
     readonly connections: Stream.Stream<Connection, McpError.TransportError>
     /**
+     * Optional: the same connections as `connections`, pulled one by one
+     * without a stream. Each call starts a run of its own (as each run of
+     * `connections` is). The session reads it when it is there instead of
+     * `connections`: each stage of a stream it reads stays in memory for as
+     * long as the session lives. `make` and `layer` set both from one
+     * `connect`.
+     *
+     * @since 0.4.0
+     */
+    readonly open?: (() => ConnectionPull) | undefined
+    /**
      * Where the transport reaches the server (Streamable HTTP: its URL), so
      * that what is stored for a server (`SessionStore`) is only ever used
      * with the same server. It may carry secrets (an API key in a query
@@ -181,6 +208,43 @@ export class McpTransport extends Context.Tag("@mcp-effect/core/McpTransport")<
     readonly endpoint?: string | undefined
   }
 >() {}
+
+/**
+ * One run of a transport's connections, read without a stream
+ * (`McpTransport`'s `open`).
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface ConnectionPull {
+  /**
+   * Closes the scope of the connection handed out before (its consumer is
+   * done with it) and hands out the next one, after the reconnect schedule's
+   * delay; fails with `None` when there is no next one, `Some` when the
+   * transport gave up.
+   */
+  readonly next: Effect.Effect<Connection, Option.Option<McpError.TransportError>>
+  /** Closes the connection handed out last: the consumer runs it when it stops reading. */
+  readonly close: Effect.Effect<void>
+}
+
+/**
+ * What one run of a transport connects with (see `make`).
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Connector {
+  /** Opens one connection in the scope it is given. */
+  readonly connect: Effect.Effect<Connection, McpError.TransportError, Scope.Scope>
+  readonly reconnect?: ReconnectOptions | undefined
+  /**
+   * For failures retrying cannot help (a program that does not exist): once
+   * it has failed, the run fails with its error instead of trying again
+   * (see `fromConnect`).
+   */
+  readonly giveUp?: Deferred.Deferred<never, McpError.TransportError> | undefined
+}
 
 /**
  * How a transport comes back after a failed connect or a lost connection.
@@ -235,17 +299,20 @@ export interface Retry {
  * established.
  *
  * @since 0.2.0
+ * @category models
+ */
+export interface ConnectionObserver {
+  /** Whether the consumer has initialized a connection of this stream. */
+  readonly established: Effect.Effect<boolean>
+  /** Called before the transport waits for its next attempt. */
+  readonly retrying: (retry: Retry) => Effect.Effect<void>
+}
+
+/**
+ * @since 0.2.0
  * @category tags
  */
-export class ConnectionObserver extends Context.Tag("@mcp-effect/core/McpTransport/ConnectionObserver")<
-  ConnectionObserver,
-  {
-    /** Whether the consumer has initialized a connection of this stream. */
-    readonly established: Effect.Effect<boolean>
-    /** Called before the transport waits for its next attempt. */
-    readonly retrying: (retry: Retry) => Effect.Effect<void>
-  }
->() {}
+export const ConnectionObserver: Context.Tag<ConnectionObserver, ConnectionObserver> = internal.observerTag
 
 /**
  * A session to continue instead of starting a new one.
@@ -330,17 +397,27 @@ export const fromConnect: (
 
 /**
  * `Stream.suspend` for a connection stream with state of its own for each
- * run (each session that reads it), such as a `giveUp` for `fromConnect`.
- * A `fromConnect` stream built in `make` stays one the session reads
- * without stream stages (a stream stage stays in memory as long as the
- * session), as it does one returned directly.
+ * run (each session that reads it).
  *
+ * @deprecated since 0.4.0: use `make`, whose runs the session reads without
+ * stream stages (a stream's stages stay in memory as long as the session).
  * @since 0.2.0
  * @category constructors
  */
 export const suspend: (
   make: () => Stream.Stream<Connection, McpError.TransportError>
-) => Stream.Stream<Connection, McpError.TransportError> = internal.suspend
+) => Stream.Stream<Connection, McpError.TransportError> = Stream.suspend
+
+/**
+ * Builds a transport's service from what each run connects with: `run` is
+ * called once per run (each session that reads the transport), so what it
+ * makes (a `giveUp`) belongs to that run. The service's `connections` is
+ * `fromConnect`'s stream, and its `open` the same runs without a stream.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const make: (run: () => Connector, endpoint?: string) => McpTransport["Type"] = internal.make
 
 /**
  * @since 0.1.0
@@ -349,4 +426,45 @@ export const suspend: (
 export const layer = (
   connect: Effect.Effect<Connection, McpError.TransportError, Scope.Scope>,
   options?: ReconnectOptions
-): Layer.Layer<McpTransport> => Layer.succeed(McpTransport, { connections: fromConnect(connect, options) })
+): Layer.Layer<McpTransport> => Layer.succeed(McpTransport, make(() => ({ connect, reconnect: options })))
+
+/**
+ * The inbound side of one connection, for transports: what the transport's
+ * readers hand over, until the session takes it, through `incoming` or
+ * `push` (give both to the `Connection`).
+ *
+ * - Bounded: a batch is taken while fewer than `capacity` messages wait
+ *   (so a batch is never split, and the buffer may exceed `capacity` by
+ *   one batch); `offerNow` answers `false` (taking nothing) when full, and
+ *   `offer` waits for room, which a transport whose input can be paused
+ *   (HTTP, through TCP) uses. Nothing is dropped silently: a transport that
+ *   cannot pause (WebSocket) ends the connection when `offerNow` refuses.
+ * - `push` hands over the waiting messages and installs the session's
+ *   callback in one synchronous step, so no interruption and no other
+ *   fiber can strand a message in between; from then on messages go
+ *   straight to the callback.
+ * - `end` records how the link ended (the first end wins); `incoming` and
+ *   `push` end with it once the waiting messages are taken.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface InboundBuffer {
+  readonly offer: (messages: ReadonlyArray<JsonRpc.Incoming>) => Effect.Effect<void>
+  readonly offerNow: (messages: ReadonlyArray<JsonRpc.Incoming>) => boolean
+  readonly end: (error: ConnectionError) => void
+  /** `end` as an effect. */
+  readonly fail: (error: ConnectionError) => Effect.Effect<void>
+  readonly incoming: Stream.Stream<JsonRpc.Incoming, ConnectionError>
+  readonly push: (onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void) => Effect.Effect<void, ConnectionError>
+  /** Messages waiting. */
+  readonly size: () => number
+}
+
+/**
+ * A bounded inbound buffer of `capacity` messages (see `InboundBuffer`).
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const makeInboundBuffer: (capacity: number) => InboundBuffer = inboundBuffer.make

@@ -3,53 +3,74 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as McpClient from "../src/McpClient.js"
+import * as McpError from "../src/McpError.js"
 import * as McpTransport from "../src/McpTransport.js"
-// after McpTransport, which it imports back
-import * as Reconnect from "../src/internal/reconnect.js"
 import * as TestServer from "../src/TestServer.js"
 import { clientInfo, reconnecting } from "./utils.js"
 
-describe("a run of a connection stream", () => {
-  const never = Effect.never
+const connection: McpTransport.Connection = {
+  incoming: Stream.never,
+  send: () => Effect.void,
+  description: "test"
+}
 
-  it("is pulled without stream stages when fromConnect built it, also inside McpTransport.suspend", () => {
-    expect(Reconnect.isPulls(Reconnect.startRun(McpTransport.fromConnect(never)))).toBe(true)
-    let made = 0
-    const suspended = McpTransport.suspend(() => {
-      made++
-      return McpTransport.fromConnect(never)
-    })
-    expect(made).toBe(0)
-    expect(Reconnect.isPulls(Reconnect.startRun(suspended))).toBe(true)
-    expect(made).toBe(1)
-    // any other stream runs as the stream it is
-    const mapped = Stream.map(McpTransport.fromConnect(never), identity)
-    expect(Reconnect.isPulls(Reconnect.startRun(mapped))).toBe(false)
-    expect(Reconnect.isPulls(Reconnect.startRun(McpTransport.suspend(() => mapped)))).toBe(false)
-  })
+describe("a run of a transport's connections", () => {
+  it.effect("McpTransport.make: each open and each run of the stream is a run of its own, made when it starts", () =>
+    Effect.gen(function*() {
+      let made = 0
+      const transport = McpTransport.make(() => {
+        made++
+        return { connect: Effect.succeed(connection) }
+      }, "https://example.com/mcp")
+      expect(made).toBe(0)
+      expect(transport.endpoint).toBe("https://example.com/mcp")
+      const run = transport.open!()
+      expect(made).toBe(1)
+      expect(yield* run.next).toBe(connection)
+      yield* run.close
+      expect(yield* Stream.runHead(transport.connections)).toEqual(Option.some(connection))
+      expect(made).toBe(2)
+    }))
 
-  /** The test server's transport inside `McpTransport.suspend`, counting the runs; `wrap` changes the stream made. */
-  const suspendedTransport = (
-    runs: { made: number },
-    wrap: (stream: Stream.Stream<McpTransport.Connection, never>) => Stream.Stream<McpTransport.Connection, never>
-  ) =>
+  it.effect("McpTransport.layer: the transport's runs can be opened without a stream", () =>
+    Effect.gen(function*() {
+      const transport = yield* McpTransport.McpTransport
+      expect(yield* transport.open!().next).toBe(connection)
+    }).pipe(Effect.provide(McpTransport.layer(Effect.succeed(connection)))))
+
+  /** The test server's transport with only its `open` (its stream fails when read), counting the runs. */
+  const openOnly = (runs: { made: number }) =>
     Layer.effect(
       McpTransport.McpTransport,
       Effect.map(McpTransport.McpTransport, (inner) => ({
-        connections: McpTransport.suspend(() => {
+        connections: Stream.fail(new McpError.TransportError({ reason: "Connect", message: "read as a stream" })),
+        open: () => {
           runs.made++
-          return wrap(inner.connections as Stream.Stream<McpTransport.Connection, never>)
+          return inner.open!()
+        }
+      }))
+    )
+
+  /** The test server's transport as a stream of its own, counting the runs. */
+  const streamOnly = (runs: { made: number }) =>
+    Layer.effect(
+      McpTransport.McpTransport,
+      Effect.map(McpTransport.McpTransport, (inner) => ({
+        connections: Stream.suspend(() => {
+          runs.made++
+          return Stream.map(inner.connections, identity)
         })
       }))
     )
 
   const server = TestServer.layer({ reconnect: { schedule: Schedule.spaced("4 seconds") } })
 
-  it.effect("is made once per session and reconnects with the session's retry reports (its services reach the pulls)", () => {
+  it.effect("a session reads the transport's open, once per session, and reconnects with its retry reports (its services reach the pulls)", () => {
     const runs = { made: 0 }
     return Effect.gen(function*() {
       const client = yield* McpClient.McpClient
@@ -65,12 +86,12 @@ describe("a run of a connection stream", () => {
       expect(runs.made).toBe(1)
     }).pipe(
       Effect.provide(
-        McpClient.layer({ clientInfo, prefetch: false }).pipe(Layer.provide(suspendedTransport(runs, identity)), Layer.provideMerge(server))
+        McpClient.layer({ clientInfo, prefetch: false }).pipe(Layer.provide(openOnly(runs)), Layer.provideMerge(server))
       )
     )
   })
 
-  it.effect("of any other stream inside McpTransport.suspend is read as a stream", () => {
+  it.effect("a transport without open is read as its stream, once per session", () => {
     const runs = { made: 0 }
     return Effect.gen(function*() {
       const client = yield* McpClient.McpClient
@@ -83,7 +104,7 @@ describe("a run of a connection stream", () => {
     }).pipe(
       Effect.provide(
         McpClient.layer({ clientInfo, prefetch: false }).pipe(
-          Layer.provide(suspendedTransport(runs, (stream) => Stream.map(stream, identity))),
+          Layer.provide(streamOnly(runs)),
           Layer.provideMerge(server)
         )
       )

@@ -153,13 +153,12 @@ export const make = (
 ): Effect.Effect<McpTransport.McpTransport["Type"], McpError.TransportError, HttpClient.HttpClient> =>
   Effect.gen(function*() {
     const requestHeaders = yield* Effect.serviceOption(RequestHeaders.RequestHeaders)
-    const connections = yield* internal.makeConnections(
+    // (the URL, for what a SessionStore keeps: only ever hashed, as it may carry an API key)
+    return yield* internal.makeTransport(
       options,
       yield* Effect.serviceOption(HttpAuth.HttpAuth),
       Option.isSome(requestHeaders) ? requestHeaders.value : yield* RequestHeaders.make
     )
-    // (the URL, for what a SessionStore keeps: only ever hashed, as it may carry an API key)
-    return { connections, endpoint: new URL(options.url).href }
   })
 
 /**

@@ -46,7 +46,8 @@ describe("HttpTransport: a cancelled request frees its HTTP connection", () => {
           const call = yield* Effect.fork(client.request("tools/call", { name: "count", arguments: {} }))
           yield* waitFor(`stalled call ${i}`, () => server.stalledBodies().open === i)
           const id = server.requests.filter((r) => r.body?.method === "tools/call").at(-1)!.body.id
-          // what the session does when a call is interrupted or times out
+          // what the session does when a call is interrupted or times out (the 2025 era)
+          client.connection.cancel!(id)
           yield* client.send("notifications/cancelled", { requestId: id, reason: "cancelled by the user" })
           yield* Fiber.interrupt(call)
         }

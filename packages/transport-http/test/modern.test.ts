@@ -15,7 +15,7 @@ import * as http from "node:http"
 import * as Stream from "effect/Stream"
 import { HttpTransport } from "../src/index.js"
 import { listenLoopback } from "./fixtures/loopback.js"
-import { connections, peer, resource, resultOf, waitFor } from "./fixtures/harness.js"
+import { connections, peer, realSleep, resource, resultOf, waitFor } from "./fixtures/harness.js"
 import { startSdkServer } from "./fixtures/sdkServer.js"
 import { MODERN, startSdkV2Server } from "./fixtures/sdkV2Server.js"
 
@@ -129,12 +129,13 @@ describe("HttpTransport in protocol 2026-07-28 (official SDK v2 server)", () => 
       )
       yield* waitFor("the slow call to run", () => server.running() === 1)
       yield* waitFor("its progress", () => client.received.some((m) => "method" in m && m.method === "notifications/progress"))
-      yield* client.connection.send(JsonRpc.notification("notifications/cancelled", { requestId: id }))
+      // what the session does when it gives up on the request (the 2026-07-28 era: no notice)
+      client.connection.cancel!(id)
       yield* waitFor("the server to see the cancellation", () => server.cancelled.length === 1)
       expect(posts(server.requests, "notifications/cancelled")).toEqual([])
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
-  it.scopedLive("subscriptions/listen: notifications arrive on its stream, which is posted again when it drops", () =>
+  it.scopedLive("subscriptions/listen: notifications arrive on its stream, which is posted again when it drops, until the request is cancelled", () =>
     Effect.gen(function*() {
       const server = yield* resource(startSdkV2Server)
       const client = yield* peer(
@@ -161,6 +162,14 @@ describe("HttpTransport in protocol 2026-07-28 (official SDK v2 server)", () => 
       const again = posts(server.requests, "subscriptions/listen")[1]!
       expect(again.body.id).toBe(7)
       expect(again.headers["mcp-method"]).toBe("subscriptions/listen")
+
+      // cancelling the request closes the stream posted again, and it is not posted again
+      client.connection.cancel!(7)
+      yield* realSleep(200)
+      server.notify.toolsChanged()
+      yield* realSleep(200)
+      expect(listChanged()).toBe(2)
+      expect(posts(server.requests, "subscriptions/listen")).toHaveLength(2)
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
   it.scopedLive("a modern request answered 202 without a body fails at once (there is no GET stream to answer it)", () =>

@@ -78,7 +78,7 @@ describe("HttpTransport: sendNow", () => {
       expect(resultOf(yield* client.request("ping"))).toEqual({})
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
-  it.scopedLive("notifications/cancelled aborts the request's POST while it waits for headers; the notice still goes out", () =>
+  it.scopedLive("cancel aborts the request's POST while it waits for headers; the notice the session sends still goes out", () =>
     Effect.gen(function*() {
       const { client, server } = yield* holdingToolCalls
       const reported: Array<McpTransport.ConnectionError> = []
@@ -86,8 +86,10 @@ describe("HttpTransport: sendNow", () => {
         .toBe(true)
       yield* waitFor("the held POST", () => server.requests.some((r) => r.body?.method === "tools/call"))
       const aborted = server.aborted()
-      yield* client.send("notifications/cancelled", { requestId: 7, reason: "timeout" })
+      // what the session does when it gives up on the request (the 2025 era)
+      client.connection.cancel!(7)
       yield* waitFor("the POST to be aborted", () => server.aborted() === aborted + 1)
+      yield* client.send("notifications/cancelled", { requestId: 7, reason: "timeout" })
       expect(server.requests.map((r) => r.body)).toContainEqual(
         expect.objectContaining({ method: "notifications/cancelled", params: { requestId: 7, reason: "timeout" } })
       )

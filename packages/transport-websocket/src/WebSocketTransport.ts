@@ -95,12 +95,8 @@ export const make = (
   Effect.gen(function*() {
     const resolved = yield* config.resolve(options)
     const construct = yield* Effect.context<Socket.WebSocketConstructor>()
-    return {
-      connections: McpTransport.fromConnect(
-        Effect.provide(internal.connect(resolved), construct),
-        resolved.reconnect
-      )
-    }
+    const connect = Effect.provide(internal.connect(resolved), construct)
+    return McpTransport.make(() => ({ connect, reconnect: resolved.reconnect }))
   })
 
 /**

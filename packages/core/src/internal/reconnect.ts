@@ -1,5 +1,6 @@
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -11,8 +12,18 @@ import * as ScheduleIntervals from "effect/ScheduleIntervals"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as McpError from "../McpError.js"
-import type { Connection, ReconnectOptions } from "../McpTransport.js"
-import { ConnectionObserver } from "../McpTransport.js"
+import type { Connection, ConnectionObserver, ConnectionPull, Connector, McpTransport, ReconnectOptions } from "../McpTransport.js"
+
+/**
+ * The tag of `McpTransport.ConnectionObserver`, made here so that this
+ * module needs nothing of the public one but its types (values flow one
+ * way: public → internal).
+ *
+ * @internal
+ */
+export const observerTag: Context.Tag<ConnectionObserver, ConnectionObserver> = Context.GenericTag<ConnectionObserver>(
+  "@mcp-effect/core/McpTransport/ConnectionObserver"
+)
 
 /** @internal */
 export type AnySchedule = Schedule.Schedule<unknown, unknown>
@@ -55,11 +66,11 @@ const traced = <A, R>(connect: Effect.Effect<A, McpError.TransportError, R>, att
  *
  * @internal
  */
-const makePulls = (
+const openRun = (
   connect: Effect.Effect<Connection, McpError.TransportError, Scope.Scope>,
   options: ReconnectOptions | undefined,
   giveUp: Deferred.Deferred<never, McpError.TransportError> | undefined
-): Pulls => {
+): ConnectionPull => {
   const healthyAfter = options?.healthyAfterMillis ?? 10_000
   let first = true
   let connectedOnce = false
@@ -77,7 +88,7 @@ const makePulls = (
   })
 
   // the delay of each decision is reported before the driver sleeps on it
-  const observed = (observer: Option.Option<ConnectionObserver["Type"]>, schedule: AnySchedule) =>
+  const observed = (observer: Option.Option<ConnectionObserver>, schedule: AnySchedule) =>
     Option.isNone(observer) ? schedule : Schedule.onDecision(schedule, (_, decision) =>
       ScheduleDecision.isDone(decision) ? Effect.void : Effect.flatMap(Clock.currentTimeMillis, (now) =>
         observer.value.retrying({
@@ -92,7 +103,7 @@ const makePulls = (
     readonly isEstablished: Effect.Effect<boolean>
   } | undefined
   const makeRetries = () =>
-    retries !== undefined ? Effect.succeed(retries) : Effect.flatMap(Effect.serviceOption(ConnectionObserver), (observer) =>
+    retries !== undefined ? Effect.succeed(retries) : Effect.flatMap(Effect.serviceOption(observerTag), (observer) =>
       Effect.map(
         Effect.zip(
           Schedule.driver(observed(observer, options?.firstConnect ?? defaultFirstConnect)),
@@ -172,86 +183,39 @@ const makePulls = (
   )
 
   // the steps are built for each pull (one per connection) rather than held for the session's life
-  const pull: Effect.Effect<Connection, Option.Option<McpError.TransportError>> = Effect.suspend(() =>
+  const next: Effect.Effect<Connection, Option.Option<McpError.TransportError>> = Effect.suspend(() =>
     closeCurrent.pipe(
       Effect.zipRight(checkGiveUp()),
       Effect.zipRight(Effect.suspend(tick)),
       Effect.zipRight(Effect.suspend(attempt)),
       Effect.flatMap((connection) =>
-        connection !== undefined ? Effect.succeed(connection) : Effect.zipRight(Effect.suspend(checkGiveUp), pull)
+        connection !== undefined ? Effect.succeed(connection) : Effect.zipRight(Effect.suspend(checkGiveUp), next)
       )
     )
   )
-  return { pull, close: closeCurrent }
+  return { next, close: closeCurrent }
 }
 
-/**
- * One run of a connection stream, without the stream: `pull` closes the
- * connection it handed out before (the consumer is done with it) and hands
- * out the next; it fails with `None` when there is none. `close` closes the
- * last one: the consumer runs it when it stops reading.
- *
- * @internal
- */
-export interface Pulls {
-  readonly pull: Effect.Effect<Connection, Option.Option<McpError.TransportError>>
-  readonly close: Effect.Effect<void>
-}
-
-const PullsTypeId: unique symbol = Symbol.for("@mcp-effect/core/McpTransport/Pulls")
-
-/** One run of a connection stream: as `Pulls` when the stream allows, else the stream itself. */
-type Run = Pulls | Stream.Stream<Connection, McpError.TransportError>
-
-/** A connection stream that a consumer may also read through `Pulls`. */
-interface Pullable extends Stream.Stream<Connection, McpError.TransportError> {
-  /** Starts a run: each call has state of its own, as each run of the stream has. */
-  readonly [PullsTypeId]: () => Run
-}
-
-const pullable = (
-  stream: Stream.Stream<Connection, McpError.TransportError>,
-  run: () => Run
-): Stream.Stream<Connection, McpError.TransportError> => Object.assign(stream, { [PullsTypeId]: run })
-
-/**
- * Starts a run of a connection stream. One built by `fromConnect` (also
- * inside `suspend`) runs as `Pulls`: the session reads it so and holds no
- * stream stages (a channel executor each, for as long as the session
- * lives); any other runs as the stream it is.
- *
- * @internal
- */
-export const startRun = (stream: Stream.Stream<Connection, McpError.TransportError>): Run =>
-  PullsTypeId in stream ? (stream as Pullable)[PullsTypeId]() : stream
-
-/** @internal */
-export const isPulls = (run: Run): run is Pulls => !(Stream.StreamTypeId in run)
+/** The stream of one run's connections (one stage per run). */
+const streamOf = (run: () => ConnectionPull): Stream.Stream<Connection, McpError.TransportError> =>
+  Stream.suspend(() => {
+    const { close, next } = run()
+    // the stream's end (or interruption) closes the connection handed out last
+    return Stream.repeatEffectChunkOption(Effect.map(next, Chunk.of)).pipe(Stream.ensuring(close))
+  })
 
 /** @internal */
 export const fromConnect = (
   connect: Effect.Effect<Connection, McpError.TransportError, Scope.Scope>,
   options?: ReconnectOptions,
   giveUp?: Deferred.Deferred<never, McpError.TransportError>
-): Stream.Stream<Connection, McpError.TransportError> => {
-  const run = () => makePulls(connect, options, giveUp)
-  return pullable(
-    Stream.suspend(() => {
-      const { close, pull } = run()
-      // the stream's end (or interruption) closes the connection handed out last
-      return Stream.repeatEffectChunkOption(Effect.map(pull, Chunk.of)).pipe(Stream.ensuring(close))
-    }),
-    run
-  )
-}
+): Stream.Stream<Connection, McpError.TransportError> => streamOf(() => openRun(connect, options, giveUp))
 
-/**
- * `Stream.suspend` for connection streams: `make` builds the stream of each
- * run (state of its own per session). A `fromConnect` stream built so is
- * still read without stream stages.
- *
- * @internal
- */
-export const suspend = (
-  make: () => Stream.Stream<Connection, McpError.TransportError>
-): Stream.Stream<Connection, McpError.TransportError> => pullable(Stream.suspend(make), () => startRun(make()))
+/** @internal */
+export const make = (run: () => Connector, endpoint?: string): McpTransport["Type"] => {
+  const open = () => {
+    const connector = run()
+    return openRun(connector.connect, connector.reconnect, connector.giveUp)
+  }
+  return endpoint === undefined ? { connections: streamOf(open), open } : { connections: streamOf(open), open, endpoint }
+}

@@ -95,9 +95,9 @@ class Session implements ClientSession.Service {
         Effect.useSpan(
           Spans.requestSpanName(method),
           Spans.requestSpanOptions(method, params, Link.lastInitialized(current)?.protocolVersion),
-          (span) => Effect.withParentSpan(table.request(method, params, requestOptions, span, send, ready), span)
+          (span) => Effect.withParentSpan(table.request(method, params, requestOptions, span, send, ready, fiber), span)
         ) :
-        table.request(method, params, requestOptions, undefined, send, ready)
+        table.request(method, params, requestOptions, undefined, send, ready, fiber)
     })
   }
 
@@ -227,8 +227,14 @@ export const make = (
       onSpoken: resumer.rememberEra
     })
     const polling = Option.getOrElse(yield* Effect.serviceOption(TaskPolling.TaskPolling), () => TaskPolling.defaults)
+    const link = yield* Link.make
     const table = yield* Pending.make({
       clock,
+      // the era of the connection the request went out on: 2026-07-28 cancels by closing the request's stream
+      cancelByClosing: () => {
+        const initialized = Link.lastInitialized(link.current)
+        return initialized !== undefined && Negotiation.isModernVersion(initialized.protocolVersion)
+      },
       defaultIdle: Either.isRight(timing) ? timing.right.idle : undefined,
       defaultTotal: Either.isRight(timing) ? timing.right.total : undefined,
       decorate: handshake.decorate
@@ -244,7 +250,6 @@ export const make = (
       notificationCapacity: options.notificationCapacity ?? 1024,
       inboundCapacity: options.inboundCapacity ?? 4096
     })
-    const link = yield* Link.make
     const session = new Session(
       table,
       router,
@@ -258,6 +263,7 @@ export const make = (
 
     const lifecycle = yield* Lifecycle.run({
       connections: Either.isLeft(timing) ? Stream.fail(timing.left) : transport.connections,
+      open: Either.isLeft(timing) ? undefined : transport.open,
       link,
       state: session.connectionState,
       onClosed: (error) => session.onClosed(error),

@@ -1,6 +1,7 @@
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import * as Platform from "./platform.js"
 
 /**
  * What a chunk handler says: read on (`true`), stop (`false`), or an effect
@@ -18,7 +19,7 @@ export type Go<E> = boolean | Effect.Effect<boolean, E>
  *
  * The body is read where the `HttpClient`'s response keeps it (the web
  * `ReadableStream` of a `fetch` response, the Node `Readable` of undici or
- * `node:http`). Running a `Stream` costs more than the rest of a round trip
+ * `node:http`; found through `platform.ts`, the one module that knows where). Running a `Stream` costs more than the rest of a round trip
  * for a body of two chunks. A Node body is read in its own callbacks, one
  * wait for the whole body while `onChunk` answers at once (with an idle
  * budget: one timed wait per chunk). A response that keeps its body
@@ -119,16 +120,11 @@ const isNodeReadable = (u: unknown): u is NodeReadable =>
 const isWebStream = (u: unknown): u is ReadableStream<Uint8Array> =>
   isObject(u) && typeof u.getReader === "function" && u.locked === false
 
-/** The body where the platform's responses keep it (under any number of wrappers that add interruption). */
+/** The body where the platform's responses keep it (see `platform.ts`). */
 const open = (response: HttpClientResponse.HttpClientResponse): Native | undefined => {
-  let current: unknown = response
-  const wrapped: Array<unknown> = []
-  for (let depth = 0; depth < 4 && isObject(current) && isObject(current.original); depth++) {
-    wrapped.push(current.original)
-    current = current.original
-  }
-  const source = isObject(current) ? current.source : undefined
-  if (!isObject(source)) return undefined
+  const found = Platform.sourceOf(response)
+  if (found === undefined) return undefined
+  const source = found.source
   const native = isNodeReadable(source.body) ?
     fromReadable(source.body) :
     isWebStream(source.body) ?
@@ -136,24 +132,8 @@ const open = (response: HttpClientResponse.HttpClientResponse): Native | undefin
     isNodeReadable(source) ?
     fromReadable(source) :
     undefined
-  if (native !== undefined) for (const inner of wrapped) responseRegistry()?.unregister(inner)
+  if (native !== undefined) Platform.unregister(found)
   return native
-}
-
-/**
- * The platform's registry that aborts the request of a response collected
- * before its body was read. Reading a body through the response's own API
- * takes the response out of it; a body read here is taken out the same
- * way, or each finished response would be aborted when collected (an
- * `AbortError` with its stack built per request). Reading the body here
- * aborts an unfinished request itself (`release`).
- */
-const responseRegistry = (): { readonly unregister: (response: unknown) => void } | undefined => {
-  const store = (globalThis as Record<string, unknown>)["effect/GlobalValue"]
-  const registry = store instanceof Map ? store.get("@effect/platform/HttpClient/responseRegistry") : undefined
-  return isObject(registry) && typeof registry.unregister === "function" ?
-    registry as { readonly unregister: (response: unknown) => void } :
-    undefined
 }
 
 const fromReadable = (readable: NodeReadable): Native => {

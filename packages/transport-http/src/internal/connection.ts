@@ -12,7 +12,6 @@ import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import type * as HttpAuth from "../HttpAuth.js"
 import type { Options } from "../HttpTransport.js"
 import * as Blocked from "./blocked.js"
@@ -30,7 +29,6 @@ import {
   readLimited
 } from "./exchange.js"
 import * as Expiry from "./expiry.js"
-import * as Inbound from "./inbound.js"
 import * as Legacy from "./legacy.js"
 import * as Modern from "./modern.js"
 import * as Resume from "./resume.js"
@@ -54,11 +52,11 @@ const acceptBoth = "application/json, text/event-stream"
  *
  * @internal
  */
-export const makeConnections = (
+export const makeTransport = (
   options: Options,
   auth: Option.Option<HttpAuth.Service>,
   requestHeaders: RequestHeaders.Service
-): Effect.Effect<Stream.Stream<McpTransport.Connection, McpError.TransportError>, McpError.TransportError, HttpClient.HttpClient> =>
+): Effect.Effect<McpTransport.McpTransport["Type"], McpError.TransportError, HttpClient.HttpClient> =>
   Effect.flatMap(Effect.suspend(() => resolveConfig(options)), (config) =>
     Effect.map(HttpClient.HttpClient, (client) => {
       const refs = RequestRefs.make(config)
@@ -66,7 +64,7 @@ export const makeConnections = (
       // learned once per transport: later connections go straight to HTTP+SSE
       const shared: Shared = { legacy: false, notBefore: 0 }
       // each run of the stream (one per session) has its own
-      return McpTransport.suspend(() => {
+      return McpTransport.make(() => {
         const blocked = Deferred.unsafeMake<never, McpError.TransportError>(FiberId.none)
         let answered = false
         const watched: Execute = (exchange) =>
@@ -78,8 +76,8 @@ export const makeConnections = (
                 Effect.void
             )
           )
-        return McpTransport.fromConnect(connect(config, watched, shared, requestHeaders, refs), options.reconnect, blocked)
-      })
+        return { connect: connect(config, watched, shared, requestHeaders, refs), reconnect: options.reconnect, giveUp: blocked }
+      }, config.url.href)
     }))
 
 const connect = (
@@ -94,7 +92,7 @@ const connect = (
     const pause = shared.notBefore - (yield* Clock.currentTimeMillis)
     if (pause > 0) yield* Effect.sleep(pause)
     const handoff = Option.getOrUndefined(yield* Effect.serviceOption(McpTransport.Resumption))
-    const inbound = Inbound.make(config.inboundCapacity)
+    const inbound = McpTransport.makeInboundBuffer(config.inboundCapacity)
     const sends = Sends.make(refs.apply)
     const state: State = {
       sessionId: undefined,
@@ -172,13 +170,7 @@ const connect = (
 
     const send = (message: JsonRpc.Message): Effect.Effect<void, McpTransport.ConnectionError> =>
       Effect.suspend(() => {
-        // a request the session gave up on: a POST the server has not taken yet is aborted, as a send interrupted
-        // while it waits is, and the response stream of one it took is closed, freeing its HTTP connection before
-        // the notice needs one (the notice still goes out)
-        if ("method" in message && message.method === "notifications/cancelled") sends.abandon(message.params?.requestId)
         if (state.failure !== undefined) return Effect.fail(state.failure)
-        // protocol 2026-07-28 cancels a request by closing its response stream, with no message
-        if (Modern.isCancellation(ctx.era, message)) return Modern.cancel(ctx.era, message)
         // the one message read by name: a failed initialize ends the connection, its answer carries the
         // session id, and it is what falls back to HTTP+SSE
         const isRequest = JsonRpc.isRequest(message)
@@ -196,10 +188,15 @@ const connect = (
       sends.start(message.id, post(message, message.method === "initialize"), onFailure)
 
     return {
-      incoming: inbound.stream,
+      incoming: inbound.incoming,
       push: inbound.push,
       send,
       sendNow,
+      // a request the session gave up on: a POST the server has not taken yet is aborted, as a send interrupted
+      // while it waits is, and the response stream of one it took (or of a listen request posted again) is
+      // closed, freeing its HTTP connection (before a notice needs one); with protocol 2026-07-28 that is the
+      // cancellation itself
+      cancel: sends.abandon,
       description: `http ${config.description}`,
       networkTransport: "tcp",
       sessionId: () => state.sessionId,
@@ -354,7 +351,9 @@ const postStreamable = (
           response,
           pending,
           // the listen stream is long-lived: when it drops, the same request is posted again
-          listen ? (backoff) => postStreamable(ctx, message, false, shared, ctx.fork, backoff) : undefined,
+          listen ?
+            (backoff) => postStreamable(ctx, message, false, shared, (reader) => ctx.fork(reader, requestId), backoff) :
+            undefined,
           listenBackoff
         )
         : readBody(ctx, response, kind, pending, owner)
@@ -366,9 +365,7 @@ const postStreamable = (
         // the total budget ends with the last answer: running out while the rest of the stream is read only stops reading
         Effect.catchAll((error) => pending.size === 0 ? Effect.void : ctx.fail(error))
       )
-      return yield* read(
-        modern !== undefined && requestId !== undefined ? Modern.cancellable(ctx.era, requestId, timed) : timed
-      )
+      return yield* read(timed)
     }
     if (status === 404 && hadSession) {
       yield* discard(config, response)

@@ -51,6 +51,6 @@ export interface Ctx {
   readonly sessionHeaders: () => Record<string, string>
   /** reports what a later resume of the session needs (see `McpTransport.Resumption`) */
   readonly resumable: (update: McpTransport.Resumable) => Effect.Effect<void>
-  /** runs a background fiber that lives as long as the connection */
-  readonly fork: (effect: Effect.Effect<void>) => Effect.Effect<void>
+  /** runs a background fiber that lives as long as the connection; one with a key is what `Connection.cancel` of that request id stops */
+  readonly fork: (effect: Effect.Effect<void>, key?: JsonRpc.RequestId) => Effect.Effect<void>
 }

@@ -3,7 +3,8 @@
  * it: every POST carries `MCP-Protocol-Version` (the version in the
  * request's `_meta`) and the `Mcp-*` request headers, never a session id;
  * response streams cannot be resumed; closing a request's response stream
- * is its cancellation; `subscriptions/listen` is a POST whose SSE response
+ * is its cancellation (`Connection.cancel`, which the session calls);
+ * `subscriptions/listen` is a POST whose SSE response
  * stays open, posted again when it drops.
  *
  * A request is modern when its `_meta` names a protocol version: the
@@ -17,7 +18,6 @@ import * as McpError from "@mcp-effect/core/McpError"
 import * as McpSchema from "@mcp-effect/core/McpSchema"
 import type * as McpTransport from "@mcp-effect/core/McpTransport"
 import type * as RequestHeaders from "@mcp-effect/core/RequestHeaders"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -40,12 +40,10 @@ export interface Era {
   version: string | undefined
   /** set once a modern request was accepted (2xx): from then on every JSON-RPC error body is an answer */
   confirmed: boolean
-  /** closes the response stream of a request in flight, by id */
-  readonly cancels: Map<JsonRpc.RequestId, Deferred.Deferred<void>>
 }
 
 /** @internal */
-export const makeEra = (): Era => ({ version: undefined, confirmed: false, cancels: new Map() })
+export const makeEra = (): Era => ({ version: undefined, confirmed: false })
 
 const isObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
@@ -119,39 +117,6 @@ const modernCodes: ReadonlySet<number> = new Set([
 export const isAnswer = (era: Era, status: number, failure: JsonRpc.Failure): boolean =>
   era.confirmed || modernCodes.has(failure.error.code) ||
   (status === 404 && failure.error.code === McpError.ErrorCode.MethodNotFound)
-
-/**
- * Runs the reader of a request's response so that `cancel` can close it.
- *
- * @internal
- */
-export const cancellable = (era: Era, id: JsonRpc.RequestId, reader: Effect.Effect<void>): Effect.Effect<void> =>
-  Effect.flatMap(Deferred.make<void>(), (cancelled) =>
-    Effect.suspend(() => {
-      era.cancels.set(id, cancelled)
-      return Effect.raceFirst(reader, Deferred.await(cancelled)).pipe(
-        Effect.ensuring(Effect.sync(() => {
-          if (era.cancels.get(id) === cancelled) era.cancels.delete(id)
-        }))
-      )
-    }))
-
-/**
- * Cancels a request the modern way: its response stream is closed, which
- * the server takes as the cancellation. Nothing is posted.
- *
- * @internal
- */
-export const cancel = (era: Era, notification: JsonRpc.Notification): Effect.Effect<void> =>
-  Effect.suspend(() => {
-    const id = isObject(notification.params) ? notification.params.requestId : undefined
-    const cancelled = typeof id === "string" || typeof id === "number" ? era.cancels.get(id) : undefined
-    return cancelled === undefined ? Effect.void : Deferred.succeed(cancelled, undefined)
-  })
-
-/** @internal */
-export const isCancellation = (era: Era, message: JsonRpc.Message): message is JsonRpc.Notification =>
-  era.version !== undefined && JsonRpc.isNotification(message) && message.method === "notifications/cancelled"
 
 /** @internal */
 export const isListen = (message: JsonRpc.Message): boolean =>

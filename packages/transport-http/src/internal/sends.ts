@@ -26,13 +26,15 @@ type Failure = McpTransport.ConnectionError
  * - `start` is `run` for a caller that does not wait (the session's
  *   `sendNow`, from plain code on the caller's fiber): a send that failed
  *   before the server accepted the message is reported to `onFailure`.
- * - `abandon(key)` (the caller gave up: the session cancels the request
- *   posted under `key`, its id) aborts the send while it still waits, and
+ * - `abandon(key)` (the caller gave up: the session's `Connection.cancel`
+ *   of the request posted under `key`, its id) aborts the send while it still waits, and
  *   once the server accepted it, stops the reading of its answer: the
  *   response stream is closed and its HTTP connection freed (a server may
  *   never answer a cancelled request). A POST carries one message, so no
  *   other request rides on that stream.
- * - `fork` runs a background fiber of the connection (a GET stream).
+ * - `fork` runs a background fiber of the connection (a GET stream); one
+ *   forked with a key (the re-posted listen request of protocol 2026-07-28,
+ *   reading its answer) is what `abandon` stops for that key.
  * - `close` (the connection's scope closes) interrupts every fiber, the
  *   ones reading answers and the background ones too, and fails later
  *   sends at once.
@@ -50,7 +52,7 @@ export interface Sends {
     onFailure: (error: Failure) => void
   ) => boolean
   readonly abandon: (key: unknown) => void
-  readonly fork: (effect: Effect.Effect<void>) => Effect.Effect<void>
+  readonly fork: (effect: Effect.Effect<void>, key?: unknown) => Effect.Effect<void>
   readonly failWaiting: (error: Failure) => Effect.Effect<void>
   readonly close: (error: Failure) => Effect.Effect<void>
 }
@@ -92,8 +94,8 @@ export const make = (
   setRefs: (refs: FiberRefs.FiberRefs, fiberId: FiberId.Runtime) => FiberRefs.FiberRefs
 ): Sends => {
   const waiting = new Set<Waiting>()
-  /** sends with a key whose message the server accepted, while their fiber reads its answer */
-  const reading = new Map<unknown, Waiting>()
+  /** the fibers reading the answer of a message posted with a key (a send's, once the server accepted it) */
+  const reading = new Map<unknown, Fiber.RuntimeFiber<void, unknown>>()
   const running = new Set<Fiber.RuntimeFiber<void, unknown>>()
   let closed: Failure | undefined
 
@@ -118,7 +120,7 @@ export const make = (
     fiber.addObserver((exit) => {
       running.delete(fiber)
       if (entry !== undefined) {
-        if (reading.get(entry.key) === entry) reading.delete(entry.key)
+        if (reading.get(entry.key) === fiber) reading.delete(entry.key)
         entry.release?.()
         settle(entry, exit)
       }
@@ -127,7 +129,7 @@ export const make = (
       entry.fiber = fiber
       // accepted before `runFork` returned (the POST was answered at once): its answer is being read
       if (entry.exit !== undefined && Exit.isSuccess(entry.exit) && entry.key !== undefined && fiber.unsafePoll() === null) {
-        reading.set(entry.key, entry)
+        reading.set(entry.key, fiber)
       }
     }
     return fiber
@@ -149,7 +151,7 @@ export const make = (
         if (entry.exit !== undefined) return
         settle(entry, Exit.void)
         // (its fiber, running, reads the answer from now on)
-        if (key !== undefined && entry.fiber !== undefined) reading.set(key, entry)
+        if (key !== undefined && entry.fiber !== undefined) reading.set(key, entry.fiber)
       },
       // (a send reads one body)
       own: (release) => entry.release = release
@@ -193,12 +195,21 @@ export const make = (
     abandon: (key) => {
       if (key === undefined) return
       for (const entry of waiting) if (entry.key === key) return abort(entry)
-      const entry = reading.get(key)
-      if (entry === undefined) return
+      const fiber = reading.get(key)
+      if (fiber === undefined) return
       reading.delete(key)
-      entry.fiber?.unsafeInterruptAsFork(FiberId.none)
+      fiber.unsafeInterruptAsFork(FiberId.none)
     },
-    fork: (effect) => Effect.sync(() => void spawn(effect)),
+    fork: (effect, key) =>
+      Effect.sync(() => {
+        const fiber = spawn(effect)
+        if (fiber === undefined || key === undefined) return
+        // read as an accepted send's answer is: `abandon` stops it
+        reading.set(key, fiber)
+        fiber.addObserver(() => {
+          if (reading.get(key) === fiber) reading.delete(key)
+        })
+      }),
     failWaiting,
     close: (error) =>
       Effect.suspend(() => {

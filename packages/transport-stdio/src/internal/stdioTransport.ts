@@ -485,14 +485,18 @@ export const make = <R>(
 
     // the backend's services, but not this layer's scope: each connection has its own
     const context = backendContext(yield* Effect.context<R | Scope.Scope>())
-    // each run (session) has its own `giveUp`; the session reads the stream without its stream stages
-    const connections = McpTransport.suspend(() => {
+    // each run (session) has its own `giveUp`
+    const transport = McpTransport.make(() => {
       const permanentFailure = Deferred.unsafeMake<never, McpError.TransportError>(FiberId.none)
-      return McpTransport.fromConnect(Effect.provide(connect(permanentFailure), context), options.reconnect, permanentFailure)
+      return {
+        connect: Effect.provide(connect(permanentFailure), context),
+        reconnect: options.reconnect,
+        giveUp: permanentFailure
+      }
     })
 
     return {
-      transport: { connections },
+      transport,
       logs: Stderr.logsOf(logHub)
     }
   })

@@ -1,7 +1,7 @@
 import * as Socket from "@effect/platform/Socket"
 import * as JsonRpc from "@mcp-effect/core/JsonRpc"
 import * as McpError from "@mcp-effect/core/McpError"
-import type * as McpTransport from "@mcp-effect/core/McpTransport"
+import * as McpTransport from "@mcp-effect/core/McpTransport"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -10,7 +10,6 @@ import * as FiberId from "effect/FiberId"
 import type * as Scope from "effect/Scope"
 import * as CloseCodes from "./closeCodes.js"
 import type { Config } from "./config.js"
-import * as Inbound from "./inbound.js"
 
 /** @internal */
 export const subprotocol = "mcp"
@@ -108,7 +107,7 @@ export const connect = (
         ws?.close(1000, short)
       }
     }
-    const inbound = Inbound.make(config.incomingCapacity)
+    const inbound = McpTransport.makeInboundBuffer(config.incomingCapacity)
     const opened = Deferred.unsafeMake<void, McpError.TransportError>(FiberId.none)
     let isOpen = false
     let ended: McpError.TransportError | undefined
@@ -126,7 +125,7 @@ export const connect = (
     const onFrame = (data: string | Uint8Array): void => {
       if (ended !== undefined) return
       if (typeof data !== "string") {
-        inbound.offer([
+        inbound.offerNow([
           JsonRpc.malformed(
             "Envelope",
             `a binary frame of ${data.byteLength} bytes: MCP over WebSocket sends one JSON-RPC message per text frame`
@@ -138,7 +137,7 @@ export const connect = (
       if (data.length * 3 > config.maxMessageBytes && JsonRpc.byteLength(data) > config.maxMessageBytes) {
         return end(tooLarge(config), 1009)
       }
-      if (!inbound.offer(JsonRpc.decode(data, config.maxMessageBytes))) {
+      if (!inbound.offerNow(JsonRpc.decode(data, config.maxMessageBytes))) {
         end(
           new McpError.TransportError({
             reason: "Read",
@@ -235,7 +234,7 @@ export const connect = (
       })
 
     return {
-      incoming: inbound.stream,
+      incoming: inbound.incoming,
       push: inbound.push,
       send,
       description: config.description,

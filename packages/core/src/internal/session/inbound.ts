@@ -311,7 +311,7 @@ class Router implements InboundRouter {
     if (JsonRpc.isMalformed(incoming)) {
       const entry = table.sentOn(incoming.id, live)
       if (entry !== undefined) {
-        table.settle(entry, Exit.fail(incoming.error))
+        table.answered(entry, Exit.fail(incoming.error))
         return undefined
       }
       return Effect.zipRight(
@@ -329,7 +329,7 @@ class Router implements InboundRouter {
       }
       return undefined // late answer to a cancelled or timed-out request
     }
-    table.settle(
+    table.answered(
       entry,
       "error" in incoming ?
         Exit.fail(

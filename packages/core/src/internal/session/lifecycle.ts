@@ -16,10 +16,9 @@ import type * as Tracer from "effect/Tracer"
 import type * as ClientSession from "../../ClientSession.js"
 import * as McpError from "../../McpError.js"
 import { ConnectionObserver, Resumption } from "../../McpTransport.js"
-import type { Connection, ConnectionError, Retry } from "../../McpTransport.js"
+import type { Connection, ConnectionError, ConnectionPull, Retry } from "../../McpTransport.js"
 import type * as LazySubscriptionRef from "../engine/lazySubscriptionRef.js"
 import type * as Resumer from "../resume.js"
-import * as Reconnect from "../reconnect.js"
 import * as Spans from "../engine/spans.js"
 import { type Handshake, handOff, notifyOn } from "./handshake.js"
 import type { InboundRouter } from "./inbound.js"
@@ -69,6 +68,8 @@ interface Closing {
 /** What the lifecycle works with. @internal */
 export interface Options {
   readonly connections: Stream.Stream<Connection, McpError.TransportError>
+  /** The same connections without a stream, when the transport offers them (`McpTransport`'s `open`). */
+  readonly open: (() => ConnectionPull) | undefined
   readonly link: Link.Cell
   readonly state: LazySubscriptionRef.LazySubscriptionRef<ClientSession.ConnectionState>
   /** The session is over: called once, with the error every request now fails with. */
@@ -100,7 +101,7 @@ export interface Options {
  * holds the object, not a closure per step); it is also the
  * `ConnectionObserver` the transport's reconnect schedule reports to.
  */
-type Observer = ConnectionObserver["Type"]
+type Observer = ConnectionObserver
 
 class Lifecycle implements Observer {
   generation = 0
@@ -465,18 +466,18 @@ export const run = (options: Options): Effect.Effect<
     const services = Context.make(ConnectionObserver, lifecycle as Observer).pipe(
       Context.add(Resumption, options.resumer.handoff)
     )
-    const run = Reconnect.startRun(options.connections)
     const queued = lifecycle.queued
-    if (Reconnect.isPulls(run)) {
-      // a `fromConnect` stream, read without its stream stages, nor a scope of its own
+    if (options.open !== undefined) {
+      // the transport's runs without a stream: no stream stages, nor a scope of their own
+      const run = options.open()
       yield* Scope.addFinalizer(scope, run.close)
       lifecycle.closeStream = run.close
-      lifecycle.pull = Effect.flatMap(Effect.provide(run.pull, services), (connection) => Effect.sync(() => queued.push(connection)))
+      lifecycle.pull = Effect.flatMap(Effect.provide(run.next, services), (connection) => Effect.sync(() => queued.push(connection)))
     } else {
       // the stream is read through a pull in a scope of its own: the session's end closes it at once
       const streamScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
       lifecycle.closeStream = Scope.close(streamScope, Exit.void)
-      const chunks = yield* run.pipe(
+      const chunks = yield* options.connections.pipe(
         // one stage for both (each `provideService` would be a stream of its own around it)
         Stream.provideSomeContext(services),
         Stream.toPull,

@@ -1,5 +1,6 @@
 import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -7,8 +8,9 @@ import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
-import type * as Tracer from "effect/Tracer"
+import * as Tracer from "effect/Tracer"
 import type * as ClientSession from "../../ClientSession.js"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as McpError from "../../McpError.js"
@@ -46,6 +48,51 @@ const copyWith = (record: Record<string, unknown> | undefined, key: string, valu
 export type Outcome = Exit.Exit<unknown, McpError.McpClientError>
 
 /**
+ * Where a request is. One transition per event:
+ *
+ * | from | event | to |
+ * |---|---|---|
+ * | `Queued`, `AwaitingResend` | sent on a connection | `InFlight` |
+ * | `InFlight` | send failed: the server did not know the session (`SessionExpired`) | `AwaitingResend` |
+ * | `InFlight` | send failed, the connection still up | `Settled` (the error) |
+ * | `InFlight` | answered (a response, or malformed input with its id) | `Settled` |
+ * | `InFlight` | its connection lost: replayable | `AwaitingResend` |
+ * | `InFlight` | its connection lost: not replayable | `Settled` (`OutcomeUnknown`) |
+ * | any but `Settled` | expired (idle or total deadline) | `Settled` (`RequestTimeout`, notice sent) |
+ * | any but `Settled` | interrupted (the caller gave up) | `Settled` (notice sent) |
+ * | any but `Settled` | the session closed | `Settled` (its error) |
+ *
+ * `AwaitingResend` is left by the next connection's `resendOn`. A send
+ * failure on a connection that is already down changes nothing: its loss
+ * does. Only `Settled` leaves the table.
+ *
+ * @internal
+ */
+export type State =
+  | { readonly _tag: "Queued" }
+  | { readonly _tag: "InFlight"; readonly live: Live }
+  | { readonly _tag: "AwaitingResend" }
+  | Settled
+
+/**
+ * A request's end. `notice` is the connection to tell, with
+ * `notifications/cancelled`, that the client gave up on the request (it
+ * expired or was interrupted while in flight); `defect` what the
+ * transport's send died of, logged by the request's fiber.
+ *
+ * @internal
+ */
+export interface Settled {
+  readonly _tag: "Settled"
+  readonly outcome: Outcome
+  readonly notice: { readonly live: Live; readonly reason: string } | undefined
+  readonly defect: Cause.Cause<never> | undefined
+}
+
+const queued: State = { _tag: "Queued" }
+const awaitingResend: State = { _tag: "AwaitingResend" }
+
+/**
  * A request the session waits on the answer of.
  *
  * @internal
@@ -60,17 +107,13 @@ export interface Pending extends Timed {
   readonly progressToken: JsonRpc.RequestId | undefined
   readonly onProgress: ((p: McpSchema.ProgressNotificationParams) => void) | undefined
   readonly resetOnProgress: boolean
-  /** The connection the request went out on; `undefined` while it waits for one. */
-  sentOn: Live | undefined
-  /** The fiber sending the request, while it may still be running: interrupted once the outcome is known. */
-  sender: Fiber.RuntimeFiber<void> | undefined
-  awaitingResend: boolean
-  /** The outcome, once known; `resume` hands it to the waiting fiber. */
-  outcome: Outcome | undefined
-  resume: ((outcome: Outcome) => void) | undefined
-  timedOut: boolean
   /** The request's span, when a tracer is installed. */
   readonly span: Tracer.Span | undefined
+  state: State
+  /** The fiber sending the request from a fiber of its own, while it runs: interrupted once the request settles. */
+  sender: Fiber.RuntimeFiber<void> | undefined
+  /** Wakes the waiting fiber with the outcome (set while it waits). */
+  resume: ((outcome: Outcome) => void) | undefined
 }
 
 /**
@@ -104,21 +147,23 @@ export const toMillis = (
 }
 
 /**
- * The session's table of requests in flight: ids, registration, settling,
- * deadlines (one sweeper, `timeouts.ts`), progress, and the cancellation
- * notice a request the client gives up on sends the server.
+ * The session's table of requests in flight: ids, registration, the state
+ * machine of each request (`State`), deadlines (one sweeper, `timeouts.ts`),
+ * progress, and the cancellation notice a request the client gives up on
+ * sends the server.
  *
  * @internal
  */
 export interface PendingTable {
   /**
    * Makes a request's entry at once and returns the effect that registers
-   * it and waits for its outcome: call it as the request runs (inside the
-   * effect that runs it), not ahead of time. When `ready` is alive and its
-   * transport takes the message at once (`sendNow`), the request is sent
-   * from the calling fiber; else `send` puts it on a connection from a fiber
-   * of its own, so an outcome such as a timeout is seen while a send is
-   * still blocked.
+   * it, sends it and waits for its outcome: call it as the request runs
+   * (inside the effect that runs it, `fiber` being the fiber that runs
+   * it), not ahead of time. The one send path (`start`): when `ready` is
+   * alive and its transport takes the message at once (`sendNow`), it is
+   * sent from the calling code; else `send` puts it on a connection from a
+   * fiber of its own, so an outcome such as a timeout is seen while a send
+   * is still blocked.
    */
   readonly request: (
     method: string,
@@ -126,37 +171,28 @@ export interface PendingTable {
     options: ClientSession.RequestOptions | undefined,
     span: Tracer.Span | undefined,
     send: (entry: Pending) => Effect.Effect<void, McpError.McpClientError>,
-    ready: Live | undefined
+    ready: Live | undefined,
+    fiber: Fiber.RuntimeFiber<unknown, unknown>
   ) => Effect.Effect<unknown, McpError.McpClientError>
-  /** Sends an entry on a connection; a failed send settles it, unless the connection's loss handles it. */
+  /** Sends an entry on a connection (the event "sent"); a failed send is the event "send failed". */
   readonly sendOn: (entry: Pending, live: Live) => Effect.Effect<void>
   /** The entry waiting for a response with this id on this connection. */
   readonly sentOn: (id: JsonRpc.RequestId | null | undefined, live: Live) => Pending | undefined
-  readonly settle: (entry: Pending, outcome: Outcome) => void
+  /** The event "answered": a response (or malformed input with the request's id) settles the entry. */
+  readonly answered: (entry: Pending, outcome: Outcome) => void
   /** A progress notification: resets the idle budget and calls the request's callback (it may throw). */
   readonly progress: (params: McpSchema.ProgressNotificationParams) => (() => void) | undefined
   /**
-   * A connection is lost: what it carried is resent on the next when
-   * replayable, else settled with `OutcomeUnknown`.
+   * The event "lost" for what a connection carried: resent on the next
+   * connection when replayable, else settled with `OutcomeUnknown`.
    */
   readonly lost: (live: Live, reason: string) => void
-  /** Sends again, on `live`, what waits for a resend. */
+  /** Sends again, on `live`, what awaits a resend. */
   readonly resendOn: (live: Live) => Effect.Effect<void>
   /** Settles every entry with the error: the session is over. */
   readonly failAll: (error: McpError.McpClientError) => void
   readonly size: () => number
 }
-
-/** The request's error when its transport's send died. */
-const sendDied = (entry: Pending) =>
-  new McpError.TransportError({
-    reason: "Write",
-    phase: "send",
-    message: `${entry.method}: the transport failed unexpectedly while sending the request (the defect is logged)`
-  })
-
-/** A send stopped once the outcome is known: nothing to do. */
-const ignoreInterrupt = () => Effect.void
 
 /**
  * The table as one object whose methods read its fields: a session holds the
@@ -171,20 +207,47 @@ class Table implements PendingTable, Member<Pending> {
 
   readonly #clock: Clock.Clock
   readonly #decorate: Decorate | undefined
+  readonly #cancelByClosing: () => boolean
 
-  constructor(clock: Clock.Clock, defaultIdle: number | undefined, defaultTotal: number | undefined, decorate: Decorate | undefined) {
+  constructor(
+    clock: Clock.Clock,
+    defaultIdle: number | undefined,
+    defaultTotal: number | undefined,
+    decorate: Decorate | undefined,
+    cancelByClosing: () => boolean
+  ) {
     this.#clock = clock
     this.#decorate = decorate
+    this.#cancelByClosing = cancelByClosing
     this.#defaultIdleMillis = Either.right(defaultIdle)
     this.#defaultTotalMillis = Either.right(defaultTotal)
   }
 
-  settle(entry: Pending, outcome: Outcome): void {
-    if (entry.outcome !== undefined) return
-    entry.outcome = outcome
-    // nothing (an answer, progress, its deadline) concerns a settled entry any more
+  /**
+   * Every transition to `Settled`: the entry leaves the table, its span
+   * takes the outcome, a send still running is stopped (an HTTP POST
+   * waiting for headers is of no use any more) and the waiting fiber wakes.
+   * `reason` is why the client gave up on it, for the notice to the server.
+   */
+  #settle(entry: Pending, outcome: Outcome, reason?: string, defect?: Cause.Cause<never>): void {
+    const state = entry.state
+    if (state._tag === "Settled") return
+    const notice = reason !== undefined && state._tag === "InFlight" && entry.method !== "initialize" ?
+      { live: state.live, reason } :
+      undefined
+    entry.state = { _tag: "Settled", outcome, notice, defect }
     this.#pending.delete(entry.id)
-    entry.resume?.(outcome)
+    if (entry.span !== undefined) Spans.annotateOutcome(entry.span, entry.method, outcome)
+    const sender = entry.sender
+    entry.sender = undefined
+    if (sender !== undefined && sender.unsafePoll() === null) sender.unsafeInterruptAsFork(FiberId.none)
+    const resume = entry.resume
+    entry.resume = undefined
+    resume?.(outcome)
+  }
+
+  answered(entry: Pending, outcome: Outcome): void {
+    if (entry.state._tag === "InFlight") this.#settle(entry, outcome)
   }
 
   // the sweeper reads the deadlines from the table itself: a settled entry has left it
@@ -192,11 +255,11 @@ class Table implements PendingTable, Member<Pending> {
     return this.#pending.values()
   }
 
+  /** The event "expired". */
   expire(entry: Pending): void {
-    if (entry.outcome !== undefined) return
+    if (entry.state._tag === "Settled") return
     const kind = expiredKind(entry)
-    entry.timedOut = true
-    this.settle(
+    this.#settle(
       entry,
       Exit.fail(
         new McpError.RequestTimeout({
@@ -204,68 +267,60 @@ class Table implements PendingTable, Member<Pending> {
           kind,
           millis: kind === "idle" ? entry.idleMillis! : entry.totalMillis!
         })
-      )
+      ),
+      "timeout"
     )
   }
 
-  /**
-   * Sorts out how a send ended: its typed failure goes to `onFailure`, an
-   * interruption to `onInterrupt`, and a defect (a transport bug) fails the
-   * request at once with a typed error instead of leaving it to its timeout,
-   * with the defect logged.
-   */
-  #catchSend<E>(
-    entry: Pending,
-    send: Effect.Effect<void, E>,
-    onFailure: (error: E) => Effect.Effect<void>,
-    onInterrupt: (cause: Cause.Cause<never>) => Effect.Effect<void>
-  ): Effect.Effect<void> {
-    return Effect.catchAllCause(send, (cause) => {
-      const failure = Cause.failureOption(cause)
-      if (Option.isSome(failure)) return onFailure(failure.value)
-      if (Cause.isInterruptedOnly(cause)) return onInterrupt(Cause.stripFailures(cause))
-      this.settle(entry, Exit.fail(sendDied(entry)))
-      return Effect.logError(`mcp: the transport's send of ${entry.method} died`, cause)
-    })
+  /** The event "sent": the entry is in flight on `live` (unless it settled meanwhile). */
+  #sent(entry: Pending, live: Live): boolean {
+    if (entry.state._tag === "Settled") return false
+    entry.state = { _tag: "InFlight", live }
+    if (entry.span !== undefined) Spans.annotateConnection(entry.span, live.connection)
+    return true
   }
 
-  /** Sends in a fiber of its own, so an outcome (a timeout) is seen while a send is still blocked. */
-  #startSending(entry: Pending, send: Effect.Effect<void, McpError.McpClientError>): Effect.Effect<void> {
-    return Effect.map(
-      Effect.fork(Effect.interruptible(this.#catchSend(
-        entry,
-        send,
-        (error) => Effect.sync(() => this.settle(entry, Exit.fail(error))),
-        ignoreInterrupt
-      ))),
-      (fiber) => {
-        entry.sender = fiber
-      }
+  /** The event "send failed" of `entry` on `live` (from `send`, or reported after `sendNow`). */
+  #sendFailed(entry: Pending, live: Live, error: McpError.McpClientError): void {
+    const state = entry.state
+    if (state._tag !== "InFlight" || state.live !== live) return // the connection's loss was already handled
+    if (error._tag === "SessionExpired") {
+      // the server did not know the session: it never ran this request
+      entry.state = awaitingResend
+      return
+    }
+    if (!live.alive) return // its loss handles it
+    this.#settle(entry, Exit.fail(error))
+  }
+
+  /** A send that died (a transport bug): the request fails at once with a typed error, and its fiber logs the defect. */
+  #sendDied(entry: Pending, defect: Cause.Cause<never>): void {
+    this.#settle(
+      entry,
+      Exit.fail(
+        new McpError.TransportError({
+          reason: "Write",
+          phase: "send",
+          message: `${entry.method}: the transport failed unexpectedly while sending the request (the defect is logged)`
+        })
+      ),
+      undefined,
+      defect
     )
   }
 
   sendOn(entry: Pending, live: Live): Effect.Effect<void> {
-    return Effect.suspend(() => {
-      entry.sentOn = live
-      if (entry.span !== undefined) Spans.annotateConnection(entry.span, live.connection)
-      return this.#catchSend(entry, live.connection.send(this.#decorated(entry)), (error) => {
-        this.#sendFailed(entry, live, error)
-        return Effect.void
-      }, Effect.failCause)
-    })
-  }
-
-  /** How a failed send of `entry` on `live` ends it (from `send`, or reported after `sendNow`). */
-  #sendFailed(entry: Pending, live: Live, error: McpError.McpClientError): void {
-    if (entry.sentOn !== live) return // the connection's death was already handled
-    if (error._tag === "SessionExpired") {
-      // the server did not know the session: it never ran this request
-      entry.sentOn = undefined
-      entry.awaitingResend = true
-      return
-    }
-    if (!live.alive) return // handled by the death of the connection
-    this.settle(entry, Exit.fail(error))
+    return Effect.suspend(() =>
+      this.#sent(entry, live) ?
+        Effect.catchAllCause(live.connection.send(this.#decorated(entry)), (cause) => {
+          const failure = Cause.failureOption(cause)
+          if (Option.isSome(failure)) this.#sendFailed(entry, live, failure.value)
+          else if (Cause.isInterruptedOnly(cause)) return Effect.failCause(Cause.stripFailures(cause))
+          else this.#sendDied(entry, Cause.stripFailures(cause))
+          return Effect.void
+        }) :
+        Effect.void
+    )
   }
 
   /** The message as it goes out now: the era's decoration is applied when sent (the era may be agreed on only then). */
@@ -278,54 +333,65 @@ class Table implements PendingTable, Member<Pending> {
   }
 
   /**
-   * Cleans up after the outcome is known: the span, a send still running, and
-   * the cancellation notice when the client gave up on the request.
+   * The one send path: on `ready` from the calling code when its transport
+   * takes the message at once (`sendNow`; the transport may answer or
+   * report a failure before it returns, so the entry is in flight first),
+   * else `send` from a fiber of its own (forked in `fiber`'s context, with
+   * the request's span as parent), which the entry's settling stops.
    */
-  #finish(entry: Pending, exit: Exit.Exit<unknown, McpError.McpClientError>): Effect.Effect<void> {
-    this.#pending.delete(entry.id)
-    if (entry.span !== undefined) Spans.annotateOutcome(entry.span, entry.method, exit)
-    // a send still blocked (an HTTP POST waiting for headers) is of no use once the outcome is known
-    const sender = entry.sender
-    entry.sender = undefined
-    if (sender !== undefined && sender.unsafePoll() === null) sender.unsafeInterruptAsFork(FiberId.none)
-    if (entry.timedOut) return cancelOnServer(entry, "timeout")
-    if (entry.outcome === undefined && Exit.isInterrupted(exit)) {
-      entry.outcome = exit
-      return cancelOnServer(entry, "cancelled by the client")
+  #start(
+    entry: Pending,
+    ready: Live | undefined,
+    send: Effect.Effect<void, McpError.McpClientError>,
+    fiber: Fiber.RuntimeFiber<unknown, unknown>
+  ): void {
+    const now = ready !== undefined && ready.alive ? ready.connection.sendNow : undefined
+    if (now !== undefined && this.#sent(entry, ready!)) {
+      try {
+        if (now(this.#decorated(entry), (error) => this.#sendFailed(entry, ready!, error))) return
+      } catch (defect) {
+        return this.#sendDied(entry, Cause.die(defect))
+      }
+      // not taken: back to waiting for a send of its own
+      if (entry.state._tag === "InFlight") entry.state = queued
     }
-    return Effect.void
-  }
-
-  /** How the request ended when it failed or was interrupted: cleaned up, then the same cause. */
-  #failed(entry: Pending, cause: Cause.Cause<McpError.McpClientError>): Effect.Effect<never, McpError.McpClientError> {
-    const done = this.#finish(entry, Exit.failCause(cause))
-    return done === Effect.void ? Effect.failCause(cause) : Effect.zipRight(done, Effect.failCause(cause))
+    if (entry.state._tag === "Settled") return
+    const context = entry.span === undefined ?
+      fiber.currentContext :
+      Context.add(fiber.currentContext, Tracer.ParentSpan, entry.span)
+    entry.sender = Runtime.runFork(
+      Runtime.make({ context, fiberRefs: fiber.getFiberRefs(), runtimeFlags: Runtime.defaultRuntimeFlags })
+    )(Effect.catchAll(send, (error) =>
+      Effect.sync(() => {
+        const state = entry.state
+        // a send that failed before it was sent (no connection came): the request ends with the error
+        if (state._tag !== "InFlight") return this.#settle(entry, Exit.fail(error))
+        this.#sendFailed(entry, state.live, error)
+      })))
   }
 
   /**
-   * Sends on `live` from the calling code when its connection can take the
-   * message without waiting (`sendNow`): `true` when sent, `false` when it
-   * must be sent from a fiber of its own, or an effect logging a send that
-   * threw (a transport bug: the request failed at once with a typed error).
+   * How the request ended when it failed or was interrupted: an interrupt
+   * is the event "interrupted" (a request that did not settle otherwise);
+   * then the notice to the server and the defect's log, when the settling
+   * left one; then the same cause.
    */
-  #sendNow(entry: Pending, live: Live | undefined): boolean | Effect.Effect<void> {
-    const now = live !== undefined && live.alive ? live.connection.sendNow : undefined
-    if (now === undefined) return false
-    entry.sentOn = live
-    try {
-      if (now(this.#decorated(entry), (error) => this.#sendFailed(entry, live!, error))) {
-        if (entry.span !== undefined) Spans.annotateConnection(entry.span, live!.connection)
-        return true
-      }
-    } catch (defect) {
-      this.settle(entry, Exit.fail(sendDied(entry)))
-      return Effect.logError(`mcp: the transport's send of ${entry.method} died`, Cause.die(defect))
-    }
-    entry.sentOn = undefined
-    return false
+  #failed(entry: Pending, cause: Cause.Cause<McpError.McpClientError>): Effect.Effect<never, McpError.McpClientError> {
+    if (entry.state._tag !== "Settled") this.#settle(entry, Exit.failCause(cause), "cancelled by the client")
+    const settled = entry.state as Settled
+    const notice = settled.notice
+    const defect = settled.defect
+    if (notice === undefined && defect === undefined) return Effect.failCause(cause)
+    return Effect.zipRight(
+      Effect.zipRight(
+        defect === undefined ? Effect.void : Effect.logError(`mcp: the transport's send of ${entry.method} died`, defect),
+        notice === undefined ? Effect.void : cancelOnServer(notice.live, entry.id, notice.reason, this.#cancelByClosing())
+      ),
+      Effect.failCause(cause)
+    )
   }
 
-  /** A new entry for a request, or the typed error of a bad timeout option. */
+/** A new entry for a request, or the typed error of a bad timeout option. */
   #makeEntry(
     method: string,
     params: Record<string, unknown> | undefined,
@@ -358,56 +424,15 @@ class Table implements PendingTable, Member<Pending> {
       progressToken: wantsProgress ? id : undefined,
       onProgress: requestOptions?.onProgress,
       resetOnProgress,
-      sentOn: undefined,
+      span,
+      state: queued,
       sender: undefined,
-      awaitingResend: false,
-      outcome: undefined,
       resume: undefined,
-      timedOut: false,
       idleMillis: idleMillis.right,
       totalMillis: totalMillis.right,
       startedAt: now,
-      lastActivity: now,
-      span
+      lastActivity: now
     }
-  }
-
-  /**
-   * Registers the entry and waits for its outcome. Registering it and its
-   * cleanup is one step no interrupt can split.
-   */
-  #register(
-    entry: Pending,
-    send: (entry: Pending) => Effect.Effect<void, McpError.McpClientError>,
-    ready: Live | undefined
-  ): Effect.Effect<unknown, McpError.McpClientError> {
-    return Effect.uninterruptibleMask((restore) => {
-      this.#pending.set(entry.id, entry)
-      if (entry.idleMillis !== undefined || entry.totalMillis !== undefined) this.timeouts.watch(entry)
-      const sent = this.#sendNow(entry, ready)
-      const wait = restore(awaitOutcome(entry))
-      // the failure handler of a waiting request: a closure over the table and the entry
-      const onFailure = (cause: Cause.Cause<McpError.McpClientError>) => this.#failed(entry, cause)
-      // already uninterruptible: the handlers below clean up whatever ends the wait (no `onExit` mask of its own)
-      if (sent === true && entry.span === undefined) {
-        // sent, with no fiber or span to end: a success needs no cleanup (`settle` took the entry out of the table)
-        return Effect.catchAllCause(wait, onFailure)
-      }
-      return Effect.matchCauseEffect(
-        sent === false ?
-          Effect.zipRight(this.#startSending(entry, send(entry)), wait) :
-          sent === true ?
-          wait :
-          Effect.zipRight(sent, wait),
-        {
-          onFailure,
-          onSuccess: (value) => {
-            const done = this.#finish(entry, Exit.succeed(value))
-            return done === Effect.void ? Effect.succeed(value) : Effect.as(done, value)
-          }
-        }
-      )
-    })
   }
 
   request(
@@ -416,16 +441,27 @@ class Table implements PendingTable, Member<Pending> {
     requestOptions: ClientSession.RequestOptions | undefined,
     span: Tracer.Span | undefined,
     send: (entry: Pending) => Effect.Effect<void, McpError.McpClientError>,
-    ready: Live | undefined
+    ready: Live | undefined,
+    fiber: Fiber.RuntimeFiber<unknown, unknown>
   ): Effect.Effect<unknown, McpError.McpClientError> {
     // no `Effect.suspend` of its own: the caller calls this as the request runs
     const entry = this.#makeEntry(method, params, requestOptions, span)
-    return entry instanceof McpError.TransportError ? Effect.fail(entry) : this.#register(entry, send, ready)
+    if (entry instanceof McpError.TransportError) return Effect.fail(entry)
+    // registering, sending and the cleanup are one step no interrupt can split; a success needs no cleanup
+    // (settling did it), a failure goes through `failed`
+    return Effect.uninterruptibleMask((restore) => {
+      this.#pending.set(entry.id, entry)
+      if (entry.idleMillis !== undefined || entry.totalMillis !== undefined) this.timeouts.watch(entry)
+      this.#start(entry, ready, send(entry), fiber)
+      return Effect.catchAllCause(restore(awaitOutcome(entry)), (cause) => this.#failed(entry, cause))
+    })
   }
 
   sentOn(id: JsonRpc.RequestId | null | undefined, live: Live): Pending | undefined {
     const entry = id === null || id === undefined ? undefined : this.#pending.get(id)
-    return entry !== undefined && entry.sentOn === live ? entry : undefined
+    if (entry === undefined) return undefined
+    const state = entry.state
+    return state._tag === "InFlight" && state.live === live ? entry : undefined
   }
 
   progress(params: McpSchema.ProgressNotificationParams): (() => void) | undefined {
@@ -439,12 +475,12 @@ class Table implements PendingTable, Member<Pending> {
 
   lost(live: Live, reason: string): void {
     for (const entry of this.#pending.values()) {
-      if (entry.sentOn !== live || entry.outcome !== undefined) continue
-      entry.sentOn = undefined
+      const state = entry.state
+      if (state._tag !== "InFlight" || state.live !== live) continue
       if (entry.replay) {
-        entry.awaitingResend = true
+        entry.state = awaitingResend
       } else {
-        this.settle(
+        this.#settle(
           entry,
           Exit.fail(
             new McpError.OutcomeUnknown({
@@ -461,18 +497,16 @@ class Table implements PendingTable, Member<Pending> {
   }
 
   resendOn(live: Live): Effect.Effect<void> {
-    return Effect.forEach(
-      [...this.#pending.values()].filter((entry) => entry.awaitingResend && entry.outcome === undefined),
-      (entry) => {
-        entry.awaitingResend = false
-        return this.#startSending(entry, this.sendOn(entry, live))
-      },
-      { discard: true }
-    )
+    return Effect.withFiberRuntime((fiber) => {
+      for (const entry of [...this.#pending.values()]) {
+        if (entry.state._tag === "AwaitingResend") this.#start(entry, live, this.sendOn(entry, live), fiber)
+      }
+      return Effect.void
+    })
   }
 
   failAll(error: McpError.McpClientError): void {
-    for (const entry of this.#pending.values()) this.settle(entry, Exit.fail(error))
+    for (const entry of [...this.#pending.values()]) this.#settle(entry, Exit.fail(error))
   }
 
   size(): number {
@@ -482,21 +516,33 @@ class Table implements PendingTable, Member<Pending> {
 
 const awaitOutcome = (entry: Pending) =>
   Effect.async<unknown, McpError.McpClientError>((resume) => {
-    if (entry.outcome !== undefined) return resume(entry.outcome)
+    const state = entry.state
+    if (state._tag === "Settled") return resume(state.outcome)
     entry.resume = resume
   })
 
-/** Sends `notifications/cancelled` for a request the client gave up on. */
-const cancelOnServer = (entry: Pending, reason: string) =>
+/**
+ * Cancels a request the client gave up on: the transport's `cancel` closes
+ * what carries its answer; then, unless the era cancels by closing it
+ * (`closes`) and the transport did, `notifications/cancelled` tells the
+ * server:
+ * best effort and bounded, as an interrupt must never hang on a server that
+ * does not take the notice (it runs where interrupts are masked, so the
+ * send is made interruptible for the bound to apply).
+ */
+const cancelOnServer = (live: Live, requestId: JsonRpc.RequestId, reason: string, closes: boolean) =>
   Effect.suspend(() => {
-    const live = entry.sentOn
-    if (!live || !live.alive || entry.method === "initialize") return Effect.void
-    // best effort and bounded: an interrupt must never hang on a server that does not take the notice
-    // (it runs in a finalizer, so the send must be made interruptible for the bound to apply)
-    return Effect.interruptible(
-      live.connection.send(JsonRpc.notification("notifications/cancelled", { requestId: entry.id, reason }))
-    ).pipe(Effect.timeoutOption(cancelNoticeMillis), Effect.ignore)
+    // what carries the request's answer is closed first (HTTP: its POST, its response stream)
+    const cancel = live.connection.cancel
+    if (cancel !== undefined) cancel(requestId)
+    return live.alive && !(closes && cancel !== undefined) ?
+      Effect.interruptible(
+        live.connection.send(JsonRpc.notification("notifications/cancelled", { requestId, reason }))
+      ).pipe(Effect.timeoutOption(cancelNoticeMillis), Effect.ignore) :
+      Effect.void
   })
+
+const never = () => false
 
 /** @internal */
 export const make = (options: {
@@ -504,9 +550,20 @@ export const make = (options: {
   readonly defaultIdle: number | undefined
   readonly defaultTotal: number | undefined
   readonly decorate?: Decorate | undefined
+  /**
+   * Whether the negotiated era cancels a request by closing its stream
+   * (2026-07-28) rather than with `notifications/cancelled`. Default: never.
+   */
+  readonly cancelByClosing?: (() => boolean) | undefined
 }): Effect.Effect<PendingTable, never, Scope.Scope> =>
   Effect.suspend(() => {
-    const table = new Table(options.clock, options.defaultIdle, options.defaultTotal, options.decorate)
+    const table = new Table(
+      options.clock,
+      options.defaultIdle,
+      options.defaultTotal,
+      options.decorate,
+      options.cancelByClosing ?? never
+    )
     return Effect.map(makeSweeper<Pending>(options.clock, table), (watch) => {
       table.timeouts = watch
       return table

@@ -3,6 +3,8 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
@@ -143,8 +145,12 @@ describe("choosing the era", () => {
 })
 
 describe("the era probe's budget", () => {
-  it.effect("a server answering server/discover with an error code in the id: initialize follows within the probe's budget", () =>
-    Effect.gen(function*() {
+  it.effect("a server answering server/discover with an error code in the id: initialize follows within the probe's budget, and the answer is logged", () => {
+    const logged: Array<string> = []
+    const collector = Logger.make(({ message }) => {
+      logged.push((Array.isArray(message) ? message : [message]).map(String).join(" "))
+    })
+    return Effect.gen(function*() {
       const client = yield* McpClient.McpClient
       const test = yield* TestServer.TestServer
       const [probe] = yield* eventually(Effect.map(receivedWith("server/discover"), (l) => l.length > 0 && l))
@@ -165,7 +171,13 @@ describe("the era probe's budget", () => {
         "initialize",
         "notifications/initialized"
       ])
-    }).pipe(Effect.provide(clientLayer({ handlers: { "server/discover": () => Effect.never } }))))
+      expect(logged).toContain("mcp: dropped an answer whose id matches no request in flight: -32603")
+    }).pipe(
+      Effect.provide(clientLayer({ handlers: { "server/discover": () => Effect.never } })),
+      Effect.provide(Logger.replace(Logger.defaultLogger, collector)),
+      Logger.withMinimumLogLevel(LogLevel.Debug)
+    )
+  })
 })
 
 describe("McpClient in the modern era", () => {

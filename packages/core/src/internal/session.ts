@@ -230,10 +230,10 @@ export const make = (
     const link = yield* Link.make
     const table = yield* Pending.make({
       clock,
-      // the era of the connection the request went out on: 2026-07-28 cancels by closing the request's stream
+      // the era of the connection the request went out on: its codec says whether closing the request's stream cancels it
       cancelByClosing: () => {
         const initialized = Link.lastInitialized(link.current)
-        return initialized !== undefined && Negotiation.isModernVersion(initialized.protocolVersion)
+        return initialized !== undefined && Codecs.of(initialized.protocolVersion).cancel === "stream"
       },
       defaultIdle: Either.isRight(timing) ? timing.right.idle : undefined,
       defaultTotal: Either.isRight(timing) ? timing.right.total : undefined,

@@ -327,7 +327,8 @@ class Router implements InboundRouter {
       if (incoming.id === null && "error" in incoming) {
         return Effect.logWarning("mcp: server reported an error", incoming.error.message)
       }
-      return undefined // late answer to a cancelled or timed-out request
+      // a late answer to a cancelled or timed-out request, or a server's mistake (an error code where the id belongs)
+      return Effect.logDebug(`mcp: dropped an answer whose id matches no request in flight: ${JSON.stringify(incoming.id)}`)
     }
     table.answered(
       entry,

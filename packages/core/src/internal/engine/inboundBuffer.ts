@@ -2,8 +2,8 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import type * as JsonRpc from "../JsonRpc.js"
-import type { ConnectionError, InboundBuffer } from "../McpTransport.js"
+import type * as JsonRpc from "../../JsonRpc.js"
+import type { ConnectionError, InboundBuffer } from "../../McpTransport.js"
 
 type Message = JsonRpc.Incoming
 

@@ -9,8 +9,9 @@ const root = path.dirname(fileURLToPath(import.meta.url))
  * against a stale `dist`.
  */
 export const resolve: NonNullable<UserConfig["resolve"]> = {
-  alias: ["core", "transport-stdio", "transport-http", "transport-websocket", "oauth", "hub", "kv-redis", "react"].flatMap((name) => [
-    { find: new RegExp(`^@mcp-effect/${name}$`), replacement: path.join(root, `packages/${name}/src/index.ts`) },
-    { find: new RegExp(`^@mcp-effect/${name}/(.*)$`), replacement: path.join(root, `packages/${name}/src/$1.ts`) }
-  ])
+  alias: ["core", "transport-stdio", "transport-http", "transport-websocket", "oauth", "hub", "kv-redis", "react"]
+    .flatMap((name) => [
+      { find: new RegExp(`^@mcp-effect/${name}$`), replacement: path.join(root, `packages/${name}/src/index.ts`) },
+      { find: new RegExp(`^@mcp-effect/${name}/(.*)$`), replacement: path.join(root, `packages/${name}/src/$1.ts`) }
+    ])
 }

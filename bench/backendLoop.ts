@@ -29,7 +29,8 @@ const { values: flags } = parseArgs({
 })
 if (flags.backend !== "node" && flags.backend !== "command") throw new Error("--backend must be node or command")
 const trips = Number(flags.trips)
-const line = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } }) +
+const line =
+  JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } }) +
   "\n"
 
 const program = Effect.gen(function*() {

@@ -24,10 +24,10 @@
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import { JsonRpc, McpClient, McpTransport } from "@mcp-effect/core"
 import { HttpTransport } from "@mcp-effect/transport-http"
 import { NodeStdioTransport, StdioTransport } from "@mcp-effect/transport-stdio"
-import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -207,11 +207,13 @@ const client = async (
 
 /** The stdio transport with just enough JSON-RPC on top: ids and a Deferred per request. */
 const transportOnly = async (): Promise<Loop> => {
-  const connection = await inScope(Effect.gen(function*() {
-    const transport = yield* McpTransport.McpTransport
-    const pull = yield* Stream.toPull(transport.connections)
-    return Chunk.unsafeHead(yield* pull)
-  }).pipe(Effect.provide(stdio)))
+  const connection = await inScope(
+    Effect.gen(function*() {
+      const transport = yield* McpTransport.McpTransport
+      const pull = yield* Stream.toPull(transport.connections)
+      return Chunk.unsafeHead(yield* pull)
+    }).pipe(Effect.provide(stdio))
+  )
   const waiting = new Map<JsonRpc.RequestId, Deferred.Deferred<unknown>>()
   await inScope(Effect.forkScoped(connection.incoming.pipe(
     Stream.runForEach((incoming) =>
@@ -278,7 +280,10 @@ const main = async () => {
     [`client/http x${concurrency}`, async () => client(await http(), {}, "batched")],
     ["session/http", async () => client(await http(), {}, "session")],
     ["sdk/http", async () => started(Sdk.startHttp(await httpUrl()), (sdk) => sdk.sequential)],
-    [`sdk/http x${concurrency}`, async () => started(Sdk.startHttp(await httpUrl()), (sdk) => batchedPromises(sdk.concurrent))],
+    [
+      `sdk/http x${concurrency}`,
+      async () => started(Sdk.startHttp(await httpUrl()), (sdk) => batchedPromises(sdk.concurrent))
+    ],
     ["raw/http", async () => started(RawHttp.startHttp(await httpUrl()), (raw) => raw.sequential)]
   ]
   const rows: Array<Row> = []

@@ -31,8 +31,10 @@ const sdkEntry = fileURLToPath(new URL("./entries/browser-sdk.ts", import.meta.u
 const dependenciesExternal: esbuild.Plugin = {
   name: "dependencies-external",
   setup(build) {
-    build.onResolve({ filter: /^[^./]/ }, (args) =>
-      args.path.startsWith("@modelcontextprotocol/sdk") ? undefined : { path: args.path, external: true })
+    build.onResolve(
+      { filter: /^[^./]/ },
+      (args) => args.path.startsWith("@modelcontextprotocol/sdk") ? undefined : { path: args.path, external: true }
+    )
   }
 }
 

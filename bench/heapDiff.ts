@@ -147,7 +147,9 @@ if (flags.bundle !== undefined) {
           if (seen.has(by)) continue
           seen.add(by)
           const line = lineOf.get(by)
-          if (type(by) === "closure" && ours(line)) return `${moduleOf[line!]}:${line} ${source[line! - 1]!.trim().slice(0, 80)}`
+          if (type(by) === "closure" && ours(line)) {
+            return `${moduleOf[line!]}:${line} ${source[line! - 1]!.trim().slice(0, 80)}`
+          }
           if (type(by) === "object" && name(by) === "FiberRuntime") return "(a fiber: its stack and state)"
           next.push(by)
         }

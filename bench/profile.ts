@@ -43,9 +43,9 @@
  *   session (after a warm-up round of as many), profiled the same way once the server holds them
  *   all (or heap snapshots before and while held); prints the `heapUsed` growth per call.
  */
-import type * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import { McpClient, type McpTransport } from "@mcp-effect/core"
 import { HttpTransport } from "@mcp-effect/transport-http"
 import { NodeStdioTransport, StdioTransport } from "@mcp-effect/transport-stdio"
@@ -58,9 +58,9 @@ import * as Scheduler from "effect/Scheduler"
 import * as Scope from "effect/Scope"
 import * as Supervisor from "effect/Supervisor"
 import { readFileSync, writeFileSync } from "node:fs"
-import { writeHeapSnapshot } from "node:v8"
 import * as Inspector from "node:inspector/promises"
 import { parseArgs } from "node:util"
+import { writeHeapSnapshot } from "node:v8"
 import * as Raw from "./clients/raw.js"
 import * as RawHttp from "./clients/rawHttp.js"
 import * as Sdk from "./clients/sdk.js"
@@ -97,7 +97,9 @@ const profiled = async <A>(calls: number, run: () => Promise<A>): Promise<A> => 
   const server = childrenCpuMicros()
   const result = flags.steps ? await countedSteps(calls, run) : await profiledRun(run)
   const { system, user } = process.cpuUsage(cpu)
-  const served = httpServer === undefined ? "" : `, HTTP server ${((childrenCpuMicros() - server) / calls).toFixed(1)} µs CPU/call`
+  const served = httpServer === undefined
+    ? ""
+    : `, HTTP server ${((childrenCpuMicros() - server) / calls).toFixed(1)} µs CPU/call`
   process.stderr.write(`${flags.client}: ${((user + system) / calls).toFixed(1)} µs CPU/call${served}\n`)
   return result
 }
@@ -331,7 +333,9 @@ const closed = Effect.gen(function*() {
   scopes.length = 0
   const after = yield* settled("after")
   yield* Effect.sync(() =>
-    process.stderr.write(`${sessions} sessions closed: ${((after - before) / sessions / 1024).toFixed(1)} KiB per session still held\n`)
+    process.stderr.write(
+      `${sessions} sessions closed: ${((after - before) / sessions / 1024).toFixed(1)} KiB per session still held\n`
+    )
   )
 })
 
@@ -432,7 +436,9 @@ const sdkClosed = async () => {
   for (const client of clients) await client.close()
   clients.length = 0
   const after = await Effect.runPromise(settled("after"))
-  process.stderr.write(`sdk: ${sessions} sessions closed: ${((after - before) / sessions / 1024).toFixed(1)} KiB per session still held\n`)
+  process.stderr.write(
+    `sdk: ${sessions} sessions closed: ${((after - before) / sessions / 1024).toFixed(1)} KiB per session still held\n`
+  )
 }
 
 /**
@@ -440,7 +446,9 @@ const sdkClosed = async () => {
  * loop (HTTP, in bursts of `C`).
  */
 const rawCalls = async () => {
-  if (httpServer === undefined && Number(flags.concurrency) !== 1) throw new Error("--client raw: stdio is sequential only")
+  if (httpServer === undefined && Number(flags.concurrency) !== 1) {
+    throw new Error("--client raw: stdio is sequential only")
+  }
   const raw = httpServer === undefined ? await Raw.start(stdioServer) : await RawHttp.startHttp(httpServer.url)
   const n = Number(flags.calls)
   const concurrency = Number(flags.concurrency)

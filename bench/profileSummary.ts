@@ -56,7 +56,8 @@ const moduleOf = ({ functionName, url }: CallFrame): string => {
   return url.replace(/^file:\/\/.*\/(bench|examples)\//, "$1/")
 }
 
-const frameName = (frame: CallFrame) => `${frame.functionName || "(anonymous)"} ${moduleOf(frame)}:${frame.lineNumber + 1}`
+const frameName = (frame: CallFrame) =>
+  `${frame.functionName || "(anonymous)"} ${moduleOf(frame)}:${frame.lineNumber + 1}`
 
 const leftOut = (frame: CallFrame) =>
   frame.functionName === "(idle)" || frame.functionName === "(program)" ||
@@ -92,7 +93,13 @@ const summarise = (file: string): Summary => {
       const caller = module.startsWith("@mcp-effect/") ? frameName(node.callFrame) : ours
       if (!leftOut(node.callFrame) && node.selfSize > 0) {
         add(byModule, module, node.selfSize)
-        add(byFunction, `${frameName(node.callFrame)}${ours === undefined || caller === frameName(node.callFrame) ? "" : ` <- ${ours}`}`, node.selfSize)
+        add(
+          byFunction,
+          `${frameName(node.callFrame)}${
+            ours === undefined || caller === frameName(node.callFrame) ? "" : ` <- ${ours}`
+          }`,
+          node.selfSize
+        )
       }
       node.children.forEach((child) => walk(child, caller))
     }
@@ -102,7 +109,9 @@ const summarise = (file: string): Summary => {
 }
 
 const cpu = files.every((file) => file.endsWith(".cpuprofile"))
-const unit = cpu ? (micros: number) => `${(micros / 1000).toFixed(0)} ms` : (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`
+const unit = cpu
+  ? (micros: number) => `${(micros / 1000).toFixed(0)} ms`
+  : (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`
 const summaries = files.map(summarise)
 
 const print = (title: string, pick: (summary: Summary) => Totals) => {
@@ -118,6 +127,10 @@ const print = (title: string, pick: (summary: Summary) => Totals) => {
   }
 }
 
-console.log(`${cpu ? "self time" : "live sampled allocations"}, totals per profile: ${summaries.map((s) => unit(s.total)).join(", ")}`)
+console.log(
+  `${cpu ? "self time" : "live sampled allocations"}, totals per profile: ${
+    summaries.map((s) => unit(s.total)).join(", ")
+  }`
+)
 print("by module", (summary) => summary.byModule)
 print("by function", (summary) => summary.byFunction)

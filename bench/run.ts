@@ -8,11 +8,11 @@
  */
 import { parseArgs } from "node:util"
 import { bundleSizes } from "./bundle.js"
-import { coldStart } from "./cold.js"
 import * as Ours from "./clients/ours.js"
 import * as Raw from "./clients/raw.js"
 import * as RawHttp from "./clients/rawHttp.js"
 import * as Sdk from "./clients/sdk.js"
+import { coldStart } from "./cold.js"
 import { type Contender, idleHeap, inFlightHeap, latency, type Scores, throughput } from "./measure.js"
 import { startHttpServer, stdioServer } from "./servers.js"
 import { toolSearch } from "./toolSearch/run.js"
@@ -104,7 +104,9 @@ const compare = async (
 ) => {
   try {
     const note = how.note ?? ""
-    print(line(`${transport} latency${note}`, await latency(contenders, { ...options, calls: how.calls }, log), 1, "lower"))
+    print(
+      line(`${transport} latency${note}`, await latency(contenders, { ...options, calls: how.calls }, log), 1, "lower")
+    )
     if (how.throughput) {
       const rounds = { concurrency: options.concurrency, rounds: options.repeats }
       print(line(`${transport} throughput${note}`, await throughput(contenders, rounds, log), 0, "higher"))
@@ -115,8 +117,10 @@ const compare = async (
 }
 
 const stdio = async (ours: Ours.Ours) => {
-  log(`stdio: ${options.calls} sequential calls x${options.repeats} (median), ` +
-    `${options.concurrency} concurrent x${options.repeats} (best), one server process per client`)
+  log(
+    `stdio: ${options.calls} sequential calls x${options.repeats} (median), ` +
+      `${options.concurrency} concurrent x${options.repeats} (best), one server process per client`
+  )
   const contenders: Array<Contender> = [
     { name: "ours", subject: await ours.startStdio(stdioServer) },
     { name: "sdk", subject: await Sdk.startStdio(stdioServer) },
@@ -133,14 +137,18 @@ const stdio = async (ours: Ours.Ours) => {
 
 const http = async (ours: Ours.Ours) => {
   const server = await startHttpServer(options.httpResponse === "json")
-  log(`http: ${server.url}, stateful, ${options.httpResponse.toUpperCase()} responses, ` +
-    `our HttpClient: ${options.httpClient}; ${options.httpCalls} sequential calls x${options.repeats} (median), ` +
-    `${options.concurrency} concurrent x${options.repeats} (best)`)
+  log(
+    `http: ${server.url}, stateful, ${options.httpResponse.toUpperCase()} responses, ` +
+      `our HttpClient: ${options.httpClient}; ${options.httpCalls} sequential calls x${options.repeats} (median), ` +
+      `${options.concurrency} concurrent x${options.repeats} (best)`
+  )
   try {
     // first, before the latency and throughput rounds: after 1000 concurrent calls each client's heap is still
     // releasing what they left (closing the sessions then frees more than they added), by amounts that differ
     // per client and per run, which the growth per session would count against the session
-    log(`http: ${options.sessions} + ${options.sessions} idle sessions per client (the second ${options.sessions} measured)`)
+    log(
+      `http: ${options.sessions} + ${options.sessions} idle sessions per client (the second ${options.sessions} measured)`
+    )
     let ourHeap: Awaited<ReturnType<typeof idleHeap>>
     try {
       ourHeap = await idleHeap(options.sessions, () => ours.openHttp(server.url))
@@ -154,8 +162,14 @@ const http = async (ours: Ours.Ours) => {
       const client = await Sdk.openHttp(server.url)
       return () => client.close()
     })
-    log(`  per session of the first ${options.sessions}: ours=${fmt(ourHeap.firstOpen, 1)} sdk=${fmt(sdkHeap.firstOpen, 1)} KiB; ` +
-      `still held per session after closing them all: ours=${fmt(ourHeap.afterClose, 1)} sdk=${fmt(sdkHeap.afterClose, 1)} KiB`)
+    log(
+      `  per session of the first ${options.sessions}: ours=${fmt(ourHeap.firstOpen, 1)} sdk=${
+        fmt(sdkHeap.firstOpen, 1)
+      } KiB; ` +
+        `still held per session after closing them all: ours=${fmt(ourHeap.afterClose, 1)} sdk=${
+          fmt(sdkHeap.afterClose, 1)
+        } KiB`
+    )
     const heap: Scores = { ours: ourHeap.open, sdk: sdkHeap.open }
     const sdk: Contender = { name: "sdk", subject: await Sdk.startHttp(server.url) }
     let mine: Contender | undefined
@@ -170,8 +184,10 @@ const http = async (ours: Ours.Ours) => {
     }
     const raw: Contender = { name: "raw", subject: await RawHttp.startHttp(server.url) }
     await compare("http", [mine, sdk, raw], { calls: options.httpCalls, throughput: true })
-    print(`http idle heap per session: ours=${fmt(heap.ours, 1)} sdk=${fmt(heap.sdk, 1)} ratio=${ratio(heap)} ` +
-      `(KiB, lower is better)`)
+    print(
+      `http idle heap per session: ours=${fmt(heap.ours, 1)} sdk=${fmt(heap.sdk, 1)} ratio=${ratio(heap)} ` +
+        `(KiB, lower is better)`
+    )
   } finally {
     await server.close()
   }
@@ -187,12 +203,16 @@ const bundle = async () => {
   const own: Scores = { ours: ours.ownGzipKb, sdk: sdk.ownGzipKb }
   print(`browser bundle total gzip: ${kib(total, 1)}`)
   print(`browser bundle own code gzip: ${kib(own, 1)}`)
-  print(`browser bundle on-demand chunks gzip: ours=${fmt(ours.onDemandGzipKb, 1)} sdk=${fmt(sdk.onDemandGzipKb, 1)} ` +
-    `(KiB: the JSON Schema validator, loaded at the first outputSchema check; not in the lines above)`)
+  print(
+    `browser bundle on-demand chunks gzip: ours=${fmt(ours.onDemandGzipKb, 1)} sdk=${fmt(sdk.onDemandGzipKb, 1)} ` +
+      `(KiB: the JSON Schema validator, loaded at the first outputSchema check; not in the lines above)`
+  )
 }
 
 const cold = async () => {
-  log(`cold start: ${options.coldRuns} fresh Node processes per client (median), import + spawn + initialize + one call`)
+  log(
+    `cold start: ${options.coldRuns} fresh Node processes per client (median), import + spawn + initialize + one call`
+  )
   const { cpu, effectFloor, floor, wall } = await coldStart(options.coldRuns, log)
   print(line("stdio cold start", wall, 0, "lower").replace("(lower", "(ms, lower"))
   print(line("stdio cold start CPU", cpu, 0, "lower").replace("(lower", "(ms, lower"))
@@ -205,19 +225,31 @@ const cold = async () => {
   print(line("stdio cold start import floor", floor.wall, 0, "lower").replace("(lower", "(ms, lower"))
   print(line("stdio cold start import floor CPU", floor.cpu, 0, "lower").replace("(lower", "(ms, lower"))
   // the floor of any client on Effect 3, against the SDK's whole cold start (import, spawn, initialize, call)
-  print(`stdio cold start CPU, Effect + Schema import alone: effect=${fmt(effectFloor.cpu, 0)} sdk=${fmt(cpu.sdk, 0)} ` +
-    `ratio=${ratio({ ours: effectFloor.cpu, sdk: cpu.sdk })} (ms, lower is better; no Effect client's ratio is below it)`)
+  print(
+    `stdio cold start CPU, Effect + Schema import alone: effect=${fmt(effectFloor.cpu, 0)} sdk=${fmt(cpu.sdk, 0)} ` +
+      `ratio=${
+        ratio({ ours: effectFloor.cpu, sdk: cpu.sdk })
+      } (ms, lower is better; no Effect client's ratio is below it)`
+  )
 }
 
 const heap = async (ours: Ours.Ours) => {
-  log(`heap: ${options.stdioSessions} + ${options.stdioSessions} idle stdio sessions per client (the second ${options.stdioSessions} measured)`)
+  log(
+    `heap: ${options.stdioSessions} + ${options.stdioSessions} idle stdio sessions per client (the second ${options.stdioSessions} measured)`
+  )
   const ourIdle = await idleHeap(options.stdioSessions, () => ours.openStdio(stdioServer))
   const sdkIdle = await idleHeap(options.stdioSessions, async () => {
     const client = await Sdk.openStdio(stdioServer)
     return () => client.close()
   })
-  log(`  per session of the first ${options.stdioSessions}: ours=${fmt(ourIdle.firstOpen, 1)} sdk=${fmt(sdkIdle.firstOpen, 1)} KiB; ` +
-    `still held per session after closing them all: ours=${fmt(ourIdle.afterClose, 1)} sdk=${fmt(sdkIdle.afterClose, 1)} KiB`)
+  log(
+    `  per session of the first ${options.stdioSessions}: ours=${fmt(ourIdle.firstOpen, 1)} sdk=${
+      fmt(sdkIdle.firstOpen, 1)
+    } KiB; ` +
+      `still held per session after closing them all: ours=${fmt(ourIdle.afterClose, 1)} sdk=${
+        fmt(sdkIdle.afterClose, 1)
+      } KiB`
+  )
   print(`stdio idle heap per session: ${kib({ ours: ourIdle.open, sdk: sdkIdle.open }, 1)}`)
 
   log(`heap: ${options.inFlight} pending calls per client, x${options.repeats} (median)`)

@@ -20,11 +20,11 @@
  * Bench files locate fixtures and entries relative to `import.meta.url`; each
  * one keeps its own source address in the bundle, so those paths still work.
  */
+import * as esbuild from "esbuild"
 import { spawn } from "node:child_process"
 import { readFile } from "node:fs/promises"
 import { basename, extname } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import * as esbuild from "esbuild"
 
 const [entry, ...args] = process.argv.slice(2)
 if (entry === undefined || extname(entry) !== ".ts") {
@@ -39,8 +39,9 @@ const outfile = `${root}.cache/bench/${basename(entry, ".ts")}.mjs`
 const externalPackages = {
   name: "external-packages",
   setup(build) {
-    build.onResolve({ filter: /^[^./]/ }, (args) =>
-      args.path.startsWith("@mcp-effect/") ? undefined : { path: args.path, external: true }
+    build.onResolve(
+      { filter: /^[^./]/ },
+      (args) => args.path.startsWith("@mcp-effect/") ? undefined : { path: args.path, external: true }
     )
   }
 }

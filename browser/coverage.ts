@@ -151,7 +151,9 @@ const main = async () => {
     const inOrder = fileRanges(bundle).filter((r) => all || isOwn(r.file)).map((r) => {
       const { bytes, executed } = countBytes(counted, ran, r.start, r.end)
       const unused = script.functions
-        .filter((f) => f.ranges[0]!.count === 0 && f.ranges[0]!.startOffset >= r.start && f.ranges[0]!.endOffset <= r.end)
+        .filter((f) =>
+          f.ranges[0]!.count === 0 && f.ranges[0]!.startOffset >= r.start && f.ranges[0]!.endOffset <= r.end
+        )
         .map((f) => ({
           name: f.functionName || "(anonymous)",
           bytes: countBytes(counted, ran, f.ranges[0]!.startOffset, f.ranges[0]!.endOffset).bytes
@@ -165,7 +167,8 @@ const main = async () => {
     const ranGzip = gzip(inOrder.map((row) => row.ran).join(""))
     const kb = (bytes: number) => (bytes / 1024).toFixed(1)
     // what the gzipped whole loses when one file's never-run code is left out (the most a split of it saves)
-    const saved = (file: FileRange) => wholeGzip - gzip(inOrder.map((row) => row === file ? row.ran : row.whole).join(""))
+    const saved = (file: FileRange) =>
+      wholeGzip - gzip(inOrder.map((row) => row === file ? row.ran : row.whole).join(""))
     let never = 0
     let executed = 0
     console.log("  never     ran  gzip saved  file  [largest functions that never ran]")
@@ -174,7 +177,9 @@ const main = async () => {
       executed += row.executed
       const top = row.unused.slice(0, functionsShown).map((f) => `${f.name} ${f.bytes}`).join(", ")
       console.log(
-        `${String(row.never).padStart(7)} ${String(row.executed).padStart(7)} ${String(saved(row)).padStart(11)}  ${row.file}` +
+        `${String(row.never).padStart(7)} ${String(row.executed).padStart(7)} ${
+          String(saved(row)).padStart(11)
+        }  ${row.file}` +
           (top ? `  [${top}]` : "")
       )
     }

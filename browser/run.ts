@@ -13,15 +13,15 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { chromium, type BrowserContext, type Page } from "playwright-core"
+import { type BrowserContext, chromium, type Page } from "playwright-core"
 import { startAuthServer } from "../packages/oauth/test/fixtures/authServer.js"
+import { appsScenarios } from "./apps.js"
 import { bundlePage, measureMinimalClient } from "./bundle.js"
 import type { Harness, Outcome } from "./page/entry.js"
+import { type Recorded as EverythingRecorded, startEverything } from "./servers/everything.js"
 import { allowedHeaders, type McpFixture, type Recorded, startMcpFixture } from "./servers/mcpServer.js"
 import { startPageServer } from "./servers/pageServer.js"
 import { websocketScenarios } from "./websocket.js"
-import { appsScenarios } from "./apps.js"
-import { type Recorded as EverythingRecorded, startEverything } from "./servers/everything.js"
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 const launchArgs = [
@@ -40,7 +40,9 @@ const expect = (condition: unknown, what: string): void => {
   if (!condition) throw new Failed(what)
 }
 const value = <A>(outcome: Outcome<A>, what: string): A => {
-  if (!outcome.ok) throw new Failed(`${what}: ${outcome.error.tag} ${outcome.error.reason ?? ""} ${outcome.error.message}`)
+  if (!outcome.ok) {
+    throw new Failed(`${what}: ${outcome.error.tag} ${outcome.error.reason ?? ""} ${outcome.error.message}`)
+  }
   return outcome.value
 }
 
@@ -48,7 +50,8 @@ type H = Harness
 declare const harness: H
 declare const clicked: Promise<unknown>
 
-const bodyOf = (r: Recorded) => r.body as { method?: string; id?: unknown; params?: Record<string, unknown> } | undefined
+const bodyOf = (r: Recorded) =>
+  r.body as { method?: string; id?: unknown; params?: Record<string, unknown> } | undefined
 const since = (requests: Array<Recorded>, from: number) => requests.slice(from)
 const traceHeaders = (r: Recorded) => ["traceparent", "b3", "tracestate"].filter((h) => r.headers[h] !== undefined)
 const requestedHeaders = (r: Recorded) =>
@@ -66,7 +69,11 @@ const main = async () => {
     // a browser app is pre-registered: oidc-provider's registration endpoint has no CORS
     publicClients: [{ client_id: "browser-app", redirect_uris: [`${pages.origin}/popup`, `${pages.origin}/redirect`] }]
   })
-  mcp = await startMcpFixture({ pageOrigin: pages.origin, issuer: () => auth.issuer, introspection: auth.introspection })
+  mcp = await startMcpFixture({
+    pageOrigin: pages.origin,
+    issuer: () => auth.issuer,
+    introspection: auth.introspection
+  })
   const userDataDir = await mkdtemp(join(tmpdir(), "mcp-effect-chromium-"))
   let context: BrowserContext | undefined
   const results: Array<{ readonly name: string; readonly error?: string }> = []
@@ -139,11 +146,15 @@ const main = async () => {
       const asked = since(reqs, from).filter((r) => r.method === "OPTIONS").flatMap(requestedHeaders)
       const refused = asked.filter((h) => !allowedHeaders.includes(h) && !modernHeaders.includes(h))
       expect(refused.length === 0, `preflights asked for ${refused.join(", ")}`)
-      const probes = since(reqs, from).filter((r) => r.method === "OPTIONS" && requestedHeaders(r).includes("mcp-method"))
+      const probes = since(reqs, from).filter((r) =>
+        r.method === "OPTIONS" && requestedHeaders(r).includes("mcp-method")
+      )
       expect(probes.length === 1, `${probes.length} preflights for the modern era (the era is not kept)`)
     })
     const callOf = (tag: string) =>
-      since(reqs, from).find((r) => bodyOf(r)?.method === "tools/call" && (bodyOf(r)?.params?.arguments as { tag?: string })?.tag === tag)
+      since(reqs, from).find((r) =>
+        bodyOf(r)?.method === "tools/call" && (bodyOf(r)?.params?.arguments as { tag?: string })?.tag === tag
+      )
     await scenario("progress notices reach the page", [], async () => {
       const result = value(sessionOutcome!, "session")
       expect(result.progress.length >= 2 && result.progress[0] === 1, `progress: ${result.progress.join(",")}`)
@@ -153,7 +164,10 @@ const main = async () => {
       const call = callOf("interrupted")
       const cancelled = since(reqs, from).find((r) => bodyOf(r)?.method === "notifications/cancelled")
       expect(cancelled !== undefined, "the server received no notifications/cancelled")
-      expect(cancelled!.body && bodyOf(cancelled!)?.params?.requestId === bodyOf(call!)?.id, "cancelled names another request")
+      expect(
+        cancelled!.body && bodyOf(cancelled!)?.params?.requestId === bodyOf(call!)?.id,
+        "cancelled names another request"
+      )
       expect(mcp!.aborted.includes("interrupted"), "the tool's signal was not aborted")
     })
     await scenario("ping after the interrupt", [], async () => {
@@ -183,7 +197,10 @@ const main = async () => {
       const preflights = since(reqs, from).filter((r) => r.method === "OPTIONS")
       // one for the era probe, one for initialize: no retry loop
       expect(preflights.length === 2, `${preflights.length} preflights (a retry loop)`)
-      expect(preflights.every((p) => requestedHeaders(p).includes("traceparent")), "a preflight did not ask for traceparent")
+      expect(
+        preflights.every((p) => requestedHeaders(p).includes("traceparent")),
+        "a preflight did not ask for traceparent"
+      )
       expect(since(reqs, from).every((r) => r.method === "OPTIONS"), "a request passed the preflight")
     })
 
@@ -197,8 +214,13 @@ const main = async () => {
       const evFrom = everything.requests.length
       const evBody = (r: EverythingRecorded) => r.body as { method?: string; result?: { action?: string } } | undefined
       // its first connection probes the 2026-07-28 era, which server-everything answers 400
-      await scenario("server-everything: 8 cancels in a row, then a call and an elicitation round trip", [/status of 400/], async () => {
-        const outcome = value(await page.evaluate((url) => harness.cancelsThenRoundTrip(url, 8), everything.url), "round trip")
+      await scenario("server-everything: 8 cancels in a row, then a call and an elicitation round trip", [
+        /status of 400/
+      ], async () => {
+        const outcome = value(
+          await page.evaluate((url) => harness.cancelsThenRoundTrip(url, 8), everything.url),
+          "round trip"
+        )
         expect(/after the cancels/.test(outcome.echoed), `echo answered ${outcome.echoed}`)
         expect(/Name: Chromium/.test(outcome.elicited), `the elicitation ended with ${outcome.elicited}`)
         const sent = everything.requests.slice(evFrom)
@@ -214,9 +236,15 @@ const main = async () => {
     // --- token store -------------------------------------------------------
     const resource = `${mcp.origin}/secure/mcp?api_key=secret-in-url`
     await scenario("token store: save, reload, read", [], async () => {
-      value(await page.evaluate(([r, i]) => harness.storeSave("store-a", r!, i!, "token-a"), [resource, auth.issuer]), "save")
+      value(
+        await page.evaluate(([r, i]) => harness.storeSave("store-a", r!, i!, "token-a"), [resource, auth.issuer]),
+        "save"
+      )
       await open()
-      const read = value(await page.evaluate(([r, i]) => harness.storeRead("store-a", r!, i!), [resource, auth.issuer]), "read")
+      const read = value(
+        await page.evaluate(([r, i]) => harness.storeRead("store-a", r!, i!), [resource, auth.issuer]),
+        "read"
+      )
       expect(read === "token-a", `read ${read}`)
     })
     await scenario("token store: record keys hold no URL", [], async () => {
@@ -227,7 +255,10 @@ const main = async () => {
     await scenario("token store: a record under an older plain key is still read, then rekeyed", [], async () => {
       const legacy = `tokens:${JSON.stringify([resource, auth.issuer])}`
       await page.evaluate((k) => harness.storeToLegacyKey("store-a", k), legacy)
-      const read = value(await page.evaluate(([r, i]) => harness.storeRead("store-a", r!, i!), [resource, auth.issuer]), "read")
+      const read = value(
+        await page.evaluate(([r, i]) => harness.storeRead("store-a", r!, i!), [resource, auth.issuer]),
+        "read"
+      )
       expect(read === "token-a", `read ${read}`)
       const keys = await page.evaluate(() => harness.storeKeys("store-a"))
       expect(keys.length === 1 && /^tokens:[0-9a-f]{64}$/.test(keys[0]!), `keys: ${keys.join(", ")}`)
@@ -235,8 +266,10 @@ const main = async () => {
     await scenario("token store: a tampered record is refused with a typed error", [], async () => {
       await page.evaluate(() => harness.storeTamper("store-a"))
       const outcome = await page.evaluate(([r, i]) => harness.storeRead("store-a", r!, i!), [resource, auth.issuer])
-      expect(!outcome.ok && outcome.error.tag === "TokenStoreError" && /modified/.test(outcome.error.message),
-        `outcome: ${JSON.stringify(outcome)}`)
+      expect(
+        !outcome.ok && outcome.error.tag === "TokenStoreError" && /modified/.test(outcome.error.message),
+        `outcome: ${JSON.stringify(outcome)}`
+      )
     })
     await scenario("token store: no IndexedDB, localStorage fallback", [], async () => {
       const result = value(
@@ -244,7 +277,10 @@ const main = async () => {
         "fallback"
       )
       expect(result.read === "fallback-token", `read ${result.read}`)
-      expect(result.keys.length === 1 && /^store-b:tokens:[0-9a-f]{64}$/.test(result.keys[0]!), `keys: ${result.keys.join(", ")}`)
+      expect(
+        result.keys.length === 1 && /^store-b:tokens:[0-9a-f]{64}$/.test(result.keys[0]!),
+        `keys: ${result.keys.join(", ")}`
+      )
       await open()
     })
 
@@ -253,7 +289,10 @@ const main = async () => {
     const usedStoredToken = (from: number, authorizations: number) => {
       expect(auth.authorizations.length === authorizations, "a new authorization was asked for")
       const call = since(reqs, from).find((r) => bodyOf(r)?.method === "tools/call")
-      expect(call !== undefined && String(call.headers.authorization).startsWith("Bearer "), "tools/call went without the token")
+      expect(
+        call !== undefined && String(call.headers.authorization).startsWith("Bearer "),
+        "tools/call went without the token"
+      )
     }
     await scenario("OAuth popup from a user gesture", [http401, ...probeBlocked], async () => {
       const authorizations = auth.authorizations.length
@@ -273,34 +312,49 @@ const main = async () => {
       const logged = page.waitForEvent("console", { predicate: (m) => m.text().startsWith("autorun ") })
       await page.goto(`${pages.origin}/?autorun=authorize&store=oauth-blocked&server=${encodeURIComponent(secureUrl)}`)
       const outcome = JSON.parse((await logged).text().slice("autorun ".length)) as Outcome<string>
-      expect(!outcome.ok && outcome.error.tag === "OAuthError" && /popup was blocked/.test(outcome.error.message),
-        `outcome: ${JSON.stringify(outcome)}`)
+      expect(
+        !outcome.ok && outcome.error.tag === "OAuthError" && /popup was blocked/.test(outcome.error.message),
+        `outcome: ${JSON.stringify(outcome)}`
+      )
       expect(auth.authorizations.length === authorizations, "the authorization server saw a request")
     })
-    await scenario("OAuth popup closed by the user with closedPopup \"fail\": PopupClosed within seconds, no token request", [http401, ...probeBlocked], async () => {
-      const tokenRequests = auth.grants.length + auth.grantErrors.length
-      // the sign-in page stays open (the user has not signed in) until the test closes its window
-      const hold = (url: URL) => url.origin === auth.issuer && url.pathname === "/auth"
-      await context!.route(hold, (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><title>Sign in</title>" }))
-      try {
-        await page.evaluate((url) => harness.onClick(() => harness.authorize("oauth-closed", url, "popup", "fail")), secureUrl)
-        const opened = context!.waitForEvent("page")
-        await page.click("#go")
-        const popup = await opened
-        await popup.waitForLoadState()
-        await popup.close()
-        const closedAt = Date.now()
-        const outcome = await page.evaluate(() => clicked) as Outcome<string>
-        const endedIn = Date.now() - closedAt
-        expect(!outcome.ok && outcome.error.tag === "OAuthError" && outcome.error.interaction === "PopupClosed",
-          `outcome: ${JSON.stringify(outcome)}`)
-        expect(endedIn < 5_000, `the sign-in ended ${endedIn} ms after its window closed`)
-        expect(auth.grants.length + auth.grantErrors.length === tokenRequests, "the token endpoint was called")
-        console.log(`        (PopupClosed ${endedIn} ms after the window closed)`)
-      } finally {
-        await context!.unroute(hold)
+    await scenario(
+      "OAuth popup closed by the user with closedPopup \"fail\": PopupClosed within seconds, no token request",
+      [http401, ...probeBlocked],
+      async () => {
+        const tokenRequests = auth.grants.length + auth.grantErrors.length
+        // the sign-in page stays open (the user has not signed in) until the test closes its window
+        const hold = (url: URL) => url.origin === auth.issuer && url.pathname === "/auth"
+        await context!.route(
+          hold,
+          (route) =>
+            route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><title>Sign in</title>" })
+        )
+        try {
+          await page.evaluate(
+            (url) => harness.onClick(() => harness.authorize("oauth-closed", url, "popup", "fail")),
+            secureUrl
+          )
+          const opened = context!.waitForEvent("page")
+          await page.click("#go")
+          const popup = await opened
+          await popup.waitForLoadState()
+          await popup.close()
+          const closedAt = Date.now()
+          const outcome = await page.evaluate(() => clicked) as Outcome<string>
+          const endedIn = Date.now() - closedAt
+          expect(
+            !outcome.ok && outcome.error.tag === "OAuthError" && outcome.error.interaction === "PopupClosed",
+            `outcome: ${JSON.stringify(outcome)}`
+          )
+          expect(endedIn < 5_000, `the sign-in ended ${endedIn} ms after its window closed`)
+          expect(auth.grants.length + auth.grantErrors.length === tokenRequests, "the token endpoint was called")
+          console.log(`        (PopupClosed ${endedIn} ms after the window closed)`)
+        } finally {
+          await context!.unroute(hold)
+        }
       }
-    })
+    )
     await scenario("OAuth flow started by a 401", [http401, ...probeBlocked], async () => {
       from = reqs.length
       await page.evaluate((url) => harness.onClick(() => harness.callProtected(url, "oauth-401")), secureUrl)
@@ -313,36 +367,66 @@ const main = async () => {
       const prm = since(reqs, from).some((r) => r.path === "/.well-known/oauth-protected-resource/secure/mcp")
       expect(prm, "the protected-resource metadata was not fetched")
     })
-    await scenario("OAuth full-page redirect, callback removed from the address bar", [http401, ...probeBlocked], async () => {
-      await open()
-      const authorizations = auth.authorizations.length
-      const codeGrants = auth.grants.filter((g) => g === "authorization_code").length
-      await page.evaluate((url) => harness.onClick(() => harness.authorize("oauth-redirect", url, "redirect")), secureUrl)
-      await Promise.all([page.waitForURL(`${pages.origin}/redirect?**`), page.click("#go")])
-      const landed = new URL(page.url())
-      expect(landed.searchParams.has("code") && landed.searchParams.has("state"), `landed on ${landed.pathname}${landed.search}`)
-      await page.waitForFunction(() => (globalThis as { harness?: unknown }).harness !== undefined)
-      const href = value(await page.evaluate((url) => harness.completeRedirect("oauth-redirect", url), secureUrl), "complete")
-      const after = new URL(href)
-      for (const p of ["code", "state", "iss"]) expect(!after.searchParams.has(p), `the address bar still has ${p}: ${after.search}`)
-      expect(new URL(page.url()).search === after.search, "the page URL differs from location")
-      expect(auth.grants.filter((g) => g === "authorization_code").length === codeGrants + 1, "no code was exchanged")
-      from = reqs.length
-      const text = value(await page.evaluate((url) => harness.callProtected(url, "oauth-redirect"), secureUrl), "call")
-      expect(text === "read ok", `read answered ${text}`)
-      usedStoredToken(from, authorizations + 1)
-    })
-    await scenario("OAuth discovery behind a redirect: a typed error, never a guessed server", [http401, ...probeBlocked], async () => {
+    await scenario(
+      "OAuth full-page redirect, callback removed from the address bar",
+      [http401, ...probeBlocked],
+      async () => {
+        await open()
+        const authorizations = auth.authorizations.length
+        const codeGrants = auth.grants.filter((g) => g === "authorization_code").length
+        await page.evaluate(
+          (url) => harness.onClick(() => harness.authorize("oauth-redirect", url, "redirect")),
+          secureUrl
+        )
+        await Promise.all([page.waitForURL(`${pages.origin}/redirect?**`), page.click("#go")])
+        const landed = new URL(page.url())
+        expect(
+          landed.searchParams.has("code") && landed.searchParams.has("state"),
+          `landed on ${landed.pathname}${landed.search}`
+        )
+        await page.waitForFunction(() => (globalThis as { harness?: unknown }).harness !== undefined)
+        const href = value(
+          await page.evaluate((url) => harness.completeRedirect("oauth-redirect", url), secureUrl),
+          "complete"
+        )
+        const after = new URL(href)
+        for (const p of ["code", "state", "iss"]) {
+          expect(!after.searchParams.has(p), `the address bar still has ${p}: ${after.search}`)
+        }
+        expect(new URL(page.url()).search === after.search, "the page URL differs from location")
+        expect(
+          auth.grants.filter((g) => g === "authorization_code").length === codeGrants + 1,
+          "no code was exchanged"
+        )
+        from = reqs.length
+        const text = value(
+          await page.evaluate((url) => harness.callProtected(url, "oauth-redirect"), secureUrl),
+          "call"
+        )
+        expect(text === "read ok", `read answered ${text}`)
+        usedStoredToken(from, authorizations + 1)
+      }
+    )
+    await scenario("OAuth discovery behind a redirect: a typed error, never a guessed server", [
+      http401,
+      ...probeBlocked
+    ], async () => {
       await open()
       from = reqs.length
       const registrations = auth.registrations()
-      const outcome = await page.evaluate((url) => harness.callProtected(url, "oauth-moved"), `${mcp!.origin}/moved/mcp`)
+      const outcome = await page.evaluate(
+        (url) => harness.callProtected(url, "oauth-moved"),
+        `${mcp!.origin}/moved/mcp`
+      )
       expect(!outcome.ok && /redirect/.test(outcome.error.message), `outcome: ${JSON.stringify(outcome)}`)
       const guessed = since(reqs, from).filter((r) =>
         r.path === "/register" || r.path.startsWith("/.well-known/oauth-authorization-server") ||
         r.path.startsWith("/.well-known/openid-configuration")
       )
-      expect(guessed.length === 0, `the MCP server was taken for the authorization server: ${guessed.map((r) => r.path).join(", ")}`)
+      expect(
+        guessed.length === 0,
+        `the MCP server was taken for the authorization server: ${guessed.map((r) => r.path).join(", ")}`
+      )
       expect(auth.registrations() === registrations, "a client was registered")
     })
   } finally {

@@ -45,7 +45,9 @@ const decodeContext = <A, I>(schema: Schema.Schema<A, I>, context: ConformanceCo
   Schema.decodeUnknown(schema)(context).pipe(
     Effect.mapError((error) =>
       new ScenarioFailed({
-        message: `MCP_CONFORMANCE_CONTEXT does not fit this scenario: ${ParseResult.TreeFormatter.formatErrorSync(error)}`
+        message: `MCP_CONFORMANCE_CONTEXT does not fit this scenario: ${
+          ParseResult.TreeFormatter.formatErrorSync(error)
+        }`
       })
     )
   )

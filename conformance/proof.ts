@@ -40,7 +40,9 @@ const workloadIdentity = (context: ConformanceContext): AuthServices =>
     Schema.decodeUnknown(WorkloadContext)(context).pipe(
       Effect.mapError((error) =>
         new ScenarioFailed({
-          message: `MCP_CONFORMANCE_CONTEXT does not fit this scenario: ${ParseResult.TreeFormatter.formatErrorSync(error)}`
+          message: `MCP_CONFORMANCE_CONTEXT does not fit this scenario: ${
+            ParseResult.TreeFormatter.formatErrorSync(error)
+          }`
         })
       ),
       Effect.map((settings) =>

@@ -103,7 +103,9 @@ const runnerOutput = (runner, commandArgs) => {
     env: { ...process.env, NO_COLOR: "1" }
   })
   if (result.status !== 0) {
-    console.error(`conformance: \`conformance ${commandArgs.join(" ")}\` failed:\n${result.stdout ?? ""}${result.stderr ?? ""}`)
+    console.error(
+      `conformance: \`conformance ${commandArgs.join(" ")}\` failed:\n${result.stdout ?? ""}${result.stderr ?? ""}`
+    )
     process.exit(1)
   }
   return result.stdout
@@ -193,7 +195,10 @@ const clientBundle = join(root, ".cache", "conformance", "client.mjs")
       conditions: ["@mcp-effect/source"],
       outfile: clientBundle,
       // bundled CommonJS dependencies require Node's built-in modules
-      banner: { js: "import { createRequire as __createRequire } from \"node:module\"; const require = __createRequire(import.meta.url);" },
+      banner: {
+        js:
+          "import { createRequire as __createRequire } from \"node:module\"; const require = __createRequire(import.meta.url);"
+      },
       logLevel: "error"
     })
   } catch {
@@ -218,8 +223,7 @@ const tableKeys = (() => {
   }
   return new Set(list.stdout.split("\n").filter(Boolean))
 })()
-const known = (scenario, protocolVersion) =>
-  tableKeys.has(`${scenario}@${protocolVersion}`) || tableKeys.has(scenario)
+const known = (scenario, protocolVersion) => tableKeys.has(`${scenario}@${protocolVersion}`) || tableKeys.has(scenario)
 
 // ---- run ------------------------------------------------------------------------------
 
@@ -261,7 +265,8 @@ const runScenario = (run, scenario) =>
       if (passed === 0) problems.push("no successful check")
       if (code !== 0) problems.push(`runner exited with ${code ?? signal}`)
       const ok = problems.length === 0 && failed === 0 && warnings === 0
-      const summary = `${ok ? "PASS" : "FAIL"} ${label}: ${passed} passed, ${failed} failed, ${warnings} warnings (${seconds} s)` +
+      const summary =
+        `${ok ? "PASS" : "FAIL"} ${label}: ${passed} passed, ${failed} failed, ${warnings} warnings (${seconds} s)` +
         (problems.length > 0 ? ` [${problems.join("; ")}]` : "")
       const details = ok ? [] : [
         ...checks.filter((c) => c.status === "FAILURE" || c.status === "WARNING")
@@ -300,7 +305,7 @@ await pool(runs.flatMap((run) =>
   run.scenarios.map((scenario) => ({
     alone: alone.has(scenario),
     start: () =>
-      runScenario(run, scenario).then(({ ok, details, summary }) => {
+      runScenario(run, scenario).then(({ details, ok, summary }) => {
         console.log(summary)
         for (const line of details) console.error(line)
         outcomes[run.id][scenario] = ok ? "pass" : "fail"
@@ -313,14 +318,16 @@ const tally = (record) => {
   return { passed: values.filter((v) => v === "pass").length, failed: values.filter((v) => v === "fail").length }
 }
 const summary = {
-  ...tally(Object.fromEntries(runs.flatMap((run) => Object.entries(outcomes[run.id]).map(([s, v]) => [`${run.id} ${s}`, v])))),
+  ...tally(
+    Object.fromEntries(runs.flatMap((run) => Object.entries(outcomes[run.id]).map(([s, v]) => [`${run.id} ${s}`, v])))
+  ),
   runs: Object.fromEntries(runs.map((run) => [run.id, { ...tally(outcomes[run.id]), scenarios: outcomes[run.id] }]))
 }
 mkdirSync(resultsRoot, { recursive: true })
 writeFileSync(join(resultsRoot, "summary.json"), JSON.stringify(summary, null, 2) + "\n")
 
 for (const run of runs) {
-  const { passed, failed } = summary.runs[run.id]
+  const { failed, passed } = summary.runs[run.id]
   const failedNames = run.scenarios.filter((s) => outcomes[run.id][s] !== "pass")
   console.log(
     failed === 0 ?

@@ -97,4 +97,3 @@ export const isInsufficientScope = (error: unknown): error is McpError.Insuffici
 
 /** An authorization-code scenario: the person authorizes, then the protected tool is listed and called. */
 export const authorizationCode: Scenario = { services: Auth.authorizationCode, program: protectedTool }
-

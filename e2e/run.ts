@@ -25,17 +25,25 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { chromium, type BrowserContext, type Page } from "playwright-core"
+import { type BrowserContext, chromium, type Page } from "playwright-core"
 import { build } from "vite"
+import { type Everything, type Recorded as EverythingRecorded, startEverything } from "../browser/servers/everything.js"
 import type { Recorded } from "../browser/servers/mcpServer.js"
 import { startAppServer } from "./servers/appServer.js"
 import { tools as fixtureTools } from "./servers/consoleServer.js"
 import { clientId, confidentialClientId, popupClientIds, startDemoServers } from "./servers/demo.js"
-import { type Everything, type Recorded as EverythingRecorded, startEverything } from "../browser/servers/everything.js"
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
-const launchArgs = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+const launchArgs = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync"
+]
 const webRoot = fileURLToPath(new URL("../examples/web", import.meta.url))
 const results = "e2e-results"
 
@@ -51,7 +59,8 @@ const until = async (condition: () => boolean): Promise<boolean> => {
   return condition()
 }
 
-const evBody = (r: EverythingRecorded) => r.body as { method?: string; id?: unknown; params?: any; result?: any } | undefined
+const evBody = (r: EverythingRecorded) =>
+  r.body as { method?: string; id?: unknown; params?: any; result?: any } | undefined
 const bodyOf = (r: Recorded) => r.body as { method?: string; id?: unknown; params?: any } | undefined
 const callsOf = (requests: ReadonlyArray<Recorded>, tool: string) =>
   requests.filter((r) => bodyOf(r)?.method === "tools/call" && bodyOf(r)?.params?.name === tool)
@@ -99,7 +108,9 @@ const main = async () => {
         status: 200,
         contentType: "text/html",
         headers: signInPage === "hold-coop" ? { "cross-origin-opener-policy": "same-origin" } : {},
-        body: `<!doctype html><title>Sign in</title><a id="sign-in" href="${url.href.replaceAll("&", "&amp;")}">Sign in</a>`
+        body: `<!doctype html><title>Sign in</title><a id="sign-in" href="${
+          url.href.replaceAll("&", "&amp;")
+        }">Sign in</a>`
       })
     })
     await page.goto(app.origin)
@@ -117,11 +128,16 @@ const main = async () => {
         outcomes.push({ name })
         console.log(`  ok    ${name}`)
       } catch (error) {
-        const message = error instanceof Error ? error.message.split("\n").slice(0, process.env.E2E_VERBOSE ? 12 : 1).join("\n        ") : String(error)
+        const message = error instanceof Error
+          ? error.message.split("\n").slice(0, process.env.E2E_VERBOSE ? 12 : 1).join("\n        ")
+          : String(error)
         outcomes.push({ name, error: message })
         console.log(`  FAIL  ${name}\n        ${message}`)
       }
-      await page.screenshot({ path: join(results, `${String(index).padStart(2, "0")}-${name.replace(/[^a-z0-9]+/gi, "-").toLowerCase()}.png`), fullPage: true })
+      await page.screenshot({
+        path: join(results, `${String(index).padStart(2, "0")}-${name.replace(/[^a-z0-9]+/gi, "-").toLowerCase()}.png`),
+        fullPage: true
+      })
         .catch(() => undefined)
     }
     const sessionOf = (server: string) => page.getByTestId(`session-${server}`).textContent()
@@ -160,16 +176,20 @@ const main = async () => {
       expect(await chips.count() >= 4, `${await chips.count()} tool icons`)
       const posts = reqs.slice(from).filter((r) => r.method === "POST")
       expect(posts.some((r) => bodyOf(r)?.method === "initialize"), "the server received no initialize")
-      expect(posts.some((r) => bodyOf(r)?.method === "tools/list" && r.headers["mcp-session-id"] === shown),
-        "tools/list did not come in the session shown")
+      expect(
+        posts.some((r) => bodyOf(r)?.method === "tools/list" && r.headers["mcp-session-id"] === shown),
+        "tools/list did not come in the session shown"
+      )
       // a test saves nothing
       expect(await page.getByTestId("server-demo").count() === 0, "Test Connection added the server to the list")
       await page.getByRole("button", { name: "Save" }).click()
       await page.getByTestId("server-demo").waitFor()
       await page.getByTestId("status-demo").filter({ hasText: "Connected" }).waitFor({ timeout: 15_000 })
       // the test's own session was closed when the form closed
-      expect(await until(() => reqs.some((r) => r.method === "DELETE" && r.headers["mcp-session-id"] === shown)),
-        "the test's session was never DELETEd")
+      expect(
+        await until(() => reqs.some((r) => r.method === "DELETE" && r.headers["mcp-session-id"] === shown)),
+        "the test's session was never DELETEd"
+      )
       await page.reload()
       await page.getByTestId("status-demo").filter({ hasText: "Connected" }).waitFor({ timeout: 15_000 })
     })
@@ -189,20 +209,34 @@ const main = async () => {
       const opened = await popup
       await waitText("test-result", /Connected/)
       // the popup went to the authorization server (its /auth saw the request) and came back to the callback
-      expect(new URL(opened.url()).pathname === "/oauth/callback" || opened.isClosed(), `the popup ended on ${opened.url()}`)
+      expect(
+        new URL(opened.url()).pathname === "/oauth/callback" || opened.isClosed(),
+        `the popup ended on ${opened.url()}`
+      )
       await page.getByRole("button", { name: "Save" }).click()
       // the saved server uses the token the test obtained: no second sign-in
       await page.getByTestId("status-secure").filter({ hasText: "Connected" }).waitFor({ timeout: 15_000 })
-      expect(auth.authorizations.length === authorizations + 1, `${auth.authorizations.length - authorizations} authorization requests`)
+      expect(
+        auth.authorizations.length === authorizations + 1,
+        `${auth.authorizations.length - authorizations} authorization requests`
+      )
       const request = auth.authorizations.at(-1)!
-      expect(request.get("code_challenge_method") === "S256" && request.get("client_id") === clientId, "no PKCE S256 for the client")
+      expect(
+        request.get("code_challenge_method") === "S256" && request.get("client_id") === clientId,
+        "no PKCE S256 for the client"
+      )
       expect(auth.grants.includes("authorization_code"), "no code was exchanged")
-      const bearer = reqs.slice(from).find((r) => r.path === "/secure/mcp" && String(r.headers.authorization).startsWith("Bearer "))
+      const bearer = reqs.slice(from).find((r) =>
+        r.path === "/secure/mcp" && String(r.headers.authorization).startsWith("Bearer ")
+      )
       expect(bearer !== undefined, "no request carried the token")
       const token = String(bearer!.headers.authorization).slice("Bearer ".length)
       const stored = await page.evaluate(dumpIndexedDb, "mcp-console-tokens")
       expect(stored.records > 0, "no token record in IndexedDB")
-      expect(!stored.text.includes(token) && !stored.text.includes(token.slice(0, 24)), "the access token is readable in storage")
+      expect(
+        !stored.text.includes(token) && !stored.text.includes(token.slice(0, 24)),
+        "the access token is readable in storage"
+      )
     })
 
     await scenario("Connect GPT to MCP server", async () => {
@@ -213,8 +247,10 @@ const main = async () => {
       for (const tool of fixtureTools) {
         const entry = json.find((t) => t.function.name.endsWith(tool.name))
         expect(entry !== undefined, `no ${tool.name}`)
-        expect(JSON.stringify(entry.function.parameters.properties) === JSON.stringify(tool.inputSchema.properties),
-          `${tool.name}'s parameters differ from what the server sent`)
+        expect(
+          JSON.stringify(entry.function.parameters.properties) === JSON.stringify(tool.inputSchema.properties),
+          `${tool.name}'s parameters differ from what the server sent`
+        )
       }
       await page.locator("select[name=provider]").selectOption("anthropic")
       const anthropic = JSON.parse(await page.getByTestId("model-tools").textContent() ?? "[]") as Array<any>
@@ -222,7 +258,10 @@ const main = async () => {
       const card = page.getByTestId(/^tool-.*delete_file$/).first()
       expect(await card.locator("img.icon").count() === 1, "no icon on delete_file")
       expect(await card.locator(".badge.destructive").count() === 1, "no destructive badge")
-      expect(await page.getByTestId(/^tool-.*search_docs$/).first().locator(".badge.read-only").count() === 1, "no read-only badge")
+      expect(
+        await page.getByTestId(/^tool-.*search_docs$/).first().locator(".badge.read-only").count() === 1,
+        "no read-only badge"
+      )
     })
 
     const approve = async (button: "Approve once" | "Always allow" | "Deny") => {
@@ -231,7 +270,9 @@ const main = async () => {
       await dialog.waitFor({ state: "hidden" })
     }
     const historyHas = (tool: string, status: string) =>
-      page.getByTestId("history-row").filter({ hasText: tool }).filter({ hasText: status }).first().waitFor({ timeout: 15_000 })
+      page.getByTestId("history-row").filter({ hasText: tool }).filter({ hasText: status }).first().waitFor({
+        timeout: 15_000
+      })
 
     await scenario("Execute MCP tool during chat", async () => {
       const from = reqs.length
@@ -244,7 +285,10 @@ const main = async () => {
       await approve("Approve once")
       await waitText("call-result", /deleted \/tmp\/report.txt/, runner as unknown as Page)
       const calls = callsOf(reqs.slice(from), "delete_file")
-      expect(calls.length === 1 && bodyOf(calls[0]!)?.params?.arguments?.path === "/tmp/report.txt", `${calls.length} calls reached the server`)
+      expect(
+        calls.length === 1 && bodyOf(calls[0]!)?.params?.arguments?.path === "/tmp/report.txt",
+        `${calls.length} calls reached the server`
+      )
       await historyHas("delete_file", "Completed")
     })
 
@@ -253,20 +297,32 @@ const main = async () => {
       const from = reqs.length
       const runner = await runTool("demo__build_report", { steps: "60" })
       await dialog.waitFor({ timeout: 15_000 })
-      expect(await runner.getByTestId("call-status").textContent() === "Awaiting approval", "not 'Awaiting approval' while the dialog asks")
+      expect(
+        await runner.getByTestId("call-status").textContent() === "Awaiting approval",
+        "not 'Awaiting approval' while the dialog asks"
+      )
       await approve("Approve once")
       await runner.getByTestId("progress").waitFor({ timeout: 15_000 })
-      await page.waitForFunction(() => {
-        const bar = document.querySelector("[data-testid=runner-demo__build_report] progress") as HTMLProgressElement | null
-        return bar !== null && bar.value >= 2
-      }, undefined, { timeout: 15_000 })
+      await page.waitForFunction(
+        () => {
+          const bar = document.querySelector("[data-testid=runner-demo__build_report] progress") as
+            | HTMLProgressElement
+            | null
+          return bar !== null && bar.value >= 2
+        },
+        undefined,
+        { timeout: 15_000 }
+      )
       // another call while the long one runs
       const echo = await runTool("demo__echo", { text: "still usable" })
       await approve("Approve once")
       await waitText("call-result", /still usable/, echo as unknown as Page)
       expect(await runner.getByTestId("call-status").textContent() === "Running", "the long call is no longer running")
       reportCall = callsOf(reqs.slice(from), "build_report")[0]
-      expect(reportCall !== undefined && bodyOf(reportCall)?.params?._meta?.progressToken !== undefined, "the long call carried no progress token")
+      expect(
+        reportCall !== undefined && bodyOf(reportCall)?.params?._meta?.progressToken !== undefined,
+        "the long call carried no progress token"
+      )
       expect(callsOf(reqs.slice(from), "echo").length === 1, "the second call did not reach the server")
     })
 
@@ -275,7 +331,8 @@ const main = async () => {
       await runner.getByRole("button", { name: /^Cancel/ }).click()
       await waitText("call-status", /Cancelled/, runner as unknown as Page)
       const id = bodyOf(reportCall!)?.id
-      const cancelled = () => reqs.some((r) => bodyOf(r)?.method === "notifications/cancelled" && bodyOf(r)?.params?.requestId === id)
+      const cancelled = () =>
+        reqs.some((r) => bodyOf(r)?.method === "notifications/cancelled" && bodyOf(r)?.params?.requestId === id)
       expect(await until(cancelled), "the server received no notifications/cancelled for the call")
       expect(await until(() => mcp.aborted.includes(String(id))), "the server did not abort the tool")
       await historyHas("build_report", "Cancelled")
@@ -290,7 +347,8 @@ const main = async () => {
       await waitText("call-status", /Cancelled/, task as unknown as Page)
       const created = callsOf(reqs.slice(from), "export_archive")[0]
       expect(created !== undefined && bodyOf(created)?.params?.task !== undefined, "the call was not task-augmented")
-      const cancel = () => reqs.slice(from).some((r) => bodyOf(r)?.method === "tasks/cancel" && bodyOf(r)?.params?.taskId === taskId)
+      const cancel = () =>
+        reqs.slice(from).some((r) => bodyOf(r)?.method === "tasks/cancel" && bodyOf(r)?.params?.taskId === taskId)
       expect(await until(cancel), `no tasks/cancel for task ${taskId}`)
       await historyHas("export_archive", "Cancelled")
       expect(await until(() => mcp.aborted.includes(`task:${taskId}`)), "the server's task did not stop")
@@ -300,7 +358,9 @@ const main = async () => {
       const from = reqs.length
       const runner = await runTool("demo__sync_inventory", {})
       await approve("Approve once")
-      await runner.locator("pre.error").filter({ hasText: /upstream database unreachable/ }).waitFor({ timeout: 15_000 })
+      await runner.locator("pre.error").filter({ hasText: /upstream database unreachable/ }).waitFor({
+        timeout: 15_000
+      })
       expect(callsOf(reqs.slice(from), "sync_inventory").length === 1, "the server received no call")
       await historyHas("sync_inventory", "Failed")
     })
@@ -333,7 +393,10 @@ const main = async () => {
       expect(await dialog.count() === 0, "trusted-only asked for the trusted server")
       const calls = callsOf(reqs.slice(from), "echo")
       expect(calls.length === 2, `${calls.length} echo calls reached the servers`)
-      expect(calls[1]!.path === "/secure/mcp" && String(calls[1]!.headers.authorization).startsWith("Bearer "), "the trusted call went elsewhere")
+      expect(
+        calls[1]!.path === "/secure/mcp" && String(calls[1]!.headers.authorization).startsWith("Bearer "),
+        "the trusted call went elsewhere"
+      )
     })
 
     await scenario("Session expiry: a new session, only safe calls retried", async () => {
@@ -348,17 +411,26 @@ const main = async () => {
       mcp.expireSessions()
       const search = await runTool("secure__search_docs", { query: "sessions" })
       await waitText("call-result", /3 results for "sessions"/, search as unknown as Page)
-      await page.waitForFunction(([b]) => {
-        const now = document.querySelector("[data-testid=session-secure]")?.textContent
-        return now !== undefined && now !== null && now !== "-" && now !== b
-      }, [before], { timeout: 15_000 })
+      await page.waitForFunction(
+        ([b]) => {
+          const now = document.querySelector("[data-testid=session-secure]")?.textContent
+          return now !== undefined && now !== null && now !== "-" && now !== b
+        },
+        [before],
+        { timeout: 15_000 }
+      )
       const after = await sessionOf("secure")
       const since = reqs.slice(from)
       expect(since.some((r) => bodyOf(r)?.method === "initialize" && r.path === "/secure/mcp"), "no new initialize")
       const searches = callsOf(since, "search_docs")
-      expect(searches.length === 2 && searches[0]!.headers["mcp-session-id"] === before &&
-        searches[1]!.headers["mcp-session-id"] === after,
-        `before ${before}, after ${after}: ${since.map((r) => `${r.method} ${r.path} ${bodyOf(r)?.method ?? ""} ${r.headers["mcp-session-id"] ?? ""}`).join(" | ")}`)
+      expect(
+        searches.length === 2 && searches[0]!.headers["mcp-session-id"] === before &&
+          searches[1]!.headers["mcp-session-id"] === after,
+        `before ${before}, after ${after}: ${
+          since.map((r) => `${r.method} ${r.path} ${bodyOf(r)?.method ?? ""} ${r.headers["mcp-session-id"] ?? ""}`)
+            .join(" | ")
+        }`
+      )
 
       // refused with 404, so never run: sent again in the new session, and run once
       from = reqs.length
@@ -367,22 +439,30 @@ const main = async () => {
       await waitText("call-result", /deleted \/tmp\/once.txt/, destructive as unknown as Page)
       const deletes = callsOf(reqs.slice(from), "delete_file")
       const current = deletes.at(-1)?.headers["mcp-session-id"]
-      expect(deletes.length === 2 && deletes[0]!.headers["mcp-session-id"] === after && current !== after,
-        `delete_file: ${deletes.map((r) => r.headers["mcp-session-id"]).join(", ")}`)
+      expect(
+        deletes.length === 2 && deletes[0]!.headers["mcp-session-id"] === after && current !== after,
+        `delete_file: ${deletes.map((r) => r.headers["mcp-session-id"]).join(", ")}`
+      )
 
       // in flight when the server drops the session: not idempotent, so not sent again
       from = reqs.length
       const long = await runTool("secure__build_report", { steps: "100" })
       await long.getByTestId("progress").waitFor({ timeout: 15_000 })
       mcp.expireSessions({ close: true })
-      await long.getByTestId("call-status").filter({ hasText: /Failed|Completed|Cancelled/ }).waitFor({ timeout: 20_000 })
+      await long.getByTestId("call-status").filter({ hasText: /Failed|Completed|Cancelled/ }).waitFor({
+        timeout: 20_000
+      })
       expect(await long.getByTestId("call-status").textContent() === "Failed", "the dropped call did not fail")
       const reports = callsOf(reqs.slice(from), "build_report")
       expect(reports.length === 1, `build_report reached the server ${reports.length} times`)
-      await page.waitForFunction(([c]) => {
-        const now = document.querySelector("[data-testid=session-secure]")?.textContent
-        return now !== undefined && now !== null && now !== "-" && now !== c
-      }, [String(current)], { timeout: 15_000 })
+      await page.waitForFunction(
+        ([c]) => {
+          const now = document.querySelector("[data-testid=session-secure]")?.textContent
+          return now !== undefined && now !== null && now !== "-" && now !== c
+        },
+        [String(current)],
+        { timeout: 15_000 }
+      )
     })
 
     // --- as a new user meets it: server-everything over Streamable HTTP ------------------------------
@@ -409,8 +489,14 @@ const main = async () => {
     const waitStatus = (runner: ReturnType<typeof page.locator>, re: RegExp, timeout = 15_000) =>
       runner.getByTestId("call-status").filter({ hasText: re }).waitFor({ timeout })
     const noOverflow = async (what: string) => {
-      const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }))
-      expect(widths.scroll <= widths.inner, `${what}: the page is ${widths.scroll} px wide in a ${widths.inner} px window`)
+      const widths = await page.evaluate(() => ({
+        scroll: document.documentElement.scrollWidth,
+        inner: window.innerWidth
+      }))
+      expect(
+        widths.scroll <= widths.inner,
+        `${what}: the page is ${widths.scroll} px wide in a ${widths.inner} px window`
+      )
     }
     const elicitation = page.getByRole("dialog", { name: "Server request" })
     /** The dialog fits the window, or scrolls inside it so that its last button can be reached. */
@@ -418,9 +504,16 @@ const main = async () => {
       const box = await dialogLocator.locator(".card").evaluate((card) => {
         const rect = card.getBoundingClientRect()
         const style = getComputedStyle(card)
-        return { top: rect.top, bottom: rect.bottom, scrolls: card.scrollHeight <= card.clientHeight || style.overflowY === "auto" || style.overflowY === "scroll" }
+        return {
+          top: rect.top,
+          bottom: rect.bottom,
+          scrolls: card.scrollHeight <= card.clientHeight || style.overflowY === "auto" || style.overflowY === "scroll"
+        }
       })
-      expect(box.top >= 0 && box.bottom <= 900, `${what}: the dialog runs from ${box.top} to ${box.bottom} px in a 900 px window`)
+      expect(
+        box.top >= 0 && box.bottom <= 900,
+        `${what}: the dialog runs from ${box.top} to ${box.bottom} px in a 900 px window`
+      )
       expect(box.scrolls, `${what}: the dialog is taller than its box and cannot scroll`)
     }
     const addEverything = async () => {
@@ -444,42 +537,57 @@ const main = async () => {
       await elicitation.locator("input[name=name]").fill(name)
       await elicitation.getByRole("button", { name: "Send" }).click()
       await elicitation.waitFor({ state: "hidden", timeout: 15_000 })
-      await runner.getByTestId("call-result").filter({ hasText: new RegExp(`Name: ${name}`) }).first().waitFor({ timeout: 15_000 })
+      await runner.getByTestId("call-result").filter({ hasText: new RegExp(`Name: ${name}`) }).first().waitFor({
+        timeout: 15_000
+      })
       const answer = ev.requests.slice(from).find((r) => evBody(r)?.result?.action === "accept")
-      expect(answer !== undefined && evBody(answer)?.result?.content?.name === name, "the server received no accepted answer")
+      expect(
+        answer !== undefined && evBody(answer)?.result?.content?.name === name,
+        "the server received no accepted answer"
+      )
       return { runner, answer: evBody(answer!)?.result?.content }
     }
 
-    await scenario("server-everything: Test saves nothing, Save adds, Cancel never removes a saved server", async () => {
-      await page.locator("select[name=approval-mode]").selectOption("auto")
-      await page.getByRole("button", { name: "Add Server" }).waitFor()
-      const from = ev.requests.length
-      await page.getByRole("button", { name: "Add Server" }).click()
-      await page.locator("input[name=server-name]").fill("everything")
-      await page.locator("input[name=server-url]").fill(ev.url)
-      await page.getByRole("button", { name: "Test Connection" }).click()
-      await waitText("test-result", /Connected/)
-      const tested = await page.getByTestId("test-session").textContent()
-      expect(await page.getByTestId("server-everything").count() === 0, "Test Connection saved the server")
-      await page.getByRole("button", { name: "Cancel" }).click()
-      expect(await until(() => ev.requests.slice(from).some((r) => r.method === "DELETE" && r.headers["mcp-session-id"] === tested)),
-        "Cancel left the test's session open on the server")
-      await page.reload()
-      await page.getByRole("button", { name: "Add Server" }).waitFor()
-      await page.waitForTimeout(500)
-      expect(await page.getByTestId("server-everything").count() === 0, "a cancelled test is in the list after a reload")
+    await scenario(
+      "server-everything: Test saves nothing, Save adds, Cancel never removes a saved server",
+      async () => {
+        await page.locator("select[name=approval-mode]").selectOption("auto")
+        await page.getByRole("button", { name: "Add Server" }).waitFor()
+        const from = ev.requests.length
+        await page.getByRole("button", { name: "Add Server" }).click()
+        await page.locator("input[name=server-name]").fill("everything")
+        await page.locator("input[name=server-url]").fill(ev.url)
+        await page.getByRole("button", { name: "Test Connection" }).click()
+        await waitText("test-result", /Connected/)
+        const tested = await page.getByTestId("test-session").textContent()
+        expect(await page.getByTestId("server-everything").count() === 0, "Test Connection saved the server")
+        await page.getByRole("button", { name: "Cancel" }).click()
+        expect(
+          await until(() =>
+            ev.requests.slice(from).some((r) => r.method === "DELETE" && r.headers["mcp-session-id"] === tested)
+          ),
+          "Cancel left the test's session open on the server"
+        )
+        await page.reload()
+        await page.getByRole("button", { name: "Add Server" }).waitFor()
+        await page.waitForTimeout(500)
+        expect(
+          await page.getByTestId("server-everything").count() === 0,
+          "a cancelled test is in the list after a reload"
+        )
 
-      await addEverything()
-      // the same name again: test, then Cancel: the saved server stays
-      await page.getByRole("button", { name: "Add Server" }).click()
-      await page.locator("input[name=server-name]").fill("everything")
-      await page.locator("input[name=server-url]").fill(ev.url)
-      await page.getByRole("button", { name: "Test Connection" }).click()
-      await waitText("test-result", /Connected/)
-      await page.getByRole("button", { name: "Cancel" }).click()
-      await page.reload()
-      await page.getByTestId("status-everything").filter({ hasText: "Connected" }).waitFor({ timeout: 20_000 })
-    })
+        await addEverything()
+        // the same name again: test, then Cancel: the saved server stays
+        await page.getByRole("button", { name: "Add Server" }).click()
+        await page.locator("input[name=server-name]").fill("everything")
+        await page.locator("input[name=server-url]").fill(ev.url)
+        await page.getByRole("button", { name: "Test Connection" }).click()
+        await waitText("test-result", /Connected/)
+        await page.getByRole("button", { name: "Cancel" }).click()
+        await page.reload()
+        await page.getByTestId("status-everything").filter({ hasText: "Connected" }).waitFor({ timeout: 20_000 })
+      }
+    )
 
     await scenario("server-everything: nothing is off screen at 1400x900", async () => {
       await addEverything()
@@ -488,7 +596,10 @@ const main = async () => {
       await noOverflow("with server-everything's tools")
       for (const button of ["Reconnect", "Remove"]) {
         const box = await page.getByTestId("server-everything").getByRole("button", { name: button }).boundingBox()
-        expect(box !== null && box.x >= 0 && box.x + box.width <= 1400, `${button} is off screen: ${JSON.stringify(box)}`)
+        expect(
+          box !== null && box.x >= 0 && box.x + box.width <= 1400,
+          `${button} is off screen: ${JSON.stringify(box)}`
+        )
       }
       const runner = await openEv("get-sum")
       const run = await runner.getByRole("button", { name: "Run" }).boundingBox()
@@ -496,40 +607,62 @@ const main = async () => {
       await noOverflow("with a runner open")
     })
 
-    await scenario("server-everything: the elicitation form follows the schema, a refused answer says why, the dialog scrolls", async () => {
-      await addEverything()
-      const from = ev.requests.length
-      const runner = await runEv("trigger-elicitation-request")
-      await elicitation.waitFor({ timeout: 15_000 })
-      await fitsOrScrolls(elicitation, "elicitation")
-      await noOverflow("with the elicitation dialog")
-      await page.screenshot({ path: join(results, "everything-elicitation.png") })
-      const form = elicitation.getByTestId("elicitation-form")
-      // titles as labels, defaults filled in, titled selects and multi-selects
-      expect(await form.getByText("String with default").count() === 1, "the title is not the label")
-      expect(await form.locator("input[name=firstLine]").inputValue() === "It was a dark and stormy night.", "the default is not filled in")
-      expect(await form.locator("input[name=integer]").inputValue() === "42", "the integer default is not filled in")
-      expect(await form.locator("select[name=titledSingleSelectEnum] option", { hasText: "Green Lantern" }).count() === 1, "no titled option")
-      expect(await form.locator("select[name=legacyTitledEnum] option", { hasText: "Dogs" }).count() === 1, "enumNames not shown")
-      expect(await form.locator(`input[name="titledMultipleSelectEnum:fish-1"]`).isChecked(), "the multi-select default is not checked")
-      expect(await form.getByText("Salmon").count() === 1, "no titled checkbox")
-      // out of range: refused by the library, shown with the reason, nothing sent
-      await form.locator("input[name=name]").fill("Ada")
-      await form.locator("input[name=integer]").fill("500")
-      await elicitation.getByRole("button", { name: "Send" }).click()
-      await elicitation.getByTestId("elicitation-rejected").waitFor({ timeout: 10_000 })
-      expect(!ev.requests.slice(from).some((r) => evBody(r)?.result !== undefined), "a refused answer reached the server")
-      await form.locator("input[name=integer]").fill("7")
-      await form.locator(`input[name="titledMultipleSelectEnum:fish-2"]`).check()
-      await elicitation.getByRole("button", { name: "Send" }).click()
-      await elicitation.waitFor({ state: "hidden", timeout: 15_000 })
-      await runner.getByTestId("call-result").filter({ hasText: /Favorite Integer: 7/ }).first().waitFor({ timeout: 15_000 })
-      const answer = ev.requests.slice(from).find((r) => evBody(r)?.result?.action === "accept")
-      const content = evBody(answer!)?.result?.content
-      expect(content?.integer === 7 && content?.titledSingleSelectEnum === "hero-1" &&
-        JSON.stringify(content?.titledMultipleSelectEnum) === JSON.stringify(["fish-1", "fish-2"]),
-        `the server received ${JSON.stringify(content)}`)
-    })
+    await scenario(
+      "server-everything: the elicitation form follows the schema, a refused answer says why, the dialog scrolls",
+      async () => {
+        await addEverything()
+        const from = ev.requests.length
+        const runner = await runEv("trigger-elicitation-request")
+        await elicitation.waitFor({ timeout: 15_000 })
+        await fitsOrScrolls(elicitation, "elicitation")
+        await noOverflow("with the elicitation dialog")
+        await page.screenshot({ path: join(results, "everything-elicitation.png") })
+        const form = elicitation.getByTestId("elicitation-form")
+        // titles as labels, defaults filled in, titled selects and multi-selects
+        expect(await form.getByText("String with default").count() === 1, "the title is not the label")
+        expect(
+          await form.locator("input[name=firstLine]").inputValue() === "It was a dark and stormy night.",
+          "the default is not filled in"
+        )
+        expect(await form.locator("input[name=integer]").inputValue() === "42", "the integer default is not filled in")
+        expect(
+          await form.locator("select[name=titledSingleSelectEnum] option", { hasText: "Green Lantern" }).count() === 1,
+          "no titled option"
+        )
+        expect(
+          await form.locator("select[name=legacyTitledEnum] option", { hasText: "Dogs" }).count() === 1,
+          "enumNames not shown"
+        )
+        expect(
+          await form.locator(`input[name="titledMultipleSelectEnum:fish-1"]`).isChecked(),
+          "the multi-select default is not checked"
+        )
+        expect(await form.getByText("Salmon").count() === 1, "no titled checkbox")
+        // out of range: refused by the library, shown with the reason, nothing sent
+        await form.locator("input[name=name]").fill("Ada")
+        await form.locator("input[name=integer]").fill("500")
+        await elicitation.getByRole("button", { name: "Send" }).click()
+        await elicitation.getByTestId("elicitation-rejected").waitFor({ timeout: 10_000 })
+        expect(
+          !ev.requests.slice(from).some((r) => evBody(r)?.result !== undefined),
+          "a refused answer reached the server"
+        )
+        await form.locator("input[name=integer]").fill("7")
+        await form.locator(`input[name="titledMultipleSelectEnum:fish-2"]`).check()
+        await elicitation.getByRole("button", { name: "Send" }).click()
+        await elicitation.waitFor({ state: "hidden", timeout: 15_000 })
+        await runner.getByTestId("call-result").filter({ hasText: /Favorite Integer: 7/ }).first().waitFor({
+          timeout: 15_000
+        })
+        const answer = ev.requests.slice(from).find((r) => evBody(r)?.result?.action === "accept")
+        const content = evBody(answer!)?.result?.content
+        expect(
+          content?.integer === 7 && content?.titledSingleSelectEnum === "hero-1" &&
+            JSON.stringify(content?.titledMultipleSelectEnum) === JSON.stringify(["fish-1", "fish-2"]),
+          `the server received ${JSON.stringify(content)}`
+        )
+      }
+    )
 
     await scenario("server-everything: an image result is shown as an image", async () => {
       await addEverything()
@@ -549,8 +682,10 @@ const main = async () => {
       expect(await statusOf(runner) === "Running", `after a re-run: ${await statusOf(runner)}`)
       await waitStatus(runner, /Completed/, 20_000)
       expect(evCalls(from, "trigger-long-running-operation").length === 2, "the server did not receive both runs")
-      expect(await until(() => ev.requests.slice(from).some((r) => evBody(r)?.method === "notifications/cancelled")),
-        "the first run was not cancelled at the server")
+      expect(
+        await until(() => ev.requests.slice(from).some((r) => evBody(r)?.method === "notifications/cancelled")),
+        "the first run was not cancelled at the server"
+      )
     })
 
     await scenario("server-everything: 8 cancels in a row, then a call and an elicitation round trip", async () => {
@@ -565,8 +700,14 @@ const main = async () => {
         await runner.getByRole("button", { name: "Cancel" }).click()
         await waitStatus(runner, /Cancelled/)
       }
-      expect(await until(() => ev.requests.slice(from).filter((r) => evBody(r)?.method === "notifications/cancelled").length === 8),
-        `the server received ${ev.requests.slice(from).filter((r) => evBody(r)?.method === "notifications/cancelled").length} cancellations`)
+      expect(
+        await until(() =>
+          ev.requests.slice(from).filter((r) => evBody(r)?.method === "notifications/cancelled").length === 8
+        ),
+        `the server received ${
+          ev.requests.slice(from).filter((r) => evBody(r)?.method === "notifications/cancelled").length
+        } cancellations`
+      )
       const echo = await runEv("echo", { message: "after eight cancels" })
       await echo.getByTestId("call-result").filter({ hasText: /after eight cancels/ }).waitFor({ timeout: 10_000 })
       await elicitRoundTrip("Grace")
@@ -574,26 +715,34 @@ const main = async () => {
       expect(await until(() => ev.open() <= 2), `${ev.open()} answers still open at the server`)
     })
 
-    await scenario("server-everything: a reload marks the running call Interrupted and resumes the session it left", async () => {
-      await addEverything()
-      const before = await sessionOf("everything")
-      const runner = await runEv("trigger-long-running-operation", { duration: "20", steps: "20" })
-      await waitStatus(runner, /Running/)
-      await historyHas("trigger-long-running-operation", "Running")
-      const from = ev.requests.length
-      await page.reload()
-      await page.getByTestId("status-everything").filter({ hasText: "Connected" }).waitFor({ timeout: 20_000 })
-      await historyHas("trigger-long-running-operation", "Interrupted")
-      const after = await sessionOf("everything")
-      const initialized = ev.requests.slice(from).some((r) => evBody(r)?.method === "initialize")
-      const closed = ev.requests.some((r) => r.method === "DELETE" && r.headers["mcp-session-id"] === before)
-      // no session piles up: the one left is resumed (or, failing that, closed)
-      expect((after === before && !initialized) || closed, `before ${before}, after ${after}, new initialize: ${initialized}, closed: ${closed}`)
-      const echo = await runEv("echo", { message: "after the reload" })
-      await echo.getByTestId("call-result").filter({ hasText: /after the reload/ }).waitFor({ timeout: 15_000 })
-      const echoed = ev.requests.slice(from).find((r) => evBody(r)?.method === "tools/call" && evBody(r)?.params?.name === "echo")
-      expect(echoed?.headers["mcp-session-id"] === after, "the call did not go in the session shown")
-    })
+    await scenario(
+      "server-everything: a reload marks the running call Interrupted and resumes the session it left",
+      async () => {
+        await addEverything()
+        const before = await sessionOf("everything")
+        const runner = await runEv("trigger-long-running-operation", { duration: "20", steps: "20" })
+        await waitStatus(runner, /Running/)
+        await historyHas("trigger-long-running-operation", "Running")
+        const from = ev.requests.length
+        await page.reload()
+        await page.getByTestId("status-everything").filter({ hasText: "Connected" }).waitFor({ timeout: 20_000 })
+        await historyHas("trigger-long-running-operation", "Interrupted")
+        const after = await sessionOf("everything")
+        const initialized = ev.requests.slice(from).some((r) => evBody(r)?.method === "initialize")
+        const closed = ev.requests.some((r) => r.method === "DELETE" && r.headers["mcp-session-id"] === before)
+        // no session piles up: the one left is resumed (or, failing that, closed)
+        expect(
+          (after === before && !initialized) || closed,
+          `before ${before}, after ${after}, new initialize: ${initialized}, closed: ${closed}`
+        )
+        const echo = await runEv("echo", { message: "after the reload" })
+        await echo.getByTestId("call-result").filter({ hasText: /after the reload/ }).waitFor({ timeout: 15_000 })
+        const echoed = ev.requests.slice(from).find((r) =>
+          evBody(r)?.method === "tools/call" && evBody(r)?.params?.name === "echo"
+        )
+        expect(echoed?.headers["mcp-session-id"] === after, "the call did not go in the session shown")
+      }
+    )
 
     await scenario("server-everything: a second load shows no console errors", async () => {
       await addEverything()
@@ -602,69 +751,92 @@ const main = async () => {
       loggedErrors.length = 0
       await page.reload()
       await page.getByTestId("status-everything").filter({ hasText: "Connected" }).waitFor({ timeout: 20_000 })
-      await page.waitForFunction(() =>
-        Array.from(document.querySelectorAll("[data-testid^=status-]")).every((e) => !/Connecting|Reconnecting/.test(e.textContent ?? "")), undefined, { timeout: 20_000 })
+      await page.waitForFunction(
+        () =>
+          Array.from(document.querySelectorAll("[data-testid^=status-]")).every((e) =>
+            !/Connecting|Reconnecting/.test(e.textContent ?? "")
+          ),
+        undefined,
+        { timeout: 20_000 }
+      )
       await page.waitForTimeout(1000)
       expect(loggedErrors.length === 0, `console errors: ${loggedErrors.join(" | ")}`)
     })
 
-    await scenario("server-everything: a name moved to another URL sends nothing of the old server's session there", async () => {
-      await addEverything()
-      const add = async (url: string) => {
-        await page.getByRole("button", { name: "Add Server" }).click()
-        await page.locator("input[name=server-name]").fill("moved")
-        await page.locator("input[name=server-url]").fill(url)
-        await page.getByRole("button", { name: "Save" }).click()
-        await page.getByTestId("server-moved").waitFor({ timeout: 10_000 })
+    await scenario(
+      "server-everything: a name moved to another URL sends nothing of the old server's session there",
+      async () => {
+        await addEverything()
+        const add = async (url: string) => {
+          await page.getByRole("button", { name: "Add Server" }).click()
+          await page.locator("input[name=server-name]").fill("moved")
+          await page.locator("input[name=server-url]").fill(url)
+          await page.getByRole("button", { name: "Save" }).click()
+          await page.getByTestId("server-moved").waitFor({ timeout: 10_000 })
+        }
+        await add(mcpUrl)
+        await page.getByTestId("status-moved").filter({ hasText: "Connected" }).waitFor({ timeout: 20_000 })
+        const old = await sessionOf("moved")
+        await page.getByTestId("server-moved").getByRole("button", { name: "Remove" }).click()
+        await page.getByTestId("server-moved").waitFor({ state: "detached", timeout: 10_000 })
+        const from = ev.requests.length
+        await add(ev.url)
+        await until(() => ev.requests.length > from)
+        await page.waitForTimeout(2_000)
+        const leaked = ev.requests.slice(from).filter((r) => r.headers["mcp-session-id"] === old)
+        expect(
+          leaked.length === 0,
+          `${leaked.length} requests to the new URL carried the old server's session (${old})`
+        )
+        await page.getByTestId("status-moved").filter({ hasText: "Connected" }).waitFor({ timeout: 20_000 })
+        expect(ev.requests.slice(from).some((r) => evBody(r)?.method === "initialize"), "no initialize at the new URL")
+        await page.getByTestId("server-moved").getByRole("button", { name: "Remove" }).click()
+        await page.getByTestId("server-moved").waitFor({ state: "detached", timeout: 10_000 })
       }
-      await add(mcpUrl)
-      await page.getByTestId("status-moved").filter({ hasText: "Connected" }).waitFor({ timeout: 20_000 })
-      const old = await sessionOf("moved")
-      await page.getByTestId("server-moved").getByRole("button", { name: "Remove" }).click()
-      await page.getByTestId("server-moved").waitFor({ state: "detached", timeout: 10_000 })
-      const from = ev.requests.length
-      await add(ev.url)
-      await until(() => ev.requests.length > from)
-      await page.waitForTimeout(2_000)
-      const leaked = ev.requests.slice(from).filter((r) => r.headers["mcp-session-id"] === old)
-      expect(leaked.length === 0, `${leaked.length} requests to the new URL carried the old server's session (${old})`)
-      await page.getByTestId("status-moved").filter({ hasText: "Connected" }).waitFor({ timeout: 20_000 })
-      expect(ev.requests.slice(from).some((r) => evBody(r)?.method === "initialize"), "no initialize at the new URL")
-      await page.getByTestId("server-moved").getByRole("button", { name: "Remove" }).click()
-      await page.getByTestId("server-moved").waitFor({ state: "detached", timeout: 10_000 })
-    })
+    )
 
-    await scenario("server-everything: killed, the state leaves Connected; restarted, it recovers on its own", async () => {
-      await addEverything()
-      const before = await sessionOf("everything")
-      await ev.kill()
-      const killedAt = Date.now()
-      await page.getByTestId("status-everything").filter({ hasText: /Reconnecting|Connecting|Failed/ }).waitFor({ timeout: 15_000 })
-      const noticedIn = Date.now() - killedAt
-      // counted from before the restart: the client may reconnect while `restart` still waits for the port
-      const from = ev.requests.length
-      await ev.restart()
-      await page.getByTestId("status-everything").filter({ hasText: "Connected" }).waitFor({ timeout: 30_000 })
-      expect(ev.requests.slice(from).some((r) => evBody(r)?.method === "initialize"), "no new initialize after the restart")
-      const after = await sessionOf("everything")
-      expect(!!after && after !== before, `the session shown after the restart is the dead server's (${before})`)
-      const echo = await runEv("echo", { message: "after restart" })
-      await echo.getByTestId("call-result").filter({ hasText: /after restart/ }).waitFor({ timeout: 15_000 })
-      console.log(`        (state left Connected ${noticedIn} ms after the kill)`)
-    })
+    await scenario(
+      "server-everything: killed, the state leaves Connected; restarted, it recovers on its own",
+      async () => {
+        await addEverything()
+        const before = await sessionOf("everything")
+        await ev.kill()
+        const killedAt = Date.now()
+        await page.getByTestId("status-everything").filter({ hasText: /Reconnecting|Connecting|Failed/ }).waitFor({
+          timeout: 15_000
+        })
+        const noticedIn = Date.now() - killedAt
+        // counted from before the restart: the client may reconnect while `restart` still waits for the port
+        const from = ev.requests.length
+        await ev.restart()
+        await page.getByTestId("status-everything").filter({ hasText: "Connected" }).waitFor({ timeout: 30_000 })
+        expect(
+          ev.requests.slice(from).some((r) => evBody(r)?.method === "initialize"),
+          "no new initialize after the restart"
+        )
+        const after = await sessionOf("everything")
+        expect(!!after && after !== before, `the session shown after the restart is the dead server's (${before})`)
+        const echo = await runEv("echo", { message: "after restart" })
+        await echo.getByTestId("call-result").filter({ hasText: /after restart/ }).waitFor({ timeout: 15_000 })
+        console.log(`        (state left Connected ${noticedIn} ms after the kill)`)
+      }
+    )
 
-    await scenario("OAuth without a client id where the server offers no registration: the console says a client id is needed", async () => {
-      const registrationsBefore = auth.grants.length
-      await page.getByRole("button", { name: "Add Server" }).click()
-      await page.locator("input[name=server-name]").fill("no-client")
-      await page.locator("input[name=server-url]").fill(secureUrl)
-      await page.locator("select[name=auth]").selectOption("oauth2")
-      await page.getByRole("button", { name: "Authorize" }).click()
-      await page.getByTestId("test-result").filter({ hasText: /needs a client id/ }).waitFor({ timeout: 20_000 })
-      expect(auth.grants.length === registrationsBefore, "a token was issued without a client id")
-      await page.getByRole("button", { name: "Cancel" }).click()
-      expect(await page.getByTestId("server-no-client").count() === 0, "the failed test saved the server")
-    })
+    await scenario(
+      "OAuth without a client id where the server offers no registration: the console says a client id is needed",
+      async () => {
+        const registrationsBefore = auth.grants.length
+        await page.getByRole("button", { name: "Add Server" }).click()
+        await page.locator("input[name=server-name]").fill("no-client")
+        await page.locator("input[name=server-url]").fill(secureUrl)
+        await page.locator("select[name=auth]").selectOption("oauth2")
+        await page.getByRole("button", { name: "Authorize" }).click()
+        await page.getByTestId("test-result").filter({ hasText: /needs a client id/ }).waitFor({ timeout: 20_000 })
+        expect(auth.grants.length === registrationsBefore, "a token was issued without a client id")
+        await page.getByRole("button", { name: "Cancel" }).click()
+        expect(await page.getByTestId("server-no-client").count() === 0, "the failed test saved the server")
+      }
+    )
 
     /** Fills the Add server form for the OAuth server and clicks Authorize; yields the sign-in window. */
     const authorizeIn = async (name: string, client: string) => {
@@ -687,34 +859,42 @@ const main = async () => {
       reqs.slice(from).filter((r) => r.path === "/secure/mcp" && String(r.headers.authorization).startsWith("Bearer "))
     const testResult = page.getByTestId("test-result")
 
-    await scenario("OAuth sign-in window closed by the user: the console says so within seconds, no token is requested", async () => {
-      signInPage = "hold"
-      try {
-        const from = reqs.length
-        const tokens = tokenRequests()
-        const popup = await authorizeIn("closed-popup", popupClientIds[0])
-        await page.getByTestId("sign-in").filter({ hasText: /Signing in at 127\.0\.0\.1/ }).waitFor({ timeout: 10_000 })
-        await popup.close()
-        const closedAt = Date.now()
-        const notice = page.getByTestId("sign-in").filter({ hasText: /The sign-in window was closed/ })
-        await notice.waitFor({ timeout: 5_000 })
-        const noticedIn = Date.now() - closedAt
-        await page.screenshot({ path: join(results, "sign-in-window-closed.png") })
-        expect(await notice.getByRole("button", { name: "Reopen sign-in window" }).count() === 1, "no Reopen sign-in window")
-        const badge = await page.getByTestId("status-closed-popup").textContent()
-        expect(badge === "Signing in", `the status says ${badge} while the connection waits for the sign-in`)
-        // Cancel sign-in really ends it: the connection says so
-        await notice.getByRole("button", { name: "Cancel sign-in" }).click()
-        await testResult.filter({ hasText: /The sign-in was cancelled/ }).waitFor({ timeout: 5_000 })
-        expect(await page.getByTestId("sign-in").count() === 0, "the sign-in is still listed after Cancel sign-in")
-        expect(tokenRequests() === tokens, `${tokenRequests() - tokens} token requests`)
-        expect(bearersFor(from).length === 0, "a request carried a token")
-        await page.getByRole("button", { name: "Cancel" }).click()
-        console.log(`        (the console said the window was closed ${noticedIn} ms after it closed)`)
-      } finally {
-        signInPage = undefined
+    await scenario(
+      "OAuth sign-in window closed by the user: the console says so within seconds, no token is requested",
+      async () => {
+        signInPage = "hold"
+        try {
+          const from = reqs.length
+          const tokens = tokenRequests()
+          const popup = await authorizeIn("closed-popup", popupClientIds[0])
+          await page.getByTestId("sign-in").filter({ hasText: /Signing in at 127\.0\.0\.1/ }).waitFor({
+            timeout: 10_000
+          })
+          await popup.close()
+          const closedAt = Date.now()
+          const notice = page.getByTestId("sign-in").filter({ hasText: /The sign-in window was closed/ })
+          await notice.waitFor({ timeout: 5_000 })
+          const noticedIn = Date.now() - closedAt
+          await page.screenshot({ path: join(results, "sign-in-window-closed.png") })
+          expect(
+            await notice.getByRole("button", { name: "Reopen sign-in window" }).count() === 1,
+            "no Reopen sign-in window"
+          )
+          const badge = await page.getByTestId("status-closed-popup").textContent()
+          expect(badge === "Signing in", `the status says ${badge} while the connection waits for the sign-in`)
+          // Cancel sign-in really ends it: the connection says so
+          await notice.getByRole("button", { name: "Cancel sign-in" }).click()
+          await testResult.filter({ hasText: /The sign-in was cancelled/ }).waitFor({ timeout: 5_000 })
+          expect(await page.getByTestId("sign-in").count() === 0, "the sign-in is still listed after Cancel sign-in")
+          expect(tokenRequests() === tokens, `${tokenRequests() - tokens} token requests`)
+          expect(bearersFor(from).length === 0, "a request carried a token")
+          await page.getByRole("button", { name: "Cancel" }).click()
+          console.log(`        (the console said the window was closed ${noticedIn} ms after it closed)`)
+        } finally {
+          signInPage = undefined
+        }
       }
-    })
+    )
 
     await scenario("OAuth sign-in cancelled while its window is open, then signed in", async () => {
       const from = reqs.length
@@ -723,10 +903,15 @@ const main = async () => {
       let popup: Page
       try {
         popup = await authorizeIn("cancelled", popupClientIds[0])
-        await page.getByTestId("sign-in").filter({ hasText: /Signing in at/ }).getByRole("button", { name: "Cancel sign-in" }).click()
+        await page.getByTestId("sign-in").filter({ hasText: /Signing in at/ }).getByRole("button", {
+          name: "Cancel sign-in"
+        }).click()
         await testResult.filter({ hasText: /The sign-in was cancelled/ }).waitFor({ timeout: 5_000 })
         expect(await until(() => popup.isClosed()), "the sign-in window stayed open after Cancel sign-in")
-        expect(auth.grants.filter((g) => g === "authorization_code").length === codes, "the cancelled sign-in exchanged a code")
+        expect(
+          auth.grants.filter((g) => g === "authorization_code").length === codes,
+          "the cancelled sign-in exchanged a code"
+        )
       } finally {
         signInPage = undefined
       }
@@ -738,24 +923,27 @@ const main = async () => {
       await page.getByRole("button", { name: "Cancel" }).click()
     })
 
-    await scenario("OAuth sign-in page with Cross-Origin-Opener-Policy: the window reads closed, the sign-in still completes", async () => {
-      const codes = auth.grants.filter((g) => g === "authorization_code").length
-      signInPage = "hold-coop"
-      try {
-        const popup = await authorizeIn("coop", popupClientIds[1])
-        // COOP cut the opener's link: to the page the window reads as closed, though the user is on the sign-in page
-        const notice = page.getByTestId("sign-in").filter({ hasText: /The sign-in window was closed/ })
-        await notice.waitFor({ timeout: 5_000 })
-        expect(!popup.isClosed(), "the sign-in window is really gone")
-        await popup.locator("#sign-in").click()
-        await waitText("test-result", /Connected/)
-        expect(auth.grants.filter((g) => g === "authorization_code").length === codes + 1, "no code was exchanged")
-        expect(await page.getByTestId("sign-in").count() === 0, "the sign-in is still listed")
-      } finally {
-        signInPage = undefined
+    await scenario(
+      "OAuth sign-in page with Cross-Origin-Opener-Policy: the window reads closed, the sign-in still completes",
+      async () => {
+        const codes = auth.grants.filter((g) => g === "authorization_code").length
+        signInPage = "hold-coop"
+        try {
+          const popup = await authorizeIn("coop", popupClientIds[1])
+          // COOP cut the opener's link: to the page the window reads as closed, though the user is on the sign-in page
+          const notice = page.getByTestId("sign-in").filter({ hasText: /The sign-in window was closed/ })
+          await notice.waitFor({ timeout: 5_000 })
+          expect(!popup.isClosed(), "the sign-in window is really gone")
+          await popup.locator("#sign-in").click()
+          await waitText("test-result", /Connected/)
+          expect(auth.grants.filter((g) => g === "authorization_code").length === codes + 1, "no code was exchanged")
+          expect(await page.getByTestId("sign-in").count() === 0, "the sign-in is still listed")
+        } finally {
+          signInPage = undefined
+        }
+        await page.getByRole("button", { name: "Cancel" }).click()
       }
-      await page.getByRole("button", { name: "Cancel" }).click()
-    })
+    )
 
     await scenario("OAuth sign-in window closed, then Reopen sign-in window signs in", async () => {
       const codes = auth.grants.filter((g) => g === "authorization_code").length
@@ -777,18 +965,23 @@ const main = async () => {
       await page.getByRole("button", { name: "Cancel" }).click()
     })
 
-    await scenario("OAuth client id the authorization server refuses (invalid_client): the console says so", async () => {
-      const from = reqs.length
-      const refused = auth.grantErrors.filter((e) => e === "invalid_client").length
-      await authorizeIn("refused-client", confidentialClientId)
-      await testResult.filter({ hasText: /refused this client id \(invalid_client\)/ }).waitFor({ timeout: 15_000 })
-      expect(auth.grantErrors.filter((e) => e === "invalid_client").length === refused + 1,
-        `token requests refused with invalid_client: ${auth.grantErrors.join(", ")}`)
-      expect(bearersFor(from).length === 0, "a request carried a token")
-      expect(!/Reconnecting/.test(await testResult.textContent() ?? ""), "a refused client is retried")
-      await page.getByRole("button", { name: "Cancel" }).click()
-      expect(await page.getByTestId("server-refused-client").count() === 0, "the failed test saved the server")
-    })
+    await scenario(
+      "OAuth client id the authorization server refuses (invalid_client): the console says so",
+      async () => {
+        const from = reqs.length
+        const refused = auth.grantErrors.filter((e) => e === "invalid_client").length
+        await authorizeIn("refused-client", confidentialClientId)
+        await testResult.filter({ hasText: /refused this client id \(invalid_client\)/ }).waitFor({ timeout: 15_000 })
+        expect(
+          auth.grantErrors.filter((e) => e === "invalid_client").length === refused + 1,
+          `token requests refused with invalid_client: ${auth.grantErrors.join(", ")}`
+        )
+        expect(bearersFor(from).length === 0, "a request carried a token")
+        expect(!/Reconnecting/.test(await testResult.textContent() ?? ""), "a refused client is retried")
+        await page.getByRole("button", { name: "Cancel" }).click()
+        expect(await page.getByTestId("server-refused-client").count() === 0, "the failed test saved the server")
+      }
+    )
 
     await scenario("Removing a server removes it, its session and its tokens", async () => {
       const tokensBefore = await page.evaluate(dumpIndexedDb, "mcp-console-tokens")
@@ -800,7 +993,10 @@ const main = async () => {
         await page.waitForTimeout(200)
         tokensAfter = await page.evaluate(dumpIndexedDb, "mcp-console-tokens")
       }
-      expect(tokensAfter.records < tokensBefore.records, `token records: ${tokensBefore.records} before, ${tokensAfter.records} after`)
+      expect(
+        tokensAfter.records < tokensBefore.records,
+        `token records: ${tokensBefore.records} before, ${tokensAfter.records} after`
+      )
       await page.reload()
       await page.getByTestId("status-demo").filter({ hasText: "Connected" }).waitFor({ timeout: 15_000 })
       expect(await page.getByTestId("server-secure").count() === 0, "the removed server came back after a reload")

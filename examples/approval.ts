@@ -84,11 +84,13 @@ const Client = McpClient.layer({
 
 const program = Effect.gen(function*() {
   const client = yield* McpClient.McpClient
-  for (const params of [
-    { name: "echo", arguments: { message: "on the allow list: runs unasked" } },
-    { name: "get-sum", arguments: { a: 1, b: 2 } },
-    { name: "get-env" }
-  ]) {
+  for (
+    const params of [
+      { name: "echo", arguments: { message: "on the allow list: runs unasked" } },
+      { name: "get-sum", arguments: { a: 1, b: 2 } },
+      { name: "get-env" }
+    ]
+  ) {
     yield* client.callTool(params).pipe(
       Effect.flatMap((result) => Console.log(`${params.name}:`, JSON.stringify(result.content))),
       Effect.catchIf(

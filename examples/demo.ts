@@ -127,16 +127,25 @@ const program = Effect.gen(function*() {
   const tools = yield* client.listTools
   yield* section(
     `Tools (${tools.length})`,
-    Effect.forEach(tools, (tool) =>
-      Console.log(`  - ${tool.name.padEnd(34)} ${flags(tool.annotations).padEnd(28)} ${tool.execution?.taskSupport === "required" ? "task required" : ""}`))
+    Effect.forEach(
+      tools,
+      (tool) =>
+        Console.log(
+          `  - ${tool.name.padEnd(34)} ${flags(tool.annotations).padEnd(28)} ${
+            tool.execution?.taskSupport === "required" ? "task required" : ""
+          }`
+        )
+    )
   )
   const has = (name: string) => tools.some((t) => t.name === name)
 
   if (has("echo")) {
     yield* section(
       "A tool call",
-      Effect.flatMap(client.callTool({ name: "echo", arguments: { message: "hello from Effect" } }), (r) =>
-        Console.log(`  echo -> ${textOf(r)}`))
+      Effect.flatMap(
+        client.callTool({ name: "echo", arguments: { message: "hello from Effect" } }),
+        (r) => Console.log(`  echo -> ${textOf(r)}`)
+      )
     )
   }
 
@@ -181,15 +190,18 @@ const program = Effect.gen(function*() {
   if (has("simulate-research-query")) {
     yield* section(
       "A task-augmented call followed to completion",
-      client.callToolStream({ name: "simulate-research-query", arguments: { topic: "Effect-native MCP clients" } }).pipe(
-        Stream.runForEach((event) =>
-          event._tag === "TaskStatus" ?
-            Console.log(`  task ${event.task.taskId.slice(0, 8)}: ${event.task.status} ${event.task.statusMessage ?? ""}`) :
-            event._tag === "Result" ?
-            Console.log(`  result: ${textOf(event.result).slice(0, 100)}...`) :
-            Effect.void
+      client.callToolStream({ name: "simulate-research-query", arguments: { topic: "Effect-native MCP clients" } })
+        .pipe(
+          Stream.runForEach((event) =>
+            event._tag === "TaskStatus" ?
+              Console.log(
+                `  task ${event.task.taskId.slice(0, 8)}: ${event.task.status} ${event.task.statusMessage ?? ""}`
+              ) :
+              event._tag === "Result" ?
+              Console.log(`  result: ${textOf(event.result).slice(0, 100)}...`) :
+              Effect.void
+          )
         )
-      )
     )
   }
 
@@ -202,7 +214,11 @@ const program = Effect.gen(function*() {
       if (resources[0]) {
         const read = yield* client.readResource(resources[0].uri)
         const first = read.contents[0]
-        yield* Console.log(`  read ${resources[0].uri}: ${"text" in first ? `${first.text.replace(/\s+/g, " ").slice(0, 60)}...` : "(blob)"}`)
+        yield* Console.log(
+          `  read ${resources[0].uri}: ${
+            "text" in first ? `${first.text.replace(/\s+/g, " ").slice(0, 60)}...` : "(blob)"
+          }`
+        )
       }
       const templates = yield* client.listResourceTemplates
       yield* Effect.forEach(templates.slice(0, 2), (t) => Console.log(`  template ${t.uriTemplate}`))
@@ -213,8 +229,10 @@ const program = Effect.gen(function*() {
     "Prompts",
     Effect.gen(function*() {
       const prompts = yield* client.listPrompts
-      yield* Effect.forEach(prompts, (p) =>
-        Console.log(`  - ${p.name}(${(p.arguments ?? []).map((a) => a.name).join(", ")})`))
+      yield* Effect.forEach(
+        prompts,
+        (p) => Console.log(`  - ${p.name}(${(p.arguments ?? []).map((a) => a.name).join(", ")})`)
+      )
       const simple = prompts.find((p) => (p.arguments ?? []).every((a) => !a.required))
       if (simple) {
         const prompt = yield* client.getPrompt(simple.name)
@@ -236,7 +254,9 @@ function runDemo() {
     Effect.provide(ClientLive),
     Logger.withMinimumLogLevel(LogLevel.Error),
     Effect.catchAll((error) =>
-      Console.error(`demo failed: ${McpError.isMcpClientError(error) ? `${error._tag}: ${error.message}` : String(error)}`)
+      Console.error(
+        `demo failed: ${McpError.isMcpClientError(error) ? `${error._tag}: ${error.message}` : String(error)}`
+      )
         .pipe(Effect.zipRight(Effect.sync(() => process.exitCode = 1)))
     ),
     Effect.runPromise

@@ -18,13 +18,7 @@
  * filesystem server; `${MCP_DEMO_DIR}` in it is set here to a fresh temporary
  * directory, through the ConfigProvider.
  */
-import {
-  ApprovalDecision,
-  type ApprovalPolicy,
-  ApprovalRequest,
-  type McpSchema,
-  ToolCallLog
-} from "@mcp-effect/core"
+import { ApprovalDecision, type ApprovalPolicy, ApprovalRequest, type McpSchema, ToolCallLog } from "@mcp-effect/core"
 import { ServerRegistry, ToolFormat, ToolSearch } from "@mcp-effect/hub"
 import { NodeHub } from "@mcp-effect/hub/node"
 import * as ConfigProvider from "effect/ConfigProvider"
@@ -62,7 +56,12 @@ lines.on("close", () => {
 })
 const nextAnswer = Effect.flatMap(
   Queue.poll(answers),
-  (answer) => answer._tag === "Some" ? Effect.succeed(answer.value) : stdinClosed ? Effect.succeed(undefined) : Queue.take(answers)
+  (answer) =>
+    answer._tag === "Some"
+      ? Effect.succeed(answer.value)
+      : stdinClosed
+      ? Effect.succeed(undefined)
+      : Queue.take(answers)
 )
 
 /** Bold on a terminal; plain text when stdout is a file or a pipe. */
@@ -71,7 +70,9 @@ const bold = (text: string) => process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : 
 const ask = (request: ApprovalRequest.ApprovalRequest) =>
   Effect.gen(function*() {
     yield* Console.log(
-      `\n  ${request.server}${request.trusted ? "" : " (untrusted)"} wants to run ${ApprovalRequest.neutralize(request.tool.name, "line")} ` +
+      `\n  ${request.server}${request.trusted ? "" : " (untrusted)"} wants to run ${
+        ApprovalRequest.neutralize(request.tool.name, "line")
+      } ` +
         `${JSON.stringify(request.arguments ?? {})}`
     )
     for (const warning of request.warnings) yield* Console.log(`  warning: ${warning.message}`)
@@ -96,7 +97,8 @@ const table = (statuses: ReadonlyArray<ServerRegistry.ServerStatus>) =>
 
 const settled = (statuses: ReadonlyArray<ServerRegistry.ServerStatus>) =>
   statuses.every((s) =>
-    s._tag === "Disabled" || s._tag === "Failed" || s._tag === "NeedsAuth" || (s._tag === "Connected" && s.toolCount > 0)
+    s._tag === "Disabled" || s._tag === "Failed" || s._tag === "NeedsAuth" ||
+    (s._tag === "Connected" && s.toolCount > 0)
   )
 
 const textOf = (result: McpSchema.CallToolResult) =>
@@ -104,7 +106,9 @@ const textOf = (result: McpSchema.CallToolResult) =>
 
 /** A result's text lines, indented. */
 const linesOf = (result: McpSchema.CallToolResult) =>
-  result.content.map((c) => c.type === "text" ? c.text : `[${c.type}]`).join("\n").split("\n").map((line) => `  ${line}`).join("\n")
+  result.content.map((c) => c.type === "text" ? c.text : `[${c.type}]`).join("\n").split("\n").map((line) =>
+    `  ${line}`
+  ).join("\n")
 
 // ---- the run ---------------------------------------------------------------------------
 
@@ -114,7 +118,9 @@ const allTools = (registry: ServerRegistry.Service) =>
     const tools = yield* registry.tools.get
     yield* Console.log(`\n${bold(`== Tools (${tools.length})`)}`)
     for (const tool of tools) {
-      yield* Console.log(`  ${tool.name.padEnd(32)} ${tool.server.padEnd(12)} ${tool.name === tool.tool.name ? "" : tool.tool.name}`)
+      yield* Console.log(
+        `  ${tool.name.padEnd(32)} ${tool.server.padEnd(12)} ${tool.name === tool.tool.name ? "" : tool.tool.name}`
+      )
     }
 
     yield* Console.log(`\n${bold("== Calls")}`)
@@ -144,12 +150,16 @@ const deferredRun = (registry: ServerRegistry.Service) =>
     yield* Console.log(`\n${bold("== Model-facing payload (deferred)")}`)
     yield* Console.log(
       `  ${offered.length} tool(s), about ${ToolSearch.estimateTokens(payload)} tokens ` +
-        `(every tool: ${all.length} tools, about ${ToolSearch.estimateTokens(all.map((t) => ToolFormat.anthropicTool(t)))} tokens)`
+        `(every tool: ${all.length} tools, about ${
+          ToolSearch.estimateTokens(all.map((t) => ToolFormat.anthropicTool(t)))
+        } tokens)`
     )
     yield* Console.log(offered[0]!.tool.description!.split("\n").map((line) => `  | ${line}`).join("\n"))
 
     const query = "save text to a file on disk"
-    yield* Console.log(`\n${bold("== Search")} (the model calls ${ToolSearch.searchToolName} ${JSON.stringify({ query, limit: 3 })})`)
+    yield* Console.log(
+      `\n${bold("== Search")} (the model calls ${ToolSearch.searchToolName} ${JSON.stringify({ query, limit: 3 })})`
+    )
     const found = yield* chat.callTool(ToolSearch.searchToolName, { query, limit: 3 })
     yield* Console.log(linesOf(found))
     yield* Console.log(`  next turn offers: ${(yield* chat.tools).map((t) => t.name).join(", ")}`)
@@ -204,15 +214,17 @@ const Hub = NodeHub.layer({
 export const run = program.pipe(
   Effect.provide(Hub),
   Effect.withConfigProvider(
-    ConfigProvider.fromMap(new Map([["MCP_DEMO_DIR", demoDir]])).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv()))
+    ConfigProvider.fromMap(new Map([["MCP_DEMO_DIR", demoDir]])).pipe(
+      ConfigProvider.orElse(() => ConfigProvider.fromEnv())
+    )
   ),
   Logger.withMinimumLogLevel(LogLevel.Error),
-  Effect.catchAll((error) => Console.error(`demo failed: ${error._tag}: ${error.message}`).pipe(
-    Effect.zipRight(Effect.sync(() => process.exitCode = 1))
-  )),
+  Effect.catchAll((error) =>
+    Console.error(`demo failed: ${error._tag}: ${error.message}`).pipe(
+      Effect.zipRight(Effect.sync(() => process.exitCode = 1))
+    )
+  ),
   Effect.ensuring(Effect.sync(() => lines.close()))
 )
 
-export const main = (): Promise<void> =>
-  Effect.runPromise(run).then(() => process.exit(process.exitCode ?? 0))
-
+export const main = (): Promise<void> => Effect.runPromise(run).then(() => process.exit(process.exitCode ?? 0))

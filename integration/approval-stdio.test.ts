@@ -1,7 +1,14 @@
 // The approval policy, the call log and output validation against a real server-everything process
 // over stdio. The server's stdin goes through `tee`, so the test reads exactly what reached it.
 import { describe, expect, it } from "@effect/vitest"
-import { ApprovalDecision, ApprovalPolicy, type ApprovalRequest, Approver, McpClient, ToolCallLog } from "@mcp-effect/core"
+import {
+  ApprovalDecision,
+  ApprovalPolicy,
+  type ApprovalRequest,
+  Approver,
+  McpClient,
+  ToolCallLog
+} from "@mcp-effect/core"
 import { NodeStdioTransport } from "@mcp-effect/transport-stdio"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -13,8 +20,7 @@ import { everythingEntry } from "./everything.js"
 const sentTo = (file: string): Array<{ method?: string; params?: { name?: string } }> =>
   existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line)) : []
 
-const calledTools = (file: string) =>
-  sentTo(file).filter((m) => m.method === "tools/call").map((m) => m.params?.name)
+const calledTools = (file: string) => sentTo(file).filter((m) => m.method === "tools/call").map((m) => m.params?.name)
 
 const waitFor = <A>(check: () => A | undefined | false, what: string) =>
   Effect.gen(function*() {
@@ -35,19 +41,22 @@ describe("approval against server-everything over stdio", () => {
       Approver.layer((request) =>
         Effect.sync(() => {
           asked.push(request)
-          return request.tool.name === "echo" ? ApprovalDecision.deny("echo is not allowed here") : ApprovalDecision.approveOnce
+          return request.tool.name === "echo"
+            ? ApprovalDecision.deny("echo is not allowed here")
+            : ApprovalDecision.approveOnce
         })
       ),
       ToolCallLog.layerMemory()
     )
-    const client = McpClient.layer({ clientInfo: { name: "approval-test", version: "1.0.0" }, server: "everything" }).pipe(
-      Layer.provideMerge(services),
-      Layer.provide(NodeStdioTransport.layer({
-        command: "/bin/sh",
-        args: ["-c", `tee "$RECORD_FILE" | "${process.execPath}" "${everythingEntry}" stdio`],
-        env: { RECORD_FILE: file }
-      }))
-    )
+    const client = McpClient.layer({ clientInfo: { name: "approval-test", version: "1.0.0" }, server: "everything" })
+      .pipe(
+        Layer.provideMerge(services),
+        Layer.provide(NodeStdioTransport.layer({
+          command: "/bin/sh",
+          args: ["-c", `tee "$RECORD_FILE" | "${process.execPath}" "${everythingEntry}" stdio`],
+          env: { RECORD_FILE: file }
+        }))
+      )
     return Effect.gen(function*() {
       const mcp = yield* McpClient.McpClient
       const denied = yield* Effect.flip(mcp.callTool({ name: "echo", arguments: { message: "should never arrive" } }))
@@ -74,7 +83,10 @@ describe("approval against server-everything over stdio", () => {
 
       const log = yield* ToolCallLog.ToolCallLog
       const records = yield* log.records.get
-      expect(records.map((r) => [r.tool, r.status])).toEqual([["echo", "Denied"], ["get-structured-content", "Completed"]])
+      expect(records.map((r) => [r.tool, r.status])).toEqual([["echo", "Denied"], [
+        "get-structured-content",
+        "Completed"
+      ]])
       expect(records[1].result?.structuredContent).toEqual(weather.structuredContent)
     }).pipe(Effect.provide(client))
   })

@@ -48,7 +48,9 @@ const totalBudgetKb = 122.9
 const onDemandBudgetKb = 6.5
 
 describe("browser bundle size", () => {
-  it("stays within the own-code and total gzip budgets, and loads the JSON Schema validator on demand", { timeout: 60_000 }, async () => {
+  it("stays within the own-code and total gzip budgets, and loads the JSON Schema validator on demand", {
+    timeout: 60_000
+  }, async () => {
     const { onDemand, ownGzipKb, totalGzipKb } = await measureMinimalClient()
     const sizes = `up front: own code ${ownGzipKb.toFixed(1)} KB, total ${totalGzipKb.toFixed(1)} KB gzip; ` +
       `on demand: ${onDemand.totalGzipKb.toFixed(1)} KB`

@@ -15,7 +15,10 @@ const tree = (files: Record<string, string>) => {
 }
 
 const demo = {
-  demo: { layers: ["wire", "client", "entry"], files: { "Wire.ts": "wire", "Client.ts": "client", "index.ts": "entry" } }
+  demo: {
+    layers: ["wire", "client", "entry"],
+    files: { "Wire.ts": "wire", "Client.ts": "client", "index.ts": "entry" }
+  }
 }
 
 const withTree = (files: Record<string, string>, check: (problems: Array<string>) => void) => {
@@ -53,7 +56,8 @@ describe("the layer check", () => {
 
   it("lets a cycle pass when one side imports only types (even without `import type`)", () =>
     withTree({
-      "packages/demo/src/Client.ts": `import { b } from "./internal/client/b.js"\nexport interface A { readonly n: number }\nexport const a = b\n`,
+      "packages/demo/src/Client.ts":
+        `import { b } from "./internal/client/b.js"\nexport interface A { readonly n: number }\nexport const a = b\n`,
       "packages/demo/src/internal/client/b.ts": `import { A } from "../../Client.js"\nexport const b = (x: A) => x.n\n`
     }, (problems) => expect(problems).toEqual([])))
 
@@ -72,7 +76,9 @@ describe("the layer check", () => {
       "packages/other/src/index.ts": `export const y = 1\n`
     }, (problems) => {
       expect(problems).toEqual([
-        expect.stringContaining(`internal import across packages: packages/demo/src/Client.ts imports "@mcp-effect/other/internal/x"`)
+        expect.stringContaining(
+          `internal import across packages: packages/demo/src/Client.ts imports "@mcp-effect/other/internal/x"`
+        )
       ])
     }))
 })

@@ -43,7 +43,17 @@ describe("the demo", () => {
     Effect.gen(function*() {
       const run = yield* runDemo([])
       expect(run.code).toBe(0)
-      for (const section of ["Server", "A tool call", "A long-running call", "cancelled mid-way", "task-augmented", "Resources", "Prompts"]) {
+      for (
+        const section of [
+          "Server",
+          "A tool call",
+          "A long-running call",
+          "cancelled mid-way",
+          "task-augmented",
+          "Resources",
+          "Prompts"
+        ]
+      ) {
         expect(run.stdout).toContain(section)
       }
       expect(run.stdout).toContain("echo -> Echo: hello from Effect")
@@ -51,28 +61,32 @@ describe("the demo", () => {
       expect(run.stdout).toContain("done.")
     }), 120_000)
 
-  it.scopedLive("completes the OAuth flow through the loopback callback against an OAuth-protected server", () =>
-    Effect.gen(function*() {
-      const { auth, mcp } = yield* protectedServer()
-      let browsed: Promise<number> | undefined
-      const run = yield* runDemo(["--url", mcp.url], (stderr) => {
-        const printed = /Open this URL in your browser to authorize:\s+(\S+)/.exec(stderr)
-        if (printed === null || browsed !== undefined) return
-        // the person: logs in and consents, and the browser lands on the demo's loopback callback
-        const url = new URL(printed[1]!)
-        browsed = auth.drive(url, url.searchParams.get("redirect_uri")!).then((callback) =>
-          fetch(callback).then((page) => page.status)
-        )
-      })
-      expect(run.code).toBe(0)
-      expect(yield* Effect.promise(() => browsed!)).toBe(200)
-      expect(run.stdout).toContain("done.")
-      const [authorization] = auth.authorizations
-      expect(authorization!.get("code_challenge_method")).toBe("S256")
-      expect(authorization!.get("resource")).toBe(mcp.resource)
-      expect(new URL(authorization!.get("redirect_uri")!).hostname).toBe("127.0.0.1")
-      expect(auth.registrations()).toBe(1)
-      // no token reaches the demo's output
-      expect(run.stdout + run.stderr).not.toMatch(/access_token|refresh_token/)
-    }), 120_000)
+  it.scopedLive(
+    "completes the OAuth flow through the loopback callback against an OAuth-protected server",
+    () =>
+      Effect.gen(function*() {
+        const { auth, mcp } = yield* protectedServer()
+        let browsed: Promise<number> | undefined
+        const run = yield* runDemo(["--url", mcp.url], (stderr) => {
+          const printed = /Open this URL in your browser to authorize:\s+(\S+)/.exec(stderr)
+          if (printed === null || browsed !== undefined) return
+          // the person: logs in and consents, and the browser lands on the demo's loopback callback
+          const url = new URL(printed[1]!)
+          browsed = auth.drive(url, url.searchParams.get("redirect_uri")!).then((callback) =>
+            fetch(callback).then((page) => page.status)
+          )
+        })
+        expect(run.code).toBe(0)
+        expect(yield* Effect.promise(() => browsed!)).toBe(200)
+        expect(run.stdout).toContain("done.")
+        const [authorization] = auth.authorizations
+        expect(authorization!.get("code_challenge_method")).toBe("S256")
+        expect(authorization!.get("resource")).toBe(mcp.resource)
+        expect(new URL(authorization!.get("redirect_uri")!).hostname).toBe("127.0.0.1")
+        expect(auth.registrations()).toBe(1)
+        // no token reaches the demo's output
+        expect(run.stdout + run.stderr).not.toMatch(/access_token|refresh_token/)
+      }),
+    120_000
+  )
 })

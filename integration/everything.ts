@@ -32,9 +32,10 @@ const handlers = Layer.mergeAll(
   Roots.layer([{ uri: "file:///tmp/project", name: "project" }])
 )
 
-
 const text = (result: { readonly content: ReadonlyArray<unknown> }) =>
-  result.content.flatMap((c) => (c as { type: string; text?: string }).type === "text" ? [(c as { text: string }).text] : [])
+  result.content.flatMap((c) =>
+    (c as { type: string; text?: string }).type === "text" ? [(c as { text: string }).text] : []
+  )
     .join("\n")
 
 /** The tools that server-everything registers once it knows the client's capabilities. */
@@ -78,7 +79,9 @@ export const everythingSuite = <E>(name: string, transport: Layer.Layer<McpTrans
           name: "trigger-long-running-operation",
           arguments: { duration: 0.5, steps: 5 }
         }).pipe(Stream.runCollect)
-        const progress = Chunk.toReadonlyArray(events).flatMap((e) => e._tag === "Progress" ? [e.progress.progress] : [])
+        const progress = Chunk.toReadonlyArray(events).flatMap((e) =>
+          e._tag === "Progress" ? [e.progress.progress] : []
+        )
         expect(progress).toEqual([1, 2, 3, 4, 5])
         const last = Chunk.unsafeLast(events)
         expect(last._tag === "Result" && text(last.result)).toContain("Long running operation completed")

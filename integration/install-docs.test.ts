@@ -32,7 +32,8 @@ const closure = (name: string, seen = new Set<string>()): Set<string> => {
   return seen
 }
 
-const tarball = (name: string) => `${name.replace("@", "").replace("/", "-")}-${manifests.get(name)!.manifest.version}.tgz`
+const tarball = (name: string) =>
+  `${name.replace("@", "").replace("/", "-")}-${manifests.get(name)!.manifest.version}.tgz`
 
 describe("the Install sections", () => {
   for (const [name, { dir, manifest }] of manifests) {
@@ -52,7 +53,9 @@ describe("the Install sections", () => {
     const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
     expect(readme).toContain("## Using the packages outside this repository")
     expect(readme).toContain("npm run pack")
-    expect(JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).scripts.pack).toBe("node scripts/pack.mjs")
+    expect(JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).scripts.pack).toBe(
+      "node scripts/pack.mjs"
+    )
   })
 
   it("a hub app installs no @effect/ai, @effect/rpc or @effect/experimental of its own: optional peers, McpToolkit by path", () => {
@@ -63,7 +66,9 @@ describe("the Install sections", () => {
     // only the McpToolkit modules import @effect/ai, and the index leaves them out
     const src = path.join(root, "packages/hub/src")
     const importers = fs.readdirSync(src, { recursive: true, encoding: "utf8" })
-      .filter((file) => file.endsWith(".ts") && /from "@effect\/(ai|rpc)/.test(fs.readFileSync(path.join(src, file), "utf8")))
+      .filter((file) =>
+        file.endsWith(".ts") && /from "@effect\/(ai|rpc)/.test(fs.readFileSync(path.join(src, file), "utf8"))
+      )
       .sort()
     expect(importers).toEqual(["McpToolkit.ts", path.join("internal", "toolkit.ts")])
     expect(fs.readFileSync(path.join(src, "index.ts"), "utf8")).not.toMatch(/from "\.\/McpToolkit\.js"/)

@@ -27,7 +27,9 @@ describe("the pack check's key material check", () => {
       "README.md": "nothing secret"
     })
     try {
-      expect(() => checkRepository(dir)).toThrow(/key material is committed .*: notes\.txt, store\.key|store\.key, notes\.txt/)
+      expect(() => checkRepository(dir)).toThrow(
+        /key material is committed .*: notes\.txt, store\.key|store\.key, notes\.txt/
+      )
     } finally {
       fs.rmSync(dir, { recursive: true, force: true })
     }

@@ -40,36 +40,44 @@ const loadAll = (name: string, subpaths: ReadonlyArray<string>) => {
     out["."] = { names: Object.keys(barrel).sort(), sameAsBarrel: true }
     process.stdout.write(JSON.stringify(out))
   `
-  return JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: target, encoding: "utf8" })) as Record<
+  return JSON.parse(
+    execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: target, encoding: "utf8" })
+  ) as Record<
     string,
     { readonly names: ReadonlyArray<string>; readonly sameAsBarrel: boolean }
   >
 }
 
 describe("dist/node (the node export condition)", () => {
-  it("exports every public module with the names of its source, sharing one copy with the barrel", { timeout: 120_000 }, async () => {
-    fs.rmSync(target, { recursive: true, force: true })
-    for (const name of ["core", "transport-stdio"]) {
-      const manifest = await publish(name)
-      const subpaths = Object.keys(manifest.exports).filter((sub) => sub !== "." && sub !== "./package.json")
-      const loaded = loadAll(`@mcp-effect/${name}`, subpaths)
-      for (const sub of [".", ...subpaths]) {
-        const source: Record<string, unknown> = await import(`@mcp-effect/${name}${sub.slice(1)}`)
-        expect(loaded[sub]?.names, `@mcp-effect/${name}${sub.slice(1)}`).toEqual(Object.keys(source).sort())
-        expect(loaded[sub]?.sameAsBarrel, `@mcp-effect/${name}${sub.slice(1)} is the barrel's ${sub.slice(2)}`).toBe(true)
+  it(
+    "exports every public module with the names of its source, sharing one copy with the barrel",
+    { timeout: 120_000 },
+    async () => {
+      fs.rmSync(target, { recursive: true, force: true })
+      for (const name of ["core", "transport-stdio"]) {
+        const manifest = await publish(name)
+        const subpaths = Object.keys(manifest.exports).filter((sub) => sub !== "." && sub !== "./package.json")
+        const loaded = loadAll(`@mcp-effect/${name}`, subpaths)
+        for (const sub of [".", ...subpaths]) {
+          const source: Record<string, unknown> = await import(`@mcp-effect/${name}${sub.slice(1)}`)
+          expect(loaded[sub]?.names, `@mcp-effect/${name}${sub.slice(1)}`).toEqual(Object.keys(source).sort())
+          expect(loaded[sub]?.sameAsBarrel, `@mcp-effect/${name}${sub.slice(1)} is the barrel's ${sub.slice(2)}`).toBe(
+            true
+          )
+        }
       }
-    }
-    // transport-stdio's bundle imports core by package specifier: both see one `McpError` family
-    const shared = execFileSync(process.execPath, [
-      "--input-type=module",
-      "-e",
-      `const core = await import("@mcp-effect/core/McpError")
+      // transport-stdio's bundle imports core by package specifier: both see one `McpError` family
+      const shared = execFileSync(process.execPath, [
+        "--input-type=module",
+        "-e",
+        `const core = await import("@mcp-effect/core/McpError")
        const barrel = await import("@mcp-effect/core")
        process.stdout.write(String(core.TransportError === barrel.McpError.TransportError))`
-    ], { cwd: target, encoding: "utf8" })
-    expect(shared).toBe("true")
-    fs.rmSync(target, { recursive: true, force: true })
-  })
+      ], { cwd: target, encoding: "utf8" })
+      expect(shared).toBe("true")
+      fs.rmSync(target, { recursive: true, force: true })
+    }
+  )
 
   it("prepublishOnly refuses a package whose dist/node is not built", { timeout: 60_000 }, async () => {
     const root = path.join(repo, "packages/transport-stdio")
@@ -84,7 +92,10 @@ describe("dist/node (the node export condition)", () => {
     expect(nodeTargets.length).toBeGreaterThan(0)
     // as after `tsc -b` alone: the `node` condition's files are missing and named
     expect(missingFiles(dir)).toEqual(expect.arrayContaining(nodeTargets))
-    const refused = spawnSync(process.execPath, [path.join(repo, "scripts/check-built.mjs")], { cwd: dir, encoding: "utf8" })
+    const refused = spawnSync(process.execPath, [path.join(repo, "scripts/check-built.mjs")], {
+      cwd: dir,
+      encoding: "utf8"
+    })
     expect(refused.status).toBe(1)
     expect(refused.stderr).toContain("npm run build")
     // built: none of them is missing any more (the `types` / `default` files are tsc's, not made here)

@@ -17,7 +17,9 @@ describe("the hub README's one line for an app", () => {
       writeFileSync(
         join(dir, "mcp.json"),
         // the README says the example's server is marked trusted: under `trusted-only` nothing else runs unasked
-        JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, "stdio"], trusted: true } } })
+        JSON.stringify({
+          mcpServers: { everything: { command: process.execPath, args: [everything, "stdio"], trusted: true } }
+        })
       )
       const before = process.cwd()
       const logs = vi.spyOn(console, "log").mockImplementation(() => {})

@@ -30,9 +30,15 @@ const skillsOver = (env: Record<string, string>) => {
   return { layer: Skills.layer.pipe(Layer.provideMerge(client)), reads, log }
 }
 
-const pdf = Effect.flatMap(Skills.Skills, (skills) =>
-  Effect.flatMap(skills.get("pdf-processing"), (found) =>
-    Option.match(found, { onNone: () => Effect.dieMessage("pdf-processing not listed"), onSome: Effect.succeed })))
+const pdf = Effect.flatMap(
+  Skills.Skills,
+  (skills) =>
+    Effect.flatMap(skills.get("pdf-processing"), (found) =>
+      Option.match(found, {
+        onNone: () => Effect.dieMessage("pdf-processing not listed"),
+        onSome: Effect.succeed
+      }))
+)
 
 describe("Skills over stdio (official SDK server)", () => {
   it.effect("lists both pages and declares the extension without reading a file; load reads and verifies each", () => {

@@ -107,7 +107,10 @@ for (const backend of backends) {
         const fiber = yield* Effect.fork(
           client.callTool({ name: "slow", arguments: { steps: 100, intervalMs: 50 } })
         )
-        const [call] = yield* waitFor(() => rec.messages("tools/call").length > 0 && rec.messages("tools/call"), "the call")
+        const [call] = yield* waitFor(
+          () => rec.messages("tools/call").length > 0 && rec.messages("tools/call"),
+          "the call"
+        )
         yield* Fiber.interrupt(fiber)
         const [cancelled] = yield* waitFor(
           () => rec.messages("notifications/cancelled").length > 0 && rec.messages("notifications/cancelled"),
@@ -171,9 +174,12 @@ for (const backend of backends) {
       const rec = recorder()
       // the session warns about each malformed line: captured and asserted, not printed
       const warnings: Array<unknown> = []
-      const capture = Logger.replace(Logger.defaultLogger, Logger.make(({ logLevel, message }) => {
-        if (logLevel._tag === "Warning") warnings.push(message)
-      }))
+      const capture = Logger.replace(
+        Logger.defaultLogger,
+        Logger.make(({ logLevel, message }) => {
+          if (logLevel._tag === "Warning") warnings.push(message)
+        })
+      )
       return Effect.gen(function*() {
         const client = yield* McpClient.McpClient
         yield* client.initialized

@@ -75,7 +75,9 @@ export const bundleNode = async (root, outdir = path.join(root, "dist/node")) =>
   const modules = publicModules(root)
   const seen = new Set()
   for (const m of modules) {
-    if (seen.has(m.name)) throw new Error(`${root}: two public modules named ${m.name}: their dist/node files would clash`)
+    if (seen.has(m.name)) {
+      throw new Error(`${root}: two public modules named ${m.name}: their dist/node files would clash`)
+    }
     seen.add(m.name)
   }
   const names = await exportNames(root, modules)
@@ -105,7 +107,10 @@ export const bundleNode = async (root, outdir = path.join(root, "dist/node")) =>
       name: virtual,
       setup: (build) => {
         build.onResolve({ filter: new RegExp(`^${virtual}$`) }, () => ({ path: virtual, namespace: virtual }))
-        build.onLoad({ filter: /.*/, namespace: virtual }, () => ({ contents, resolveDir: path.join(root, "src"), loader: "js" }))
+        build.onLoad(
+          { filter: /.*/, namespace: virtual },
+          () => ({ contents, resolveDir: path.join(root, "src"), loader: "js" })
+        )
       }
     }]
   })
@@ -119,10 +124,14 @@ export const bundleNode = async (root, outdir = path.join(root, "dist/node")) =>
 }
 
 // run as a script (not when bundled into the bench, where `import.meta.url` is the bench's own file)
-if (path.basename(process.argv[1] ?? "") === "bundle-node.mjs" && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (
+  path.basename(process.argv[1] ?? "") === "bundle-node.mjs" && import.meta.url === pathToFileURL(process.argv[1]).href
+) {
   const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..")
   const given = process.argv.slice(2)
-  const dirs = given.length > 0 ? given : JSON.parse(fs.readFileSync(path.join(repo, "package.json"), "utf8")).workspaces
+  const dirs = given.length > 0
+    ? given
+    : JSON.parse(fs.readFileSync(path.join(repo, "package.json"), "utf8")).workspaces
   for (const dir of dirs) {
     if (!bundledForNode(JSON.parse(fs.readFileSync(path.join(repo, dir, "package.json"), "utf8")))) {
       fs.rmSync(path.join(repo, dir, "dist/node"), { recursive: true, force: true })

@@ -23,7 +23,9 @@ export const missingFiles = (dir) => {
 if (process.argv[1] === new URL(import.meta.url).pathname) {
   const missing = missingFiles(process.cwd())
   if (missing.length > 0) {
-    console.error(`not built: ${missing.length} file(s) named by "exports" are missing, e.g. ${missing.slice(0, 3).join(", ")}`)
+    console.error(
+      `not built: ${missing.length} file(s) named by "exports" are missing, e.g. ${missing.slice(0, 3).join(", ")}`
+    )
     console.error("run `npm run build` at the repository root (or publish with `npm run release`)")
     process.exit(1)
   }

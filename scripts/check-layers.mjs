@@ -75,7 +75,8 @@ export const packages = {
       {
         from: "internal/reconnect.ts",
         to: "McpTransport.ts",
-        why: "value cycle McpTransport.ts <-> internal/reconnect.ts: the transport contract's rework (issue 27 step 3) ends it"
+        why:
+          "value cycle McpTransport.ts <-> internal/reconnect.ts: the transport contract's rework (issue 27 step 3) ends it"
       }
     ]
   }
@@ -104,7 +105,9 @@ const specifiersOf = (text, fileName) => {
       node.arguments.length > 0 && ts.isStringLiteral(node.arguments[0])
     ) {
       found.push({ specifier: node.arguments[0].text, dynamic: true })
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+    } else if (
+      ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)
+    ) {
       found.push({ specifier: node.argument.literal.text, dynamic: false })
     }
     ts.forEachChild(node, visit)
@@ -283,7 +286,9 @@ if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLTo
   if (process.argv.includes("--graph")) {
     for (const { layers, shown, valueEdges } of graphs) {
       for (const [from, targets] of valueEdges) {
-        for (const to of targets) console.log(`${shown(from)} (${layers.get(from)}) -> ${shown(to)} (${layers.get(to)})`)
+        for (const to of targets) {
+          console.log(`${shown(from)} (${layers.get(from)}) -> ${shown(to)} (${layers.get(to)})`)
+        }
       }
     }
   }

@@ -59,7 +59,8 @@ try {
     "@types/react",
     "esbuild"
   ]
-  const esbuildVersion = JSON.parse(fs.readFileSync(path.join(root, "node_modules/esbuild/package.json"), "utf8")).version
+  const esbuildVersion =
+    JSON.parse(fs.readFileSync(path.join(root, "node_modules/esbuild/package.json"), "utf8")).version
   fs.writeFileSync(
     path.join(app, "package.json"),
     JSON.stringify(
@@ -118,7 +119,9 @@ try {
     })
   )
   run("npx", ["tsc", "-p", "."], app, { stdio: "inherit" })
-  console.log(`pack: the installed packages type-check (skipLibCheck off, ${entries.length} public modules), internal/ is not importable`)
+  console.log(
+    `pack: the installed packages type-check (skipLibCheck off, ${entries.length} public modules), internal/ is not importable`
+  )
 
   const everything = path.join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js")
   const output = run("node", ["out/installed-app.js", "node", everything, "stdio"], app, { timeout: 60_000 })
@@ -150,10 +153,20 @@ try {
       `process.stdout.write(loaded.size + " " + compared)\n`
   )
   const [loaded, compared] = run("node", ["node-entries.mjs"], app, { timeout: 60_000 }).split(" ")
-  console.log(`pack: ${loaded} public modules load in Node (dist/node); ${compared} are the same namespace as an index's`)
+  console.log(
+    `pack: ${loaded} public modules load in Node (dist/node); ${compared} are the same namespace as an index's`
+  )
 
   const bundle = path.join(app, "out/browser.js")
-  run("npx", ["esbuild", "installed-browser.ts", "--bundle", "--minify", "--format=esm", "--platform=browser", `--outfile=${bundle}`], app)
+  run("npx", [
+    "esbuild",
+    "installed-browser.ts",
+    "--bundle",
+    "--minify",
+    "--format=esm",
+    "--platform=browser",
+    `--outfile=${bundle}`
+  ], app)
   const gzip = zlib.gzipSync(fs.readFileSync(bundle)).length
   console.log(`pack: browser bundle of the installed HTTP client: ${(gzip / 1024).toFixed(1)} KB gzip`)
 } catch (error) {

@@ -8,7 +8,8 @@ import { checkRepository } from "./key-material.mjs"
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..")
 const workspace = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"))
-const run = (command, args, cwd) => execFileSync(command, args, { cwd, stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" })
+const run = (command, args, cwd) =>
+  execFileSync(command, args, { cwd, stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" })
 
 checkRepository(root)
 run("npm", ["run", "build"], root)

@@ -6,10 +6,11 @@
  * One `ManagedRuntime` holds the platform services (process executor, HTTP
  * client); each session is `McpClient.make` in its own `Scope`.
  */
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import type * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import { McpClient, type McpTransport } from "@mcp-effect/core"
 import { HttpTransport } from "@mcp-effect/transport-http"
 import { NodeStdioTransport, StdioTransport } from "@mcp-effect/transport-stdio"
@@ -18,9 +19,8 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Scope from "effect/Scope"
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
-import { checkEcho, countOf, echoCall, type Holder, type Subject } from "../subject.js"
 import { type ServerCommand, serverEnv } from "../servers.js"
+import { checkEcho, countOf, echoCall, type Holder, type Subject } from "../subject.js"
 
 export type HttpClientKind = "fetch" | "undici"
 
@@ -75,7 +75,10 @@ export const make = (httpClient: HttpClientKind): Ours => {
       concurrent: (n) =>
         runtime.runPromise(Effect.gen(function*() {
           const start = performance.now()
-          yield* Effect.forEach(Array.from({ length: n }), () => client.callTool(echoCall), { concurrency: "unbounded", discard: true })
+          yield* Effect.forEach(Array.from({ length: n }), () => client.callTool(echoCall), {
+            concurrency: "unbounded",
+            discard: true
+          })
           return performance.now() - start
         })),
       close

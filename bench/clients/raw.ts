@@ -4,8 +4,8 @@
  * `JSON.stringify(message) + "\n"`, split stdout on newlines, match ids.
  */
 import { spawn } from "node:child_process"
-import { rawSubject, type Subject } from "../subject.js"
 import { childEnv, type ServerCommand } from "../servers.js"
+import { rawSubject, type Subject } from "../subject.js"
 
 interface Waiter {
   readonly resolve: (result: unknown) => void

@@ -6,8 +6,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { checkEcho, countOf, echoCall, elapsedSince, type Holder, type Subject } from "../subject.js"
 import { childEnv, type ServerCommand } from "../servers.js"
+import { checkEcho, countOf, echoCall, elapsedSince, type Holder, type Subject } from "../subject.js"
 
 const connect = async (transport: Transport): Promise<Client> => {
   const client = new Client({ name: "bench-sdk", version: "1.0.0" })
@@ -34,7 +34,9 @@ const subject = async (client: Client): Promise<Subject> => {
 
 /** A connected, initialized stdio session with its own server process. */
 export const openStdio = (server: ServerCommand): Promise<Client> =>
-  connect(new StdioClientTransport({ command: server.command, args: [...server.args], env: childEnv(), stderr: "inherit" }))
+  connect(
+    new StdioClientTransport({ command: server.command, args: [...server.args], env: childEnv(), stderr: "inherit" })
+  )
 
 export const startStdio = async (server: ServerCommand): Promise<Subject> => subject(await openStdio(server))
 

@@ -102,7 +102,12 @@ export const servers: ReadonlyArray<ServerSpec> = [
   },
   { server: "sentry", package: "@sentry/mcp-server", version: "0.39.0", args: [`--access-token=${fake}`] },
   { server: "hubspot", package: "@hubspot/mcp-server", version: "0.4.0", env: { PRIVATE_APP_ACCESS_TOKEN: fake } },
-  { server: "brave-search", package: "@modelcontextprotocol/server-brave-search", version: "0.6.2", env: { BRAVE_API_KEY: fake } },
+  {
+    server: "brave-search",
+    package: "@modelcontextprotocol/server-brave-search",
+    version: "0.6.2",
+    env: { BRAVE_API_KEY: fake }
+  },
   { server: "tavily", package: "tavily-mcp", version: "0.2.22", env: { TAVILY_API_KEY: fake } },
   { server: "exa", package: "exa-mcp-server", version: "3.4.1", env: { EXA_API_KEY: fake } },
   { server: "firecrawl", package: "firecrawl-mcp", version: "3.26.0", env: { FIRECRAWL_API_KEY: `fc-${fake}` } },
@@ -114,7 +119,12 @@ export const servers: ReadonlyArray<ServerSpec> = [
   { server: "linear", package: "@tacticlaunch/mcp-linear", version: "1.4.3", env: { LINEAR_API_TOKEN: fake } },
   { server: "airtable", package: "airtable-mcp-server", version: "1.14.0", env: { AIRTABLE_API_KEY: fake } },
   { server: "monday", package: "@mondaydotcomorg/monday-api-mcp", version: "3.3.0", args: ["-t", fake] },
-  { server: "elasticsearch", package: "@elastic/mcp-server-elasticsearch", version: "0.3.1", env: { ES_URL: "http://127.0.0.1:9", ES_API_KEY: fake } },
+  {
+    server: "elasticsearch",
+    package: "@elastic/mcp-server-elasticsearch",
+    version: "0.3.1",
+    env: { ES_URL: "http://127.0.0.1:9", ES_API_KEY: fake }
+  },
   { server: "pinecone", package: "@pinecone-database/mcp", version: "0.3.0", env: { PINECONE_API_KEY: fake } },
   { server: "playwright-ea", package: "@executeautomation/playwright-mcp-server", version: "1.0.12" },
   { server: "browser-tools", package: "@agentdeskai/browser-tools-mcp", version: "2.0.2" },
@@ -199,7 +209,16 @@ const redisServer = Effect.acquireRelease(
     const probe = createServer().listen(0, "127.0.0.1", () => {
       const port = (probe.address() as AddressInfo).port
       probe.close(() => {
-        const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+        const child = spawn("redis-server", [
+          "--port",
+          String(port),
+          "--bind",
+          "127.0.0.1",
+          "--save",
+          "",
+          "--appendonly",
+          "no"
+        ])
         child.on("error", (error) => resume(Effect.fail(error)))
         child.stdout.on("data", (chunk: Buffer) => {
           if (chunk.toString().includes("Ready to accept connections")) {
@@ -213,30 +232,35 @@ const redisServer = Effect.acquireRelease(
 )
 
 const capture = (spec: ServerSpec) =>
-  Effect.suspend(() => Effect.gen(function*() {
-    const client = yield* McpClient.make({ clientInfo: { name: "tool-corpus-capture", version: "1.0.0" }, prefetch: false })
-    const initialized = yield* client.initialized
-    const tools = yield* client.listTools
-    const result: CorpusServer = {
-      server: spec.server,
-      package: spec.package,
-      version: spec.version,
-      ...(initialized.instructions !== undefined ? { instructions: initialized.instructions } : {}),
-      tools: tools.map(pick)
-    }
-    return result
-  }).pipe(
-    Effect.provide(Layer.unwrapScoped(Effect.gen(function*() {
-      const redis = spec.redis === true ? [(yield* redisServer).url] : []
-      return NodeStdioTransport.layer({
-        command: process.execPath,
-        args: [binOf(spec), ...(spec.args ?? []), ...redis],
-        env: { NODE_NO_WARNINGS: "1", ...spec.env },
-        cwd: home(spec)
+  Effect.suspend(() =>
+    Effect.gen(function*() {
+      const client = yield* McpClient.make({
+        clientInfo: { name: "tool-corpus-capture", version: "1.0.0" },
+        prefetch: false
       })
-    }))),
-    Effect.scoped
-  )).pipe(
+      const initialized = yield* client.initialized
+      const tools = yield* client.listTools
+      const result: CorpusServer = {
+        server: spec.server,
+        package: spec.package,
+        version: spec.version,
+        ...(initialized.instructions !== undefined ? { instructions: initialized.instructions } : {}),
+        tools: tools.map(pick)
+      }
+      return result
+    }).pipe(
+      Effect.provide(Layer.unwrapScoped(Effect.gen(function*() {
+        const redis = spec.redis === true ? [(yield* redisServer).url] : []
+        return NodeStdioTransport.layer({
+          command: process.execPath,
+          args: [binOf(spec), ...(spec.args ?? []), ...redis],
+          env: { NODE_NO_WARNINGS: "1", ...spec.env },
+          cwd: home(spec)
+        })
+      }))),
+      Effect.scoped
+    )
+  ).pipe(
     Effect.timeoutFail({
       duration: `${Number(flags.timeout)} seconds`,
       onTimeout: () => new Error(`timed out after ${flags.timeout} s`)
@@ -248,7 +272,9 @@ if (!flags["no-install"]) {
   const queue = [...chosen]
   await Promise.all(Array.from({ length: 4 }, async () => {
     for (let spec = queue.shift(); spec !== undefined; spec = queue.shift()) {
-      await install(spec).catch((error) => console.error(`${spec!.server}: install failed: ${String(error).split("\n")[0]}`))
+      await install(spec).catch((error) =>
+        console.error(`${spec!.server}: install failed: ${String(error).split("\n")[0]}`)
+      )
     }
   }))
 }

@@ -40,7 +40,9 @@ export const hubRanker = {
   name: "hub ToolSearch (BM25F + synonyms)",
   build: (tools: ReadonlyArray<BenchTool>) => {
     const instructions = new Map<string, string>()
-    for (const tool of tools) if (tool.serverInstructions !== undefined) instructions.set(tool.server, tool.serverInstructions)
+    for (const tool of tools) {
+      if (tool.serverInstructions !== undefined) instructions.set(tool.server, tool.serverInstructions)
+    }
     const index = ToolSearch.makeIndex(tools.map(hubTool), { instructions })
     return (query: string, limit: number): ReadonlyArray<string> =>
       index.search(query, { limit }).map((hit) => `${hit.server}/${hit.tool.name}`)

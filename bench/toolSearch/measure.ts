@@ -80,7 +80,8 @@ export const scoreRanker = (
   options: { readonly latencyTools: number; readonly rounds: number }
 ): RankerScores => {
   const search = ranker.build(tools)
-  const recall = (kind?: Query["kind"]) => recallOf(search, kind === undefined ? queries : queries.filter((q) => q.kind === kind))
+  const recall = (kind?: Query["kind"]) =>
+    recallOf(search, kind === undefined ? queries : queries.filter((q) => q.kind === kind))
 
   const sized = toolsAt(tools, options.latencyTools)
   const builds: Array<number> = []
@@ -151,7 +152,8 @@ export const definitionsPayload = (tools: ReadonlyArray<ServerTool>): string =>
 /** The first sentence of `text`, at most `max` characters. */
 const firstSentence = (text: string, max: number) => {
   // markdown headings are titles, not summaries
-  const flat = text.split("\n").filter((line) => !line.trimStart().startsWith("#")).join(" ").replace(/\s+/g, " ").trim()
+  const flat = text.split("\n").filter((line) => !line.trimStart().startsWith("#")).join(" ").replace(/\s+/g, " ")
+    .trim()
   const end = flat.search(/[.!?](\s|$)/)
   const sentence = end === -1 ? flat : flat.slice(0, end + 1)
   return sentence.length <= max ? sentence : sentence.slice(0, max - 1) + "…"

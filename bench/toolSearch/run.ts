@@ -12,7 +12,7 @@
  */
 import { pathToFileURL } from "node:url"
 import { loadQueries, loadServers, loadTools } from "./corpus.js"
-import { definitionsPayload, deferredPayload, type Recall, scoreRanker, tokens } from "./measure.js"
+import { deferredPayload, definitionsPayload, type Recall, scoreRanker, tokens } from "./measure.js"
 import { rankers } from "./rankers.js"
 
 const percent = (value: number) => `${(value * 100).toFixed(1)}%`
@@ -31,24 +31,38 @@ export const toolSearch = (
   const lexical = queries.filter((query) => query.kind === "lexical").length
   const latencyTools = options.latencyTools ?? 600
   const rounds = options.rounds ?? 20
-  log(`tool search: ${tools.length} tools of ${servers.length} servers, ${queries.length} queries ` +
-    `(${lexical} lexical, ${queries.length - lexical} paraphrase); latency at ${latencyTools} tools, ${rounds} rounds`)
+  log(
+    `tool search: ${tools.length} tools of ${servers.length} servers, ${queries.length} queries ` +
+      `(${lexical} lexical, ${queries.length - lexical} paraphrase); latency at ${latencyTools} tools, ${rounds} rounds`
+  )
   for (const ranker of rankers) {
     const scores = scoreRanker(ranker, tools, queries, { latencyTools, rounds })
-    print(`tool search recall (${scores.ranker}): all ${recallText(scores.all)}; ` +
-      `lexical ${recallText(scores.lexical)}; paraphrase ${recallText(scores.paraphrase)} (higher is better)`)
-    print(`tool search latency at ${latencyTools} tools (${scores.ranker}): p50=${scores.searchP50.toFixed(3)} ` +
-      `p95=${scores.searchP95.toFixed(3)} cpu-p95=${scores.searchCpuP95.toFixed(3)} build=${scores.build.toFixed(2)} ` +
-      `build-cpu=${scores.buildCpu.toFixed(2)} (ms, lower is better)`)
+    print(
+      `tool search recall (${scores.ranker}): all ${recallText(scores.all)}; ` +
+        `lexical ${recallText(scores.lexical)}; paraphrase ${recallText(scores.paraphrase)} (higher is better)`
+    )
+    print(
+      `tool search latency at ${latencyTools} tools (${scores.ranker}): p50=${scores.searchP50.toFixed(3)} ` +
+        `p95=${scores.searchP95.toFixed(3)} cpu-p95=${scores.searchCpuP95.toFixed(3)} build=${
+          scores.build.toFixed(2)
+        } ` +
+        `build-cpu=${scores.buildCpu.toFixed(2)} (ms, lower is better)`
+    )
     if (ranker.deferredPayload !== undefined) {
-      print(`tool search deferred payload tokens (${ranker.name}, o200k_base): ${tokens(ranker.deferredPayload(servers))} ` +
-        `(lower is better)`)
+      print(
+        `tool search deferred payload tokens (${ranker.name}, o200k_base): ${
+          tokens(ranker.deferredPayload(servers))
+        } ` +
+          `(lower is better)`
+      )
     }
   }
   const whole = tokens(definitionsPayload(tools))
   const deferred = tokens(deferredPayload(servers))
-  print(`tool definitions tokens (o200k_base): whole corpus=${whole} deferred payload=${deferred} ` +
-    `ratio=${(deferred / whole).toFixed(3)} (lower is better)`)
+  print(
+    `tool definitions tokens (o200k_base): whole corpus=${whole} deferred payload=${deferred} ` +
+      `ratio=${(deferred / whole).toFixed(3)} (lower is better)`
+  )
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {

@@ -29,7 +29,9 @@ const makeLayer = (servers: Record<string, string>) =>
       approver: (request) =>
         Effect.sync(() => {
           asked.push({ tool: request.tool.name, server: request.server })
-          return decision === "approve" ? ApprovalDecision.approveOnce : ApprovalDecision.deny("denied in the browser suite")
+          return decision === "approve"
+            ? ApprovalDecision.approveOnce
+            : ApprovalDecision.deny("denied in the browser suite")
         })
     })),
     // servers see that this client renders MCP Apps
@@ -48,7 +50,12 @@ const start = async (servers: Record<string, string>) => {
   await stop()
   runtime = ManagedRuntime.make(makeLayer(servers))
   const statuses = await run(Effect.flatMap(ServerRegistry.ServerRegistry, (registry) => registry.awaitReady()))
-  return statuses.map((s) => ({ name: s.name, status: s._tag, protocolVersion: s.protocolVersion ?? "", error: s.lastError?.message ?? "" }))
+  return statuses.map((s) => ({
+    name: s.name,
+    status: s._tag,
+    protocolVersion: s.protocolVersion ?? "",
+    error: s.lastError?.message ?? ""
+  }))
 }
 
 const stop = async () => {
@@ -75,7 +82,13 @@ const mount = async (server: string, tool: string) => {
     React.createElement(
       RuntimeProvider.Provider,
       { layer: Layer.succeedContext(context) },
-      React.createElement(McpApp.McpApp, { server, tool: definition as McpSchema.Tool, input: {}, result, theme: "dark" })
+      React.createElement(McpApp.McpApp, {
+        server,
+        tool: definition as McpSchema.Tool,
+        input: {},
+        result,
+        theme: "dark"
+      })
     )
   )
 }
@@ -108,7 +121,6 @@ const modelFacing = (server: string) =>
       appTools: (yield* registry.appTools(server)).map((t) => t.tool.name)
     }
   }))
-
 ;(globalThis as { appsHarness?: unknown }).appsHarness = {
   start,
   stop,

@@ -22,7 +22,12 @@ export type Outcome<A> =
   | { readonly ok: true; readonly value: A }
   | {
     readonly ok: false
-    readonly error: { readonly tag: string; readonly reason?: string; readonly interaction?: string; readonly message: string }
+    readonly error: {
+      readonly tag: string
+      readonly reason?: string
+      readonly interaction?: string
+      readonly message: string
+    }
   }
 
 const describe = (e: unknown) => {
@@ -38,12 +43,17 @@ const describe = (e: unknown) => {
 const run = <A, E>(effect: Effect.Effect<A, E>, within: Duration.DurationInput = "15 seconds"): Promise<Outcome<A>> =>
   Effect.runPromise(
     effect.pipe(
-      Effect.timeoutFail({ duration: within, onTimeout: () => ({ _tag: "PageTimeout", message: `no outcome in ${Duration.format(within)}` }) }),
+      Effect.timeoutFail({
+        duration: within,
+        onTimeout: () => ({ _tag: "PageTimeout", message: `no outcome in ${Duration.format(within)}` })
+      }),
       Effect.match({
         onFailure: (error): Outcome<A> => ({ ok: false, error: describe(error) }),
         onSuccess: (value): Outcome<A> => ({ ok: true, value })
       }),
-      Effect.catchAllDefect((defect) => Effect.succeed<Outcome<A>>({ ok: false, error: { tag: "Defect", message: String(defect) } }))
+      Effect.catchAllDefect((defect) =>
+        Effect.succeed<Outcome<A>>({ ok: false, error: { tag: "Defect", message: String(defect) } })
+      )
     )
   )
 
@@ -63,7 +73,10 @@ const oauthLayer = (store: string, mode: "popup" | "redirect") =>
     Layer.orDie
   )
 
-const clientLayer = (options: HttpTransport.Options, auth?: { readonly store: string; readonly mode: "popup" | "redirect" }) =>
+const clientLayer = (
+  options: HttpTransport.Options,
+  auth?: { readonly store: string; readonly mode: "popup" | "redirect" }
+) =>
   McpClient.layer({ clientInfo, prefetch: false }).pipe(
     Layer.provide(
       auth === undefined
@@ -83,30 +96,36 @@ const textOf = (result: { readonly content: ReadonlyArray<unknown> }) =>
 
 /** Connects, lists, calls; then a slow call interrupted after two progress notices; then a ping. */
 const session = (url: string, tracePropagation?: boolean) =>
-  run(withClient(clientLayer({ url, ...(tracePropagation === undefined ? {} : { tracePropagation }) }), (client) =>
-    Effect.gen(function*() {
-      const initialized = yield* client.initialized
-      const tools = (yield* client.listTools).map((t) => t.name)
-      const echoed = textOf(yield* client.callTool({ name: "echo", arguments: { text: "hello from chromium" } }))
-      const progressed = yield* Deferred.make<void>()
-      const progress: Array<number> = []
-      const slow = yield* client.callTool({ name: "slow", arguments: { tag: "interrupted" } }, {
-        onProgress: (p) =>
-          Effect.suspend(() => {
-            progress.push(p.progress)
-            return progress.length >= 2 ? Deferred.succeed(progressed, undefined) : Effect.void
-          })
-      }).pipe(Effect.fork)
-      yield* Deferred.await(progressed)
-      yield* Fiber.interrupt(slow)
-      yield* client.ping
-      return { protocolVersion: initialized.protocolVersion, tools, echoed, progress }
-    })))
+  run(
+    withClient(clientLayer({ url, ...(tracePropagation === undefined ? {} : { tracePropagation }) }), (client) =>
+      Effect.gen(function*() {
+        const initialized = yield* client.initialized
+        const tools = (yield* client.listTools).map((t) =>
+          t.name
+        )
+        const echoed = textOf(yield* client.callTool({ name: "echo", arguments: { text: "hello from chromium" } }))
+        const progressed = yield* Deferred.make<void>()
+        const progress: Array<number> = []
+        const slow = yield* client.callTool({ name: "slow", arguments: { tag: "interrupted" } }, {
+          onProgress: (p) =>
+            Effect.suspend(() => {
+              progress.push(p.progress)
+              return progress.length >= 2 ? Deferred.succeed(progressed, undefined) : Effect.void
+            })
+        }).pipe(Effect.fork)
+        yield* Deferred.await(progressed)
+        yield* Fiber.interrupt(slow)
+        yield* client.ping
+        return { protocolVersion: initialized.protocolVersion, tools, echoed, progress }
+      }))
+  )
 
 /** Only initializes: for the refused-headers case. */
 const connectOnly = (url: string, tracePropagation?: boolean) =>
-  run(withClient(clientLayer({ url, ...(tracePropagation === undefined ? {} : { tracePropagation }) }), (client) =>
-    Effect.map(client.initialized, (i) => i.protocolVersion)))
+  run(
+    withClient(clientLayer({ url, ...(tracePropagation === undefined ? {} : { tracePropagation }) }), (client) =>
+      Effect.map(client.initialized, (i) => i.protocolVersion))
+  )
 
 // --- server-everything ---------------------------------------------------------
 
@@ -117,45 +136,67 @@ const connectOnly = (url: string, tracePropagation?: boolean) =>
  * that queues behind connections the cancelled calls still hold never ends.
  */
 const cancelsThenRoundTrip = (url: string, cancels: number) =>
-  run(withClient(
-    McpClient.layer({ clientInfo, prefetch: false }).pipe(
-      Layer.provide(Elicitation.layer(() => Effect.succeed({ action: "accept" as const, content: { name: "Chromium" } }))),
-      Layer.provide(HttpTransport.layer({ url })),
-      Layer.provide(FetchHttpClient.layer)
+  run(
+    withClient(
+      McpClient.layer({ clientInfo, prefetch: false }).pipe(
+        Layer.provide(
+          Elicitation.layer(() => Effect.succeed({ action: "accept" as const, content: { name: "Chromium" } }))
+        ),
+        Layer.provide(HttpTransport.layer({ url })),
+        Layer.provide(FetchHttpClient.layer)
+      ),
+      (client) =>
+        Effect.gen(function*() {
+          const step = <A, E>(what: string, effect: Effect.Effect<A, E>) =>
+            Effect.timeoutFail(effect, {
+              duration: "10 seconds",
+              onTimeout: () => ({ _tag: "StepTimeout", message: `${what}: no answer in 10 s` })
+            })
+          yield* step("initialize", client.initialized)
+          for (let i = 0; i < cancels; i++) {
+            const progressed = yield* Deferred.make<void>()
+            const call = yield* client.callTool({
+              name: "trigger-long-running-operation",
+              arguments: { duration: 30, steps: 30 }
+            }, {
+              onProgress: () => Deferred.succeed(progressed, undefined)
+            }).pipe(Effect.fork)
+            yield* step(`progress of call ${i + 1}`, Deferred.await(progressed))
+            yield* Fiber.interrupt(call)
+          }
+          const echoed = textOf(
+            yield* step("echo", client.callTool({ name: "echo", arguments: { message: "after the cancels" } }))
+          )
+          const elicited = textOf(
+            yield* step("elicitation", client.callTool({ name: "trigger-elicitation-request", arguments: {} }))
+          )
+          return { echoed, elicited }
+        })
     ),
-    (client) =>
-      Effect.gen(function*() {
-        const step = <A, E>(what: string, effect: Effect.Effect<A, E>) =>
-          Effect.timeoutFail(effect, { duration: "10 seconds", onTimeout: () => ({ _tag: "StepTimeout", message: `${what}: no answer in 10 s` }) })
-        yield* step("initialize", client.initialized)
-        for (let i = 0; i < cancels; i++) {
-          const progressed = yield* Deferred.make<void>()
-          const call = yield* client.callTool({ name: "trigger-long-running-operation", arguments: { duration: 30, steps: 30 } }, {
-            onProgress: () => Deferred.succeed(progressed, undefined)
-          }).pipe(Effect.fork)
-          yield* step(`progress of call ${i + 1}`, Deferred.await(progressed))
-          yield* Fiber.interrupt(call)
-        }
-        const echoed = textOf(yield* step("echo", client.callTool({ name: "echo", arguments: { message: "after the cancels" } })))
-        const elicited = textOf(yield* step("elicitation", client.callTool({ name: "trigger-elicitation-request", arguments: {} })))
-        return { echoed, elicited }
-      })
-  ), "120 seconds")
+    "120 seconds"
+  )
 
 // --- token store -----------------------------------------------------------
 
 const key = (resource: string, issuer: string) => ({ resource, issuer })
 
 const storeSave = (name: string, resource: string, issuer: string, token: string) =>
-  run(Effect.scoped(Effect.flatMap(BrowserTokenStore.make({ name }), (store) =>
-    store.setTokens(key(resource, issuer), { accessToken: Redacted.make(token), tokenType: "Bearer" }))))
+  run(
+    Effect.scoped(Effect.flatMap(BrowserTokenStore.make({ name }), (store) =>
+      store.setTokens(key(resource, issuer), { accessToken: Redacted.make(token), tokenType: "Bearer" })))
+  )
 
 const storeRead = (name: string, resource: string, issuer: string) =>
-  run(Effect.scoped(Effect.flatMap(BrowserTokenStore.make({ name }), (store) =>
-    Effect.map(store.getTokens(key(resource, issuer)), Option.match({
-      onNone: () => null,
-      onSome: (tokens) => Redacted.value(tokens.accessToken)
-    })))))
+  run(
+    Effect.scoped(Effect.flatMap(BrowserTokenStore.make({ name }), (store) =>
+      Effect.map(
+        store.getTokens(key(resource, issuer)),
+        Option.match({
+          onNone: () => null,
+          onSome: (tokens) => Redacted.value(tokens.accessToken)
+        })
+      )))
+  )
 
 const idb = <A>(name: string, mode: IDBTransactionMode, f: (store: IDBObjectStore) => IDBRequest<A>) =>
   new Promise<A>((resolve, reject) => {
@@ -181,7 +222,11 @@ const storeTamper = async (name: string) => {
   for (const k of await storeKeys(name)) {
     const value = await idb<string>(name, "readonly", (s) => s.get(k))
     const i = Math.floor(value.length / 2)
-    await idb(name, "readwrite", (s) => s.put(value.slice(0, i) + (value[i] === "A" ? "B" : "A") + value.slice(i + 1), k))
+    await idb(
+      name,
+      "readwrite",
+      (s) => s.put(value.slice(0, i) + (value[i] === "A" ? "B" : "A") + value.slice(i + 1), k)
+    )
   }
 }
 
@@ -238,8 +283,10 @@ const completeRedirect = (store: string, serverUrl: string) =>
 
 /** Calls `read` on a protected endpoint: a 401 starts the flow when the store has no token. */
 const callProtected = (url: string, store: string) =>
-  run(withClient(clientLayer({ url }, { store, mode: "popup" }), (client) =>
-    Effect.map(client.callTool({ name: "read", arguments: {} }), textOf)))
+  run(
+    withClient(clientLayer({ url }, { store, mode: "popup" }), (client) =>
+      Effect.map(client.callTool({ name: "read", arguments: {} }), textOf))
+  )
 
 /** Runs `action` from the next click on the button (a user gesture); the outcome lands in `clicked`. */
 const onClick = (action: () => Promise<unknown>) => {

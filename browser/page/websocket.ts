@@ -11,15 +11,21 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
 export type WebSocketOutcome =
-  | { readonly ok: true; readonly tools: ReadonlyArray<string>; readonly echoed: string; readonly protocolVersion: string }
+  | {
+    readonly ok: true
+    readonly tools: ReadonlyArray<string>
+    readonly echoed: string
+    readonly protocolVersion: string
+  }
   | { readonly ok: false; readonly tag: string; readonly message: string }
 
 const session = (url: string): Promise<WebSocketOutcome> =>
   Effect.runPromise(
     Effect.scoped(Effect.gen(function*() {
-      const layer = McpClient.layer({ clientInfo: { name: "browser-suite-ws", version: "1.0.0" }, prefetch: false }).pipe(
-        Layer.provide(BrowserWebSocketTransport.layer({ url }))
-      )
+      const layer = McpClient.layer({ clientInfo: { name: "browser-suite-ws", version: "1.0.0" }, prefetch: false })
+        .pipe(
+          Layer.provide(BrowserWebSocketTransport.layer({ url }))
+        )
       const client = Context.get(yield* Layer.build(layer), McpClient.McpClient)
       const initialized = yield* client.initialized
       const tools = (yield* client.listTools).map((tool) => tool.name)
@@ -27,12 +33,16 @@ const session = (url: string): Promise<WebSocketOutcome> =>
       const echoed = result.content.map((c) => (c as { readonly text?: string }).text ?? "").join("")
       return { ok: true, tools, echoed, protocolVersion: initialized.protocolVersion } as WebSocketOutcome
     })).pipe(
-      Effect.timeoutFail({ duration: "15 seconds", onTimeout: () => ({ _tag: "PageTimeout", message: "no outcome in 15 s" }) }),
+      Effect.timeoutFail({
+        duration: "15 seconds",
+        onTimeout: () => ({ _tag: "PageTimeout", message: "no outcome in 15 s" })
+      }),
       Effect.catchAll((error) =>
         Effect.succeed<WebSocketOutcome>({ ok: false, tag: String(error._tag), message: String(error.message) })
       ),
-      Effect.catchAllDefect((defect) => Effect.succeed<WebSocketOutcome>({ ok: false, tag: "Defect", message: String(defect) }))
+      Effect.catchAllDefect((defect) =>
+        Effect.succeed<WebSocketOutcome>({ ok: false, tag: "Defect", message: String(defect) })
+      )
     )
   )
-
 ;(globalThis as { websocketHarness?: unknown }).websocketHarness = { session }

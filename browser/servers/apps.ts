@@ -12,9 +12,9 @@
  *   `report` tool the UI calls with what its fetches did.
  */
 import { toNodeHandler } from "@modelcontextprotocol/node"
-import { createMcpHandler, fromJsonSchema, McpServer as McpServerV2 } from "@modelcontextprotocol/server"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
+import { createMcpHandler, fromJsonSchema, McpServer as McpServerV2 } from "@modelcontextprotocol/server"
 import * as http from "node:http"
 import { z } from "zod"
 import { listenLoopback, readJsonBody } from "../../packages/transport-http/test/fixtures/loopback.js"
@@ -81,7 +81,9 @@ const serveModern = async (pageOrigin: string, build: () => unknown): Promise<Ap
  */
 export const startOfficialApp = async (pkg: string, pageOrigin: string): Promise<AppServer> => {
   const { createServer } = await import(pkg) as { createServer: () => unknown }
-  const handler = createMcpHandler(() => createServer() as never, { onerror: (error) => console.error("app server:", error) })
+  const handler = createMcpHandler(() => createServer() as never, {
+    onerror: (error) => console.error("app server:", error)
+  })
   const node = toNodeHandler(handler)
   const served = await serve(pageOrigin, async (req, res, body) => {
     const request = body as { id?: unknown; method?: unknown } | undefined
@@ -106,7 +108,8 @@ export interface ClockApp extends AppServer {
 
 export const clockUri = "ui://clock/app.html"
 
-const clockHtml = (version: number, declared: string, undeclared: string) => `<!doctype html>
+const clockHtml = (version: number, declared: string, undeclared: string) =>
+  `<!doctype html>
 <html><head><meta charset="utf-8"></head><body>
 <h1 id="version">clock v${version}</h1><button id="now">What time is it?</button><button id="leave">Leave</button><p id="time"></p>
 <script>
@@ -179,37 +182,54 @@ export const startClockApp = async (
     }))
     return server
   }
-  const served = era === "2026-07-28" ? await serveModern(pageOrigin, () => buildModern()) : await serve(pageOrigin, async (req, res, body) => {
-    // stateless: a server and a transport per request
-    const transport = new StreamableHTTPServerTransport({})
-    const server = build()
-    res.on("close", () => void transport.close().then(() => server.close()))
-    await server.connect(transport)
-    await transport.handleRequest(req, res, body)
-  })
+  const served = era === "2026-07-28" ?
+    await serveModern(pageOrigin, () => buildModern()) :
+    await serve(pageOrigin, async (req, res, body) => {
+      // stateless: a server and a transport per request
+      const transport = new StreamableHTTPServerTransport({})
+      const server = build()
+      res.on("close", () => void transport.close().then(() => server.close()))
+      await server.connect(transport)
+      await transport.handleRequest(req, res, body)
+    })
   url = served.url
   return { ...served, reports, setVersion: (next) => void (version = next) }
 
   function buildModern() {
-    const server = new McpServerV2({ name: "clock-app-2026", version: "1.0.0" }, { capabilities: { tools: {}, resources: {} } })
+    const server = new McpServerV2({ name: "clock-app-2026", version: "1.0.0" }, {
+      capabilities: { tools: {}, resources: {} }
+    })
     server.registerTool("get-time", {
       description: "The time, with a clock UI",
       inputSchema: fromJsonSchema({ type: "object", properties: {} } as never),
       _meta: { ui: { resourceUri: clockUri } }
     }, (async () => ({ content: [{ type: "text", text: "12:00" }] })) as never)
-    server.registerTool("report", {
-      description: "What the UI's fetches did (for its app only)",
-      inputSchema: fromJsonSchema({ type: "object", properties: { declared: { type: "string" }, undeclared: { type: "string" } } } as never),
-      _meta: { ui: { resourceUri: clockUri, visibility: ["app"] } }
-    }, (async (args: Record<string, unknown>) => (reports.push(args), { content: [{ type: "text", text: "noted" }] })) as never)
-    server.registerResource("clock-ui", clockUri, { mimeType }, (async () => ({
-      contents: [{
-        uri: clockUri,
-        mimeType,
-        text: clockHtml(version, url, undeclared),
-        _meta: { ui: { csp: { connectDomains: [new URL(url).origin] }, prefersBorder: true } }
-      }]
-    })) as never)
+    server.registerTool(
+      "report",
+      {
+        description: "What the UI's fetches did (for its app only)",
+        inputSchema: fromJsonSchema(
+          { type: "object", properties: { declared: { type: "string" }, undeclared: { type: "string" } } } as never
+        ),
+        _meta: { ui: { resourceUri: clockUri, visibility: ["app"] } }
+      },
+      (async (
+        args: Record<string, unknown>
+      ) => (reports.push(args), { content: [{ type: "text", text: "noted" }] })) as never
+    )
+    server.registerResource(
+      "clock-ui",
+      clockUri,
+      { mimeType },
+      (async () => ({
+        contents: [{
+          uri: clockUri,
+          mimeType,
+          text: clockHtml(version, url, undeclared),
+          _meta: { ui: { csp: { connectDomains: [new URL(url).origin] }, prefersBorder: true } }
+        }]
+      })) as never
+    )
     return server
   }
 }

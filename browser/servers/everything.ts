@@ -22,7 +22,9 @@ export interface Recorded {
   readonly at: number
 }
 
-const entry = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url))
+const entry = fileURLToPath(
+  new URL("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url)
+)
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {

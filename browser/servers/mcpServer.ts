@@ -22,7 +22,13 @@ import * as http from "node:http"
 import { z } from "zod"
 import { listenLoopback, readJsonBody } from "../../packages/transport-http/test/fixtures/loopback.js"
 
-export const allowedHeaders = ["content-type", "mcp-session-id", "mcp-protocol-version", "last-event-id", "authorization"]
+export const allowedHeaders = [
+  "content-type",
+  "mcp-session-id",
+  "mcp-protocol-version",
+  "last-event-id",
+  "authorization"
+]
 
 export interface Recorded {
   readonly method: string
@@ -72,7 +78,10 @@ const makeServer = (aborted: Array<string>) => {
       extra.signal.addEventListener("abort", () => aborted.push(tag), { once: true })
       for (let step = 1; step <= 200 && !extra.signal.aborted; step++) {
         if (token !== undefined) {
-          await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: step } })
+          await extra.sendNotification({
+            method: "notifications/progress",
+            params: { progressToken: token, progress: step }
+          })
         }
         await new Promise((resolve) => setTimeout(resolve, 50))
       }
@@ -182,7 +191,7 @@ export const startMcpFixture = async (options: McpFixtureOptions): Promise<McpFi
     expireSessions: (options) => {
       const forgotten = [...transports.values()]
       transports.clear()
-      if (options?.close === true) for (const transport of forgotten) void transport.close()
+      if (options?.close === true) { for (const transport of forgotten) void transport.close() }
       else for (const transport of forgotten) expired.push(transport)
     },
     close: async () => {

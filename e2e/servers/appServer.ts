@@ -20,7 +20,10 @@ export const startAppServer = async (root: string) => {
     const file = path.startsWith("/assets/") ? join(root, path) : join(root, "index.html")
     try {
       const body = await readFile(file)
-      res.writeHead(200, { "content-type": types[extname(file)] ?? "application/octet-stream", "cache-control": "no-store" }).end(body)
+      res.writeHead(200, {
+        "content-type": types[extname(file)] ?? "application/octet-stream",
+        "cache-control": "no-store"
+      }).end(body)
     } catch {
       res.writeHead(404).end()
     }

@@ -23,7 +23,11 @@ export const tools: ReadonlyArray<Tool> = [
     name: "search_docs",
     title: "Search the docs",
     description: "Searches the public documentation (read-only, reaches the internet)",
-    inputSchema: { type: "object", properties: { query: { type: "string", description: "what to look for" } }, required: ["query"] },
+    inputSchema: {
+      type: "object",
+      properties: { query: { type: "string", description: "what to look for" } },
+      required: ["query"]
+    },
     annotations: { readOnlyHint: true, openWorldHint: true, idempotentHint: true },
     icons: [{ src: icon("#1971c2", "S"), mimeType: "image/svg+xml" }]
   },
@@ -47,7 +51,11 @@ export const tools: ReadonlyArray<Tool> = [
     name: "build_report",
     title: "Build a report",
     description: "A long job: one progress step every 200 ms until done or cancelled",
-    inputSchema: { type: "object", properties: { steps: { type: "integer", description: "how many steps" } }, required: ["steps"] },
+    inputSchema: {
+      type: "object",
+      properties: { steps: { type: "integer", description: "how many steps" } },
+      required: ["steps"]
+    },
     annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     icons: [{ src: icon("#5f3dc4", "R"), mimeType: "image/svg+xml" }]
   },
@@ -115,13 +123,17 @@ export const makeConsoleServer = (aborted: Array<string>) => {
       }
       case "export_archive": {
         const store = extra.taskStore
-        if (store === undefined || request.params.task === undefined) throw new Error("export_archive runs as a task only")
+        if (store === undefined || request.params.task === undefined) {
+          throw new Error("export_archive runs as a task only")
+        }
         const steps = Math.min(Math.max(Number(args.steps) || 10, 1), 600)
         const task = await store.createTask({ ttl: 60_000, pollInterval: 200 })
         void (async () => {
           for (let step = 1; step <= steps; step++) {
             await new Promise((resolve) => setTimeout(resolve, 200))
-            if ((await store.getTask(task.taskId)).status === "cancelled") return void aborted.push(`task:${task.taskId}`)
+            if ((await store.getTask(task.taskId)).status === "cancelled") {
+              return void aborted.push(`task:${task.taskId}`)
+            }
             if (step < steps) await store.updateTaskStatus(task.taskId, "working", `step ${step} of ${steps}`)
           }
           await store.storeTaskResult(task.taskId, "completed", text(`archive of ${steps} steps exported`))

@@ -6,8 +6,8 @@
  * confidential one (`web-console-confidential`: its token requests are
  * refused with `invalid_client`). All on 127.0.0.1.
  */
-import { startAuthServer } from "../../packages/oauth/test/fixtures/authServer.js"
 import { type McpFixture, startMcpFixture } from "../../browser/servers/mcpServer.js"
+import { startAuthServer } from "../../packages/oauth/test/fixtures/authServer.js"
 import { makeConsoleServer } from "./consoleServer.js"
 
 export const clientId = "web-console"
@@ -20,7 +20,10 @@ export const startDemoServers = async (appOrigin: string) => {
   let mcp: McpFixture | undefined
   const auth = await startAuthServer({
     resource: () => `${mcp!.origin}/secure/mcp`,
-    publicClients: [clientId, ...popupClientIds].map((id) => ({ client_id: id, redirect_uris: [`${appOrigin}/oauth/callback`] })),
+    publicClients: [clientId, ...popupClientIds].map((id) => ({
+      client_id: id,
+      redirect_uris: [`${appOrigin}/oauth/callback`]
+    })),
     confidentialBrowserClients: [{ client_id: confidentialClientId, redirect_uris: [`${appOrigin}/oauth/callback`] }]
   })
   mcp = await startMcpFixture({

@@ -12,7 +12,9 @@ const Hub = NodeHub.layer({
   // carries an `UntrustedServer` warning, so no server approves itself by what its annotations claim
   approver: (request) =>
     Effect.succeed(
-      request.trusted && request.warnings.length === 0 ? ApprovalDecision.approveOnce : ApprovalDecision.deny("needs a person")
+      request.trusted && request.warnings.length === 0
+        ? ApprovalDecision.approveOnce
+        : ApprovalDecision.deny("needs a person")
     )
 })
 

@@ -10,5 +10,11 @@ export default defineConfig({
   resolve: { conditions: ["@mcp-effect/source", ...defaultClientConditions] },
   server: { host: "127.0.0.1", port: 5173, strictPort: false },
   preview: { host: "127.0.0.1" },
-  build: { outDir: "dist", emptyOutDir: true, target: "es2022", reportCompressedSize: true, chunkSizeWarningLimit: 1000 }
+  build: {
+    outDir: "dist",
+    emptyOutDir: true,
+    target: "es2022",
+    reportCompressedSize: true,
+    chunkSizeWarningLimit: 1000
+  }
 })

@@ -1,7 +1,7 @@
 // Era negotiation against real servers when the eras do not meet: a typed error at once, never a
 // hang; and `ping`, which 2026-07-28 lacks, is that era's liveness check (`server/discover`).
 import { expect, layer } from "@effect/vitest"
-import { McpClient, type McpTransport, McpSchema } from "@mcp-effect/core"
+import { McpClient, McpSchema, type McpTransport } from "@mcp-effect/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Fixture from "./fixtures/launch.js"

@@ -5,8 +5,8 @@
 import type { ApprovalPolicy, McpSchema } from "@mcp-effect/core"
 import type { ServerConfig } from "@mcp-effect/hub"
 import { ServerRegistry, ToolFormat } from "@mcp-effect/hub"
-import { Approvals, Elicitations, History, Registry, RuntimeProvider, ToolCall } from "@mcp-effect/react"
 import type * as TokenStore from "@mcp-effect/oauth/TokenStore"
+import { Approvals, Elicitations, History, Registry, RuntimeProvider, ToolCall } from "@mcp-effect/react"
 import * as Effect from "effect/Effect"
 import * as React from "react"
 import { AppsPanel } from "./apps.js"
@@ -17,13 +17,16 @@ import { SignInNotice, useSigningIn } from "./signIn.js"
 const useRegistryAction = () => {
   const runtime = RuntimeProvider.useRuntime()
   const [error, setError] = React.useState<string | undefined>(undefined)
-  const run = React.useCallback((f: (registry: ServerRegistry.Service) => Effect.Effect<void, unknown, TokenStore.TokenStore>) => {
-    if (runtime === null) return
-    setError(undefined)
-    runtime.runPromise(Effect.flatMap(ServerRegistry.ServerRegistry, f)).catch((e: unknown) =>
-      setError(e instanceof Error ? e.message : String(e))
-    )
-  }, [runtime])
+  const run = React.useCallback(
+    (f: (registry: ServerRegistry.Service) => Effect.Effect<void, unknown, TokenStore.TokenStore>) => {
+      if (runtime === null) return
+      setError(undefined)
+      runtime.runPromise(Effect.flatMap(ServerRegistry.ServerRegistry, f)).catch((e: unknown) =>
+        setError(e instanceof Error ? e.message : String(e))
+      )
+    },
+    [runtime]
+  )
   return { run, error }
 }
 
@@ -45,7 +48,9 @@ const errorText = (error: unknown, hints?: { readonly oauthWithoutClientId?: boo
     (hints?.oauthWithoutClientId === true && /OAuth Http/.test(raw) && !/well-known/.test(raw))
   if (registrationFailed) {
     return "This server needs a client id: its authorization server offers no dynamic client registration to this " +
-      `page (${/OAuth Registration/.test(raw) ? "none is advertised" : "the registration endpoint refuses this origin"}). ` +
+      `page (${
+        /OAuth Registration/.test(raw) ? "none is advertised" : "the registration endpoint refuses this origin"
+      }). ` +
       "Register the console with the authorization server and enter its client id."
   }
   if (/invalid_client/.test(raw)) {
@@ -53,8 +58,12 @@ const errorText = (error: unknown, hints?: { readonly oauthWithoutClientId?: boo
       "browser page cannot keep. Check the client id in the server's settings (a public client, no secret)."
   }
   if (/OAuth Interaction/.test(raw)) {
-    if (/blocked/i.test(raw)) return "The sign-in window was blocked by the browser. Allow popups for this page, then Reconnect."
-    if (/closed/i.test(raw)) return "The sign-in window was closed before the sign-in finished. Reconnect to sign in again."
+    if (/blocked/i.test(raw)) {
+      return "The sign-in window was blocked by the browser. Allow popups for this page, then Reconnect."
+    }
+    if (/closed/i.test(raw)) {
+      return "The sign-in window was closed before the sign-in finished. Reconnect to sign in again."
+    }
     if (/cancelled/i.test(raw)) return "The sign-in was cancelled. Reconnect to sign in again."
     if (/no callback within/i.test(raw)) {
       return "The sign-in did not finish in time (the sign-in window sent no answer). Reconnect to sign in again."
@@ -70,7 +79,9 @@ const statusLabel = (status: ToolCall.Status | History.Status): string =>
 // --- servers ---------------------------------------------------------------
 
 /** The status; while the connection waits for a sign-in, "Signing in" (the sign-in notice says where). */
-const StatusBadge = ({ status, signingIn = false }: { readonly status: ServerRegistry.ServerStatus; readonly signingIn?: boolean }) => {
+const StatusBadge = (
+  { signingIn = false, status }: { readonly status: ServerRegistry.ServerStatus; readonly signingIn?: boolean }
+) => {
   const waiting = signingIn && (status._tag === "Connecting" || status._tag === "Reconnecting")
   return (
     <span className={`status status-${waiting ? "Connecting" : status._tag}`} data-testid={`status-${status.name}`}>
@@ -98,11 +109,24 @@ const ServerRow = ({ status }: { readonly status: ServerRegistry.ServerStatus })
   return (
     <tr data-testid={`server-${status.name}`}>
       <td>{status.name}{status.trusted && <span className="badge trusted">trusted</span>}</td>
-      <td>{status.transport === "sse" ? "SSE (legacy)" : status.transport === "http" ? "Streamable HTTP" : status.transport}</td>
-      <td><StatusBadge status={status} signingIn={signingIn} /></td>
-      <td><code data-testid={`session-${status.name}`}>{status.sessionId ?? "-"}</code></td>
+      <td>
+        {status.transport === "sse"
+          ? "SSE (legacy)"
+          : status.transport === "http"
+          ? "Streamable HTTP"
+          : status.transport}
+      </td>
+      <td>
+        <StatusBadge status={status} signingIn={signingIn} />
+      </td>
+      <td>
+        <code data-testid={`session-${status.name}`}>{status.sessionId ?? "-"}</code>
+      </td>
       <td>{status.toolCount}</td>
-      <td className="error">{errorText(status.lastError, { oauthWithoutClientId: savedServers()[status.name]?.oauthWithoutClientId })}{error}</td>
+      <td className="error">
+        {errorText(status.lastError, { oauthWithoutClientId: savedServers()[status.name]?.oauthWithoutClientId })}
+        {error}
+      </td>
       <td className="actions">
         <button onClick={() => run((r) => r.reconnect(status.name))}>Reconnect</button>
         <button onClick={() => run((r) => removeServer(r, status.name))}>Remove</button>
@@ -112,7 +136,9 @@ const ServerRow = ({ status }: { readonly status: ServerRegistry.ServerStatus })
 }
 
 /** The result of a connection test, inside the test's own runtime. */
-const TestResult = ({ name, oauthWithoutClientId }: { readonly name: string; readonly oauthWithoutClientId: boolean }) => {
+const TestResult = (
+  { name, oauthWithoutClientId }: { readonly name: string; readonly oauthWithoutClientId: boolean }
+) => {
   const status = Registry.useServer(name)
   const tools = Registry.useHubTools()
   // the test's runtime has this one server: any sign-in in it is this server's
@@ -121,13 +147,24 @@ const TestResult = ({ name, oauthWithoutClientId }: { readonly name: string; rea
   return (
     <div className="test-result" data-testid="test-result">
       <p>
-        <StatusBadge status={status} signingIn={signingIn} /> {status.serverInfo !== undefined && `${status.serverInfo.name} ${status.serverInfo.version}`}
-        {status.protocolVersion !== undefined && <span className="muted"> · protocol {status.protocolVersion}</span>}
+        <StatusBadge status={status} signingIn={signingIn} />{" "}
+        {status.serverInfo !== undefined && `${status.serverInfo.name} ${status.serverInfo.version}`}
+        {status.protocolVersion !== undefined && <span className="muted">· protocol {status.protocolVersion}</span>}
       </p>
-      <p>Mcp-Session-Id: <code data-testid="test-session">{status.sessionId ?? "-"}</code></p>
+      <p>
+        Mcp-Session-Id: <code data-testid="test-session">{status.sessionId ?? "-"}</code>
+      </p>
       <SignInNotice />
-      {status.lastError !== undefined && <p className="error">{errorText(status.lastError, { oauthWithoutClientId })}</p>}
-      <ul className="tool-chips">{tools.map((t) => <li key={t.name}><ToolIcon tool={t.tool} /> {t.tool.title ?? t.tool.name}</li>)}</ul>
+      {status.lastError !== undefined && (
+        <p className="error">{errorText(status.lastError, { oauthWithoutClientId })}</p>
+      )}
+      <ul className="tool-chips">
+        {tools.map((t) => (
+          <li key={t.name}>
+            <ToolIcon tool={t.tool} /> {t.tool.title ?? t.tool.name}
+          </li>
+        ))}
+      </ul>
       <p className="hint">A test saves nothing: Save adds the server, Cancel leaves the list as it was.</p>
     </div>
   )
@@ -142,7 +179,9 @@ const AddServer = ({ onDone }: { readonly onDone: () => void }) => {
   const [clientId, setClientId] = React.useState("")
   const [scopes, setScopes] = React.useState("")
   // each test runs in a runtime of its own (a new object, a new test); closing it closes its session
-  const [test, setTest] = React.useState<{ readonly config: ServerConfig.ServerConfig; readonly layer: ReturnType<typeof testLayer> } | undefined>(undefined)
+  const [test, setTest] = React.useState<
+    { readonly config: ServerConfig.ServerConfig; readonly layer: ReturnType<typeof testLayer> } | undefined
+  >(undefined)
   const runtime = RuntimeProvider.useRuntime()
   const [error, setError] = React.useState<string | undefined>(undefined)
 
@@ -193,8 +232,18 @@ const AddServer = ({ onDone }: { readonly onDone: () => void }) => {
   return (
     <section className="card add-server" aria-label="Add server">
       <h3>Add server</h3>
-      <label>Name <input name="server-name" value={name} onChange={(e) => setName(e.target.value)} /></label>
-      <label>URL <input name="server-url" value={url} placeholder="http://127.0.0.1:3000/mcp" onChange={(e) => setUrl(e.target.value)} /></label>
+      <label>
+        Name <input name="server-name" value={name} onChange={(e) => setName(e.target.value)} />
+      </label>
+      <label>
+        URL{" "}
+        <input
+          name="server-url"
+          value={url}
+          placeholder="http://127.0.0.1:3000/mcp"
+          onChange={(e) => setUrl(e.target.value)}
+        />
+      </label>
       <label>
         Transport
         <select name="transport" value={transport} onChange={(e) => setTransport(e.target.value as "Http" | "Sse")}>
@@ -202,7 +251,10 @@ const AddServer = ({ onDone }: { readonly onDone: () => void }) => {
           <option value="Sse">HTTP+SSE (legacy)</option>
         </select>
       </label>
-      <label className="inline"><input type="checkbox" name="trusted" checked={trusted} onChange={(e) => setTrusted(e.target.checked)} /> Trusted server</label>
+      <label className="inline">
+        <input type="checkbox" name="trusted" checked={trusted} onChange={(e) => setTrusted(e.target.checked)} />{" "}
+        Trusted server
+      </label>
       <label>
         Authentication
         <select name="auth" value={auth} onChange={(e) => setAuth(e.target.value as "none" | "oauth2")}>
@@ -213,12 +265,17 @@ const AddServer = ({ onDone }: { readonly onDone: () => void }) => {
       {auth === "oauth2" && (
         <fieldset>
           <legend>OAuth 2.1</legend>
-          <label>Client ID <input name="client-id" value={clientId} onChange={(e) => setClientId(e.target.value)} /></label>
-          <label>Scopes <input name="scopes" value={scopes} placeholder="mcp:read" onChange={(e) => setScopes(e.target.value)} /></label>
+          <label>
+            Client ID <input name="client-id" value={clientId} onChange={(e) => setClientId(e.target.value)} />
+          </label>
+          <label>
+            Scopes{" "}
+            <input name="scopes" value={scopes} placeholder="mcp:read" onChange={(e) => setScopes(e.target.value)} />
+          </label>
           <p className="hint">
-            The authorization and token endpoints are discovered from the server (protected-resource metadata, then
-            the authorization server's metadata). Leave the client ID empty only if the authorization server offers
-            dynamic client registration. Tokens are stored encrypted in this browser.
+            The authorization and token endpoints are discovered from the server (protected-resource metadata, then the
+            authorization server's metadata). Leave the client ID empty only if the authorization server offers dynamic
+            client registration. Tokens are stored encrypted in this browser.
           </p>
         </fieldset>
       )}
@@ -232,7 +289,10 @@ const AddServer = ({ onDone }: { readonly onDone: () => void }) => {
       {error !== undefined && <p className="error" role="alert">{error}</p>}
       {test !== undefined && (
         <RuntimeProvider.Provider layer={test.layer}>
-          <TestResult name={test.config.name} oauthWithoutClientId={test.config.auth?.type === "oauth2" && test.config.auth.clientId === undefined} />
+          <TestResult
+            name={test.config.name}
+            oauthWithoutClientId={test.config.auth?.type === "oauth2" && test.config.auth.clientId === undefined}
+          />
         </RuntimeProvider.Provider>
       )}
     </section>
@@ -251,7 +311,17 @@ const Servers = () => {
       {adding && <AddServer onDone={() => setAdding(false)} />}
       <SignInNotice />
       <table className="servers">
-        <thead><tr><th>Name</th><th>Transport</th><th>Status</th><th>Mcp-Session-Id</th><th>Tools</th><th>Error</th><th /></tr></thead>
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Transport</th>
+            <th>Status</th>
+            <th>Mcp-Session-Id</th>
+            <th>Tools</th>
+            <th>Error</th>
+            <th />
+          </tr>
+        </thead>
         <tbody>{servers.map((s) => <ServerRow key={s.name} status={s} />)}</tbody>
       </table>
       {servers.length === 0 && <p className="muted">No servers yet.</p>}
@@ -285,9 +355,23 @@ const ResultContent = ({ result }: { readonly result: McpSchema.CallToolResult }
   <div className={result.isError === true ? "result-blocks error" : "result-blocks"} data-testid="call-content">
     {result.content.map((block, i) =>
       block.type === "text" ?
-        <pre key={i} className={result.isError === true ? "error" : "result"} data-testid="call-result">{block.text}</pre> :
+        (
+          <pre
+            key={i}
+            className={result.isError === true ? "error" : "result"}
+            data-testid="call-result"
+          >{block.text}</pre>
+        ) :
         block.type === "image" && /^image\/(png|jpeg|gif|webp)$/.test(block.mimeType) ?
-        <img key={i} className="result-image" data-testid="call-image" alt="image from the tool" src={`data:${block.mimeType};base64,${block.data}`} /> :
+        (
+          <img
+            key={i}
+            className="result-image"
+            data-testid="call-image"
+            alt="image from the tool"
+            src={`data:${block.mimeType};base64,${block.data}`}
+          />
+        ) :
         <pre key={i} className="muted">[{block.type}]</pre>
     )}
   </div>
@@ -297,7 +381,9 @@ const ToolRunner = ({ hubTool }: { readonly hubTool: ServerRegistry.HubTool }) =
   const client = Registry.useServerClient(hubTool.server)
   const call = ToolCall.useToolCall(hubTool.tool.name, { client })
   const progress = call.progress
-  const percent = progress?.total !== undefined && progress.total > 0 ? Math.round((progress.progress / progress.total) * 100) : undefined
+  const percent = progress?.total !== undefined && progress.total > 0
+    ? Math.round((progress.progress / progress.total) * 100)
+    : undefined
   const active = call.status === "Running" || call.status === "AwaitingApproval"
   return (
     <div className="runner" data-testid={`runner-${hubTool.name}`}>
@@ -309,21 +395,32 @@ const ToolRunner = ({ hubTool }: { readonly hubTool: ServerRegistry.HubTool }) =
       />
       {call.status !== "Idle" && (
         <div className="call">
-          <p>Status: <strong data-testid="call-status" className={`status status-${call.status}`}>{statusLabel(call.status)}</strong>
+          <p>
+            Status:{" "}
+            <strong data-testid="call-status" className={`status status-${call.status}`}>
+              {statusLabel(call.status)}
+            </strong>
             {call.task !== undefined && (
-              <> · task <code>{call.task.taskId}</code> <strong data-testid="task-status">{call.task.status}</strong>
-                {call.task.statusMessage !== undefined && <span className="muted"> · {call.task.statusMessage}</span>}</>
+              <>
+                · task <code>{call.task.taskId}</code> <strong data-testid="task-status">{call.task.status}</strong>
+                {call.task.statusMessage !== undefined && <span className="muted">· {call.task.statusMessage}</span>}
+              </>
             )}
           </p>
           {progress !== undefined && (
             <div className="progress">
               <progress max={progress.total ?? undefined} value={progress.progress} data-testid="progress" />
-              <span>{percent !== undefined ? `${percent}%` : progress.progress}{progress.message !== undefined && ` · ${progress.message}`}</span>
+              <span>
+                {percent !== undefined ? `${percent}%` : progress.progress}
+                {progress.message !== undefined && ` · ${progress.message}`}
+              </span>
             </div>
           )}
           {active && <button onClick={call.cancel}>{call.task !== undefined ? "Cancel task" : "Cancel"}</button>}
           {call.result !== undefined && <ResultContent result={call.result} />}
-          {call.error !== undefined && <p className="error" role="alert" data-testid="call-error">{errorText(call.error)}</p>}
+          {call.error !== undefined && (
+            <p className="error" role="alert" data-testid="call-error">{errorText(call.error)}</p>
+          )}
         </div>
       )}
     </div>
@@ -375,8 +472,13 @@ const ApprovalDialog = () => {
   return (
     <div className="modal" role="dialog" aria-modal="true" aria-label="Confirm tool call">
       <div className="card">
-        <h3><ToolIcon tool={request.tool} /> Run {request.tool.title ?? request.tool.name}?</h3>
-        <p>Server <strong>{request.server}</strong>{request.trusted ? " (trusted)" : " (not trusted)"}</p>
+        <h3>
+          <ToolIcon tool={request.tool} /> Run {request.tool.title ?? request.tool.name}?
+        </h3>
+        <p>
+          Server <strong>{request.server}</strong>
+          {request.trusted ? " (trusted)" : " (not trusted)"}
+        </p>
         <Badges tool={request.tool} />
         {request.warnings.map((w) => (
           <p key={w._tag} className="warning" data-testid={`warning-${w._tag}`}>⚠ {w.message}</p>
@@ -393,7 +495,7 @@ const ApprovalDialog = () => {
 }
 
 /** One field of the server's form, from the React package's field model. */
-const FieldInput = ({ field, value, set }: {
+const FieldInput = ({ field, set, value }: {
   readonly field: Elicitations.Field
   readonly value: Elicitations.Value | undefined
   readonly set: (value: Elicitations.Value) => void
@@ -401,10 +503,23 @@ const FieldInput = ({ field, value, set }: {
   const id = `elicit-${field.name}`
   switch (field._tag) {
     case "Boolean":
-      return <input id={id} name={field.name} type="checkbox" checked={value === true} onChange={(e) => set(e.target.checked)} />
+      return (
+        <input
+          id={id}
+          name={field.name}
+          type="checkbox"
+          checked={value === true}
+          onChange={(e) => set(e.target.checked)}
+        />
+      )
     case "Select":
       return (
-        <select id={id} name={field.name} value={typeof value === "string" ? value : ""} onChange={(e) => set(e.target.value)}>
+        <select
+          id={id}
+          name={field.name}
+          value={typeof value === "string" ? value : ""}
+          onChange={(e) => set(e.target.value)}
+        >
           {(field.default === undefined || !field.required) && <option value="" />}
           {field.choices.map((c) => <option key={c.value} value={c.value}>{c.label}</option>)}
         </select>
@@ -420,7 +535,8 @@ const FieldInput = ({ field, value, set }: {
                 name={`${field.name}:${c.value}`}
                 checked={chosen.includes(c.value)}
                 onChange={(e) => set(e.target.checked ? [...chosen, c.value] : chosen.filter((v) => v !== c.value))}
-              /> {c.label}
+              />{" "}
+              {c.label}
             </label>
           ))}
         </span>
@@ -428,14 +544,33 @@ const FieldInput = ({ field, value, set }: {
     }
     case "Number":
       return (
-        <input id={id} name={field.name} type="number" step={field.integer ? 1 : "any"} min={field.minimum} max={field.maximum}
-          value={typeof value === "number" || typeof value === "string" ? String(value) : ""} onChange={(e) => set(e.target.value)} />
+        <input
+          id={id}
+          name={field.name}
+          type="number"
+          step={field.integer ? 1 : "any"}
+          min={field.minimum}
+          max={field.maximum}
+          value={typeof value === "number" || typeof value === "string" ? String(value) : ""}
+          onChange={(e) => set(e.target.value)}
+        />
       )
     case "Text":
       return (
-        <input id={id} name={field.name} type={field.format === "email" ? "email" : field.format === "uri" ? "url" : field.format === "date" ? "date" : "text"}
+        <input
+          id={id}
+          name={field.name}
+          type={field.format === "email"
+            ? "email"
+            : field.format === "uri"
+            ? "url"
+            : field.format === "date"
+            ? "date"
+            : "text"}
           placeholder={field.format === "date-time" ? "2026-11-27T16:00:00Z" : undefined}
-          value={typeof value === "string" ? value : ""} onChange={(e) => set(e.target.value)} />
+          value={typeof value === "string" ? value : ""}
+          onChange={(e) => set(e.target.value)}
+        />
       )
   }
 }
@@ -452,13 +587,21 @@ const ElicitationForm = ({ request }: { readonly request: Elicitations.PendingEl
     <form className="schema-form" noValidate onSubmit={submit} data-testid="elicitation-form">
       {form.map((field) => (
         <div key={field.name} className="field">
-          <label htmlFor={`elicit-${field.name}`}><span>{field.label}{field.required ? " *" : ""}</span></label>
-          <FieldInput field={field} value={values[field.name]} set={(value) => setValues((v) => ({ ...v, [field.name]: value }))} />
+          <label htmlFor={`elicit-${field.name}`}>
+            <span>{field.label}{field.required ? " *" : ""}</span>
+          </label>
+          <FieldInput
+            field={field}
+            value={values[field.name]}
+            set={(value) => setValues((v) => ({ ...v, [field.name]: value }))}
+          />
           {field.description !== undefined && <small className="muted">{field.description}</small>}
         </div>
       ))}
       {request.rejected !== undefined && (
-        <p className="error" role="alert" data-testid="elicitation-rejected">Not sent: the answer does not match the server's form. {request.rejected}</p>
+        <p className="error" role="alert" data-testid="elicitation-rejected">
+          Not sent: the answer does not match the server's form. {request.rejected}
+        </p>
       )}
       <button type="submit">Send</button>
     </form>
@@ -475,7 +618,12 @@ const ElicitationDialog = () => {
         <h3>The server asks</h3>
         <p>{params.message}</p>
         {params.mode === "url" ?
-          <p><a href={params.url} target="_blank" rel="noreferrer noopener">{params.url}</a> <button onClick={() => first.accept()}>Done</button></p> :
+          (
+            <p>
+              <a href={params.url} target="_blank" rel="noreferrer noopener">{params.url}</a>{" "}
+              <button onClick={() => first.accept()}>Done</button>
+            </p>
+          ) :
           <ElicitationForm key={first.id} request={first} />}
         <div className="actions">
           <button onClick={first.decline}>Decline</button>
@@ -513,15 +661,27 @@ const ModelTools = () => {
     <section className="card">
       <h2>Connect the tools to a model</h2>
       <div className="row">
-        <label>Server <select name="model-server" value={server} onChange={(e) => setServer(e.target.value)}>
-          <option value="*">all servers</option>
-          {servers.map((s) => <option key={s.name} value={s.name}>{s.name}</option>)}
-        </select></label>
-        <label>Format <select name="provider" value={provider} onChange={(e) => setProvider(e.target.value as Provider)}>
-          {providers.map((p) => <option key={p} value={p}>{p}</option>)}
-        </select></label>
+        <label>
+          Server{" "}
+          <select name="model-server" value={server} onChange={(e) => setServer(e.target.value)}>
+            <option value="*">all servers</option>
+            {servers.map((s) => <option key={s.name} value={s.name}>{s.name}</option>)}
+          </select>
+        </label>
+        <label>
+          Format{" "}
+          <select name="provider" value={provider} onChange={(e) => setProvider(e.target.value as Provider)}>
+            {providers.map((p) => <option key={p} value={p}>{p}</option>)}
+          </select>
+        </label>
       </div>
-      <ul className="tool-chips">{selected.map((t) => <li key={t.name}><ToolIcon tool={t.tool} /> {t.name} <Badges tool={t.tool} /></li>)}</ul>
+      <ul className="tool-chips">
+        {selected.map((t) => (
+          <li key={t.name}>
+            <ToolIcon tool={t.tool} /> {t.name} <Badges tool={t.tool} />
+          </li>
+        ))}
+      </ul>
       <pre className="json" data-testid="model-tools">{JSON.stringify(formatted(provider, selected), null, 2)}</pre>
     </section>
   )
@@ -531,9 +691,20 @@ const CallHistory = () => {
   const { clear, records, statusOf } = History.useToolCallLog()
   return (
     <section className="card">
-      <header className="row"><h2>Call history</h2><button onClick={clear}>Clear</button></header>
+      <header className="row">
+        <h2>Call history</h2>
+        <button onClick={clear}>Clear</button>
+      </header>
       <table className="history">
-        <thead><tr><th>Started</th><th>Server</th><th>Tool</th><th>Status</th><th>Detail</th></tr></thead>
+        <thead>
+          <tr>
+            <th>Started</th>
+            <th>Server</th>
+            <th>Tool</th>
+            <th>Status</th>
+            <th>Detail</th>
+          </tr>
+        </thead>
         <tbody>
           {[...records].reverse().map((r) => (
             <tr key={r.id} data-testid="history-row">
@@ -541,10 +712,15 @@ const CallHistory = () => {
               <td>{r.server}</td>
               <td>{r.tool}</td>
               <td className={`status status-${statusOf(r)}`}>
-                {statusLabel(statusOf(r))}{History.taskStatusOf(r) !== undefined && ` (task ${History.taskStatusOf(r)})`}
-                {statusOf(r) === "Interrupted" && <span className="muted"> · the page was reloaded while it ran: outcome unknown</span>}
+                {statusLabel(statusOf(r))}
+                {History.taskStatusOf(r) !== undefined && ` (task ${History.taskStatusOf(r)})`}
+                {statusOf(r) === "Interrupted" && (
+                  <span className="muted">· the page was reloaded while it ran: outcome unknown</span>
+                )}
               </td>
-              <td className="muted">{r.error !== undefined ? `${r.error._tag}: ${r.error.message}` : JSON.stringify(r.arguments ?? {})}</td>
+              <td className="muted">
+                {r.error !== undefined ? `${r.error._tag}: ${r.error.message}` : JSON.stringify(r.arguments ?? {})}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -567,11 +743,15 @@ export const App = () => {
         <h1>MCP console</h1>
         <label>
           Approval
-          <select name="approval-mode" value={mode} onChange={(e) => {
-            const next = e.target.value as ApprovalPolicy.Mode
-            storeMode(next)
-            setMode(next)
-          }}>
+          <select
+            name="approval-mode"
+            value={mode}
+            onChange={(e) => {
+              const next = e.target.value as ApprovalPolicy.Mode
+              storeMode(next)
+              setMode(next)
+            }}
+          >
             {modes.map((m) => <option key={m} value={m}>{m}</option>)}
           </select>
         </label>

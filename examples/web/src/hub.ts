@@ -103,7 +103,11 @@ export const forgetTokens = (url: string, clientId: string | undefined) =>
   Effect.gen(function*() {
     const found = yield* Discovery.discover({ serverUrl: url, policy: UrlPolicy.loopbackDevelopment })
     const store = yield* TokenStore.TokenStore
-    yield* store.deleteTokens({ resource: found.resource, issuer: found.issuer, ...(clientId === undefined ? {} : { clientId }) })
+    yield* store.deleteTokens({
+      resource: found.resource,
+      issuer: found.issuer,
+      ...(clientId === undefined ? {} : { clientId })
+    })
   }).pipe(Effect.provide(FetchHttpClient.layer))
 
 const modeKey = "mcp-console/approval-mode"

@@ -8,7 +8,15 @@ import "./styles.css"
 /** The popup's page: hands code and state to the console's window and closes. */
 const Callback = () => {
   const state = OAuth.useOAuthCallback()
-  return <p>{state._tag === "Pending" ? "Completing authorization…" : state.error === undefined ? "Authorization complete." : `Authorization failed: ${state.error}`}</p>
+  return (
+    <p>
+      {state._tag === "Pending"
+        ? "Completing authorization…"
+        : state.error === undefined
+        ? "Authorization complete."
+        : `Authorization failed: ${state.error}`}
+    </p>
+  )
 }
 
 createRoot(document.getElementById("root")!).render(

@@ -19,8 +19,11 @@ export const fieldsOf = (schema: Json | undefined): ReadonlyArray<FieldSpec> => 
   const required = new Set((schema?.required ?? []) as ReadonlyArray<string>)
   return Object.entries(properties).map(([name, property]) => {
     const type = property.type
-    const kind = Array.isArray(property.enum) ? "enum" :
-      type === "string" || type === "number" || type === "integer" || type === "boolean" ? type : "json"
+    const kind = Array.isArray(property.enum) ?
+      "enum" :
+      type === "string" || type === "number" || type === "integer" || type === "boolean"
+      ? type
+      : "json"
     return {
       name,
       kind,
@@ -83,19 +86,30 @@ export const SchemaForm = (props: {
           <label key={field.name} htmlFor={id}>
             <span>{field.name}{field.required ? " *" : ""}</span>
             {field.kind === "boolean" ?
-              <input id={id} type="checkbox" checked={raw[field.name] === true} onChange={(e) => set(e.target.checked)} /> :
+              (
+                <input
+                  id={id}
+                  type="checkbox"
+                  checked={raw[field.name] === true}
+                  onChange={(e) => set(e.target.checked)}
+                />
+              ) :
               field.kind === "enum" ?
-              <select id={id} value={String(raw[field.name] ?? "")} onChange={(e) => set(e.target.value)}>
-                <option value="" />
-                {field.options.map((o) => <option key={o} value={o}>{o}</option>)}
-              </select> :
-              <input
-                id={id}
-                name={field.name}
-                type={field.kind === "number" || field.kind === "integer" ? "number" : "text"}
-                value={String(raw[field.name] ?? "")}
-                onChange={(e) => set(e.target.value)}
-              />}
+              (
+                <select id={id} value={String(raw[field.name] ?? "")} onChange={(e) => set(e.target.value)}>
+                  <option value="" />
+                  {field.options.map((o) => <option key={o} value={o}>{o}</option>)}
+                </select>
+              ) :
+              (
+                <input
+                  id={id}
+                  name={field.name}
+                  type={field.kind === "number" || field.kind === "integer" ? "number" : "text"}
+                  value={String(raw[field.name] ?? "")}
+                  onChange={(e) => set(e.target.value)}
+                />
+              )}
             {field.description !== undefined && <small>{field.description}</small>}
             {errors[field.name] !== undefined && <em className="error">{errors[field.name]}</em>}
           </label>

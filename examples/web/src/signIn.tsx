@@ -6,8 +6,8 @@
  * the user is still signing in there, so a closed window does not end the
  * sign-in by itself: finishing in that window still connects.
  */
-import { OAuth } from "@mcp-effect/react"
 import type { BrowserAuthorizer } from "@mcp-effect/oauth"
+import { OAuth } from "@mcp-effect/react"
 import * as React from "react"
 
 /**
@@ -30,22 +30,31 @@ export const SignInNotice = () => {
         <div key={signIn.id} className="sign-in" data-testid="sign-in" data-status={signIn.status}>
           {signIn.status === "Open" ?
             <p>Signing in at {where(signIn)}: finish in the sign-in window.</p> :
-            <p>
-              The sign-in window was closed before the sign-in finished (or the sign-in page cut its link to this
-              page: if it is still open, finish there). Reopen it to sign in, or cancel.
-            </p>}
+            (
+              <p>
+                The sign-in window was closed before the sign-in finished (or the sign-in page cut its link to this
+                page: if it is still open, finish there). Reopen it to sign in, or cancel.
+              </p>
+            )}
           <div className="actions">
             {signIn.status === "MaybeClosed" && (
               <button
                 onClick={() => {
                   setError(undefined)
-                  reopen(signIn.id).catch(() => setError("The browser blocked the sign-in window. Allow popups for this page."))
+                  reopen(signIn.id).catch(() =>
+                    setError("The browser blocked the sign-in window. Allow popups for this page.")
+                  )
                 }}
               >
                 Reopen sign-in window
               </button>
             )}
-            <button onClick={() => cancel(signIn.id)}>Cancel sign-in</button>
+            <button
+              onClick={() =>
+                cancel(signIn.id)}
+            >
+              Cancel sign-in
+            </button>
           </div>
         </div>
       ))}

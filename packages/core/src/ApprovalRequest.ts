@@ -153,16 +153,22 @@ export const neutralizeTool = (tool: McpSchema.Tool): McpSchema.Tool => {
     ...tool,
     ...(title === undefined ? {} : { title: neutralize(title, "line") }),
     ...(description === undefined ? {} : { description: neutralize(description) }),
-    ...(annotations?.title === undefined ? {} : { annotations: { ...annotations, title: neutralize(annotations.title, "line") } })
+    ...(annotations?.title === undefined
+      ? {}
+      : { annotations: { ...annotations, title: neutralize(annotations.title, "line") } })
   }
-  return safe.title === title && safe.description === description && safe.annotations?.title === annotations?.title ? tool : safe
+  return safe.title === title && safe.description === description && safe.annotations?.title === annotations?.title
+    ? tool
+    : safe
 }
 
 /** JSON with sorted keys: equal values give equal strings. */
 const canonical = (value: unknown): string => {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
   if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) =>
+      a < b ? -1 : a > b ? 1 : 0
+    )
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`
   }
   return JSON.stringify(value) ?? "null"

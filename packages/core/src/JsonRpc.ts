@@ -176,8 +176,7 @@ export const malformed = (
  */
 export const defaultMaxMessageBytes = 16 * 1024 * 1024
 
-const isObject = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const isId = (u: unknown): u is RequestId => typeof u === "string" || (typeof u === "number" && Number.isInteger(u))
 
@@ -187,7 +186,9 @@ const describe = (u: unknown): string => {
   try {
     text = JSON.stringify(u) ?? String(u)
   } catch {
-    text = Array.isArray(u) ? "an array too deeply nested to show" : `a value of type ${typeof u} too deeply nested to show`
+    text = Array.isArray(u)
+      ? "an array too deeply nested to show"
+      : `a value of type ${typeof u} too deeply nested to show`
   }
   return text.length > 120 ? `${text.slice(0, 117)}...` : text
 }

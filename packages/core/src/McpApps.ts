@@ -203,8 +203,10 @@ export const read = (
  * @since 0.4.0
  * @category constructors
  */
-export const fromResult = (uri: string, result: McpSchema.ReadResourceResult): Either.Either<UiResource, McpAppsError> =>
-  Either.mapLeft(internal.fromContents(uri, result), fail)
+export const fromResult = (
+  uri: string,
+  result: McpSchema.ReadResourceResult
+): Either.Either<UiResource, McpAppsError> => Either.mapLeft(internal.fromContents(uri, result), fail)
 
 /**
  * The Content-Security-Policy for a UI: nothing but inline scripts and

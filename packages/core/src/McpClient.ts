@@ -19,8 +19,8 @@ import type * as ClientExtensions from "./ClientExtensions.js"
 import type * as ClientSession from "./ClientSession.js"
 import type * as Elicitation from "./Elicitation.js"
 import * as internal from "./internal/client.js"
-import type * as JsonSchemaValidator from "./JsonSchemaValidator.js"
 import type * as JsonRpc from "./JsonRpc.js"
+import type * as JsonSchemaValidator from "./JsonSchemaValidator.js"
 import type * as McpError from "./McpError.js"
 import type * as McpSchema from "./McpSchema.js"
 import type * as McpTransport from "./McpTransport.js"
@@ -274,8 +274,7 @@ export const layer = (options: Options): Layer.Layer<McpClient, never, McpTransp
  */
 export const fromSession: (
   options: Pick<Options, "server" | "trusted" | "prefetch">
-) => Effect.Effect<Service, never, ClientSession.ClientSession | Scope.Scope> =
-  internal.fromSession
+) => Effect.Effect<Service, never, ClientSession.ClientSession | Scope.Scope> = internal.fromSession
 
 /**
  * `fromSession` as a layer: `McpClient.layerOnSession({}).pipe(Layer.provide(ClientSession.layer(...)))`.

@@ -12,7 +12,7 @@
 import * as Context from "effect/Context"
 import type * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
-import * as Effect from "effect/Effect"
+import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
@@ -54,10 +54,12 @@ export interface Connection {
    * reads nothing from `incoming`; transports whose input arrives in
    * callbacks (stdio) offer it to spare a stream hop per message.
    */
-  readonly push?: ((onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void) => Effect.Effect<
-    void,
-    ConnectionError
-  >) | undefined
+  readonly push?:
+    | ((onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void) => Effect.Effect<
+      void,
+      ConnectionError
+    >)
+    | undefined
   /**
    * Optional, preferred over `push`: the same messages without a fiber
    * waiting for the end. Starts handing messages to `onMessages`
@@ -456,7 +458,9 @@ export interface InboundBuffer {
   /** `end` as an effect. */
   readonly fail: (error: ConnectionError) => Effect.Effect<void>
   readonly incoming: Stream.Stream<JsonRpc.Incoming, ConnectionError>
-  readonly push: (onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void) => Effect.Effect<void, ConnectionError>
+  readonly push: (
+    onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void
+  ) => Effect.Effect<void, ConnectionError>
   /** Messages waiting. */
   readonly size: () => number
 }

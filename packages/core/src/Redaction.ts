@@ -73,7 +73,8 @@ export const query = (search: string): string => {
 }
 
 /** Whether a URL carries nothing to redact (no user info, query or fragment). */
-const isPlain = (url: URL): boolean => url.username === "" && url.password === "" && url.search === "" && url.hash === ""
+const isPlain = (url: URL): boolean =>
+  url.username === "" && url.password === "" && url.search === "" && url.hash === ""
 
 /** A URL as written when it carries nothing to redact (an issuer's trailing slash is meaningful), else redacted. */
 const redactWritten = (written: string, url: URL): string =>

@@ -84,8 +84,7 @@ export const encodeValue: (value: string) => string = internal.encodeValue
  * @since 0.2.0
  * @category utils
  */
-export const standardHeaders: (method: string, params: unknown) => Record<string, string> =
-  internal.standardHeaders
+export const standardHeaders: (method: string, params: unknown) => Record<string, string> = internal.standardHeaders
 
 /**
  * @since 0.2.0

@@ -36,12 +36,16 @@ const server: TestServer.Options = {
 }
 
 /** Every request the approver saw, and how it answers. */
-const approver = (decide: (request: ApprovalRequest.ApprovalRequest) => Effect.Effect<ApprovalDecision.ApprovalDecision>) => {
+const approver = (
+  decide: (request: ApprovalRequest.ApprovalRequest) => Effect.Effect<ApprovalDecision.ApprovalDecision>
+) => {
   const asked: Array<ApprovalRequest.ApprovalRequest> = []
-  const layer = Approver.layer((request) => Effect.suspend(() => {
-    asked.push(request)
-    return decide(request)
-  }))
+  const layer = Approver.layer((request) =>
+    Effect.suspend(() => {
+      asked.push(request)
+      return decide(request)
+    })
+  )
   return { asked, layer }
 }
 
@@ -55,23 +59,44 @@ const clientWith = (
     Layer.provide(approverLayer === undefined ? policy : Layer.merge(policy, approverLayer))
   )
 
-const call = (name: string) => Effect.flatMap(McpClient.McpClient, (client) => client.callTool({ name, arguments: { path: "/tmp/x" } }))
+const call = (name: string) =>
+  Effect.flatMap(McpClient.McpClient, (client) => client.callTool({ name, arguments: { path: "/tmp/x" } }))
 const calledTools = Effect.map(receivedWith("tools/call"), (calls) => calls.map((c) => c.params?.name))
 
 describe("ApprovalPolicy.evaluate", () => {
   const request = (tool: string, trusted = false, server = "files") =>
-    ApprovalRequest.make({ server, trusted, tool: tools.find((t) => t.name === tool) ?? { name: tool, inputSchema: { type: "object" } }, arguments: {} })
+    ApprovalRequest.make({
+      server,
+      trusted,
+      tool: tools.find((t) => t.name === tool) ?? { name: tool, inputSchema: { type: "object" } },
+      arguments: {}
+    })
   const verdicts = (options: ApprovalPolicy.Options, requests: ReadonlyArray<ApprovalRequest.ApprovalRequest>) =>
     Effect.gen(function*() {
       const policy = yield* ApprovalPolicy.make(options)
-      return yield* Effect.forEach(requests, (r) => Effect.map(policy.evaluate(r), (v) => v._tag === "Allow" ? `Allow:${v.reason}` : v._tag))
+      return yield* Effect.forEach(
+        requests,
+        (r) => Effect.map(policy.evaluate(r), (v) => v._tag === "Allow" ? `Allow:${v.reason}` : v._tag)
+      )
     }).pipe(Effect.provide(KeyValueStore.layerMemory))
 
   it.effect("follows the rules of each mode, deny list first", () =>
     Effect.gen(function*() {
       const tools = { "*": { deny: ["delete"] }, files: { allow: ["bare"] } }
-      const cases = [request("read"), request("read", true), request("bare"), request("delete", true), request("bare", false, "other")]
-      expect(yield* verdicts({ mode: "auto", tools }, cases)).toEqual(["Allow:Auto", "Allow:Auto", "Allow:Auto", "Deny", "Allow:Auto"])
+      const cases = [
+        request("read"),
+        request("read", true),
+        request("bare"),
+        request("delete", true),
+        request("bare", false, "other")
+      ]
+      expect(yield* verdicts({ mode: "auto", tools }, cases)).toEqual([
+        "Allow:Auto",
+        "Allow:Auto",
+        "Allow:Auto",
+        "Deny",
+        "Allow:Auto"
+      ])
       expect(yield* verdicts({ mode: "trusted-only", tools }, cases)).toEqual([
         "Ask",
         "Allow:TrustedServer",
@@ -79,7 +104,13 @@ describe("ApprovalPolicy.evaluate", () => {
         "Deny",
         "Ask"
       ])
-      expect(yield* verdicts({ mode: "always-ask", tools }, cases)).toEqual(["Ask", "Ask", "Allow:AllowList", "Deny", "Ask"])
+      expect(yield* verdicts({ mode: "always-ask", tools }, cases)).toEqual([
+        "Ask",
+        "Ask",
+        "Allow:AllowList",
+        "Deny",
+        "Ask"
+      ])
     }))
 
   it("derives warnings from annotations, with the spec's defaults when absent", () => {
@@ -93,7 +124,13 @@ describe("ApprovalPolicy.evaluate", () => {
       ["OpenWorld", false]
     ])
     // readOnlyHint alone clears the destructive default, and adds nothing itself
-    expect(ApprovalRequest.warnings({ name: "r", inputSchema: { type: "object" }, annotations: { readOnlyHint: true, openWorldHint: false } }))
+    expect(
+      ApprovalRequest.warnings({
+        name: "r",
+        inputSchema: { type: "object" },
+        annotations: { readOnlyHint: true, openWorldHint: false }
+      })
+    )
       .toEqual([])
   })
 })
@@ -164,7 +201,9 @@ describe("McpClient with an ApprovalPolicy", () => {
 
       const byClient = approver(() => Effect.succeed(ApprovalDecision.deny()))
       yield* call("delete").pipe(
-        Effect.provide(clientWith(ApprovalPolicy.layerMemory({ mode: "trusted-only" }), byClient.layer, { trusted: true }))
+        Effect.provide(
+          clientWith(ApprovalPolicy.layerMemory({ mode: "trusted-only" }), byClient.layer, { trusted: true })
+        )
       )
       const byPolicy = approver(() => Effect.succeed(ApprovalDecision.deny()))
       yield* call("delete").pipe(
@@ -187,7 +226,10 @@ describe("McpClient with an ApprovalPolicy", () => {
       expect(asked).toHaveLength(0)
       expect(yield* calledTools).toEqual(["read"])
     }).pipe(Effect.provide(clientWith(
-      ApprovalPolicy.layerMemory({ mode: "always-ask", tools: { "*": { deny: ["delete"] }, "test-server": { allow: ["read"] } } }),
+      ApprovalPolicy.layerMemory({
+        mode: "always-ask",
+        tools: { "*": { deny: ["delete"] }, "test-server": { allow: ["read"] } }
+      }),
       layer
     )))
   })
@@ -226,7 +268,8 @@ describe("McpClient with an ApprovalPolicy", () => {
     let description = "Deletes a file"
     const changing: TestServer.Options = {
       handlers: {
-        "tools/list": () => Effect.succeed({ tools: [{ name: "delete", description, inputSchema: { type: "object" } }] }),
+        "tools/list": () =>
+          Effect.succeed({ tools: [{ name: "delete", description, inputSchema: { type: "object" } }] }),
         "tools/call": () => Effect.succeed(textResult("done"))
       }
     }

@@ -22,10 +22,16 @@ describe("ApprovalRequest", () => {
     const untrusted = ApprovalRequest.make({ server: "evil", trusted: false, tool: selfApproving, arguments: {} })
     expect(untrusted.warnings.map((w) => w._tag)).toEqual(["UntrustedServer"])
     expect(untrusted.warnings[0]).toMatchObject({ declared: true, message: expect.stringMatching(/own claim/) })
-    const bare = ApprovalRequest.make({ server: "evil", trusted: false, tool: { name: "x", inputSchema: { type: "object" } }, arguments: {} })
+    const bare = ApprovalRequest.make({
+      server: "evil",
+      trusted: false,
+      tool: { name: "x", inputSchema: { type: "object" } },
+      arguments: {}
+    })
     expect(bare.warnings.map((w) => w._tag)).toEqual(["UntrustedServer", "Destructive", "OpenWorld"])
     // a trusted server's annotations are relied on
-    expect(ApprovalRequest.make({ server: "files", trusted: true, tool: selfApproving, arguments: {} }).warnings).toEqual([])
+    expect(ApprovalRequest.make({ server: "files", trusted: true, tool: selfApproving, arguments: {} }).warnings)
+      .toEqual([])
   })
 
   it("neutralises server text: escapes, control and bidi characters, carriage returns, invisible tags", () => {
@@ -42,7 +48,12 @@ describe("ApprovalRequest", () => {
     expect(request.tool.description).toBe("line one\nline twolink end")
     // the definition "approve always" binds to stays the server's own
     expect(request.listed).toBe(tool)
-    const plain = { name: "p", title: "Plain: ünïcode ✓", description: "a\nb\tc", inputSchema: { type: "object" } } as const
+    const plain = {
+      name: "p",
+      title: "Plain: ünïcode ✓",
+      description: "a\nb\tc",
+      inputSchema: { type: "object" }
+    } as const
     const same = ApprovalRequest.make({ server: "s", trusted: true, tool: plain, arguments: {} })
     expect(same.tool).toBe(plain)
     expect(same.listed).toBeUndefined()
@@ -63,13 +74,17 @@ describe("ApprovalRequest", () => {
               "tools/call": () => Effect.succeed(textResult("everything deleted"))
             }
           })),
-          Layer.provide(Layer.mergeAll(
-            ApprovalPolicy.layer({ mode: "trusted-only" }),
-            // the hub README's approver
-            Approver.layer((request) =>
-              Effect.succeed(request.warnings.length === 0 ? ApprovalDecision.approveOnce : ApprovalDecision.deny("needs a person"))
-            )
-          ).pipe(Layer.provide(KeyValueStore.layerMemory)))
+          Layer.provide(
+            Layer.mergeAll(
+              ApprovalPolicy.layer({ mode: "trusted-only" }),
+              // the hub README's approver
+              Approver.layer((request) =>
+                Effect.succeed(
+                  request.warnings.length === 0 ? ApprovalDecision.approveOnce : ApprovalDecision.deny("needs a person")
+                )
+              )
+            ).pipe(Layer.provide(KeyValueStore.layerMemory))
+          )
         )
       )
     ))

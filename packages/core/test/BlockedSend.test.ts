@@ -10,7 +10,15 @@ import * as McpClient from "../src/McpClient.js"
 import * as McpError from "../src/McpError.js"
 import * as McpTransport from "../src/McpTransport.js"
 import * as TestServer from "../src/TestServer.js"
-import { clientInfo, clientLayer, eventually, idleTimeout, interruptAtEveryStep, receivedWith, textResult } from "./utils.js"
+import {
+  clientInfo,
+  clientLayer,
+  eventually,
+  idleTimeout,
+  interruptAtEveryStep,
+  receivedWith,
+  textResult
+} from "./utils.js"
 
 /**
  * A transport whose send of `tools/call` blocks the way an HTTP POST waits
@@ -52,7 +60,9 @@ describe("a request whose send is still blocked", () => {
     Effect.gen(function*() {
       const client = yield* McpClient.McpClient
       yield* client.initialized
-      const fiber = yield* Effect.fork(client.callTool({ name: "x" }, { timeout: "none", maxTotalTimeout: "5 seconds" }))
+      const fiber = yield* Effect.fork(
+        client.callTool({ name: "x" }, { timeout: "none", maxTotalTimeout: "5 seconds" })
+      )
       yield* TestClock.adjust("5 seconds")
       const error = yield* Effect.flip(Fiber.join(fiber))
       expect(error).toEqual(new McpError.RequestTimeout({ method: "tools/call", kind: "total", millis: 5000 }))
@@ -86,4 +96,3 @@ describe("a request whose send is still blocked", () => {
   it.effect("interrupting calls at any point leaves no pending entry behind", () =>
     interruptAtEveryStep.pipe(Effect.provide(clientLayer({ handlers: { "tools/call": () => Effect.never } }))))
 })
-

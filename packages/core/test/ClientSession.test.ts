@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Logger from "effect/Logger"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as Elicitation from "../src/Elicitation.js"
@@ -149,36 +149,40 @@ describe("requests", () => {
       ])
       expect(toolWarnings.join("\n")).toContain("tools/list: left out tool \"bad\"")
       expect(yield* client.tools.get).toEqual(tools)
-    }).pipe(Effect.provide(clientLayer({
-      capabilities: { tools: {} },
-      handlers: {
-        "tools/list": () =>
-          Effect.succeed({
-            tools: [
-              { name: "good", inputSchema: { type: "object" } },
-              { name: "bad", inputSchema: { type: "string" } },
-              { name: "union", inputSchema: { anyOf: [{ type: "object" }, { type: "object" }] } },
-              { name: 1, inputSchema: { type: "object" } },
-              { name: "fine", inputSchema: { type: "object", properties: {} } }
-            ]
-          })
-      }
-    })), Effect.provide(Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => void toolWarnings.push(String(message)))))))
+    }).pipe(
+      Effect.provide(clientLayer({
+        capabilities: { tools: {} },
+        handlers: {
+          "tools/list": () =>
+            Effect.succeed({
+              tools: [
+                { name: "good", inputSchema: { type: "object" } },
+                { name: "bad", inputSchema: { type: "string" } },
+                { name: "union", inputSchema: { anyOf: [{ type: "object" }, { type: "object" }] } },
+                { name: 1, inputSchema: { type: "object" } },
+                { name: "fine", inputSchema: { type: "object", properties: {} } }
+              ]
+            })
+        }
+      })),
+      Effect.provide(
+        Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => void toolWarnings.push(String(message))))
+      )
+    ))
 })
 
 describe("timeouts and cancellation", () => {
   const server: TestServer.Options = {
     handlers: {
-      "tools/call": (ctx) =>
-        (ctx.params.name === "slow" ?
-          Effect.gen(function*() {
-            for (let i = 1; i <= 4; i++) {
-              yield* Effect.sleep("40 seconds")
-              yield* ctx.progress(i, 4)
-            }
-            return textResult("done")
-          }) :
-          Effect.never),
+      "tools/call": (ctx) => (ctx.params.name === "slow" ?
+        Effect.gen(function*() {
+          for (let i = 1; i <= 4; i++) {
+            yield* Effect.sleep("40 seconds")
+            yield* ctx.progress(i, 4)
+          }
+          return textResult("done")
+        }) :
+        Effect.never),
       "tools/list": () => Effect.succeed({ tools: [] })
     }
   }
@@ -195,7 +199,9 @@ describe("timeouts and cancellation", () => {
       const error = yield* Effect.flip(Fiber.join(fiber))
       expect(error).toEqual(new McpError.RequestTimeout({ method: "tools/call", kind: "idle", millis: 10_000 }))
       const [call] = yield* receivedWith("tools/call")
-      const [cancelled] = yield* eventually(Effect.map(receivedWith("notifications/cancelled"), (l) => l.length > 0 && l))
+      const [cancelled] = yield* eventually(
+        Effect.map(receivedWith("notifications/cancelled"), (l) => l.length > 0 && l)
+      )
       expect(cancelled.params).toEqual({ requestId: (call as JsonRpc.Request).id, reason: "timeout" })
     }).pipe(Effect.provide(clientLayer(server))))
 
@@ -295,7 +301,10 @@ describe("server requests", () => {
       expect(roots).toMatchObject({ result: { roots: [{ uri: "file:///work", name: "work" }] } })
       const bad = yield* server.request("sampling/createMessage", { messages: "nope" })
       expect(bad).toMatchObject({ error: { code: -32602 } })
-      const unknown = yield* server.request("elicitation/create", { message: "x", requestedSchema: { type: "object", properties: {} } })
+      const unknown = yield* server.request("elicitation/create", {
+        message: "x",
+        requestedSchema: { type: "object", properties: {} }
+      })
       expect(unknown).toMatchObject({ error: { code: -32601 } })
     }).pipe(
       Effect.provide(
@@ -337,8 +346,7 @@ describe("reconnect and replay", () => {
             { name: "lookup", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } }
           ]
         }),
-      "tools/call": () =>
-        Effect.sync(() => executions++).pipe(Effect.zipRight(Effect.never))
+      "tools/call": () => Effect.sync(() => executions++).pipe(Effect.zipRight(Effect.never))
     }
   }
 
@@ -452,4 +460,3 @@ describe("notifications", () => {
       expect([...(yield* Fiber.join(updates))]).toEqual([{ uri: "file:///x" }])
     }).pipe(Effect.provide(clientLayer({}))))
 })
-

@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as McpClient from "../src/McpClient.js"
-import * as McpSchema from "../src/McpSchema.js"
+import type * as McpSchema from "../src/McpSchema.js"
 import type * as TestServer from "../src/TestServer.js"
 import { clientLayer, eventually, receivedWith, textResult } from "./utils.js"
 
@@ -54,11 +54,16 @@ describe("many calls in flight at once", () => {
       return yield* Effect.gen(function*() {
         const client = yield* McpClient.McpClient
         yield* client.listTools
-        const fibers = yield* Effect.forEach(Array.from({ length: n }, (_, i) => i), (i) => Effect.fork(call(client, i)))
+        const fibers = yield* Effect.forEach(
+          Array.from({ length: n }, (_, i) => i),
+          (i) => Effect.fork(call(client, i))
+        )
         yield* eventually(Effect.map(receivedWith("tools/call"), (calls) => calls.length === n))
         // the answers are released while every other caller is being interrupted
         yield* Deferred.succeed(gate, undefined)
-        yield* Effect.forEach(fibers, (fiber, i) => i % 2 === 0 ? Fiber.interruptFork(fiber) : Effect.void, { discard: true })
+        yield* Effect.forEach(fibers, (fiber, i) => i % 2 === 0 ? Fiber.interruptFork(fiber) : Effect.void, {
+          discard: true
+        })
         const exits = yield* Effect.forEach(fibers, Fiber.await)
         let interrupted = 0
         exits.forEach((exit, i) => {
@@ -73,7 +78,9 @@ describe("many calls in flight at once", () => {
         expect((yield* client.session.stats).pending).toBe(0)
         // only callers that were interrupted before their answer was in told the server, once each
         const sent = new Map(
-          (yield* receivedWith("tools/call")).map((m) => [(m as { id: unknown }).id, (m.params as McpSchema.CallToolRequestParams).arguments?.i])
+          (yield* receivedWith("tools/call")).map((
+            m
+          ) => [(m as { id: unknown }).id, (m.params as McpSchema.CallToolRequestParams).arguments?.i])
         )
         const cancelled = yield* receivedWith("notifications/cancelled")
         const ids = cancelled.map((m) => (m.params as McpSchema.CancelledNotificationParams).requestId)

@@ -308,7 +308,10 @@ describe("McpClient in the modern era", () => {
       expect(cancelled.map((n) => n.params?.requestId)).toEqual([(listen as JsonRpc.Request).id])
       expect((yield* receivedWith("subscriptions/listen")).length).toBe(1)
       expect(yield* receivedWith("resources/subscribe")).toEqual([])
-    }).pipe(Effect.scoped, Effect.provide(clientLayer({ era: "modern", capabilities: { resources: { subscribe: true } } }))))
+    }).pipe(
+      Effect.scoped,
+      Effect.provide(clientLayer({ era: "modern", capabilities: { resources: { subscribe: true } } }))
+    ))
 
   it.effect("list_changed views: the listen request opts in to what the server offers, and a change refreshes", () =>
     Effect.gen(function*() {
@@ -360,14 +363,18 @@ describe("McpClient in the modern era", () => {
       const error = yield* Effect.flip(client.readResource("file:///missing"))
       expect(McpError.isResourceNotFound(error)).toBe(true)
       expect(McpError.isResourceNotFound(new McpError.ProtocolError({ code: -32002, message: "gone" }))).toBe(true)
-      expect(McpError.isResourceNotFound(new McpError.ProtocolError({ code: -32602, message: "bad", method: "tools/call" })))
+      expect(
+        McpError.isResourceNotFound(new McpError.ProtocolError({ code: -32602, message: "bad", method: "tools/call" }))
+      )
         .toBe(false)
     }).pipe(Effect.provide(clientLayer({
       era: "modern",
       capabilities: { resources: {} },
       handlers: {
         "resources/read": () =>
-          Effect.fail(new McpError.ProtocolError({ code: McpError.ErrorCode.InvalidParams, message: "Resource not found" }))
+          Effect.fail(
+            new McpError.ProtocolError({ code: McpError.ErrorCode.InvalidParams, message: "Resource not found" })
+          )
       }
     }))))
 })
@@ -382,19 +389,22 @@ describe("roots in the modern era", () => {
       const result = yield* client.callTool({ name: "where" })
       expect(result).toMatchObject(textResult("file:///other"))
       expect(yield* receivedWith("notifications/roots/list_changed")).toEqual([])
-    }).pipe(Effect.provide(clientLayer({
-      era: "modern",
-      handlers: {
-        "tools/call": ({ params }) => {
-          const answer = (params.inputResponses as { where?: { roots: ReadonlyArray<{ uri: string }> } } | undefined)?.where
-          return Effect.succeed(
-            answer === undefined ?
-              { resultType: "input_required", inputRequests: { where: { method: "roots/list" } } } :
-              textResult(answer.roots.map((r) => r.uri).join(","))
-          )
+    }).pipe(Effect.provide(
+      clientLayer({
+        era: "modern",
+        handlers: {
+          "tools/call": ({ params }) => {
+            const answer = (params.inputResponses as { where?: { roots: ReadonlyArray<{ uri: string }> } } | undefined)
+              ?.where
+            return Effect.succeed(
+              answer === undefined ?
+                { resultType: "input_required", inputRequests: { where: { method: "roots/list" } } } :
+                textResult(answer.roots.map((r) => r.uri).join(","))
+            )
+          }
         }
-      }
-    }).pipe(Layer.provideMerge(Roots.layer([{ uri: "file:///first" }]))))))
+      }).pipe(Layer.provideMerge(Roots.layer([{ uri: "file:///first" }])))
+    )))
 })
 
 describe("tasks through the tasks extension (2026-07-28)", () => {
@@ -407,7 +417,13 @@ describe("tasks through the tasks extension (2026-07-28)", () => {
         "tools/call": () =>
           Effect.succeed({ resultType: "task", taskId: "t1", status: "working", ttlMs: null, pollIntervalMs: 1000 }),
         "tasks/get": () =>
-          Effect.succeed({ resultType: "complete", taskId: "t1", ttlMs: null, pollIntervalMs: 1000, ...states[polls++] }),
+          Effect.succeed({
+            resultType: "complete",
+            taskId: "t1",
+            ttlMs: null,
+            pollIntervalMs: 1000,
+            ...states[polls++]
+          }),
         "tasks/update": () => Effect.succeed({ resultType: "complete" }),
         "tasks/cancel": () => Effect.succeed({ resultType: "complete" })
       }
@@ -416,7 +432,10 @@ describe("tasks through the tasks extension (2026-07-28)", () => {
 
   const confirm = {
     method: "elicitation/create",
-    params: { message: "go on?", requestedSchema: { type: "object", properties: { ok: { type: "boolean", default: true } } } }
+    params: {
+      message: "go on?",
+      requestedSchema: { type: "object", properties: { ok: { type: "boolean", default: true } } }
+    }
   }
 
   it.effect("a task handle is polled at its interval; its questions are answered once with tasks/update; the result returns", () =>

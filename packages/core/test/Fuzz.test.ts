@@ -68,7 +68,10 @@ const structured = FastCheck.record(
     jsonrpc: FastCheck.oneof(FastCheck.constant("2.0"), FastCheck.jsonValue()),
     id,
     method: FastCheck.oneof(FastCheck.constantFrom(...methods), FastCheck.string({ maxLength: 8 })),
-    params: FastCheck.oneof(FastCheck.dictionary(FastCheck.constantFrom(...methods, "a"), FastCheck.jsonValue()), FastCheck.jsonValue()),
+    params: FastCheck.oneof(
+      FastCheck.dictionary(FastCheck.constantFrom(...methods, "a"), FastCheck.jsonValue()),
+      FastCheck.jsonValue()
+    ),
     result: FastCheck.jsonValue(),
     error: FastCheck.jsonValue()
   },
@@ -79,7 +82,10 @@ const structured = FastCheck.record(
 const deep = FastCheck.tuple(
   FastCheck.integer({ min: 1, max: 6000 }),
   FastCheck.constantFrom("[", "{\"a\":"),
-  FastCheck.constantFrom(["{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":", "}"], ["{\"jsonrpc\":\"1.0\",\"id\":1,\"result\":", "}"], ["", ""])
+  FastCheck.constantFrom(["{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":", "}"], [
+    "{\"jsonrpc\":\"1.0\",\"id\":1,\"result\":",
+    "}"
+  ], ["", ""])
 ).map(([levels, open, [before, after]]) => {
   const close = open === "[" ? "]" : "}"
   return `${before}${open.repeat(levels)}${open === "[" ? "" : "1"}${close.repeat(levels)}${after}`
@@ -125,5 +131,8 @@ describe("fuzz", () => {
       expect([...(yield* Stream.runCollect(Stream.take(logs, 1)))]).toEqual([{ level: "info", data: "after" }])
       expect(yield* test.connections).toBe(1)
       expect((yield* client.state.get)._tag).toBe("Ready")
-    }).pipe(Effect.scoped, Effect.provide(clientLayer({ capabilities: { tools: { listChanged: true }, logging: {} } }))))
+    }).pipe(
+      Effect.scoped,
+      Effect.provide(clientLayer({ capabilities: { tools: { listChanged: true }, logging: {} } }))
+    ))
 })

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as JsonRpc from "../src/JsonRpc.js"
-import * as McpError from "../src/McpError.js"
-import * as McpTransport from "../src/McpTransport.js"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import * as JsonRpc from "../src/JsonRpc.js"
+import * as McpError from "../src/McpError.js"
+import * as McpTransport from "../src/McpTransport.js"
 
 const note = (i: number) => JsonRpc.notification("n", { i })
 const indexOf = (m: JsonRpc.Incoming) => ((m as JsonRpc.Notification).params as { i: number }).i

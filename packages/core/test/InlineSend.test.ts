@@ -18,7 +18,10 @@ const isToolCall = (message: JsonRpc.Message) => JsonRpc.isRequest(message) && m
  * The test server's transport, offering `sendNow` (a send that completes at
  * once) or not; it records which fiber sends each `tools/call`.
  */
-const withSendNow = (atOnce: boolean, handler: () => Effect.Effect<unknown> = () => Effect.succeed(textResult("done"))) => {
+const withSendNow = (
+  atOnce: boolean,
+  handler: () => Effect.Effect<unknown> = () => Effect.succeed(textResult("done"))
+) => {
   const senders: Array<FiberId.FiberId> = []
   const mark = (connection: McpTransport.Connection): McpTransport.Connection => ({
     ...connection,

@@ -6,8 +6,8 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import type * as ClientSession from "../src/ClientSession.js"
 import * as Elicitation from "../src/Elicitation.js"
-import * as Handlers from "../src/internal/handlers.js"
 import * as InputRounds from "../src/internal/era/inputRounds.js"
+import * as Handlers from "../src/internal/handlers.js"
 import type * as McpError from "../src/McpError.js"
 import * as Roots from "../src/Roots.js"
 
@@ -38,7 +38,10 @@ const runRounds = (
 ) => Effect.flatMap(send(undefined), (first) => InputRounds.run(method, first, send, handlers))
 
 const handlersOf = <E>(layer: Layer.Layer<never, E> | Layer.Layer<Elicitation.Elicitation | Roots.Roots, E>) =>
-  Effect.map(Effect.provide(Handlers.fromContext, layer), (fromContext) => new Map(Object.entries(fromContext.handlers)))
+  Effect.map(
+    Effect.provide(Handlers.fromContext, layer),
+    (fromContext) => new Map(Object.entries(fromContext.handlers))
+  )
 
 const accepting = Elicitation.layerAcceptDefaults
 

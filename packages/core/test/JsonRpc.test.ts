@@ -54,7 +54,11 @@ describe("JsonRpc.decode", () => {
       params: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
     }),
     Schema.Struct({ jsonrpc: Schema.Literal("2.0"), method: Schema.String }),
-    Schema.Struct({ jsonrpc: Schema.Literal("2.0"), id: Schema.Int, result: Schema.Record({ key: Schema.String, value: Schema.Number }) }),
+    Schema.Struct({
+      jsonrpc: Schema.Literal("2.0"),
+      id: Schema.Int,
+      result: Schema.Record({ key: Schema.String, value: Schema.Number })
+    }),
     Schema.Struct({
       jsonrpc: Schema.Literal("2.0"),
       id: Schema.NullOr(Schema.String),
@@ -98,15 +102,14 @@ describe("JsonRpc.decode", () => {
     })
 
     it("a deep invalid message is a DecodeError that still names its request", () => {
-      const text = `{"jsonrpc":"1.0","id":7,"result":${nested('{"a":', "}", "1")}}`
+      const text = `{"jsonrpc":"1.0","id":7,"result":${nested("{\"a\":", "}", "1")}}`
       const [item] = JsonRpc.decode(text)
       expect(item).toMatchObject({ _tag: "Malformed", id: 7, error: { _tag: "DecodeError", reason: "Envelope" } })
     })
 
     it("a deep valid message decodes", () => {
-      const [item] = JsonRpc.decode(`{"jsonrpc":"2.0","id":1,"result":${nested('{"a":', "}", "1")}}`)
+      const [item] = JsonRpc.decode(`{"jsonrpc":"2.0","id":1,"result":${nested("{\"a\":", "}", "1")}}`)
       expect(JsonRpc.isMalformed(item)).toBe(false)
     })
   })
 })
-

@@ -37,7 +37,11 @@ const validate = (schema: JsonSchemaValidator.JsonSchema, value: unknown) =>
 describe("JsonSchemaValidator (cfworker)", () => {
   it.effect("accepts a matching value and lists every issue of a mismatch with its location", () =>
     Effect.gen(function*() {
-      yield* JsonSchemaValidator.cfworker.validate(weatherSchema, { temperature: 33, conditions: "Cloudy", humidity: 82 })
+      yield* JsonSchemaValidator.cfworker.validate(weatherSchema, {
+        temperature: 33,
+        conditions: "Cloudy",
+        humidity: 82
+      })
       const error = yield* validate(weatherSchema, { temperature: "hot", conditions: "Cloudy", extra: 1 })
       expect(error.reason).toBe("Mismatch")
       const locations = error.issues.map((i) => i.instanceLocation)
@@ -51,14 +55,22 @@ describe("JsonSchemaValidator (cfworker)", () => {
       const schema = {
         type: "object",
         $defs: { point: { type: "object", properties: { x: { type: "number" } }, required: ["x"] } },
-        properties: { at: { $ref: "#/$defs/point" }, path: { type: "array", prefixItems: [{ type: "string" }], items: false } }
+        properties: {
+          at: { $ref: "#/$defs/point" },
+          path: { type: "array", prefixItems: [{ type: "string" }], items: false }
+        }
       }
       yield* JsonSchemaValidator.cfworker.validate(schema, { at: { x: 1 }, path: ["a"] })
       expect((yield* validate(schema, { at: { x: "1" } })).issues.map((i) => i.instanceLocation)).toContain("/at/x")
       // prefixItems + items: false is a 2020-12 tuple: a second item is refused
       expect((yield* validate(schema, { at: { x: 1 }, path: ["a", "b"] })).reason).toBe("Mismatch")
       // draft-07: array-form `items` is the tuple
-      const draft7 = { $schema: "http://json-schema.org/draft-07/schema#", type: "array", items: [{ type: "number" }], additionalItems: false }
+      const draft7 = {
+        $schema: "http://json-schema.org/draft-07/schema#",
+        type: "array",
+        items: [{ type: "number" }],
+        additionalItems: false
+      }
       yield* JsonSchemaValidator.cfworker.validate(draft7, [1])
       expect((yield* validate(draft7, [1, 2])).reason).toBe("Mismatch")
     }))
@@ -76,7 +88,10 @@ describe("JsonSchemaValidator (cfworker)", () => {
       yield* JsonSchemaValidator.cfworker.validate(schema, { a: 1 })
       expect(Object.getOwnPropertyNames(schema)).toEqual(["type", "$defs", "properties"])
       expect(Object.getOwnPropertyNames(schema.properties.a)).toEqual(["$ref"])
-      const frozen = deepFreeze({ type: "object", properties: { a: { $ref: "#/properties/b" }, b: { type: "string" } } })
+      const frozen = deepFreeze({
+        type: "object",
+        properties: { a: { $ref: "#/properties/b" }, b: { type: "string" } }
+      })
       expect((yield* validate(frozen, { a: 1 })).reason).toBe("Mismatch")
     }))
 
@@ -88,7 +103,9 @@ describe("JsonSchemaValidator (cfworker)", () => {
         compiled++
         return cfworker(schema)
       })
-      for (let i = 0; i < 3; i++) yield* validator.validate(weatherSchema, { temperature: i, conditions: "", humidity: 0 })
+      for (let i = 0; i < 3; i++) {
+        yield* validator.validate(weatherSchema, { temperature: i, conditions: "", humidity: 0 })
+      }
       yield* Effect.flip(validator.validate(weatherSchema, {}))
       expect(compiled).toBe(1)
       yield* validator.validate({ ...weatherSchema }, { temperature: 1, conditions: "", humidity: 0 })

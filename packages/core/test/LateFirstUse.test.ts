@@ -88,6 +88,9 @@ describe("operations first used late", () => {
       const client = Context.get(context, McpClient.McpClient)
       expect((yield* client.initialized).protocolVersion).toBe(McpSchema.MODERN_PROTOCOL_VERSION)
       yield* Scope.close(scope, Exit.void)
-      expect(yield* Effect.flip(client.subscribe("file:///a"))).toMatchObject({ _tag: "TransportError", reason: "Closed" })
+      expect(yield* Effect.flip(client.subscribe("file:///a"))).toMatchObject({
+        _tag: "TransportError",
+        reason: "Closed"
+      })
     }))
 })

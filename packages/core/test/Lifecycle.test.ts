@@ -76,7 +76,9 @@ describe("the first connection", () => {
       // the server reads everything and answers nothing, on every connection
       yield* memory.accept.pipe(
         Effect.flatMap((end) =>
-          Effect.forkScoped(Stream.runForEach(end.incoming, (m) => Effect.sync(() => "method" in m && methods.push(m.method))))
+          Effect.forkScoped(
+            Stream.runForEach(end.incoming, (m) => Effect.sync(() => "method" in m && methods.push(m.method)))
+          )
         ),
         Effect.forever,
         Effect.forkScoped

@@ -6,6 +6,7 @@ import * as Option from "effect/Option"
 import * as ClientExtensions from "../src/ClientExtensions.js"
 import * as McpApps from "../src/McpApps.js"
 import * as McpClient from "../src/McpClient.js"
+import type * as McpTransport from "../src/McpTransport.js"
 import type * as McpSchema from "../src/McpSchema.js"
 import * as TestServer from "../src/TestServer.js"
 import * as ToolCallLog from "../src/ToolCallLog.js"
@@ -20,7 +21,10 @@ const tool = (meta?: Record<string, unknown>): McpSchema.Tool => ({
   ...(meta !== undefined ? { _meta: meta } : {})
 })
 
-const uiServer = (era: "legacy" | "modern", csp: Record<string, unknown> = { connectDomains: ["https://api.example.com"] }) =>
+const uiServer = (
+  era: "legacy" | "modern",
+  csp: Record<string, unknown> = { connectDomains: ["https://api.example.com"] }
+) =>
   TestServer.layer({
     era,
     capabilities: { resources: {}, tools: {} },
@@ -38,7 +42,7 @@ const uiServer = (era: "legacy" | "modern", csp: Record<string, unknown> = { con
     }
   })
 
-const clientOver = (server: Layer.Layer<TestServer.TestServer | import("../src/McpTransport.js").McpTransport>) =>
+const clientOver = (server: Layer.Layer<TestServer.TestServer | McpTransport.McpTransport>) =>
   McpClient.layer({ clientInfo, prefetch: false }).pipe(
     Layer.provideMerge(server),
     Layer.provide(ClientExtensions.layer({ ...McpApps.capability }))
@@ -76,7 +80,12 @@ describe("McpApps", () => {
           expect(ui).toEqual({
             uri,
             html,
-            csp: { connectDomains: ["https://api.example.com"], resourceDomains: [], frameDomains: [], baseUriDomains: [] },
+            csp: {
+              connectDomains: ["https://api.example.com"],
+              resourceDomains: [],
+              frameDomains: [],
+              baseUriDomains: []
+            },
             permissions: ["camera"],
             prefersBorder: true,
             domain: undefined

@@ -66,7 +66,12 @@ describe("McpSchema", () => {
   describe("constants", () => {
     it("lists the negotiable revisions, newest first", () => {
       expect(McpSchema.LATEST_PROTOCOL_VERSION).toBe("2025-11-25")
-      expect(McpSchema.SUPPORTED_PROTOCOL_VERSIONS).toStrictEqual(["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"])
+      expect(McpSchema.SUPPORTED_PROTOCOL_VERSIONS).toStrictEqual([
+        "2025-11-25",
+        "2025-06-18",
+        "2025-03-26",
+        "2024-11-05"
+      ])
     })
 
     it("names every method", () => {
@@ -145,7 +150,11 @@ describe("McpSchema", () => {
         })
         yield* roundTrip(McpSchema.CallToolResult, {
           content: [
-            { type: "text", text: "Current weather in New York: 72°F", annotations: { audience: ["user"], priority: 0.9 } },
+            {
+              type: "text",
+              text: "Current weather in New York: 72°F",
+              annotations: { audience: ["user"], priority: 0.9 }
+            },
             { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
             { type: "audio", data: "UklGRiQ=", mimeType: "audio/wav" },
             {
@@ -184,7 +193,11 @@ describe("McpSchema", () => {
           nextCursor: "c2"
         })
         yield* roundTrip(McpSchema.ListResourceTemplatesResult, {
-          resourceTemplates: [{ uriTemplate: "file:///{path}", name: "Project Files", mimeType: "application/octet-stream" }]
+          resourceTemplates: [{
+            uriTemplate: "file:///{path}",
+            name: "Project Files",
+            mimeType: "application/octet-stream"
+          }]
         })
         yield* roundTrip(McpSchema.ReadResourceRequestParams, { uri: "file:///project/src/main.rs" })
         yield* roundTrip(McpSchema.ReadResourceResult, {
@@ -209,7 +222,10 @@ describe("McpSchema", () => {
             icons: [{ src: "https://example.com/review.svg" }]
           }]
         })
-        yield* roundTrip(McpSchema.GetPromptRequestParams, { name: "code_review", arguments: { code: "def hello(): pass" } })
+        yield* roundTrip(McpSchema.GetPromptRequestParams, {
+          name: "code_review",
+          arguments: { code: "def hello(): pass" }
+        })
         yield* roundTrip(McpSchema.GetPromptResult, {
           description: "Code review prompt",
           messages: [
@@ -360,7 +376,10 @@ describe("McpSchema", () => {
         yield* roundTrip(McpSchema.CancelTaskRequestParams, { taskId: task.taskId })
         yield* roundTrip(McpSchema.GetTaskResult, { ...task, status: "input_required" })
         yield* roundTrip(McpSchema.CancelTaskResult, { ...task, status: "cancelled", ttl: null })
-        yield* roundTrip(McpSchema.ListTasksResult, { tasks: [task, { ...task, status: "completed" }], nextCursor: "t2" })
+        yield* roundTrip(McpSchema.ListTasksResult, {
+          tasks: [task, { ...task, status: "completed" }],
+          nextCursor: "t2"
+        })
         yield* roundTrip(McpSchema.TaskStatusNotificationParams, {
           ...task,
           status: "failed",
@@ -384,7 +403,10 @@ describe("McpSchema", () => {
           total: 100,
           message: "Reticulating splines..."
         })
-        yield* roundTrip(McpSchema.CancelledNotificationParams, { requestId: "123", reason: "User requested cancellation" })
+        yield* roundTrip(McpSchema.CancelledNotificationParams, {
+          requestId: "123",
+          reason: "User requested cancellation"
+        })
         yield* roundTrip(McpSchema.CancelledNotificationParams, { reason: "no id since 2025-11-25" })
         yield* roundTrip(McpSchema.RequestParams, {})
         yield* roundTrip(McpSchema.NotificationParams, { _meta: { a: 1 } })
@@ -447,7 +469,10 @@ describe("McpSchema", () => {
         type: "object",
         required: ["email"]
       }
-      const params = Schema.decodeUnknownSync(McpSchema.ElicitRequestFormParams, preserve)({ message: "m", requestedSchema })
+      const params = Schema.decodeUnknownSync(McpSchema.ElicitRequestFormParams, preserve)({
+        message: "m",
+        requestedSchema
+      })
       expect(JSON.stringify(params.requestedSchema)).toBe(JSON.stringify(requestedSchema))
     })
 
@@ -466,14 +491,20 @@ describe("McpSchema", () => {
 
     it.effect("a tool result without content decodes to an empty content list", () =>
       Effect.gen(function*() {
-        const result = yield* Schema.decodeUnknown(McpSchema.CallToolResult, preserve)({ structuredContent: { ok: true } })
+        const result = yield* Schema.decodeUnknown(McpSchema.CallToolResult, preserve)({
+          structuredContent: { ok: true }
+        })
         expect(result.content).toStrictEqual([])
       }))
 
     it.effect("older-era shapes decode", () =>
       Effect.gen(function*() {
         yield* roundTrip(McpSchema.ListToolsResult, {
-          tools: [{ name: "add", description: "Adds", inputSchema: { type: "object", properties: { a: { type: "number" } } } }]
+          tools: [{
+            name: "add",
+            description: "Adds",
+            inputSchema: { type: "object", properties: { a: { type: "number" } } }
+          }]
         })
         yield* roundTrip(McpSchema.ListResourcesResult, { resources: [{ uri: "file:///a", name: "a" }] })
         yield* roundTrip(McpSchema.ListPromptsResult, { prompts: [{ name: "p" }] })

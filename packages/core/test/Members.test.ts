@@ -53,6 +53,9 @@ describe("members taken off the services", () => {
       expect((yield* copy.tools.get).map((tool) => tool.name)).toEqual(["echo"])
     }).pipe(Effect.provide(clientLayer({
       ...server,
-      handlers: { ...server.handlers, "tools/list": () => Effect.succeed({ tools: [{ name: "echo", inputSchema: { type: "object" } }] }) }
+      handlers: {
+        ...server.handlers,
+        "tools/list": () => Effect.succeed({ tools: [{ name: "echo", inputSchema: { type: "object" } }] })
+      }
     }))))
 })

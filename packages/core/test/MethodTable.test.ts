@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as McpSchema from "../src/McpSchema.js"
 import * as Codecs from "../src/internal/era/codecs.js"
 import * as Methods from "../src/internal/methods.js"
+import * as McpSchema from "../src/McpSchema.js"
 import { clientInfo } from "./utils.js"
 
 const MODERN = McpSchema.MODERN_PROTOCOL_VERSION

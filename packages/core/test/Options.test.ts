@@ -21,7 +21,10 @@ describe("bad options are typed errors, never defects", () => {
       const client = yield* McpClient.McpClient
       const error = yield* Effect.flip(client.initialized)
       expect(error).toBeInstanceOf(McpError.TransportError)
-      expect(error).toMatchObject({ phase: "options", message: "invalid option requestTimeout: not a finite Duration or \"none\"" })
+      expect(error).toMatchObject({
+        phase: "options",
+        message: "invalid option requestTimeout: not a finite Duration or \"none\""
+      })
       const state = yield* client.state.get
       expect(state._tag).toBe("Closed")
       const server = yield* TestServer.TestServer

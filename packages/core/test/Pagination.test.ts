@@ -27,18 +27,22 @@ const endless = (size: number, descriptionBytes: number) =>
 const listTools = Effect.flatMap(McpClient.McpClient, (client) => Effect.flip(client.listTools))
 
 describe("pagination", () => {
-  it.effect("a server sending fresh cursors and big pages forever gets TooLarge, with memory bounded", () =>
-    Effect.gen(function*() {
-      const before = process.memoryUsage().heapUsed
-      const error = yield* listTools.pipe(Effect.timeout("20 seconds"))
-      const grown = process.memoryUsage().heapUsed - before
-      expect(error).toBeInstanceOf(McpError.DecodeError)
-      expect(error).toMatchObject({ reason: "TooLarge" })
-      expect(error.message).toMatch(/bytes of pages/)
-      // 32 MiB of pages, at most: far from the gigabytes ten thousand such pages would hold
-      expect(grown).toBeLessThan(256 * 1024 * 1024)
-      expect((yield* receivedWith("tools/list")).length).toBeLessThan(100)
-    }).pipe(Effect.provide(endless(100, 4096))), { timeout: 30_000 })
+  it.effect(
+    "a server sending fresh cursors and big pages forever gets TooLarge, with memory bounded",
+    () =>
+      Effect.gen(function*() {
+        const before = process.memoryUsage().heapUsed
+        const error = yield* listTools.pipe(Effect.timeout("20 seconds"))
+        const grown = process.memoryUsage().heapUsed - before
+        expect(error).toBeInstanceOf(McpError.DecodeError)
+        expect(error).toMatchObject({ reason: "TooLarge" })
+        expect(error.message).toMatch(/bytes of pages/)
+        // 32 MiB of pages, at most: far from the gigabytes ten thousand such pages would hold
+        expect(grown).toBeLessThan(256 * 1024 * 1024)
+        expect((yield* receivedWith("tools/list")).length).toBeLessThan(100)
+      }).pipe(Effect.provide(endless(100, 4096))),
+    { timeout: 30_000 }
+  )
 
   it.effect("many small pages stop at the item cap", () =>
     Effect.gen(function*() {

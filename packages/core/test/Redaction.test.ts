@@ -13,7 +13,10 @@ import { Redaction, TestTracer } from "../src/index.js"
 const redirecting = HttpClient.make((request) =>
   Effect.succeed(HttpClientResponse.fromWeb(
     request,
-    new Response(null, { status: 302, headers: { location: "http://127.0.0.1:8976/callback?code=code-secret-1&state=s" } })
+    new Response(null, {
+      status: 302,
+      headers: { location: "http://127.0.0.1:8976/callback?code=code-secret-1&state=s" }
+    })
   ))
 )
 
@@ -67,7 +70,9 @@ describe("Redaction", () => {
   it.effect("without the wrapper the platform's span shows the key (what Redaction.httpClient prevents)", () => {
     const recorder = TestTracer.make()
     return Effect.gen(function*() {
-      yield* redirecting.execute(HttpClientRequest.get("https://example.com/mcp?api_key=api-secret-1")).pipe(Effect.scoped)
+      yield* redirecting.execute(HttpClientRequest.get("https://example.com/mcp?api_key=api-secret-1")).pipe(
+        Effect.scoped
+      )
       expect(String(recorder.named("http.client GET")[0].attributes.get("url.full"))).toContain("api-secret-1")
     }).pipe(Effect.withTracer(recorder.tracer))
   })
@@ -84,7 +89,9 @@ describe("Redaction", () => {
       expect(error.message).toContain("api-secret-2") // the platform's own error, as the caller gets it
       const [span] = recorder.named("http.client GET")
       expect(span.status._tag === "Ended" && Exit.isFailure(span.status.exit)).toBe(true)
-      const ended = span.status._tag === "Ended" ? Cause.pretty(span.status.exit.pipe(Exit.causeOption, Option.getOrThrow)) : ""
+      const ended = span.status._tag === "Ended"
+        ? Cause.pretty(span.status.exit.pipe(Exit.causeOption, Option.getOrThrow))
+        : ""
       expect(ended).toContain("api_key=<redacted>")
       expect(ended).not.toContain("api-secret-2")
       expect(ended).toContain("RequestError")

@@ -202,7 +202,9 @@ describe("McpClient with a RequestHeaders service (as over HTTP)", () => {
       expect(headers.headersFor("tools/call", { name: "valid_tool", arguments: { region: "eu" } })["mcp-param-region"])
         .toBe("eu")
     }).pipe(
-      Effect.provide(clientLayer(server).pipe(Layer.provideMerge(Layer.effect(RequestHeaders.RequestHeaders, RequestHeaders.make))))
+      Effect.provide(
+        clientLayer(server).pipe(Layer.provideMerge(Layer.effect(RequestHeaders.RequestHeaders, RequestHeaders.make)))
+      )
     ))
 
   it.effect("without one (stdio) lists every tool as the server sent it", () =>
@@ -218,7 +220,8 @@ describe("McpClient: a call refused with HeaderMismatch (-32020)", () => {
     const options = {
       capabilities: { tools: {} },
       handlers: {
-        "tools/list": () => Effect.sync(() => (seen.lists++, { tools: [{ name: "t", inputSchema: { type: "object" } }] })),
+        "tools/list": () =>
+          Effect.sync(() => (seen.lists++, { tools: [{ name: "t", inputSchema: { type: "object" } }] })),
         // refused once, as a server whose tool gained an x-mcp-header annotation refuses a call without it
         "tools/call": () =>
           ++seen.calls === 1 ?

@@ -8,11 +8,11 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
+import type { Live } from "../src/internal/session/link.js"
+import * as Pending from "../src/internal/session/pending.js"
 import * as JsonRpc from "../src/JsonRpc.js"
 import * as McpError from "../src/McpError.js"
 import type * as McpTransport from "../src/McpTransport.js"
-import type { Live } from "../src/internal/session/link.js"
-import * as Pending from "../src/internal/session/pending.js"
 
 /** A live connection recording every message sent on it; `sendNow` takes them at once unless `inline` is false. */
 const makeLive = (generation: number, inline = true, fail?: McpTransport.ConnectionError) => {
@@ -60,7 +60,9 @@ const start = (
 const idOf = (message: JsonRpc.Message | undefined) => (message as JsonRpc.Request).id
 
 const withTable = <A, E>(f: (pending: Pending.PendingTable) => Effect.Effect<A, E>) =>
-  Effect.scoped(Effect.flatMap(Effect.clockWith((clock) => Pending.make({ clock, defaultIdle: 1_000, defaultTotal: undefined })), f))
+  Effect.scoped(
+    Effect.flatMap(Effect.clockWith((clock) => Pending.make({ clock, defaultIdle: 1_000, defaultTotal: undefined })), f)
+  )
 
 describe("a request's states", () => {
   it.effect("InFlight once sent, Settled when answered: the answer is its result and it leaves the table", () =>

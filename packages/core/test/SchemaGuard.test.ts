@@ -2,8 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Arbitrary from "effect/Arbitrary"
 import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
-import * as McpSchema from "../src/McpSchema.js"
 import * as SchemaGuard from "../src/internal/wire/schemaGuard.js"
+import * as McpSchema from "../src/McpSchema.js"
 
 /** Every schema the core module exports: the guard must answer as `Schema.is` does for each. */
 const wireSchemas: ReadonlyArray<readonly [string, Schema.Schema<unknown>]> = Object.entries(
@@ -78,10 +78,13 @@ describe("SchemaGuard", () => {
       // values that fit, then each changed a little
       if (generated.has(name)) {
         const valid = Arbitrary.make(schema)
-        FastCheck.assert(FastCheck.property(valid, (value) => {
-          expect(guard(value)).toBe(true)
-          agree(value)
-        }), { numRuns: 50, seed: 20261123 })
+        FastCheck.assert(
+          FastCheck.property(valid, (value) => {
+            expect(guard(value)).toBe(true)
+            agree(value)
+          }),
+          { numRuns: 50, seed: 20261123 }
+        )
         FastCheck.assert(
           FastCheck.property(
             valid,

@@ -38,7 +38,10 @@ describe("method names from the wire are looked up as own keys only", () => {
       const test = yield* TestServer.TestServer
       yield* client.initialized
       const seen = yield* Effect.fork(
-        Stream.unwrapScoped(client.subscribeNotifications).pipe(Stream.take(prototypeNames.length + 1), Stream.runCollect)
+        Stream.unwrapScoped(client.subscribeNotifications).pipe(
+          Stream.take(prototypeNames.length + 1),
+          Stream.runCollect
+        )
       )
       yield* Effect.yieldNow()
       for (const method of prototypeNames) yield* test.notify(method)
@@ -96,7 +99,9 @@ describe("a frame that names its request", () => {
       const [call] = yield* eventually(Effect.map(receivedWith("tools/call"), (l) => l.length === 1 && l))
       const id = (call as JsonRpc.Request).id
       // a response holding both a result and an error still names its request
-      const [frame] = JsonRpc.decode(JSON.stringify({ jsonrpc: "2.0", id, result: {}, error: { code: 1, message: "x" } }))
+      const [frame] = JsonRpc.decode(
+        JSON.stringify({ jsonrpc: "2.0", id, result: {}, error: { code: 1, message: "x" } })
+      )
       yield* test.sendRaw(frame)
       const error = yield* Effect.flip(Fiber.join(fiber))
       expect(error).toMatchObject({ _tag: "DecodeError", reason: "Envelope" })

@@ -20,7 +20,9 @@ const server = TestServer.layer({
 const layered = McpClient.layerOnSession({ server: "test" }).pipe(
   Layer.provideMerge(
     ClientSession.layer({ clientInfo }).pipe(
-      Layer.provide(Sampling.layer(() => Effect.succeed({ role: "assistant", content: { type: "text", text: "hi" }, model: "m" }))),
+      Layer.provide(
+        Sampling.layer(() => Effect.succeed({ role: "assistant", content: { type: "text", text: "hi" }, model: "m" }))
+      ),
       Layer.provide(Roots.layer([{ uri: "file:///work" }]))
     )
   ),
@@ -53,7 +55,9 @@ describe("ClientSession.layer and McpClient.layerOnSession", () => {
       // prefetch after the session's initialization, which happened before the client existed
       yield* eventually(Effect.map(client.tools.get, (list) => list.length === 1))
       tools = [...tools, { name: "second", inputSchema: { type: "object" } }]
-      const changes = yield* Effect.fork(client.tools.changes.pipe(Stream.filter((l) => l.length === 2), Stream.runHead))
+      const changes = yield* Effect.fork(
+        client.tools.changes.pipe(Stream.filter((l) => l.length === 2), Stream.runHead)
+      )
       yield* test.notify("notifications/tools/list_changed")
       const seen = yield* changes
       expect(seen._tag === "Some" && seen.value.map((t) => t.name)).toEqual(["first", "second"])

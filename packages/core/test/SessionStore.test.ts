@@ -1,8 +1,8 @@
 // @vitest-environment happy-dom
 // One contract for every backing store: memory, Node files, and the browser's localStorage (happy-dom).
-import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import { BrowserKeyValueStore } from "@effect/platform-browser"
 import { NodeKeyValueStore } from "@effect/platform-node"
+import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Inspectable from "effect/Inspectable"

@@ -15,6 +15,9 @@ sharedStoreContract(
   "over a KeyValueStore",
   Layer.effect(
     Pair,
-    Effect.map(KeyValueStore.KeyValueStore, (kv) => ({ a: SharedStore.fromKeyValueStore(kv), b: SharedStore.fromKeyValueStore(kv) }))
+    Effect.map(
+      KeyValueStore.KeyValueStore,
+      (kv) => ({ a: SharedStore.fromKeyValueStore(kv), b: SharedStore.fromKeyValueStore(kv) })
+    )
   ).pipe(Layer.provide(KeyValueStore.layerMemory))
 )

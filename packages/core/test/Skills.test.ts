@@ -12,7 +12,8 @@ import * as TestServer from "../src/TestServer.js"
 import { clientInfo, receivedWith } from "./utils.js"
 
 const digest = (content: string | Uint8Array) => `sha256:${createHash("sha256").update(content).digest("hex")}`
-const size = (content: string | Uint8Array) => typeof content === "string" ? Buffer.byteLength(content) : content.byteLength
+const size = (content: string | Uint8Array) =>
+  typeof content === "string" ? Buffer.byteLength(content) : content.byteLength
 
 const skillMd = `---
 name: pdf-processing
@@ -92,8 +93,10 @@ const withClient = (options: TestServer.Options) =>
     )
   )
 
-const readUris = Effect.map(receivedWith("resources/read"), (requests) =>
-  requests.map((r) => (r.params as { uri: string }).uri))
+const readUris = Effect.map(
+  receivedWith("resources/read"),
+  (requests) => requests.map((r) => (r.params as { uri: string }).uri)
+)
 
 const loadFailure = (served: Served, listed = entry()) =>
   Effect.gen(function*() {

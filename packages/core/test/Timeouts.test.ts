@@ -114,4 +114,3 @@ describe("the deadline sweeper", () => {
       expect(a.expired).toEqual([["a", 3_000]])
     }))
 })
-

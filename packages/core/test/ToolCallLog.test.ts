@@ -55,7 +55,10 @@ const makeServer = (release: Deferred.Deferred<void>): TestServer.Options => {
               new McpError.ProtocolError({ code: -32000, message: "backend down", data: { token: "s3cr3t-token" } })
             )
           case "slow":
-            return Effect.zipRight(progress(1, 2, "half way"), Effect.as(Deferred.await(release), textResult("slow done")))
+            return Effect.zipRight(
+              progress(1, 2, "half way"),
+              Effect.as(Deferred.await(release), textResult("slow done"))
+            )
           case "research":
             return Effect.succeed({ task: task("working") })
           default:
@@ -209,7 +212,10 @@ describe("ToolCallLog through a client", () => {
   it.effect("a call interrupted while awaiting approval is recorded as cancelled", () =>
     Effect.gen(function*() {
       const release = yield* Deferred.make<void>()
-      const approval = Layer.merge(ApprovalPolicy.layerMemory({ mode: "always-ask" }), Approver.layer(() => Effect.never))
+      const approval = Layer.merge(
+        ApprovalPolicy.layerMemory({ mode: "always-ask" }),
+        Approver.layer(() => Effect.never)
+      )
       yield* Effect.gen(function*() {
         const fiber = yield* Effect.fork(call("ok"))
         yield* eventually(Effect.map(records, (list) => list[0]?.status === "AwaitingApproval"))
@@ -311,9 +317,13 @@ describe("ToolCallLog on a shared store", () => {
       const logOn = ToolCallLog.make({ retention: 100 })
       const [a, b] = yield* Effect.all([logOn, logOn])
       const calls = (log: ToolCallLog.Service, tool: string) =>
-        Effect.forEach(Array.from({ length: 20 }, (_, i) => i), () =>
-          Effect.flatMap(log.start({ server: "s", tool, status: "Running" }), (id) =>
-            log.update(id, { status: "Completed" })), { concurrency: 4, discard: true })
+        Effect.forEach(
+          Array.from({ length: 20 }, (_, i) => i),
+          () =>
+            Effect.flatMap(log.start({ server: "s", tool, status: "Running" }), (id) =>
+              log.update(id, { status: "Completed" })),
+          { concurrency: 4, discard: true }
+        )
       yield* Effect.all([calls(a, "a"), calls(b, "b")], { concurrency: 2 })
       const store = yield* SharedStore.SharedStore
       expect((yield* store.collection("mcp-effect/tool-calls/call").list).length).toBe(40)
@@ -326,6 +336,10 @@ describe("ToolCallLog on a shared store", () => {
       yield* Effect.all([full(a), full(b)])
       // a clear in one is seen in the other
       yield* a.clear
-      yield* b.records.changes.pipe(Stream.filter((list) => list.length === 0), Stream.runHead, Effect.timeout("1 second"))
+      yield* b.records.changes.pipe(
+        Stream.filter((list) => list.length === 0),
+        Stream.runHead,
+        Effect.timeout("1 second")
+      )
     }).pipe(Effect.scoped, Effect.provide(Layer.merge(SharedStore.layerMemory, KeyValueStore.layerMemory))))
 })

@@ -26,8 +26,10 @@ export const eventually = <A, R>(
 export const clientInfo = { name: "test-client", version: "0.0.1" }
 
 /** The client's state once it is reconnecting after a failed attempt. */
-export const reconnecting = Effect.flatMap(McpClient.McpClient, (client) =>
-  eventually(Effect.map(client.state.get, (s) => s._tag === "Reconnecting" && s.attempt > 0 && s)))
+export const reconnecting = Effect.flatMap(
+  McpClient.McpClient,
+  (client) => eventually(Effect.map(client.state.get, (s) => s._tag === "Reconnecting" && s.attempt > 0 && s))
+)
 
 /** Drops the test server's connection and waits (1 s on the `TestClock`) for the second one to be ready. */
 export const reconnect = Effect.gen(function*() {

@@ -18,14 +18,14 @@
  */
 import type * as PlatformError from "@effect/platform/Error"
 import type * as KeyValueStore from "@effect/platform/KeyValueStore"
+import type * as ApprovalPolicy from "@mcp-effect/core/ApprovalPolicy"
+import type * as ToolCallLog from "@mcp-effect/core/ToolCallLog"
 import type * as Layer from "effect/Layer"
 import * as BrowserTransportFactory from "./BrowserTransportFactory.js"
 import * as IndexedDbKeyValueStore from "./IndexedDbKeyValueStore.js"
 import * as internal from "./internal/hub.js"
 import type * as ServerConfig from "./ServerConfig.js"
 import type * as ServerRegistry from "./ServerRegistry.js"
-import type * as ApprovalPolicy from "@mcp-effect/core/ApprovalPolicy"
-import type * as ToolCallLog from "@mcp-effect/core/ToolCallLog"
 
 /**
  * @since 0.2.0

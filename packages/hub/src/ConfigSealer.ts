@@ -113,7 +113,10 @@ const mapSecrets = (
   Effect.gen(function*() {
     const record = (values: Readonly<Record<string, string>>, path: string) =>
       Effect.map(
-        Effect.forEach(Object.entries(values), ([k, v]) => Effect.map(f(v, `${path}.${k}`), (sealed) => [k, sealed] as const)),
+        Effect.forEach(
+          Object.entries(values),
+          ([k, v]) => Effect.map(f(v, `${path}.${k}`), (sealed) => [k, sealed] as const)
+        ),
         (entries) => Object.fromEntries(entries)
       )
     const t = config.transport
@@ -143,7 +146,10 @@ const mapSecrets = (
 export const make = (key: Redacted.Redacted<Uint8Array | string>): Effect.Effect<Service, ConfigSealError> =>
   Effect.gen(function*() {
     const raw = yield* Option.match(keyFrom(key), {
-      onNone: () => Effect.fail(new ConfigSealError({ message: "the key must be 32 bytes, or their base64 or base64url encoding" })),
+      onNone: () =>
+        Effect.fail(
+          new ConfigSealError({ message: "the key must be 32 bytes, or their base64 or base64url encoding" })
+        ),
       onSome: Effect.succeed
     })
     const crypto = yield* subtle()
@@ -153,26 +159,31 @@ export const make = (key: Redacted.Redacted<Uint8Array | string>): Effect.Effect
     })
     const data = (config: ServerConfig.ServerConfig, path: string) => encoder.encode(`${config.name}\0${path}`)
     const seal = (config: ServerConfig.ServerConfig) =>
-      mapSecrets(config, (value, path) =>
-        isSealed(value) || onlyReferences.test(value) ? Effect.succeed(value) : Effect.tryPromise({
-          try: async () => {
-            const iv = globalThis.crypto.getRandomValues(new Uint8Array(12))
-            const sealed = await crypto.encrypt(
-              { name: "AES-GCM", iv, additionalData: data(config, path) },
-              cryptoKey,
-              encoder.encode(value)
-            )
-            return `${prefix}${Encoding.encodeBase64Url(iv)}:${Encoding.encodeBase64Url(new Uint8Array(sealed))}`
-          },
-          catch: () => new ConfigSealError({ message: `sealing ${config.name}.${path} failed` })
-        }))
+      mapSecrets(
+        config,
+        (value, path) =>
+          isSealed(value) || onlyReferences.test(value) ? Effect.succeed(value) : Effect.tryPromise({
+            try: async () => {
+              const iv = globalThis.crypto.getRandomValues(new Uint8Array(12))
+              const sealed = await crypto.encrypt(
+                { name: "AES-GCM", iv, additionalData: data(config, path) },
+                cryptoKey,
+                encoder.encode(value)
+              )
+              return `${prefix}${Encoding.encodeBase64Url(iv)}:${Encoding.encodeBase64Url(new Uint8Array(sealed))}`
+            },
+            catch: () => new ConfigSealError({ message: `sealing ${config.name}.${path} failed` })
+          })
+      )
     const unseal = (config: ServerConfig.ServerConfig) =>
       mapSecrets(config, (value, path) => {
         if (!isSealed(value)) return Effect.succeed(value)
         const unreadable = new ConfigSealError({
           message: `the sealed ${config.name}.${path} cannot be opened (another key, or modified)`
         })
-        const [iv, ciphertext] = value.slice(prefix.length).split(":").map((part) => Encoding.decodeBase64Url(part ?? ""))
+        const [iv, ciphertext] = value.slice(prefix.length).split(":").map((part) =>
+          Encoding.decodeBase64Url(part ?? "")
+        )
         if (iv === undefined || ciphertext === undefined || Either.isLeft(iv) || Either.isLeft(ciphertext)) {
           return Effect.fail(unreadable)
         }

@@ -17,8 +17,8 @@
  *
  * @since 0.2.0
  */
-import type * as KeyValueStore from "@effect/platform/KeyValueStore"
 import type * as PlatformError from "@effect/platform/Error"
+import type * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as SharedStore from "@mcp-effect/core/SharedStore"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -69,6 +69,8 @@ export const layer = (
   options?: Options
 ): Layer.Layer<KeyValueStore.KeyValueStore | SharedStore.SharedStore, PlatformError.PlatformError> =>
   Layer.scopedContext(
-    Effect.map(internal.make(options), ({ kv, shared }) =>
-      Context.make(internal.tag, kv).pipe(Context.add(SharedStore.SharedStore, shared)))
+    Effect.map(
+      internal.make(options),
+      ({ kv, shared }) => Context.make(internal.tag, kv).pipe(Context.add(SharedStore.SharedStore, shared))
+    )
   )

@@ -141,8 +141,7 @@ export const layer: <E>(
 export const make: <E>(
   source: Source<E>,
   options?: Options
-) => Effect.Effect<{ readonly toolkit: McpToolkit; readonly layer: Layer.Layer<Tool.Handler<string>> }> =
-  internal.make
+) => Effect.Effect<{ readonly toolkit: McpToolkit; readonly layer: Layer.Layer<Tool.Handler<string>> }> = internal.make
 
 /**
  * The source's current tools, with handlers, built afresh each time the

@@ -70,13 +70,17 @@ export interface Options {
 export const keyFile: string = internal.keyFile
 
 const stores = (directory: string) =>
-  Effect.map(internal.make(directory), ({ kv, shared }) =>
-    Context.make(KeyValueStore.KeyValueStore, kv).pipe(Context.add(SharedStore.SharedStore, shared)))
+  Effect.map(
+    internal.make(directory),
+    ({ kv, shared }) => Context.make(KeyValueStore.KeyValueStore, kv).pipe(Context.add(SharedStore.SharedStore, shared))
+  )
 
 /** A key file that cannot be read, made or used fails the Layer as the store's other file errors do. */
 const keyFailure = (error: KeyFile.KeyFileError | ConfigSealer.ConfigSealError) =>
   new PlatformError.SystemError({
-    reason: error._tag === "KeyFileError" && error.cause instanceof PlatformError.SystemError ? error.cause.reason : "Unknown",
+    reason: error._tag === "KeyFileError" && error.cause instanceof PlatformError.SystemError
+      ? error.cause.reason
+      : "Unknown",
     module: "KeyValueStore",
     method: "layer",
     pathOrDescriptor: keyFile,

@@ -19,6 +19,8 @@
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
+import type * as ApprovalPolicy from "@mcp-effect/core/ApprovalPolicy"
+import type * as ToolCallLog from "@mcp-effect/core/ToolCallLog"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as HashSet from "effect/HashSet"
@@ -28,8 +30,6 @@ import * as internal from "./internal/hub.js"
 import * as NodeTransportFactory from "./NodeTransportFactory.js"
 import * as ServerConfig from "./ServerConfig.js"
 import type * as ServerRegistry from "./ServerRegistry.js"
-import type * as ApprovalPolicy from "@mcp-effect/core/ApprovalPolicy"
-import type * as ToolCallLog from "@mcp-effect/core/ToolCallLog"
 
 /**
  * @since 0.2.0

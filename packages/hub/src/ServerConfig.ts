@@ -29,8 +29,8 @@ import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import type { ConfigFileError, ServerConfigError } from "./internal/errors.js"
 import * as internal from "./internal/config.js"
+import type { ConfigFileError, ServerConfigError } from "./internal/errors.js"
 
 /**
  * How a server is reached. `Http` is Streamable HTTP (falling back to the

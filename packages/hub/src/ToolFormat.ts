@@ -412,8 +412,7 @@ export const openAiChatTool: (input: Input, options?: OpenAiOptions) => OpenAiCh
  * @since 0.2.0
  * @category tools
  */
-export const openAiResponsesTool: (input: Input, options?: OpenAiOptions) => OpenAiResponsesTool =
-  tools.openAiResponses
+export const openAiResponsesTool: (input: Input, options?: OpenAiOptions) => OpenAiResponsesTool = tools.openAiResponses
 
 /**
  * A tool for the Anthropic Messages API. `input_schema` is the tool's

@@ -51,7 +51,9 @@ describe("ConfigSealer", () => {
       }
       const sealedLocal = yield* sealer.seal(local)
       expect(sealedLocal.transport._tag === "Stdio" && sealedLocal.transport.args).toEqual(["server.js", "--verbose"])
-      expect(sealedLocal.transport._tag === "Stdio" && ConfigSealer.isSealed(sealedLocal.transport.env.TOKEN!)).toBe(true)
+      expect(sealedLocal.transport._tag === "Stdio" && ConfigSealer.isSealed(sealedLocal.transport.env.TOKEN!)).toBe(
+        true
+      )
     }))
 
   it.effect("another key, or a sealed value moved to another server, cannot be opened", () =>
@@ -87,6 +89,9 @@ describe("ConfigSealer", () => {
       expect(bytes).toContain("${FROM_ENV}")
 
       const statuses = yield* statusesWhere(yield* stored, (s) => s.size === 2)
-      expect([...statuses.values()].map((s) => [s.name, s._tag]).sort()).toEqual([["local", "Disabled"], ["remote", "Disabled"]])
+      expect([...statuses.values()].map((s) => [s.name, s._tag]).sort()).toEqual([["local", "Disabled"], [
+        "remote",
+        "Disabled"
+      ]])
     }).pipe(Effect.provide(KeyValueStore.layerMemory)))
 })

@@ -125,7 +125,10 @@ layer(ClientLive)("McpToolkit over a client", (it) => {
       expect(first.toolResults[0].result).toEqual(readResult)
 
       // the next request carries the result as Anthropic content blocks
-      yield* LanguageModel.generateText({ prompt: Prompt.merge(prompt, Prompt.fromResponseParts(first.content)), toolkit })
+      yield* LanguageModel.generateText({
+        prompt: Prompt.merge(prompt, Prompt.fromResponseParts(first.content)),
+        toolkit
+      })
         .pipe(Effect.provide(model))
       const [returned] = toolResultsOf(requests[1])
       expect(returned).toMatchObject({ id: "toolu_1", name: "fs_read", isFailure: false })

@@ -40,17 +40,31 @@ describe("provider SDK types", () => {
       const anthropic: Anthropic.Messages.Tool = ToolFormat.anthropicTool(tool)
       const gemini: Genai.FunctionDeclaration = ToolFormat.geminiJsonFunctionDeclaration(tool)
       const geminiTool: Genai.Tool = { functionDeclarations: [ToolFormat.geminiJsonFunctionDeclaration(tool)] }
-      expect([chat.type, responses.type, anthropic.input_schema.type, gemini.name, geminiTool.functionDeclarations?.length])
+      expect([
+        chat.type,
+        responses.type,
+        anthropic.input_schema.type,
+        gemini.name,
+        geminiTool.functionDeclarations?.length
+      ])
         .toEqual(["function", "function", "object", ToolFormat.geminiName(ToolFormat.sanitizeName(tool.name)), 1])
     }
   })
 
   it("tool results", () => {
     const chat: OpenAI.Chat.Completions.ChatCompletionToolMessageParam = ToolFormat.openAiChatResult("call_1", result)
-    const responses: OpenAI.Responses.ResponseInputItem.FunctionCallOutput = ToolFormat.openAiResponsesResult("call_1", result)
+    const responses: OpenAI.Responses.ResponseInputItem.FunctionCallOutput = ToolFormat.openAiResponsesResult(
+      "call_1",
+      result
+    )
     const anthropic: Anthropic.Messages.ToolResultBlockParam = ToolFormat.anthropicResult("call_1", result)
     const gemini: ReadonlyArray<Genai.Part> = ToolFormat.geminiResult("get", result, { id: "call_1" })
-    expect([chat.role, responses.type, anthropic.is_error, gemini.length]).toEqual(["tool", "function_call_output", true, 4])
+    expect([chat.role, responses.type, anthropic.is_error, gemini.length]).toEqual([
+      "tool",
+      "function_call_output",
+      true,
+      4
+    ])
   })
 })
 

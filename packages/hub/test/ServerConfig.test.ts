@@ -69,7 +69,13 @@ describe("ServerConfig formats", () => {
       url: "ws://127.0.0.1:1/mcp",
       headers: { Authorization: "Bearer ${T}" }
     })
-    expect(servers.map(ServerConfig.transportKind)).toEqual(["websocket", "websocket", "websocket", "websocket", "http"])
+    expect(servers.map(ServerConfig.transportKind)).toEqual([
+      "websocket",
+      "websocket",
+      "websocket",
+      "websocket",
+      "http"
+    ])
   })
 
   it("a url scheme the transport does not speak is an error naming the schemes allowed, never the url", () => {
@@ -107,7 +113,12 @@ describe("ServerConfig formats", () => {
   it("keeps disabled, trusted and auth (in its file form, unexpanded)", () => {
     const { servers } = parse({
       mcpServers: {
-        x: { url: "https://example.com/mcp", disabled: true, trusted: true, auth: { type: "bearer", token: "${TOKEN}" } }
+        x: {
+          url: "https://example.com/mcp",
+          disabled: true,
+          trusted: true,
+          auth: { type: "bearer", token: "${TOKEN}" }
+        }
       }
     })
     expect(servers[0]).toMatchObject({ disabled: true, trusted: true, auth: { type: "bearer", token: "${TOKEN}" } })
@@ -146,7 +157,9 @@ describe("ServerConfig formats", () => {
   })
 
   it("an empty or blank command is an error of that server", () => {
-    const parsed = parse({ mcpServers: { a: { command: "" }, b: { type: "stdio", command: "  " }, c: { command: "node" } } })
+    const parsed = parse({
+      mcpServers: { a: { command: "" }, b: { type: "stdio", command: "  " }, c: { command: "node" } }
+    })
     expect(parsed.servers.map((s) => s.name)).toEqual(["c"])
     expect(parsed.errors.map((e) => [e.key, e.reason])).toEqual([
       ["mcpServers.a.command", "must not be empty"],
@@ -162,7 +175,10 @@ describe("ServerConfig formats", () => {
 
   it("round-trips through its schema (the stored form)", () => {
     const { servers } = parse({
-      mcpServers: { a: { command: "node", env: { X: "${X}" } }, b: { url: "https://x/mcp", auth: { type: "api-key", key: "k" } } }
+      mcpServers: {
+        a: { command: "node", env: { X: "${X}" } },
+        b: { url: "https://x/mcp", auth: { type: "api-key", key: "k" } }
+      }
     })
     const codec = Schema.parseJson(ServerConfig.ServerConfig)
     for (const server of servers) {
@@ -179,7 +195,12 @@ describe("ServerConfig.resolve", () => {
   it.effect("expands ${VAR} and ${VAR:-default} through the ConfigProvider, everywhere", () =>
     Effect.gen(function*() {
       const stdio = yield* ServerConfig.resolve(
-        one({ command: "${BIN}", args: ["--dir", "${DIR:-/tmp}", "x${EMPTY:-y}z"], env: { TOKEN: "${TOKEN}" }, cwd: "${DIR:-/}" })
+        one({
+          command: "${BIN}",
+          args: ["--dir", "${DIR:-/tmp}", "x${EMPTY:-y}z"],
+          env: { TOKEN: "${TOKEN}" },
+          cwd: "${DIR:-/}"
+        })
       ).pipe(withEnv({ BIN: "node", TOKEN: "t0k", EMPTY: "" }))
       expect(stdio.transport).toEqual({
         _tag: "Stdio",
@@ -191,7 +212,12 @@ describe("ServerConfig.resolve", () => {
         secrets: ["t0k"]
       })
       const http = yield* ServerConfig.resolve(
-        one({ url: "${BASE}/mcp", headers: { Authorization: "Bearer ${TOKEN}" }, auth: { type: "bearer", token: "${TOKEN}" }, timeout: 2500 })
+        one({
+          url: "${BASE}/mcp",
+          headers: { Authorization: "Bearer ${TOKEN}" },
+          auth: { type: "bearer", token: "${TOKEN}" },
+          timeout: 2500
+        })
       ).pipe(withEnv({ BASE: "http://127.0.0.1:9", TOKEN: "secret" }))
       expect(http.transport._tag).toBe("Http")
       if (http.transport._tag === "Stdio") return
@@ -214,7 +240,9 @@ describe("ServerConfig.resolve", () => {
 
   it.effect("a URL that is not http(s) or ws(s) after expansion fails with its key and the schemes allowed", () =>
     Effect.gen(function*() {
-      const error = yield* Effect.flip(ServerConfig.resolve(one({ url: "${U}" })).pipe(withEnv({ U: "file:///etc/passwd" })))
+      const error = yield* Effect.flip(
+        ServerConfig.resolve(one({ url: "${U}" })).pipe(withEnv({ U: "file:///etc/passwd" }))
+      )
       expect(error.key).toBe("s.url")
       expect(error.reason).toBe("is not a URL with scheme http:, https:, ws: or wss:")
       expect(error.message).not.toContain("passwd")

@@ -8,11 +8,11 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import { createRequire } from "node:module"
+import { startSdkServer } from "../../transport-http/test/fixtures/sdkServer.js"
 import * as BrowserTransportFactory from "../src/BrowserTransportFactory.js"
 import * as NodeTransportFactory from "../src/NodeTransportFactory.js"
 import * as ServerConfig from "../src/ServerConfig.js"
 import * as ServerRegistry from "../src/ServerRegistry.js"
-import { startSdkServer } from "../../transport-http/test/fixtures/sdkServer.js"
 import { httpFixture } from "./fixtures/httpServer.js"
 import { statusesWhere, text } from "./fixtures/registry.js"
 
@@ -141,8 +141,10 @@ describe("ServerRegistry", () => {
       yield* statusesWhere(registry, (s) => s.get("web2")?._tag === "Connected" && s.get("web2")!.toolCount > 0)
       expect(yield* registry.client("web2")).not.toBe(web2Client)
       expect(yield* registry.client("off")).toBe(offClient)
-      expect((yield* Effect.flip(registry.add(ServerConfig.fromEntry("off", { command: "x" }).pipe(Either.getOrThrow))))
-        .reason).toBe("DuplicateServer")
+      expect(
+        (yield* Effect.flip(registry.add(ServerConfig.fromEntry("off", { command: "x" }).pipe(Either.getOrThrow))))
+          .reason
+      ).toBe("DuplicateServer")
     }), { timeout: 60_000 })
 
   it.scopedLive("keeps its changes in a KeyValueStore, configs stored unexpanded", () =>
@@ -164,12 +166,16 @@ describe("ServerRegistry", () => {
         const registry = yield* stored
         yield* registry.disable("web")
         yield* registry.remove("other")
-        yield* registry.add(Either.getOrThrow(ServerConfig.fromEntry("env", { url: "${HUB_TEST_URL:-" + web.url + "}" })))
+        yield* registry.add(
+          Either.getOrThrow(ServerConfig.fromEntry("env", { url: "${HUB_TEST_URL:-" + web.url + "}" }))
+        )
       }))
       // one record per server changed
       const records = SharedStore.fromKeyValueStore(kv).collection(ServerRegistry.defaultStoreKey)
       expect((yield* records.list).map(([name]) => name)).toEqual(["env", "other", "web"])
-      expect(yield* records.get("env").pipe(Effect.map((o) => o._tag === "Some" && o.value))).toContain("${HUB_TEST_URL:-")
+      expect(yield* records.get("env").pipe(Effect.map((o) => o._tag === "Some" && o.value))).toContain(
+        "${HUB_TEST_URL:-"
+      )
 
       const registry = yield* stored
       const statuses = yield* statusesWhere(registry, (s) => s.get("env")?._tag === "Connected")
@@ -177,21 +183,27 @@ describe("ServerRegistry", () => {
       expect(statuses.get("web")?._tag).toBe("Disabled")
     }).pipe(Effect.provide(KeyValueStore.layerMemory)), { timeout: 60_000 })
 
-  it.scopedLive("in the browser factory a stdio server is a typed per-server failure; HTTP runs", () =>
-    Effect.gen(function*() {
-      const web = yield* httpFixture
-      const context = yield* Layer.build(
-        ServerRegistry.layer({ ...configFile(web.url), ...noRetry }).pipe(Layer.provide(BrowserTransportFactory.layer))
-      )
-      const registry = context.unsafeMap.get(ServerRegistry.ServerRegistry.key) as ServerRegistry.Service
-      const statuses = yield* statusesWhere(
-        registry,
-        (s) => (s.get("web")?.toolCount ?? 0) > 0 && s.get("everything")?._tag === "Failed"
-      )
-      expect(statuses.get("everything")!.lastError?._tag).toBe("TransportUnavailable")
-      expect(statuses.get("everything")!.lastError?.message).toMatch(/server "everything": no stdio transport here/)
-      expect(text(yield* registry.callTool("echo", { message: "b" }))).toBe("http echo: b")
-    }), { timeout: 60_000 })
+  it.scopedLive(
+    "in the browser factory a stdio server is a typed per-server failure; HTTP runs",
+    () =>
+      Effect.gen(function*() {
+        const web = yield* httpFixture
+        const context = yield* Layer.build(
+          ServerRegistry.layer({ ...configFile(web.url), ...noRetry }).pipe(
+            Layer.provide(BrowserTransportFactory.layer)
+          )
+        )
+        const registry = context.unsafeMap.get(ServerRegistry.ServerRegistry.key) as ServerRegistry.Service
+        const statuses = yield* statusesWhere(
+          registry,
+          (s) => (s.get("web")?.toolCount ?? 0) > 0 && s.get("everything")?._tag === "Failed"
+        )
+        expect(statuses.get("everything")!.lastError?._tag).toBe("TransportUnavailable")
+        expect(statuses.get("everything")!.lastError?.message).toMatch(/server "everything": no stdio transport here/)
+        expect(text(yield* registry.callTool("echo", { message: "b" }))).toBe("http echo: b")
+      }),
+    { timeout: 60_000 }
+  )
 
   it.scopedLive("an sse entry reaches a 2024-11-05 HTTP+SSE server", () =>
     Effect.gen(function*() {
@@ -200,7 +212,8 @@ describe("ServerRegistry", () => {
       const registry = yield* build({
         servers: [Either.getOrThrow(ServerConfig.fromEntry("old", { type: "sse", url: legacy.url }))]
       })
-      const statuses = yield* statusesWhere(registry, (s) => (s.get("old")?.toolCount ?? 0) > 0)
+      const statuses = yield* statusesWhere(registry, (s) =>
+        (s.get("old")?.toolCount ?? 0) > 0)
       expect(statuses.get("old")).toMatchObject({ _tag: "Connected", transport: "sse" })
       expect(text(yield* registry.callTool("echo", { text: "legacy" }))).toBe("legacy")
       expect(legacy.requests.some((r) => r.method === "GET" && r.path === "/mcp")).toBe(true)

@@ -71,7 +71,9 @@ const problems = (node: unknown, path = "$"): Array<string> => {
   if (n.properties !== undefined) {
     const properties = n.properties as Record<string, unknown>
     if (Object.keys(properties).length === 0) out.push(`${path}.properties: empty`)
-    for (const [name, schema] of Object.entries(properties)) out.splice(out.length, 0, ...problems(schema, `${path}.properties.${name}`))
+    for (const [name, schema] of Object.entries(properties)) {
+      out.splice(out.length, 0, ...problems(schema, `${path}.properties.${name}`))
+    }
   }
   if (n.required !== undefined) {
     const required = n.required as Array<unknown>
@@ -98,13 +100,52 @@ const parametersProblems = (parameters: unknown): Array<string> => {
 // --- arbitrary JSON Schemas --------------------------------------------------
 
 const keyword = fc.constantFrom(
-  "type", "properties", "required", "items", "prefixItems", "anyOf", "oneOf", "allOf", "not", "$ref", "$defs",
-  "definitions", "enum", "const", "format", "nullable", "additionalProperties", "minimum", "maximum", "minLength",
-  "maxLength", "minItems", "maxItems", "pattern", "description", "title", "default", "examples", "__proto__",
-  "constructor", "if", "then", "else"
+  "type",
+  "properties",
+  "required",
+  "items",
+  "prefixItems",
+  "anyOf",
+  "oneOf",
+  "allOf",
+  "not",
+  "$ref",
+  "$defs",
+  "definitions",
+  "enum",
+  "const",
+  "format",
+  "nullable",
+  "additionalProperties",
+  "minimum",
+  "maximum",
+  "minLength",
+  "maxLength",
+  "minItems",
+  "maxItems",
+  "pattern",
+  "description",
+  "title",
+  "default",
+  "examples",
+  "__proto__",
+  "constructor",
+  "if",
+  "then",
+  "else"
 )
 const typeName = fc.constantFrom("string", "number", "integer", "boolean", "array", "object", "null", "STRING", "any")
-const ref = fc.constantFrom("#", "#/$defs/a", "#/$defs/b", "#/definitions/a", "#/properties/x", "#/items", "#/nope", "x.json", "#/$defs/a/properties/x")
+const ref = fc.constantFrom(
+  "#",
+  "#/$defs/a",
+  "#/$defs/b",
+  "#/definitions/a",
+  "#/properties/x",
+  "#/items",
+  "#/nope",
+  "x.json",
+  "#/$defs/a/properties/x"
+)
 
 const { schema: arbitrarySchema } = fc.letrec((tie) => ({
   schema: fc.oneof(
@@ -193,7 +234,11 @@ describe("ToolFormat.geminiSchema", () => {
       properties: { kind: { type: "STRING", enum: ["a"] }, a: { type: "STRING" }, b: { type: "NUMBER" } },
       required: ["kind"]
     })
-    expect(ToolFormat.geminiSchema({ enum: ["x", "y", null] })).toEqual({ type: "STRING", enum: ["x", "y"], nullable: true })
+    expect(ToolFormat.geminiSchema({ enum: ["x", "y", null] })).toEqual({
+      type: "STRING",
+      enum: ["x", "y"],
+      nullable: true
+    })
     expect(ToolFormat.geminiSchema({ type: "string", pattern: "^(?!x)", minLength: 1 }))
       .toEqual({ type: "STRING", minLength: 1, description: "pattern: ^(?!x)" })
     expect(ToolFormat.geminiSchema({ type: "integer", enum: [1, 2], description: "level" }))
@@ -233,7 +278,12 @@ describe("ToolFormat.openAiStrictSchema", () => {
         path: { type: "string" },
         edits: {
           type: "array",
-          items: { type: "object", properties: { old: { type: "string" } }, required: ["old"], additionalProperties: false }
+          items: {
+            type: "object",
+            properties: { old: { type: "string" } },
+            required: ["old"],
+            additionalProperties: false
+          }
         }
       },
       required: ["path", "edits"],
@@ -329,7 +379,10 @@ describe("ToolFormat schema roots (OpenAI, Anthropic)", () => {
   it("always gives an object root with properties and no top-level union, for arbitrary schemas", () => {
     fc.assert(
       fc.property(arbitrarySchema, (schema) => {
-        const inputSchema = { ...(typeof schema === "object" && !Array.isArray(schema) ? schema : {}), type: "object" as const }
+        const inputSchema = {
+          ...(typeof schema === "object" && !Array.isArray(schema) ? schema : {}),
+          type: "object" as const
+        }
         const roots = [
           ToolFormat.anthropicTool(named(inputSchema)).input_schema,
           ToolFormat.openAiChatTool(named(inputSchema)).function.parameters,
@@ -425,7 +478,9 @@ describe("ToolFormat results", () => {
         ...texts.slice(2).map((text) => ({ type: "text", text }))
       ]
     })
-    expect(ToolFormat.anthropicResult("t", { content: [{ type: "image", data: png, mimeType: "image/svg+xml" }] }).content)
+    expect(
+      ToolFormat.anthropicResult("t", { content: [{ type: "image", data: png, mimeType: "image/svg+xml" }] }).content
+    )
       .toEqual([{ type: "text", text: "[image: image/svg+xml, 8 bytes, not shown]" }])
   })
 

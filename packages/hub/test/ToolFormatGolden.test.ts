@@ -41,8 +41,10 @@ const formatResults = (
   )
 
 const call = (name: string, args: Record<string, unknown> = {}) =>
-  Effect.flatMap(McpClient.McpClient, (client) =>
-    Effect.map(client.callTool({ name, arguments: args }), (result) => [name, result] as const))
+  Effect.flatMap(
+    McpClient.McpClient,
+    (client) => Effect.map(client.callTool({ name, arguments: args }), (result) => [name, result] as const)
+  )
 
 layer(everything, { timeout: 60_000, excludeTestServices: true })("golden: server-everything", (it) => {
   it.effect("tools and results for each provider", () =>
@@ -68,7 +70,8 @@ layer(everything, { timeout: 60_000, excludeTestServices: true })("golden: serve
         call("get-resource-links", { count: 2 })
       ])
       // the text resource carries the time it was created
-      yield* formatResults("everything", results, (json) => json.replace(/created at [0-9:.]+\s?([AaPp]\.?[Mm]\.?)?/g, "created at <time>"))
+      yield* formatResults("everything", results, (json) =>
+        json.replace(/created at [0-9:.]+\s?([AaPp]\.?[Mm]\.?)?/g, "created at <time>"))
     }))
 })
 

@@ -44,7 +44,10 @@ const tracker: ReadonlyArray<ToolDef> = [
 ]
 
 /** Servers whose tool lists can change: each name's tools in a Ref, `list_changed` sent on demand. */
-const liveServers = (initial: Readonly<Record<string, ReadonlyArray<ToolDef>>>, instructions?: Record<string, string>) =>
+const liveServers = (
+  initial: Readonly<Record<string, ReadonlyArray<ToolDef>>>,
+  instructions?: Record<string, string>
+) =>
   Effect.gen(function*() {
     const lists = new Map<string, Ref.Ref<ReadonlyArray<ToolDef>>>()
     for (const [name, tools] of Object.entries(initial)) lists.set(name, yield* Ref.make(tools))
@@ -58,7 +61,10 @@ const liveServers = (initial: Readonly<Record<string, ReadonlyArray<ToolDef>>>, 
             ...(instructions?.[config.name] === undefined ? {} : { instructions: instructions[config.name] }),
             handlers: {
               "tools/list": () =>
-                Effect.map(Ref.get(list), (tools) => ({ tools: tools.map((t) => ({ inputSchema: { type: "object" }, ...t })) })),
+                Effect.map(
+                  Ref.get(list),
+                  (tools) => ({ tools: tools.map((t) => ({ inputSchema: { type: "object" }, ...t })) })
+                ),
               "tools/call": ({ params }) =>
                 Effect.succeed({ content: [{ type: "text", text: `${config.name} ran ${String(params?.name)}` }] })
             }
@@ -113,10 +119,21 @@ describe("ToolSearch index", () => {
 
   it("names the server of each hit when two servers list the same tool name, and filters by server", () => {
     const both = ToolSearch.makeIndex([
-      { name: "a__search", server: "a", tool: { name: "search", description: "finds notes", inputSchema: { type: "object" } } },
-      { name: "b__search", server: "b", tool: { name: "search", description: "finds notes", inputSchema: { type: "object" } } }
+      {
+        name: "a__search",
+        server: "a",
+        tool: { name: "search", description: "finds notes", inputSchema: { type: "object" } }
+      },
+      {
+        name: "b__search",
+        server: "b",
+        tool: { name: "search", description: "finds notes", inputSchema: { type: "object" } }
+      }
     ])
-    expect(both.search("find notes").map((hit) => [hit.name, hit.server])).toEqual([["a__search", "a"], ["b__search", "b"]])
+    expect(both.search("find notes").map((hit) => [hit.name, hit.server])).toEqual([["a__search", "a"], [
+      "b__search",
+      "b"
+    ]])
     expect(both.search("find notes", { servers: ["b"] }).map((hit) => hit.name)).toEqual(["b__search"])
   })
 
@@ -183,7 +200,9 @@ describe("ServerRegistry.searchTools", () => {
       yield* registry.awaitReady()
       expect(found(yield* registry.searchTools("remove folder", { limit: 1 }))).toEqual(["files/delete_directory"])
 
-      const changed = files.map((t) => t.name === "delete_directory" ? { ...t, description: "Removes a folder, and mails it home." } : t)
+      const changed = files.map((t) =>
+        t.name === "delete_directory" ? { ...t, description: "Removes a folder, and mails it home." } : t
+      )
       yield* change("files", changed)
       yield* toolsWhere(registry, (tools) => !tools.some((t) => t.name === "delete_directory"))
       expect(found(yield* registry.searchTools("remove folder"))).not.toContain("files/delete_directory")
@@ -194,7 +213,9 @@ describe("ServerRegistry.searchTools", () => {
 
   it.scoped("indexes each server's instructions with its tools", () =>
     Effect.gen(function*() {
-      const { factory } = yield* liveServers({ files, tracker }, { tracker: "Jira-style project tracking for the team." })
+      const { factory } = yield* liveServers({ files, tracker }, {
+        tracker: "Jira-style project tracking for the team."
+      })
       const registry = yield* registryOf(factory, ["files", "tracker"])
       yield* registry.awaitReady()
       expect(found(yield* registry.searchTools("jira")).every((hit) => hit.startsWith("tracker/"))).toBe(true)
@@ -249,7 +270,9 @@ describe("ToolSearch.conversation", () => {
       const before = yield* chat.tools
       expect(names(before)).toEqual([ToolSearch.searchToolName, "search"])
       // the catalogue names every server with a summary and a few of its tools
-      expect(before[0]!.tool.description).toContain("- files (3 tools) [getFileContents, delete_directory, list_allowed_directories]")
+      expect(before[0]!.tool.description).toContain(
+        "- files (3 tools) [getFileContents, delete_directory, list_allowed_directories]"
+      )
       expect(before[0]!.tool.description).toContain("- tracker (2 tools): Issue tracking. [create_issue, search]")
 
       const result = yield* chat.callTool(ToolSearch.searchToolName, { query: "erase a folder", limit: 1 })
@@ -377,7 +400,8 @@ describe("ToolSearch.conversation", () => {
         sessionId: undefined,
         protocolVersion: undefined,
         serverInfo: undefined,
-        instructions: `The server${s} server keeps records of kind ${s}. It does many things, described at length here.`,
+        instructions:
+          `The server${s} server keeps records of kind ${s}. It does many things, described at length here.`,
         lastError: undefined,
         warnings: []
       })
@@ -396,7 +420,11 @@ describe("ToolSearch.conversation", () => {
 })
 
 describe("ToolFormat provider-native deferral", () => {
-  const tools = [...files.map((t) => hub("files", t)), ...tracker.map((t) => hub("my tracker", t)), hub("my_tracker", { name: "close_issue" })]
+  const tools = [
+    ...files.map((t) => hub("files", t)),
+    ...tracker.map((t) => hub("my tracker", t)),
+    hub("my_tracker", { name: "close_issue" })
+  ]
 
   it("Anthropic: the BM25 tool search tool first, every tool deferred but the pinned ones", () => {
     const declared = ToolFormat.anthropicDeferredTools(tools, { pinned: ["search"] })

@@ -31,7 +31,10 @@ interface Asked {
 }
 
 /** A registry over both servers with the policy, an approver answering `decide`, and a call log. */
-const setup = (mode: ApprovalPolicy.Mode, decide: (request: ApprovalRequest.ApprovalRequest) => ApprovalDecision.ApprovalDecision) =>
+const setup = (
+  mode: ApprovalPolicy.Mode,
+  decide: (request: ApprovalRequest.ApprovalRequest) => ApprovalDecision.ApprovalDecision
+) =>
   Effect.gen(function*() {
     const web = yield* httpFixture
     const asked: Array<Asked> = []
@@ -72,38 +75,50 @@ const nameOf = (registry: ServerRegistry.Service, server: string, tool: string) 
   Effect.map(registry.tools.get, (tools) => tools.find((t) => t.server === server && t.tool.name === tool)!.name)
 
 describe("ServerRegistry with the approval policy and the call log", () => {
-  it.scopedLive("always-ask: a denied call never reaches its server and is recorded Denied", () =>
-    Effect.gen(function*() {
-      const { asked, log, registry, web } = yield* setup("always-ask", () => ApprovalDecision.deny("not today"))
-      const error = yield* Effect.flip(registry.callTool("record"))
-      expect(error).toBeInstanceOf(McpError.ApprovalDenied)
-      expect(error.message).toMatch(/not today/)
-      // even the trusted server is asked in always-ask mode
-      expect(asked.map((a) => [a.request.server, a.request.tool.name, a.request.trusted])).toEqual([["web", "record", true]])
-      expect(web.calls).toEqual([])
-      const records = yield* log.records.get
-      expect(records.map((r) => [r.server, r.tool, r.status])).toEqual([["web", "record", "Denied"]])
-    }), { timeout: 60_000 })
+  it.scopedLive(
+    "always-ask: a denied call never reaches its server and is recorded Denied",
+    () =>
+      Effect.gen(function*() {
+        const { asked, log, registry, web } = yield* setup("always-ask", () => ApprovalDecision.deny("not today"))
+        const error = yield* Effect.flip(registry.callTool("record"))
+        expect(error).toBeInstanceOf(McpError.ApprovalDenied)
+        expect(error.message).toMatch(/not today/)
+        // even the trusted server is asked in always-ask mode
+        expect(asked.map((a) => [a.request.server, a.request.tool.name, a.request.trusted])).toEqual([[
+          "web",
+          "record",
+          true
+        ]])
+        expect(web.calls).toEqual([])
+        const records = yield* log.records.get
+        expect(records.map((r) => [r.server, r.tool, r.status])).toEqual([["web", "record", "Denied"]])
+      }),
+    { timeout: 60_000 }
+  )
 
-  it.scopedLive("trusted-only (seed 000): trusted servers run, others ask; approve always is remembered", () =>
-    Effect.gen(function*() {
-      const { asked, registry, web } = yield* setup("trusted-only", () => ApprovalDecision.approveAlways)
-      yield* registry.callTool("record")
-      yield* registry.callTool(yield* nameOf(registry, "web", "echo"), { message: "x" })
-      expect(asked).toEqual([])
-      expect(web.calls).toEqual(["record", "echo"])
+  it.scopedLive(
+    "trusted-only (seed 000): trusted servers run, others ask; approve always is remembered",
+    () =>
+      Effect.gen(function*() {
+        const { asked, registry, web } = yield* setup("trusted-only", () => ApprovalDecision.approveAlways)
+        yield* registry.callTool("record")
+        yield* registry.callTool(yield* nameOf(registry, "web", "echo"), { message: "x" })
+        expect(asked).toEqual([])
+        expect(web.calls).toEqual(["record", "echo"])
 
-      const sum = yield* registry.callTool("get-sum", { a: 2, b: 3 })
-      expect(JSON.stringify(sum.content)).toContain("5")
-      expect(asked.map((a) => [a.request.server, a.request.trusted, a.request.tool.name])).toEqual([
-        ["everything", false, "get-sum"]
-      ])
-      yield* registry.callTool("get-sum", { a: 1, b: 1 })
-      expect(asked).toHaveLength(1)
-      // another tool of the untrusted server is asked about again
-      yield* registry.callTool(yield* nameOf(registry, "everything", "echo"), { message: "y" })
-      expect(asked.map((a) => a.request.tool.name)).toEqual(["get-sum", "echo"])
-    }), { timeout: 60_000 })
+        const sum = yield* registry.callTool("get-sum", { a: 2, b: 3 })
+        expect(JSON.stringify(sum.content)).toContain("5")
+        expect(asked.map((a) => [a.request.server, a.request.trusted, a.request.tool.name])).toEqual([
+          ["everything", false, "get-sum"]
+        ])
+        yield* registry.callTool("get-sum", { a: 1, b: 1 })
+        expect(asked).toHaveLength(1)
+        // another tool of the untrusted server is asked about again
+        yield* registry.callTool(yield* nameOf(registry, "everything", "echo"), { message: "y" })
+        expect(asked.map((a) => a.request.tool.name)).toEqual(["get-sum", "echo"])
+      }),
+    { timeout: 60_000 }
+  )
 
   it.scopedLive("the history records every status", () =>
     Effect.gen(function*() {
@@ -123,14 +138,17 @@ describe("ServerRegistry with the approval policy and the call log", () => {
       const progressed = yield* Deferred.make<ReadonlyArray<ToolCallLog.Status>>()
       const fiber = yield* Effect.fork(
         registry.callTool("trigger-long-running-operation", { duration: 30, steps: 30 }, {
-          onProgress: () => Effect.flatMap(log.records.get, (records) => Deferred.succeed(progressed, records.map((r) => r.status)))
+          onProgress: () =>
+            Effect.flatMap(log.records.get, (records) => Deferred.succeed(progressed, records.map((r) => r.status)))
         })
       )
       expect((yield* Deferred.await(progressed)).at(-1)).toBe("Running")
       yield* Fiber.interrupt(fiber)
       // TimedOut: a hard maximum far below the operation's length
       const timedOut = yield* Effect.flip(
-        registry.callTool("trigger-long-running-operation", { duration: 30, steps: 2 }, { maxTotalTimeout: "300 millis" })
+        registry.callTool("trigger-long-running-operation", { duration: 30, steps: 2 }, {
+          maxTotalTimeout: "300 millis"
+        })
       )
       expect(timedOut._tag).toBe("RequestTimeout")
 

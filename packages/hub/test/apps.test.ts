@@ -10,7 +10,7 @@ import {
   McpApps,
   McpError,
   type McpSchema,
-  TestServer,
+  type TestServer,
   ToolCallLog
 } from "@mcp-effect/core"
 import * as Effect from "effect/Effect"
@@ -70,7 +70,11 @@ const setup = (decide: (request: ApprovalRequest.ApprovalRequest) => ApprovalDec
     )
     const context = yield* Layer.build(
       AppHost.layer().pipe(
-        Layer.provideMerge(ServerRegistry.layer({ servers: configs("clock") }).pipe(Layer.provide(memoryFactory({ clock: clock.options })))),
+        Layer.provideMerge(
+          ServerRegistry.layer({ servers: configs("clock") }).pipe(
+            Layer.provide(memoryFactory({ clock: clock.options }))
+          )
+        ),
         Layer.provideMerge(services)
       )
     )
@@ -130,7 +134,12 @@ describe("a tool call from an app", () => {
       expect(asked.map((r) => r.tool.name)).toEqual(["refresh-clock"])
       expect(clock.calls).toEqual(["refresh-clock"])
       const [record] = yield* log.records.get
-      expect(record).toMatchObject({ server: "clock", tool: "refresh-clock", status: "Completed", origin: { _tag: "App", uri } })
+      expect(record).toMatchObject({
+        server: "clock",
+        tool: "refresh-clock",
+        status: "Completed",
+        origin: { _tag: "App", uri }
+      })
     }).pipe(Effect.scoped))
 
   it.effect("denied, never reaches the server and is recorded Denied", () =>
@@ -173,4 +182,3 @@ describe("a changed UI resource", () => {
       expect(clock.calls).toEqual(["get-time"])
     }).pipe(Effect.scoped))
 })
-

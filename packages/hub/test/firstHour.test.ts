@@ -102,7 +102,11 @@ describe("awaitReady", () => {
         refusing: { era: "modern" }
       }, { client: { era: "legacy" } })
       const statuses = yield* registry.awaitReady()
-      expect(statuses.map((s) => [s.name, s._tag, s.toolCount])).toEqual([["tools", "Connected", 1], ["refusing", "Failed", 0]])
+      expect(statuses.map((s) => [s.name, s._tag, s.toolCount])).toEqual([["tools", "Connected", 1], [
+        "refusing",
+        "Failed",
+        0
+      ]])
       // the tools are routable at once
       expect((yield* registry.tools.get).map((t) => t.name)).toEqual(["t"])
     }))

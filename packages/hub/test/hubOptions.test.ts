@@ -60,7 +60,9 @@ describe("an ApprovalPolicy provided around the hub", () => {
       expect(error.message).toContain("ApprovalPolicy")
       const approver = Approver.layer(() => Effect.succeed(ApprovalDecision.approveOnce))
       const twice = yield* Effect.flip(
-        build(NodeHub.layer({ approver: () => Effect.succeed(ApprovalDecision.deny("no")) }).pipe(Layer.provide(approver)))
+        build(
+          NodeHub.layer({ approver: () => Effect.succeed(ApprovalDecision.deny("no")) }).pipe(Layer.provide(approver))
+        )
       )
       expect(twice).toMatchObject({ _tag: "RegistryError", reason: "Conflict" })
     }))
@@ -103,9 +105,12 @@ describe("the library's logs in Node", () => {
       const seen: Array<string> = []
       const errors = vi.spyOn(console, "error").mockImplementation(() => {})
       try {
-        yield* Effect.scoped(Effect.flatMap(build(NodeHub.layer({ config })), ({ registry }) => registry.awaitReady())).pipe(
-          Effect.provide(Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => void seen.push(String(message)))))
-        )
+        yield* Effect.scoped(Effect.flatMap(build(NodeHub.layer({ config })), ({ registry }) => registry.awaitReady()))
+          .pipe(
+            Effect.provide(
+              Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => void seen.push(String(message))))
+            )
+          )
         expect(seen.some((line) => line.includes("left out tool \"bad\""))).toBe(true)
         expect(warned(errors.mock.calls)).toBe(false)
       } finally {

@@ -29,57 +29,66 @@ const connected = (registry: ServerRegistry.Service, names: ReadonlyArray<string
   )
 
 describe("NodeHub", () => {
-  it.scopedLive("one Layer from a config file; approvals, history and changes survive a restart", () =>
-    Effect.gen(function*() {
-      const web = yield* httpFixture
-      const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "hub-node-"))
-      const file = Path.join(dir, "mcp.json")
-      Fs.writeFileSync(file, JSON.stringify({
-        mcpServers: {
-          everything: { command: process.execPath, args: [everything, "stdio"] },
-          web: { url: web.url },
-          bad: { args: ["no command"] }
-        }
-      }))
-      const asked: Array<ApprovalRequest.ApprovalRequest> = []
-      const hub = NodeHub.layer({
-        config: file,
-        storage: NodeFileKeyValueStore.layer(Path.join(dir, "store")),
-        approval: { mode: "always-ask" },
-        approver: (request) => Effect.sync(() => (asked.push(request), ApprovalDecision.approveAlways))
-      })
-      const run = <A, E>(body: (registry: ServerRegistry.Service, log: ToolCallLog.Service) => Effect.Effect<A, E>) =>
-        Effect.scoped(Effect.gen(function*() {
-          const context = yield* Layer.build(hub)
-          const registry = context.unsafeMap.get(ServerRegistry.ServerRegistry.key) as ServerRegistry.Service
-          const log = context.unsafeMap.get(ToolCallLog.ToolCallLog.key) as ToolCallLog.Service
-          return yield* body(registry, log)
-        }))
+  it.scopedLive(
+    "one Layer from a config file; approvals, history and changes survive a restart",
+    () =>
+      Effect.gen(function*() {
+        const web = yield* httpFixture
+        const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "hub-node-"))
+        const file = Path.join(dir, "mcp.json")
+        Fs.writeFileSync(
+          file,
+          JSON.stringify({
+            mcpServers: {
+              everything: { command: process.execPath, args: [everything, "stdio"] },
+              web: { url: web.url },
+              bad: { args: ["no command"] }
+            }
+          })
+        )
+        const asked: Array<ApprovalRequest.ApprovalRequest> = []
+        const hub = NodeHub.layer({
+          config: file,
+          storage: NodeFileKeyValueStore.layer(Path.join(dir, "store")),
+          approval: { mode: "always-ask" },
+          approver: (request) => Effect.sync(() => (asked.push(request), ApprovalDecision.approveAlways))
+        })
+        const run = <A, E>(body: (registry: ServerRegistry.Service, log: ToolCallLog.Service) => Effect.Effect<A, E>) =>
+          Effect.scoped(Effect.gen(function*() {
+            const context = yield* Layer.build(hub)
+            const registry = context.unsafeMap.get(ServerRegistry.ServerRegistry.key) as ServerRegistry.Service
+            const log = context.unsafeMap.get(ToolCallLog.ToolCallLog.key) as ToolCallLog.Service
+            return yield* body(registry, log)
+          }))
 
-      yield* run((registry) =>
-        Effect.gen(function*() {
-          const statuses = yield* connected(registry, ["everything", "web"])
-          expect(statuses.find((s) => s.name === "bad")).toMatchObject({ _tag: "Failed" })
-          yield* registry.callTool("record")
-          expect(asked.map((r) => r.tool.name)).toEqual(["record"])
-          yield* registry.disable("everything")
-        }))
+        yield* run((registry) =>
+          Effect.gen(function*() {
+            const statuses = yield* connected(registry, ["everything", "web"])
+            expect(statuses.find((s) => s.name === "bad")).toMatchObject({ _tag: "Failed" })
+            yield* registry.callTool("record")
+            expect(asked.map((r) => r.tool.name)).toEqual(["record"])
+            yield* registry.disable("everything")
+          })
+        )
 
-      yield* run((registry, log) =>
-        Effect.gen(function*() {
-          yield* connected(registry, ["web"])
-          // disabled before the restart, still disabled
-          expect((yield* registry.servers.get).find((s) => s.name === "everything")?._tag).toBe("Disabled")
-          // approved "always" before the restart: not asked again
-          yield* registry.callTool("record")
-          expect(asked).toHaveLength(1)
-          expect((yield* log.records.get).map((r) => [r.tool, r.status])).toEqual([
-            ["record", "Completed"],
-            ["record", "Completed"]
-          ])
-        }))
-      expect(web.calls).toEqual(["record", "record"])
-    }), { timeout: 60_000 })
+        yield* run((registry, log) =>
+          Effect.gen(function*() {
+            yield* connected(registry, ["web"])
+            // disabled before the restart, still disabled
+            expect((yield* registry.servers.get).find((s) => s.name === "everything")?._tag).toBe("Disabled")
+            // approved "always" before the restart: not asked again
+            yield* registry.callTool("record")
+            expect(asked).toHaveLength(1)
+            expect((yield* log.records.get).map((r) => [r.tool, r.status])).toEqual([
+              ["record", "Completed"],
+              ["record", "Completed"]
+            ])
+          })
+        )
+        expect(web.calls).toEqual(["record", "record"])
+      }),
+    { timeout: 60_000 }
+  )
 
   it.effect("an unreadable config file fails the Layer typed", () =>
     Effect.gen(function*() {

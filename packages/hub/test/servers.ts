@@ -39,5 +39,8 @@ export const toolsWith = (names: ReadonlyArray<string>) =>
       Stream.runHead,
       Effect.flatten,
       Effect.map((tools) => [...tools].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
-      Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => new Error(`tools ${names.join(", ")} never listed`) })
+      Effect.timeoutFail({
+        duration: "20 seconds",
+        onTimeout: () => new Error(`tools ${names.join(", ")} never listed`)
+      })
     ))

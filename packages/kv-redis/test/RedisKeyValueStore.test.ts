@@ -17,8 +17,10 @@ describe("RedisKeyValueStore", () => {
       const server = yield* redisServer
       // each store on a connection of its own, as two processes would be
       const storeOn = (prefix: string) =>
-        Effect.flatMap(RedisClient.make({ url: server.url }), (client) =>
-          RedisKeyValueStore.make({ prefix }).pipe(Effect.provideService(RedisClient.RedisClient, client)))
+        Effect.flatMap(
+          RedisClient.make({ url: server.url }),
+          (client) => RedisKeyValueStore.make({ prefix }).pipe(Effect.provideService(RedisClient.RedisClient, client))
+        )
       const a = yield* storeOn("app:")
       const b = yield* storeOn("app:")
       const other = yield* storeOn("other*")

@@ -1,14 +1,16 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Deferred from "effect/Deferred"
 import * as RedisClient from "../src/RedisClient.js"
 import * as RedisLock from "../src/RedisLock.js"
 import { redisServer } from "./fixtures/redisServer.js"
 
 const lockOn = (url: string, options?: RedisLock.Options) =>
-  Effect.flatMap(RedisClient.make({ url }), (client) =>
-    RedisLock.make(options).pipe(Effect.provideService(RedisClient.RedisClient, client)))
+  Effect.flatMap(
+    RedisClient.make({ url }),
+    (client) => RedisLock.make(options).pipe(Effect.provideService(RedisClient.RedisClient, client))
+  )
 
 describe("RedisLock", () => {
   it.scopedLive("one holder at a time across connections; the next one gets it on release", () =>
@@ -27,7 +29,9 @@ describe("RedisLock", () => {
         order.push("a out")
       })))
       yield* Deferred.await(holding)
-      const second = yield* Effect.fork(Effect.scoped(Effect.zipRight(b("refresh"), Effect.sync(() => order.push("b in")))))
+      const second = yield* Effect.fork(
+        Effect.scoped(Effect.zipRight(b("refresh"), Effect.sync(() => order.push("b in"))))
+      )
       // b is waiting while a holds the lock: let a go only after b has tried at least once
       const client = yield* RedisClient.make({ url: server.url })
       expect(yield* client.use("get", (r) => r.pttl("mcp-effect:lock:refresh"))).toBeGreaterThan(0)

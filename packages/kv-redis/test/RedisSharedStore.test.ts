@@ -12,8 +12,11 @@ sharedStoreContract(
     Pair,
     Effect.gen(function*() {
       const server = yield* redisServer
-      const storeOn = Effect.flatMap(RedisClient.make({ url: server.url }), (client) =>
-        RedisKeyValueStore.makeShared({ prefix: "app:" }).pipe(Effect.provideService(RedisClient.RedisClient, client)))
+      const storeOn = Effect.flatMap(
+        RedisClient.make({ url: server.url }),
+        (client) =>
+          RedisKeyValueStore.makeShared({ prefix: "app:" }).pipe(Effect.provideService(RedisClient.RedisClient, client))
+      )
       return { a: yield* storeOn, b: yield* storeOn }
     })
   )

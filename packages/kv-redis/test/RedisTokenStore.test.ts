@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { TokenStore } from "@mcp-effect/oauth"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import { contractSuite, key, secrets, tokens } from "../../oauth/test/stores/contract.js"
-import { TokenStore } from "@mcp-effect/oauth"
 import * as RedisClient from "../src/RedisClient.js"
 import * as RedisTokenStore from "../src/RedisTokenStore.js"
 import { redisServer } from "./fixtures/redisServer.js"
@@ -28,10 +28,15 @@ describe("RedisTokenStore", () => {
   it.scoped("two instances (two connections) with the same key share tokens; Redis holds only sealed records", () =>
     Effect.gen(function*() {
       const prefix = "shared:"
-      const open = Effect.flatMap(RedisClient.make({ url }), (client) =>
-        Layer.build(RedisTokenStore.layer({ key: sealKey, prefix }).pipe(
-          Layer.provide(Layer.succeed(RedisClient.RedisClient, client))
-        )).pipe(Effect.map((context) => context.unsafeMap.get(TokenStore.TokenStore.key) as TokenStore.Service)))
+      const open = Effect.flatMap(
+        RedisClient.make({ url }),
+        (client) =>
+          Layer.build(
+            RedisTokenStore.layer({ key: sealKey, prefix }).pipe(
+              Layer.provide(Layer.succeed(RedisClient.RedisClient, client))
+            )
+          ).pipe(Effect.map((context) => context.unsafeMap.get(TokenStore.TokenStore.key) as TokenStore.Service))
+      )
       const a = yield* open
       const b = yield* open
       yield* a.setTokens(key, tokens)
@@ -49,9 +54,11 @@ describe("RedisTokenStore", () => {
     Effect.gen(function*() {
       const client = yield* RedisClient.make({ url })
       const build = (k: string) =>
-        Layer.build(RedisTokenStore.layer({ key: Redacted.make(k), prefix: "keys:" }).pipe(
-          Layer.provide(Layer.succeed(RedisClient.RedisClient, client))
-        )).pipe(Effect.map((context) => context.unsafeMap.get(TokenStore.TokenStore.key) as TokenStore.Service))
+        Layer.build(
+          RedisTokenStore.layer({ key: Redacted.make(k), prefix: "keys:" }).pipe(
+            Layer.provide(Layer.succeed(RedisClient.RedisClient, client))
+          )
+        ).pipe(Effect.map((context) => context.unsafeMap.get(TokenStore.TokenStore.key) as TokenStore.Service))
       const a = yield* build("q4b7S8kX1m2N3p4Q5r6S7t8U9v0W1x2Y3z4A5b6C7d8=")
       const b = yield* build("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=")
       yield* a.setTokens(key, tokens)

@@ -21,10 +21,15 @@ const sealKey = Redacted.make("q4b7S8kX1m2N3p4Q5r6S7t8U9v0W1x2Y3z4A5b6C7d8=")
 
 /** A store on a Redis connection of its own. */
 const storeOn = (url: string) =>
-  Effect.flatMap(RedisClient.make({ url }), (client) =>
-    Layer.build(RedisTokenStore.layer({ key: sealKey, prefix: "lock-test:" }).pipe(
-      Layer.provide(Layer.succeed(RedisClient.RedisClient, client))
-    )).pipe(Effect.map((context) => context.unsafeMap.get(TokenStore.TokenStore.key) as TokenStore.Service)))
+  Effect.flatMap(
+    RedisClient.make({ url }),
+    (client) =>
+      Layer.build(
+        RedisTokenStore.layer({ key: sealKey, prefix: "lock-test:" }).pipe(
+          Layer.provide(Layer.succeed(RedisClient.RedisClient, client))
+        )
+      ).pipe(Effect.map((context) => context.unsafeMap.get(TokenStore.TokenStore.key) as TokenStore.Service))
+  )
 
 const oauthWith = (store: TokenStore.Service, auth: Parameters<typeof browserFor>[0]) =>
   OAuthClient.layerAuthorizationCode({ urlPolicy: UrlPolicy.loopbackDevelopment }).pipe(
@@ -33,34 +38,42 @@ const oauthWith = (store: TokenStore.Service, auth: Parameters<typeof browserFor
   )
 
 describe("RedisTokenStore refresh lock", () => {
-  it.scopedLive("one refresh for two engines, even when the second reads while the first refreshes", () =>
-    Effect.gen(function*() {
-      const redis = yield* redisServer
-      const { auth, mcp } = yield* protectedServer()
-      const key = { resource: mcp.resource, issuer: auth.issuer }
+  it.scopedLive(
+    "one refresh for two engines, even when the second reads while the first refreshes",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* redisServer
+        const { auth, mcp } = yield* protectedServer()
+        const key = { resource: mcp.resource, issuer: auth.issuer }
 
-      const plainA = yield* storeOn(redis.url)
-      const plainB = yield* storeOn(redis.url)
-      const { aSaving, arm, storeA, storeB } = yield* racingStores(plainA, plainB)
+        const plainA = yield* storeOn(redis.url)
+        const plainB = yield* storeOn(redis.url)
+        const { aSaving, arm, storeA, storeB } = yield* racingStores(plainA, plainB)
 
-      const a = yield* connect(mcp.url, oauthWith(storeA, auth))
-      expect(text(yield* a.mcp.callTool({ name: "read" }))).toBe("read ok")
-      expect(auth.grants).toEqual(["authorization_code"])
+        const a = yield* connect(mcp.url, oauthWith(storeA, auth))
+        expect(text(yield* a.mcp.callTool({ name: "read" }))).toBe("read ok")
+        expect(auth.grants).toEqual(["authorization_code"])
 
-      // the access token expires
-      const stored = Option.getOrThrow(yield* plainA.getTokens(key))
-      yield* plainA.setTokens(key, { ...stored, expiresAt: Date.now() - 3_600_000 })
-      yield* arm
+        // the access token expires
+        const stored = Option.getOrThrow(yield* plainA.getTokens(key))
+        yield* plainA.setTokens(key, { ...stored, expiresAt: Date.now() - 3_600_000 })
+        yield* arm
 
-      const callA = yield* Effect.fork(a.mcp.callTool({ name: "read" }))
-      yield* Deferred.await(aSaving)
-      const b = yield* connect(mcp.url, oauthWith(storeB, auth))
-      const resultB = yield* Effect.either(b.mcp.callTool({ name: "read" }))
-      const resultA = yield* Fiber.join(callA)
+        const callA = yield* Effect.fork(a.mcp.callTool({ name: "read" }))
+        yield* Deferred.await(aSaving)
+        const b = yield* connect(mcp.url, oauthWith(storeB, auth))
+        const resultB = yield* Effect.either(b.mcp.callTool({ name: "read" }))
+        const resultA = yield* Fiber.join(callA)
 
-      expect(text(resultA)).toBe("read ok")
-      expect(resultB._tag === "Right" ? text(resultB.right) : McpError.isMcpClientError(resultB.left) && resultB.left.message)
-        .toBe("read ok")
-      expect(auth.grants).toEqual(["authorization_code", "refresh_token"])
-    }), { timeout: 60_000 })
+        expect(text(resultA)).toBe("read ok")
+        expect(
+          resultB._tag === "Right"
+            ? text(resultB.right)
+            : McpError.isMcpClientError(resultB.left) && resultB.left.message
+        )
+          .toBe("read ok")
+        expect(auth.grants).toEqual(["authorization_code", "refresh_token"])
+      }),
+    { timeout: 60_000 }
+  )
 })

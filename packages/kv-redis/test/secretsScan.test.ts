@@ -12,37 +12,41 @@ import * as RedisTokenStore from "../src/RedisTokenStore.js"
 import { redisServer } from "./fixtures/redisServer.js"
 
 describe("secrets scan over Redis", () => {
-  it.scopedLive("no secret reaches a Redis key name or value, a log, a span, a status or an error", () =>
-    Effect.gen(function*() {
-      const { url } = yield* redisServer
-      const client = yield* RedisClient.make({ url })
-      const redis = Layer.succeed(RedisClient.RedisClient, client)
-      // every key (its name, type and contents), whatever its type
-      const bytes = Effect.orDie(client.use("scan", async (r) => {
-        const keys = await r.keys("*")
-        const entries = await Promise.all(keys.map(async (key) => {
-          const type = await r.type(key)
-          const value = type === "string"
-            ? await r.getBuffer(key).then((b) => b?.toString("latin1"))
-            : type === "hash"
-            ? await r.hgetall(key)
-            : type === "set"
-            ? await r.smembers(key)
-            : type === "zset"
-            ? await r.zrange(key, 0, -1)
-            : type === "list"
-            ? await r.lrange(key, 0, -1)
-            : type
-          return `${key} ${type} ${JSON.stringify(value)}`
+  it.scopedLive(
+    "no secret reaches a Redis key name or value, a log, a span, a status or an error",
+    () =>
+      Effect.gen(function*() {
+        const { url } = yield* redisServer
+        const client = yield* RedisClient.make({ url })
+        const redis = Layer.succeed(RedisClient.RedisClient, client)
+        // every key (its name, type and contents), whatever its type
+        const bytes = Effect.orDie(client.use("scan", async (r) => {
+          const keys = await r.keys("*")
+          const entries = await Promise.all(keys.map(async (key) => {
+            const type = await r.type(key)
+            const value = type === "string"
+              ? await r.getBuffer(key).then((b) => b?.toString("latin1"))
+              : type === "hash"
+              ? await r.hgetall(key)
+              : type === "set"
+              ? await r.smembers(key)
+              : type === "zset"
+              ? await r.zrange(key, 0, -1)
+              : type === "list"
+              ? await r.lrange(key, 0, -1)
+              : type
+            return `${key} ${type} ${JSON.stringify(value)}`
+          }))
+          return entries.join("\n")
         }))
-        return entries.join("\n")
-      }))
-      yield* scan({
-        storage: RedisKeyValueStore.layer().pipe(Layer.provide(redis)),
-        tokens: RedisTokenStore.layer({ key: Redacted.make(Buffer.alloc(32, 5).toString("base64")) }).pipe(
-          Layer.provide(redis)
-        ),
-        bytes
-      })
-    }), { timeout: 60_000 })
+        yield* scan({
+          storage: RedisKeyValueStore.layer().pipe(Layer.provide(redis)),
+          tokens: RedisTokenStore.layer({ key: Redacted.make(Buffer.alloc(32, 5).toString("base64")) }).pipe(
+            Layer.provide(redis)
+          ),
+          bytes
+        })
+      }),
+    { timeout: 60_000 }
+  )
 })

@@ -33,7 +33,10 @@ interface AppProcess {
 const appProcess = (env: Record<string, string>) =>
   Effect.acquireRelease(
     Effect.sync(() =>
-      spawn(Path.join(root, "node_modules/.bin/tsx"), ["--conditions=@mcp-effect/source", "packages/kv-redis/test/fixtures/appProcess.ts"], {
+      spawn(Path.join(root, "node_modules/.bin/tsx"), [
+        "--conditions=@mcp-effect/source",
+        "packages/kv-redis/test/fixtures/appProcess.ts"
+      ], {
         cwd: root,
         env: { ...process.env, ...env },
         stdio: ["pipe", "pipe", "pipe"]

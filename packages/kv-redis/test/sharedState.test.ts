@@ -69,7 +69,11 @@ const worker = (env: Record<string, string>): Effect.Effect<Worker, never, Scope
 interface Backend {
   readonly name: string
   /** The environment of a worker on this store, and the store as the test process sees it. */
-  readonly open: Effect.Effect<{ readonly env: Record<string, string>; readonly store: SharedStore.Service }, unknown, Scope.Scope>
+  readonly open: Effect.Effect<
+    { readonly env: Record<string, string>; readonly store: SharedStore.Service },
+    unknown,
+    Scope.Scope
+  >
 }
 
 const backends: ReadonlyArray<Backend> = [
@@ -95,38 +99,49 @@ const backends: ReadonlyArray<Backend> = [
 ]
 
 describe.each(backends)("shared state across processes: $name", ({ open }) => {
-  it.scopedLive("two processes: 20 calls each keep 40 records; servers added at once all survive; each sees the other's changes within a second", () =>
-    Effect.gen(function*() {
-      const { env, store } = yield* open
-      const [a, b] = yield* Effect.all([worker(env), worker(env)], { concurrency: 2 })
+  it.scopedLive(
+    "two processes: 20 calls each keep 40 records; servers added at once all survive; each sees the other's changes within a second",
+    () =>
+      Effect.gen(function*() {
+        const { env, store } = yield* open
+        const [a, b] = yield* Effect.all([worker(env), worker(env)], { concurrency: 2 })
 
-      // history: 20 calls in each process at once
-      const calls = yield* Effect.all([a.ask("calls 20"), b.ask("calls 20")], { concurrency: 2 })
-      expect(calls).toEqual([{ step: "calls" }, { step: "calls" }])
-      expect((yield* store.collection("mcp-effect/tool-calls/call").list).length).toBe(40)
-      const records = yield* Effect.all([a.ask("records 40"), b.ask("records 40")], { concurrency: 2 })
-      expect(records).toMatchObject([{ ok: true, last: 40 }, { ok: true, last: 40 }])
+        // history: 20 calls in each process at once
+        const calls = yield* Effect.all([a.ask("calls 20"), b.ask("calls 20")], { concurrency: 2 })
+        expect(calls).toEqual([{ step: "calls" }, { step: "calls" }])
+        expect((yield* store.collection("mcp-effect/tool-calls/call").list).length).toBe(40)
+        const records = yield* Effect.all([a.ask("records 40"), b.ask("records 40")], { concurrency: 2 })
+        expect(records).toMatchObject([{ ok: true, last: 40 }, { ok: true, last: 40 }])
 
-      // registry: each process adds its own servers at once
-      yield* Effect.all([
-        Effect.zipRight(a.ask("add a1"), a.ask("add a2")),
-        Effect.zipRight(b.ask("add b1"), b.ask("add b2"))
-      ], { concurrency: 2 })
-      expect((yield* store.collection("mcp-effect/hub/servers").list).map(([name]) => name)).toEqual(["a1", "a2", "b1", "b2"])
-      const servers = yield* Effect.all([a.ask("servers a1,a2,b1,b2"), b.ask("servers a1,a2,b1,b2")], { concurrency: 2 })
-      expect(servers).toMatchObject([{ ok: true }, { ok: true }])
+        // registry: each process adds its own servers at once
+        yield* Effect.all([
+          Effect.zipRight(a.ask("add a1"), a.ask("add a2")),
+          Effect.zipRight(b.ask("add b1"), b.ask("add b2"))
+        ], { concurrency: 2 })
+        expect((yield* store.collection("mcp-effect/hub/servers").list).map(([name]) => name)).toEqual([
+          "a1",
+          "a2",
+          "b1",
+          "b2"
+        ])
+        const servers = yield* Effect.all([a.ask("servers a1,a2,b1,b2"), b.ask("servers a1,a2,b1,b2")], {
+          concurrency: 2
+        })
+        expect(servers).toMatchObject([{ ok: true }, { ok: true }])
 
-      // live: B already waits when A adds, and sees it within a second
-      const seen = yield* Effect.fork(b.ask("servers a1,a2,b1,b2,late"))
-      yield* Effect.sleep("50 millis")
-      yield* a.ask("add late")
-      const late = yield* seen.await.pipe(Effect.flatten)
-      expect(late).toMatchObject({ ok: true })
-      expect(late.ms).toBeLessThan(1000)
+        // live: B already waits when A adds, and sees it within a second
+        const seen = yield* Effect.fork(b.ask("servers a1,a2,b1,b2,late"))
+        yield* Effect.sleep("50 millis")
+        yield* a.ask("add late")
+        const late = yield* seen.await.pipe(Effect.flatten)
+        expect(late).toMatchObject({ ok: true })
+        expect(late.ms).toBeLessThan(1000)
 
-      // approvals: an "approve always" in A lets B run the tool without asking
-      expect(yield* b.ask("evaluate read")).toMatchObject({ verdict: { _tag: "Ask" } })
-      yield* a.ask("remember read")
-      expect(yield* b.ask("evaluate read")).toMatchObject({ verdict: { _tag: "Allow", reason: "Remembered" } })
-    }), { timeout: 120_000 })
+        // approvals: an "approve always" in A lets B run the tool without asking
+        expect(yield* b.ask("evaluate read")).toMatchObject({ verdict: { _tag: "Ask" } })
+        yield* a.ask("remember read")
+        expect(yield* b.ask("evaluate read")).toMatchObject({ verdict: { _tag: "Allow", reason: "Remembered" } })
+      }),
+    { timeout: 120_000 }
+  )
 })

@@ -15,10 +15,15 @@ const sealKey = "q4b7S8kX1m2N3p4Q5r6S7t8U9v0W1x2Y3z4A5b6C7d8="
 const redisProcess = "packages/kv-redis/test/fixtures/redisTokenProcess.ts"
 
 const storeOn = (url: string, options?: Partial<RedisTokenStore.Options>) =>
-  Effect.flatMap(RedisClient.make({ url }), (client) =>
-    Layer.build(RedisTokenStore.layer({ key: Redacted.make(sealKey), prefix: "tokens:", ...options }).pipe(
-      Layer.provide(Layer.succeed(RedisClient.RedisClient, client))
-    )).pipe(Effect.map((context) => context.unsafeMap.get(TokenStore.TokenStore.key) as TokenStore.Service)))
+  Effect.flatMap(
+    RedisClient.make({ url }),
+    (client) =>
+      Layer.build(
+        RedisTokenStore.layer({ key: Redacted.make(sealKey), prefix: "tokens:", ...options }).pipe(
+          Layer.provide(Layer.succeed(RedisClient.RedisClient, client))
+        )
+      ).pipe(Effect.map((context) => context.unsafeMap.get(TokenStore.TokenStore.key) as TokenStore.Service))
+  )
 
 describe("RedisTokenStore shared by app processes (real processes, real redis-server)", () => {
   it.scopedLive(
@@ -54,27 +59,31 @@ describe("RedisTokenStore shared by app processes (real processes, real redis-se
     { timeout: Math.max(120_000, size.processes * size.rounds * 400) }
   )
 
-  it.scopedLive("a process killed while it holds the refresh lock costs the others at most the lease", () =>
-    Effect.gen(function*() {
-      const redis = yield* redisServer
-      const lease = 1_500
-      const key = { resource: "http://127.0.0.1:1/mcp", issuer: "http://127.0.0.1:2" }
-      const holder = yield* appProcess(redisProcess, {
-        MODE: "hold",
-        REDIS_URL: redis.url,
-        SEAL_KEY: sealKey,
-        LEASE_MS: String(lease),
-        RESOURCE: key.resource,
-        ISSUER: key.issuer
-      })
-      expect(yield* holder.next).toEqual({ step: "holding" })
-      const store = yield* storeOn(redis.url, { lock: { ttl: `${lease} millis`, wait: "10 seconds" } })
-      // held (and renewed past its lease) while the holder lives
-      const waited = yield* Effect.either(Effect.timeout(Effect.scoped(store.exclusive!(key)), lease * 2))
-      expect(waited._tag).toBe("Left")
-      yield* holder.kill
-      const started = Date.now()
-      yield* Effect.scoped(store.exclusive!(key))
-      expect(Date.now() - started).toBeLessThanOrEqual(lease + 500)
-    }), { timeout: 60_000 })
+  it.scopedLive(
+    "a process killed while it holds the refresh lock costs the others at most the lease",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* redisServer
+        const lease = 1_500
+        const key = { resource: "http://127.0.0.1:1/mcp", issuer: "http://127.0.0.1:2" }
+        const holder = yield* appProcess(redisProcess, {
+          MODE: "hold",
+          REDIS_URL: redis.url,
+          SEAL_KEY: sealKey,
+          LEASE_MS: String(lease),
+          RESOURCE: key.resource,
+          ISSUER: key.issuer
+        })
+        expect(yield* holder.next).toEqual({ step: "holding" })
+        const store = yield* storeOn(redis.url, { lock: { ttl: `${lease} millis`, wait: "10 seconds" } })
+        // held (and renewed past its lease) while the holder lives
+        const waited = yield* Effect.either(Effect.timeout(Effect.scoped(store.exclusive!(key)), lease * 2))
+        expect(waited._tag).toBe("Left")
+        yield* holder.kill
+        const started = Date.now()
+        yield* Effect.scoped(store.exclusive!(key))
+        expect(Date.now() - started).toBeLessThanOrEqual(lease + 500)
+      }),
+    { timeout: 60_000 }
+  )
 })

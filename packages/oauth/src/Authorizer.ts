@@ -129,8 +129,10 @@ export const makeHeadless = (redirectUri: string): Effect.Effect<Headless> =>
     const waiting = new Map<string, Deferred.Deferred<URLSearchParams>>()
     const authorize = (request: AuthorizationRequest) =>
       Effect.acquireUseRelease(
-        Effect.tap(Deferred.make<URLSearchParams>(), (deferred) => Effect.sync(() => waiting.set(request.state, deferred))),
-        (deferred) => Effect.zipRight(Queue.offer(requests, request), Deferred.await(deferred)),
+        Effect.tap(Deferred.make<URLSearchParams>(), (deferred) =>
+          Effect.sync(() => waiting.set(request.state, deferred))),
+        (deferred) =>
+          Effect.zipRight(Queue.offer(requests, request), Deferred.await(deferred)),
         () => Effect.sync(() => waiting.delete(request.state))
       )
     const complete = (callback: string | URL | URLSearchParams) =>
@@ -138,7 +140,9 @@ export const makeHeadless = (redirectUri: string): Effect.Effect<Headless> =>
         const params = callbackParameters(callback)
         const deferred = waiting.get(params.get("state") ?? "")
         return deferred === undefined
-          ? Effect.fail(new OAuthError({ reason: "Interaction", message: "no authorization is waiting for this callback" }))
+          ? Effect.fail(
+            new OAuthError({ reason: "Interaction", message: "no authorization is waiting for this callback" })
+          )
           : Deferred.succeed(deferred, params).pipe(Effect.asVoid)
       })
     return { authorizer: make(redirectUri, authorize), requests, complete }
@@ -181,7 +185,10 @@ export const layerFollowRedirect = (options: {
           }
           const target = new URL(location, url)
           if (target.origin !== expected.origin || target.pathname !== expected.pathname) {
-            return yield* new OAuthError({ reason: "Interaction", message: "authorization endpoint redirected elsewhere" })
+            return yield* new OAuthError({
+              reason: "Interaction",
+              message: "authorization endpoint redirected elsewhere"
+            })
           }
           return callbackParameters(target)
         })

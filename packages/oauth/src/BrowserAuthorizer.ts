@@ -162,7 +162,8 @@ const isCallbackMessage = (u: unknown): u is CallbackMessage =>
 const interactionError = (interaction: Interaction, message: string) =>
   new OAuthError({ reason: "Interaction", interaction, message })
 
-const blocked = () => interactionError("PopupBlocked", "the popup was blocked: start the authorization from a user gesture")
+const blocked = () =>
+  interactionError("PopupBlocked", "the popup was blocked: start the authorization from a user gesture")
 
 /** Closes a window this page opened; a window cut off by COOP (or closed) ignores it. */
 const closeWindow = (popup: Window) => {
@@ -209,7 +210,9 @@ const popupSession = (options: Options, registry: SignInRegistry.Registry) =>
           status: "Open",
           startedAt
         }, (id) => ({
-          cancel: Deferred.fail(callback, interactionError("Cancelled", "the sign-in was cancelled")).pipe(Effect.asVoid),
+          cancel: Deferred.fail(callback, interactionError("Cancelled", "the sign-in was cancelled")).pipe(
+            Effect.asVoid
+          ),
           reopen: Effect.suspend(() => {
             const next = window.open(request.url.href, "_blank", features)
             if (next === null) return Effect.fail(blocked())

@@ -171,7 +171,9 @@ const readResourceMetadata = (json: unknown, url: URL): Effect.Effect<ProtectedR
   Wire.decode(Wire.ProtectedResourceMetadata, "Discovery", `protected-resource metadata at ${Redaction.url(url)}`)(json)
 
 const readServerMetadata = (json: unknown, url: URL): Effect.Effect<AuthorizationServerMetadata, OAuthError> =>
-  Wire.decode(Wire.AuthorizationServerMetadata, "Discovery", `authorization-server metadata at ${Redaction.url(url)}`)(json)
+  Wire.decode(Wire.AuthorizationServerMetadata, "Discovery", `authorization-server metadata at ${Redaction.url(url)}`)(
+    json
+  )
 
 /** Fetches protected-resource metadata from the first URL that serves it. */
 const fetchResourceMetadata = (
@@ -204,7 +206,9 @@ const fetchAuthorizationServerMetadata = (
       if (options.checkIssuer && doc.issuer !== issuer) {
         return yield* new OAuthError({
           reason: "Discovery",
-          message: `${Redaction.url(url)} names issuer ${Redaction.text(doc.issuer)}, expected ${Redaction.text(issuer)}`
+          message: `${Redaction.url(url)} names issuer ${Redaction.text(doc.issuer)}, expected ${
+            Redaction.text(issuer)
+          }`
         })
       }
       return Option.some(doc)

@@ -39,7 +39,17 @@
  * @since 0.2.0
  * @category models
  */
-export type Algorithm = "ES256" | "ES384" | "ES512" | "PS256" | "PS384" | "PS512" | "RS256" | "RS384" | "RS512" | "Ed25519"
+export type Algorithm =
+  | "ES256"
+  | "ES384"
+  | "ES512"
+  | "PS256"
+  | "PS384"
+  | "PS512"
+  | "RS256"
+  | "RS384"
+  | "RS512"
+  | "Ed25519"
 
 /**
  * The `dpop` option of the `OAuthClient` Layers (`true` is `{}`).

@@ -47,9 +47,13 @@ const toKeyFileError = (failure: StoreFailure): KeyFileError =>
  * @since 0.3.0
  * @category constructors
  */
-export const loadOrCreate = (path: string): Effect.Effect<Redacted.Redacted<Uint8Array>, KeyFileError, FileSystem.FileSystem> =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) =>
-    internal.loadOrCreate(fs, path).pipe(Effect.map(Redacted.make), Effect.mapError(toKeyFileError)))
+export const loadOrCreate = (
+  path: string
+): Effect.Effect<Redacted.Redacted<Uint8Array>, KeyFileError, FileSystem.FileSystem> =>
+  Effect.flatMap(
+    FileSystem.FileSystem,
+    (fs) => internal.loadOrCreate(fs, path).pipe(Effect.map(Redacted.make), Effect.mapError(toKeyFileError))
+  )
 
 /**
  * A key given by the app: 32 bytes, or their base64 / base64url encoding

@@ -97,12 +97,22 @@ export const make = (options: Options = {}): Authorizer.Service => {
       if (req.method !== "GET" || url.pathname !== path) return respond(400, "Not an authorization response")
       const state = url.searchParams.get("state")
       if (state === null || state !== pending) {
-        return respond(400, completed ? "This authorization was already completed" : "Not the authorization response this app is waiting for")
+        return respond(
+          400,
+          completed
+            ? "This authorization was already completed"
+            : "Not the authorization response this app is waiting for"
+        )
       }
       pending = undefined
       completed = true
       Deferred.unsafeDone(callback, Effect.succeed(url.searchParams))
-      respond(200, url.searchParams.has("error") ? "Authorization failed. You can close this window." : "Authorization complete. You can close this window.")
+      respond(
+        200,
+        url.searchParams.has("error")
+          ? "Authorization failed. You can close this window."
+          : "Authorization complete. You can close this window."
+      )
     })
     const port = yield* Effect.acquireRelease(listen(server, options.port ?? 0), () => close(server))
     const redirectUri = `http://127.0.0.1:${port}${path}`

@@ -41,9 +41,9 @@ import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 import { Authorizer } from "./Authorizer.js"
 import * as AuthorizerModule from "./Authorizer.js"
+import type * as DpopOptions from "./Dpop.js"
 import * as AddressBar from "./internal/addressBar.js"
 import * as AuthorizationCode from "./internal/authorizationCode.js"
-import type * as DpopOptions from "./Dpop.js"
 import * as Dpop from "./internal/dpop.js"
 import * as Engine from "./internal/engine.js"
 import * as Http from "./internal/http.js"
@@ -69,7 +69,12 @@ export interface ClientOptions {
   /** The `kid` header of client assertions. */
   readonly keyId?: string | undefined
   /** Overrides the token-endpoint authentication chosen from the credentials and the server's metadata. */
-  readonly tokenEndpointAuthMethod?: "none" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | undefined
+  readonly tokenEndpointAuthMethod?:
+    | "none"
+    | "client_secret_basic"
+    | "client_secret_post"
+    | "private_key_jwt"
+    | undefined
   /** The HTTPS URL of this app's Client ID Metadata Document, used as `client_id` where supported. */
   readonly metadataDocumentUrl?: string | undefined
   /** Extra client metadata for dynamic registration (`client_name`, `logo_uri`, ...). */

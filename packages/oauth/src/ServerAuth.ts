@@ -159,7 +159,12 @@ export const layer = (
   options: LayerOptions = {}
 ): Layer.Layer<never, never, TokenStore | Authorizer | HttpClient.HttpClient> => {
   if (config.type !== "oauth2") return Layer.empty
-  const common = { serverUrl: options.serverUrl, urlPolicy: options.urlPolicy, scopes: config.scopes, dpop: config.dpop }
+  const common = {
+    serverUrl: options.serverUrl,
+    urlPolicy: options.urlPolicy,
+    scopes: config.scopes,
+    dpop: config.dpop
+  }
   const client = {
     clientSecret: config.clientSecret,
     privateKey: config.privateKey,

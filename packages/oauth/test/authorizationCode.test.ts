@@ -58,7 +58,7 @@ describe("authorization code with oidc-provider", () => {
 
   it.scopedLive("the first request of a new process carries the stored token: the server sees no 401", () =>
     Effect.gen(function*() {
-      const { auth, mcp, client, store } = yield* setup()
+      const { auth, client, mcp, store } = yield* setup()
       yield* client.mcp.callTool({ name: "read" }) // the first process authorizes
       expect(mcp.statuses.filter((s) => s === 401)).toHaveLength(1)
       const seen = mcp.statuses.length
@@ -76,7 +76,7 @@ describe("authorization code with oidc-provider", () => {
 
   it.scopedLive("an access token due for expiry is refreshed before the request", () =>
     Effect.gen(function*() {
-      const { auth, client, key, store, tokens, mcp } = yield* setup()
+      const { auth, client, key, mcp, store, tokens } = yield* setup()
       yield* client.mcp.callTool({ name: "read" })
       const before = yield* tokens
       yield* store.setTokens(key, { ...before, expiresAt: Date.now() + 1000 }) // inside the 60 s skew
@@ -113,7 +113,7 @@ describe("authorization code with oidc-provider", () => {
 
   it.scopedLive("parallel requests with an expiring token spend the rotating refresh token once", () =>
     Effect.gen(function*() {
-      const { auth, client, key, store, tokens, mcp } = yield* setup()
+      const { auth, client, key, mcp, store, tokens } = yield* setup()
       yield* client.mcp.callTool({ name: "read" })
       yield* store.setTokens(key, { ...(yield* tokens), expiresAt: Date.now() - 1 })
       const results = yield* Effect.all(

@@ -20,7 +20,9 @@ const migratingServer = (options: Omit<AuthServerOptions, "resource"> = {}) =>
     const first = yield* resource(() => startAuthServer({ ...options, resource: () => mcpResource }))
     const second = yield* resource(() => startAuthServer({ ...options, resource: () => mcpResource }))
     let current = first
-    const mcp = yield* resource(() => startMcpFixture({ issuer: () => current.issuer, introspection: first.introspection }))
+    const mcp = yield* resource(() =>
+      startMcpFixture({ issuer: () => current.issuer, introspection: first.introspection })
+    )
     mcpResource = mcp.resource
     return { first, second, mcp, migrate: () => void (current = second) }
   })
@@ -28,7 +30,7 @@ const migratingServer = (options: Omit<AuthServerOptions, "resource"> = {}) =>
 describe("authorization-server migration (SEP-2352)", () => {
   it.scopedLive("the resource moves: the client registers at the new server and never sends it the old client id", () =>
     Effect.gen(function*() {
-      const { first, second, mcp, migrate } = yield* migratingServer()
+      const { first, mcp, migrate, second } = yield* migratingServer()
       const store = yield* TokenStore.makeMemory()
       // one person, one browser: it follows whichever authorization server the client sends it to
       const browser = browserFor(first, redirectUri)
@@ -60,7 +62,7 @@ describe("authorization-server migration (SEP-2352)", () => {
     Effect.gen(function*() {
       // both servers know the client id, so only the client can keep it from going to the second one
       const publicClients = [{ client_id: "preregistered-app", redirect_uris: [redirectUri] }]
-      const { first, second, mcp, migrate } = yield* migratingServer({ publicClients })
+      const { first, mcp, migrate, second } = yield* migratingServer({ publicClients })
       const client = yield* connect(
         mcp.url,
         OAuthClient.layerAuthorizationCode({
@@ -80,7 +82,9 @@ describe("authorization-server migration (SEP-2352)", () => {
   it.scopedLive("a configured client id is not taken to the new server: AuthorizationServerChanged", () =>
     Effect.gen(function*() {
       const { error, second } = yield* callAfterMove({ pinned: false })
-      expect(error.message).toMatch(/^OAuth AuthorizationServerChanged: .*registered at http:\/\/127\.0\.0\.1:\d+ only$/)
+      expect(error.message).toMatch(
+        /^OAuth AuthorizationServerChanged: .*registered at http:\/\/127\.0\.0\.1:\d+ only$/
+      )
       expect((error as McpError.Unauthorized).reauthorize).toBe(false)
       expect(second.authorizations).toHaveLength(0)
       expect(second.grants).toHaveLength(0)

@@ -9,7 +9,8 @@ import * as TestClock from "effect/TestClock"
 import { BrowserAuthorizer, OAuthClient, TokenStore } from "../src/index.js"
 import { fakeHttp } from "./fixtures/fakeHttp.js"
 
-const setUrl = (url: string) => (window as unknown as { happyDOM: { setURL: (url: string) => void } }).happyDOM.setURL(url)
+const setUrl = (url: string) =>
+  (window as unknown as { happyDOM: { setURL: (url: string) => void } }).happyDOM.setURL(url)
 
 const evilCode = `<img src=x onerror="window.pwned=1">`
 
@@ -74,7 +75,11 @@ describe("BrowserAuthorizer popup", () => {
       window.open = (() => null) as typeof window.open
       const session = yield* BrowserAuthorizer.make({ redirectUri: "https://app.example/cb" }).session
       const error = yield* Effect.flip(
-        session.authorize({ url: new URL("https://as.example/authorize"), state: "s", redirectUri: "https://app.example/cb" })
+        session.authorize({
+          url: new URL("https://as.example/authorize"),
+          state: "s",
+          redirectUri: "https://app.example/cb"
+        })
       )
       expect(error).toMatchObject({ reason: "Interaction", interaction: "PopupBlocked" })
       expect(error.message).toContain("popup was blocked")
@@ -117,7 +122,11 @@ describe("BrowserAuthorizer popup sign-ins", () => {
       const opened = fakeWindows()
       const { fiber, listed, signIns } = yield* start({ channel: "cancel" })
       const [signIn] = yield* listed
-      expect(signIn).toMatchObject({ origin: "https://as.example", resource: "https://mcp.example/mcp", status: "Open" })
+      expect(signIn).toMatchObject({
+        origin: "https://as.example",
+        resource: "https://mcp.example/mcp",
+        status: "Open"
+      })
       yield* signIns.cancel(signIn!.id)
       const error = yield* Effect.flip(Fiber.join(fiber))
       expect(error).toMatchObject({ reason: "Interaction", interaction: "Cancelled" })

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Http from "../src/internal/http.js"
 import { Discovery, UrlPolicy } from "../src/index.js"
+import * as Http from "../src/internal/http.js"
 import { fakeHttp, type Route } from "./fixtures/fakeHttp.js"
 
 const server = "https://mcp.example.com/mcp"
@@ -11,7 +11,13 @@ const prmUrl = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp
 const found: Route = (r) => {
   if (r.url === prmUrl) return { json: { resource: server, authorization_servers: ["https://auth.example.com"] } }
   if (r.url === "https://auth.example.com/.well-known/oauth-authorization-server") {
-    return { json: { issuer: "https://auth.example.com", authorization_endpoint: "https://auth.example.com/a", token_endpoint: "https://auth.example.com/t" } }
+    return {
+      json: {
+        issuer: "https://auth.example.com",
+        authorization_endpoint: "https://auth.example.com/a",
+        token_endpoint: "https://auth.example.com/t"
+      }
+    }
   }
 }
 

@@ -46,13 +46,18 @@ describe("client credentials with oidc-provider", () => {
     },
     {
       name: "private_key_jwt",
-      client: (pem) => ({ clientId: "machine-jwt", privateKey: Redacted.make(pem), algorithm: "ES256", keyId: "machine-key" })
+      client: (pem) => ({
+        clientId: "machine-jwt",
+        privateKey: Redacted.make(pem),
+        algorithm: "ES256",
+        keyId: "machine-key"
+      })
     }
   ]
   for (const c of cases) {
     it.scopedLive(`${c.name}: a token for the resource, no person involved`, () =>
       Effect.gen(function*() {
-        const { pem, jwk } = yield* keys
+        const { jwk, pem } = yield* keys
         const { auth, mcp } = yield* protectedServer({ machines: machines(jwk) })
         const client = yield* connect(mcp.url, credentials(c.client(pem)))
         expect(text(yield* client.mcp.callTool({ name: "read" }))).toBe("read ok")
@@ -67,7 +72,10 @@ describe("client credentials with oidc-provider", () => {
       const { jwk } = yield* keys
       const { mcp } = yield* protectedServer({ machines: machines(jwk) })
       const wrong = "wrong-secret-value-never-shown"
-      const client = yield* connect(mcp.url, credentials({ clientId: "machine-basic", clientSecret: Redacted.make(wrong) }))
+      const client = yield* connect(
+        mcp.url,
+        credentials({ clientId: "machine-basic", clientSecret: Redacted.make(wrong) })
+      )
       const error = yield* Effect.flip(client.mcp.listTools)
       expect(error).toBeInstanceOf(McpError.Unauthorized)
       expect(error.message).toContain("invalid_client")

@@ -13,11 +13,12 @@ const asMetadata = (issuer: string) => ({
 
 const discover = (route: Route, options: Partial<Discovery.DiscoverOptions> = {}) => {
   const http = fakeHttp(route)
-  return Discovery.discover({ serverUrl: "https://mcp.example.com/public/mcp", policy: UrlPolicy.strict, ...options }).pipe(
-    Effect.provide(http.layer),
-    Effect.either,
-    Effect.map((result) => ({ result, urls: http.urls() }))
-  )
+  return Discovery.discover({ serverUrl: "https://mcp.example.com/public/mcp", policy: UrlPolicy.strict, ...options })
+    .pipe(
+      Effect.provide(http.layer),
+      Effect.either,
+      Effect.map((result) => ({ result, urls: http.urls() }))
+    )
 }
 
 describe("discovery URLs", () => {
@@ -27,7 +28,9 @@ describe("discovery URLs", () => {
       "https://mcp.example.com/.well-known/oauth-protected-resource"
     ])
     expect(
-      Discovery.protectedResourceMetadataUrls("https://mcp.example.com/mcp/", "https://mcp.example.com/meta.json").map(String)
+      Discovery.protectedResourceMetadataUrls("https://mcp.example.com/mcp/", "https://mcp.example.com/meta.json").map(
+        String
+      )
     ).toEqual([
       "https://mcp.example.com/meta.json",
       "https://mcp.example.com/.well-known/oauth-protected-resource/mcp",
@@ -51,9 +54,13 @@ describe("discovery URLs", () => {
   })
 
   it("resource matching: same origin, the resource path a prefix of the server path", () => {
-    expect(Discovery.resourceMatches("https://mcp.example.com/public/mcp", "https://mcp.example.com/public/mcp")).toBe(true)
+    expect(Discovery.resourceMatches("https://mcp.example.com/public/mcp", "https://mcp.example.com/public/mcp")).toBe(
+      true
+    )
     expect(Discovery.resourceMatches("https://mcp.example.com/public/mcp", "https://mcp.example.com")).toBe(true)
-    expect(Discovery.resourceMatches("https://mcp.example.com/public/mcp", "https://mcp.example.com/public/")).toBe(true)
+    expect(Discovery.resourceMatches("https://mcp.example.com/public/mcp", "https://mcp.example.com/public/")).toBe(
+      true
+    )
     expect(Discovery.resourceMatches("https://mcp.example.com/public/mcp", "https://mcp.example.com/pub")).toBe(false)
     expect(Discovery.resourceMatches("https://mcp.example.com/mcp", "https://evil.example.com/mcp")).toBe(false)
     expect(Discovery.resourceMatches("https://mcp.example.com/mcp", "http://mcp.example.com/mcp")).toBe(false)
@@ -62,7 +69,9 @@ describe("discovery URLs", () => {
   })
 
   it("the resource named to an authorization server keeps the server URL's query and credentials to itself", () => {
-    expect(Discovery.canonicalResource("https://mcp.example.com/mcp?api_key=sk-123&region=eu")).toBe("https://mcp.example.com/mcp")
+    expect(Discovery.canonicalResource("https://mcp.example.com/mcp?api_key=sk-123&region=eu")).toBe(
+      "https://mcp.example.com/mcp"
+    )
     expect(Discovery.canonicalResource("https://user:pw@mcp.example.com/?key=sk-123")).toBe("https://mcp.example.com")
   })
 })
@@ -72,7 +81,9 @@ describe("discover", () => {
     Effect.gen(function*() {
       const { result, urls } = yield* discover((r) => {
         if (r.url === "https://mcp.example.com/.well-known/oauth-protected-resource") {
-          return { json: { resource: "https://mcp.example.com", authorization_servers: ["https://auth.example.com/tenant1"] } }
+          return {
+            json: { resource: "https://mcp.example.com", authorization_servers: ["https://auth.example.com/tenant1"] }
+          }
         }
         if (r.url === "https://auth.example.com/tenant1/.well-known/openid-configuration") {
           return { json: asMetadata("https://auth.example.com/tenant1") }
@@ -95,7 +106,12 @@ describe("discover", () => {
     Effect.gen(function*() {
       const { result, urls } = yield* discover((r) => {
         if (r.url === "https://mcp.example.com/custom/prm.json") {
-          return { json: { resource: "https://mcp.example.com/public/mcp", authorization_servers: ["https://auth.example.com"] } }
+          return {
+            json: {
+              resource: "https://mcp.example.com/public/mcp",
+              authorization_servers: ["https://auth.example.com"]
+            }
+          }
         }
         if (r.url === "https://auth.example.com/.well-known/oauth-authorization-server") {
           return { json: asMetadata("https://auth.example.com") }
@@ -123,7 +139,12 @@ describe("discover", () => {
     Effect.gen(function*() {
       const { result } = yield* discover((r) => {
         if (r.url.includes("oauth-protected-resource")) {
-          return { json: { resource: "https://mcp.example.com/public/mcp", authorization_servers: ["https://auth.example.com"] } }
+          return {
+            json: {
+              resource: "https://mcp.example.com/public/mcp",
+              authorization_servers: ["https://auth.example.com"]
+            }
+          }
         }
         return { json: asMetadata("https://other.example.com") }
       })
@@ -134,7 +155,9 @@ describe("discover", () => {
     Effect.gen(function*() {
       const { result, urls } = yield* discover((r) =>
         r.url.includes("oauth-protected-resource")
-          ? { json: { resource: "https://mcp.example.com/public/mcp", authorization_servers: ["http://169.254.169.254"] } }
+          ? {
+            json: { resource: "https://mcp.example.com/public/mcp", authorization_servers: ["http://169.254.169.254"] }
+          }
           : undefined
       )
       expect(result._tag === "Left" && result.left.reason).toBe("UnsafeUrl")

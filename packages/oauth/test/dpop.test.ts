@@ -15,7 +15,11 @@ import { Authorizer, OAuthClient, TokenStore, UrlPolicy } from "../src/index.js"
 import { browserFor, connect, protectedServer, text } from "./fixtures/harness.js"
 
 const secret = "machine-secret-never-shown-0123456789"
-const machine = { client_id: "machine", client_secret: secret, token_endpoint_auth_method: "client_secret_basic" as const }
+const machine = {
+  client_id: "machine",
+  client_secret: secret,
+  token_endpoint_auth_method: "client_secret_basic" as const
+}
 
 const machineClient = (store: TokenStore.Service, dpop: OAuthClient.Options["dpop"] = true) =>
   OAuthClient.layerClientCredentials({
@@ -41,7 +45,9 @@ describe("DPoP with oidc-provider", () => {
       expect(auth.grants).toEqual(["client_credentials"])
       allProofsValid(mcp.proofs)
       expect(mcp.tokens.filter((t) => t !== undefined).every((t) => t!.startsWith("DPoP "))).toBe(true)
-      const stored = Option.getOrThrow(yield* store.getTokens({ resource: mcp.resource, issuer: auth.issuer, clientId: "machine" }))
+      const stored = Option.getOrThrow(
+        yield* store.getTokens({ resource: mcp.resource, issuer: auth.issuer, clientId: "machine" })
+      )
       expect(stored.tokenType.toLowerCase()).toBe("dpop")
       expect(stored.dpopKey?.thumbprint).toBe((mcp.proofs[0] as { jkt: string }).jkt)
     }))
@@ -134,20 +140,25 @@ describe("DPoP with oidc-provider", () => {
     Effect.gen(function*() {
       const landed = yield* Deferred.make<URL>()
       const leaves = Authorizer.layer(redirectUri, (request) =>
-        Effect.promise(() => auth.drive(request.url, redirectUri)).pipe(
+        Effect.promise(() =>
+          auth.drive(request.url, redirectUri)
+        ).pipe(
           Effect.flatMap((callback) => Deferred.succeed(landed, callback)),
           Effect.zipRight(Effect.never)
         ))
-      yield* Effect.forkScoped(Effect.flatMap(connect(mcp.url, page(mcp, store, leaves)), (first) => first.mcp.listTools))
+      yield* Effect.forkScoped(
+        Effect.flatMap(connect(mcp.url, page(mcp, store, leaves)), (first) => first.mcp.listTools)
+      )
       return yield* Deferred.await(landed)
     })
 
   /** The next page load: a new OAuth Layer (no key in memory) over the same store. */
   const nextPage = (mcp: { readonly url: string }, store: TokenStore.Service, dpop = true) =>
     Layer.build(
-      page(mcp, store, Authorizer.layer(redirectUri, () => Effect.die("the next page never authorizes again")), dpop).pipe(
-        Layer.provide(FetchHttpClient.layer)
-      )
+      page(mcp, store, Authorizer.layer(redirectUri, () => Effect.die("the next page never authorizes again")), dpop)
+        .pipe(
+          Layer.provide(FetchHttpClient.layer)
+        )
     )
 
   const completeOn = (context: Context.Context<OAuthClient.OAuthClient>, callback: URL) =>
@@ -187,7 +198,10 @@ describe("DPoP with oidc-provider", () => {
 
   it.scopedLive("a DPoP-Nonce on a successful answer is used on the next request, with no 401 first", () =>
     Effect.gen(function*() {
-      const { mcp } = yield* protectedServer({ machines: [machine], resourceDpop: { requireNonce: true, rotateNonce: true } })
+      const { mcp } = yield* protectedServer({
+        machines: [machine],
+        resourceDpop: { requireNonce: true, rotateNonce: true }
+      })
       const client = yield* connect(mcp.url, machineClient(yield* TokenStore.makeMemory()))
       for (let i = 0; i < 3; i++) expect(text(yield* client.mcp.callTool({ name: "read" }))).toBe("read ok")
       // rs-nonce-1 from the one use_dpop_nonce refusal; each tool call's answer brought the next one

@@ -69,7 +69,7 @@ describe("DPoP proofs (fake authorization server)", () => {
       yield* TestClock.setTime(1_700_000_000_000)
       const { oauth, proofs } = yield* setup({})
       yield* oauth.authorize
-      const { header, claims } = decode(proofs()[0])
+      const { claims, header } = decode(proofs()[0])
       expect(header.typ).toBe("dpop+jwt")
       expect(header.alg).toBe("ES256")
       expect(header.jwk).toMatchObject({ kty: "EC", crv: "P-256" })
@@ -86,12 +86,12 @@ describe("DPoP proofs (fake authorization server)", () => {
       yield* oauth.authorize
       const headers = yield* hook.headers({ url: `${server}?session=1`, method: "GET" })
       expect(headers.authorization).toBe("DPoP at-1")
-      const { header, claims } = decode(headers.dpop)
+      const { claims, header } = decode(headers.dpop)
       expect(header.jwk).toEqual(decode(proofs()[0]).header.jwk)
       expect(claims).toMatchObject({ htm: "GET", htu: server })
-      const ath = jose.base64url.encode(new Uint8Array(yield* Effect.promise(() =>
-        crypto.subtle.digest("SHA-256", new TextEncoder().encode("at-1"))
-      )))
+      const ath = jose.base64url.encode(
+        new Uint8Array(yield* Effect.promise(() => crypto.subtle.digest("SHA-256", new TextEncoder().encode("at-1"))))
+      )
       expect(claims.ath).toBe(ath)
       const again = yield* hook.headers({ url: server, method: "POST" })
       expect(decode(again.dpop).claims.jti).not.toBe(claims.jti)

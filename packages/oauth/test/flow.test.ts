@@ -39,7 +39,9 @@ const setup = (options: Setup = {}) =>
     const http = fakeHttp((r) => {
       const overridden = options.override?.(r)
       if (overridden !== undefined) return overridden
-      if (r.url === prmUrl) return { json: { resource: server, authorization_servers: [issuer], ...options.resourceMetadata } }
+      if (r.url === prmUrl) {
+        return { json: { resource: server, authorization_servers: [issuer], ...options.resourceMetadata } }
+      }
       if (r.url === `${issuer}/.well-known/oauth-authorization-server`) {
         return {
           json: {
@@ -52,11 +54,15 @@ const setup = (options: Setup = {}) =>
           }
         }
       }
-      if (r.url === `${issuer}/register`) return { status: 201, json: { client_id: "client-1", ...options.registration } }
+      if (r.url === `${issuer}/register`) {
+        return { status: 201, json: { client_id: "client-1", ...options.registration } }
+      }
       if (r.url === `${issuer}/token`) {
         tokens++
         return options.token?.(r, tokens) ??
-          { json: { access_token: `at-${tokens}`, refresh_token: `rt-${tokens}`, token_type: "Bearer", expires_in: 120 } }
+          {
+            json: { access_token: `at-${tokens}`, refresh_token: `rt-${tokens}`, token_type: "Bearer", expires_in: 120 }
+          }
       }
     })
     const requests: Array<Authorizer.AuthorizationRequest> = []
@@ -83,7 +89,7 @@ const setup = (options: Setup = {}) =>
 describe("authorization code flow (fake authorization server)", () => {
   it.scoped("PKCE S256, state, resource on both requests, scope from the challenge", () =>
     Effect.gen(function*() {
-      const { hook, headers, requests, tokenRequests, http } = yield* setup()
+      const { headers, hook, http, requests, tokenRequests } = yield* setup()
       expect(yield* headers).toEqual({}) // nothing known before the first challenge
       expect(yield* hook.onChallenge(challenge)).toBe("retry")
       expect(yield* headers).toEqual({ authorization: "Bearer at-1" })
@@ -99,7 +105,9 @@ describe("authorization code flow (fake authorization server)", () => {
       expect(exchange!.get("resource")).toBe(server)
       expect(exchange!.get("redirect_uri")).toBe("http://127.0.0.1:4000/cb")
       const verifier = exchange!.get("code_verifier")!
-      expect(url.searchParams.get("code_challenge")).toBe(yield* Effect.promise(() => oauth.calculatePKCECodeChallenge(verifier)))
+      expect(url.searchParams.get("code_challenge")).toBe(
+        yield* Effect.promise(() => oauth.calculatePKCECodeChallenge(verifier))
+      )
       const registration = JSON.parse(http.seen.find((s) => s.url.endsWith("/register"))!.body)
       expect(registration.grant_types).toEqual(["authorization_code", "refresh_token"])
       expect(registration.application_type).toBe("native")
@@ -108,7 +116,7 @@ describe("authorization code flow (fake authorization server)", () => {
   for (const [name, methods] of [["absent", undefined], ["plain only", ["plain"]]] as const) {
     it.scoped(`refuses to proceed when code_challenge_methods_supported is ${name}`, () =>
       Effect.gen(function*() {
-        const { hook, requests, http } = yield* setup({ metadata: { code_challenge_methods_supported: methods } })
+        const { hook, http, requests } = yield* setup({ metadata: { code_challenge_methods_supported: methods } })
         const error = yield* Effect.flip(hook.onChallenge(challenge))
         expect(error).toBeInstanceOf(McpError.Unauthorized)
         expect(error.message).toContain("PkceUnsupported")
@@ -117,10 +125,27 @@ describe("authorization code flow (fake authorization server)", () => {
       }))
   }
 
-  const issCases: ReadonlyArray<[string, Record<string, unknown>, (r: Authorizer.AuthorizationRequest) => Record<string, string>, boolean]> = [
-    ["advertised and right", { authorization_response_iss_parameter_supported: true }, (r) => ({ code: "c", state: r.state, iss: issuer }), true],
-    ["advertised but missing", { authorization_response_iss_parameter_supported: true }, (r) => ({ code: "c", state: r.state }), false],
-    ["advertised and wrong", { authorization_response_iss_parameter_supported: true }, (r) => ({ code: "c", state: r.state, iss: "https://evil.example" }), false],
+  const issCases: ReadonlyArray<
+    [string, Record<string, unknown>, (r: Authorizer.AuthorizationRequest) => Record<string, string>, boolean]
+  > = [
+    [
+      "advertised and right",
+      { authorization_response_iss_parameter_supported: true },
+      (r) => ({ code: "c", state: r.state, iss: issuer }),
+      true
+    ],
+    [
+      "advertised but missing",
+      { authorization_response_iss_parameter_supported: true },
+      (r) => ({ code: "c", state: r.state }),
+      false
+    ],
+    [
+      "advertised and wrong",
+      { authorization_response_iss_parameter_supported: true },
+      (r) => ({ code: "c", state: r.state, iss: "https://evil.example" }),
+      false
+    ],
     ["not advertised, absent", {}, (r) => ({ code: "c", state: r.state }), true],
     ["not advertised, wrong", {}, (r) => ({ code: "c", state: r.state, iss: "https://evil.example" }), false]
   ]
@@ -140,17 +165,29 @@ describe("authorization code flow (fake authorization server)", () => {
   const wrongTyped: ReadonlyArray<[string, Setup, string]> = [
     ["protected-resource metadata", { resourceMetadata: { authorization_servers: issuer } }, "authorization_servers"],
     ["protected-resource metadata", { resourceMetadata: { scopes_supported: [1, 2] } }, "scopes_supported.0"],
-    ["authorization-server metadata", { metadata: { code_challenge_methods_supported: "S256" } }, "code_challenge_methods_supported"],
+    [
+      "authorization-server metadata",
+      { metadata: { code_challenge_methods_supported: "S256" } },
+      "code_challenge_methods_supported"
+    ],
     ["authorization-server metadata", { metadata: { token_endpoint: 443 } }, "token_endpoint"],
     ["registration response", { registration: { redirect_uris: "http://127.0.0.1:4000/cb" } }, "redirect_uris"],
     ["registration response", { registration: { client_secret_expires_at: "never" } }, "client_secret_expires_at"],
-    ["token response", { token: () => ({ json: { access_token: "at", token_type: "Bearer", expires_in: "soon" } }) }, "expires_in"],
-    ["token response", { token: () => ({ json: { access_token: "at", token_type: "Bearer", refresh_token: 7 } }) }, "refresh_token"]
+    [
+      "token response",
+      { token: () => ({ json: { access_token: "at", token_type: "Bearer", expires_in: "soon" } }) },
+      "expires_in"
+    ],
+    [
+      "token response",
+      { token: () => ({ json: { access_token: "at", token_type: "Bearer", refresh_token: 7 } }) },
+      "refresh_token"
+    ]
   ]
   for (const [kind, options, field] of wrongTyped) {
     it.scoped(`${kind} with a wrong-typed ${field}: a typed error naming the field`, () =>
       Effect.gen(function*() {
-        const { hook, headers } = yield* setup(options)
+        const { headers, hook } = yield* setup(options)
         const error = yield* Effect.flip(hook.onChallenge(challenge))
         expect(error).toBeInstanceOf(McpError.Unauthorized)
         expect(error.message).toContain(field.split(".")[0])
@@ -197,7 +234,7 @@ describe("authorization code flow (fake authorization server)", () => {
   for (const [name, answer, tag] of refreshAnswers) {
     it.scoped(`a refresh answered ${name}: ${tag}`, () =>
       Effect.gen(function*() {
-        const { hook, headers } = yield* setup({
+        const { headers, hook } = yield* setup({
           token: (r, n) =>
             form(r).get("grant_type") === "refresh_token"
               ? answer
@@ -207,7 +244,9 @@ describe("authorization code flow (fake authorization server)", () => {
         yield* TestClock.adjust("121 seconds") // expired: the token cannot be sent without a refresh
         const error = yield* Effect.flip(headers)
         expect(error._tag).toBe(tag)
-        if (tag === "TransportError") expect(transientCause(error)).toMatchObject({ reason: "Token", status: answer.status })
+        if (tag === "TransportError") {
+          expect(transientCause(error)).toMatchObject({ reason: "Token", status: answer.status })
+        }
       }))
   }
 
@@ -222,7 +261,7 @@ describe("authorization code flow (fake authorization server)", () => {
 
   it.scoped("refreshes proactively inside the skew, not before (TestClock)", () =>
     Effect.gen(function*() {
-      const { hook, headers, tokenRequests } = yield* setup()
+      const { headers, hook, tokenRequests } = yield* setup()
       yield* hook.onChallenge(challenge) // expires_in 120 s, skew 60 s
       yield* TestClock.adjust("59 seconds")
       expect(yield* headers).toEqual({ authorization: "Bearer at-1" })
@@ -238,7 +277,7 @@ describe("authorization code flow (fake authorization server)", () => {
 
   it.scoped("a refresh answered invalid_grant: Unauthorized with reauthorize, tokens gone", () =>
     Effect.gen(function*() {
-      const { hook, headers } = yield* setup({
+      const { headers, hook } = yield* setup({
         token: (r, n) =>
           form(r).get("grant_type") === "refresh_token"
             ? { status: 400, json: { error: "invalid_grant", error_description: "revoked" } }
@@ -255,7 +294,7 @@ describe("authorization code flow (fake authorization server)", () => {
 
   it.scoped("an expired token without a refresh token is not sent; the next challenge authorizes again", () =>
     Effect.gen(function*() {
-      const { hook, headers, requests } = yield* setup({
+      const { headers, hook, requests } = yield* setup({
         token: (_, n) => ({ json: { access_token: `at-${n}`, token_type: "Bearer", expires_in: 30 } })
       })
       yield* hook.onChallenge(challenge)
@@ -270,22 +309,41 @@ describe("authorization code flow (fake authorization server)", () => {
   it.scoped("403 without insufficient_scope is left to the transport", () =>
     Effect.gen(function*() {
       const { hook } = yield* setup()
-      expect(yield* hook.onChallenge({ ...challenge, status: 403, wwwAuthenticate: { scheme: "Bearer", params: {} } })).toBe(
-        "fail"
-      )
+      expect(yield* hook.onChallenge({ ...challenge, status: 403, wwwAuthenticate: { scheme: "Bearer", params: {} } }))
+        .toBe(
+          "fail"
+        )
     }))
 
   const cimd = "https://app.example/client-metadata.json"
   const identityCases: ReadonlyArray<[string, Setup, string, boolean]> = [
-    ["pre-registered beats everything", { client: { clientId: "pre", metadataDocumentUrl: cimd }, metadata: { client_id_metadata_document_supported: true } }, "pre", false],
-    ["Client ID Metadata Document when the server supports it", { client: { metadataDocumentUrl: cimd }, metadata: { client_id_metadata_document_supported: true } }, cimd, false],
+    [
+      "pre-registered beats everything",
+      {
+        client: { clientId: "pre", metadataDocumentUrl: cimd },
+        metadata: { client_id_metadata_document_supported: true }
+      },
+      "pre",
+      false
+    ],
+    [
+      "Client ID Metadata Document when the server supports it",
+      { client: { metadataDocumentUrl: cimd }, metadata: { client_id_metadata_document_supported: true } },
+      cimd,
+      false
+    ],
     ["dynamic registration when it does not", { client: { metadataDocumentUrl: cimd } }, "client-1", true],
-    ["dynamic registration without a document URL", { metadata: { client_id_metadata_document_supported: true } }, "client-1", true]
+    [
+      "dynamic registration without a document URL",
+      { metadata: { client_id_metadata_document_supported: true } },
+      "client-1",
+      true
+    ]
   ]
   for (const [name, options, clientId, registers] of identityCases) {
     it.scoped(`client identity: ${name}`, () =>
       Effect.gen(function*() {
-        const { hook, requests, http, tokenRequests } = yield* setup(options)
+        const { hook, http, requests, tokenRequests } = yield* setup(options)
         yield* hook.onChallenge(challenge)
         expect(requests[0]!.url.searchParams.get("client_id")).toBe(clientId)
         expect(tokenRequests()[0]!.get("client_id")).toBe(clientId)

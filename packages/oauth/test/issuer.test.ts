@@ -17,12 +17,15 @@ const tamperingBrowser = (
   drive: (url: URL, redirectUri: string) => Promise<URL>,
   tamper: (callback: URLSearchParams) => void
 ) =>
-  Authorizer.layer(redirectUri, (request) =>
-    Effect.map(Effect.promise(() => drive(request.url, redirectUri)), (url) => {
-      const callback = Authorizer.callbackParameters(url)
-      tamper(callback)
-      return callback
-    }))
+  Authorizer.layer(
+    redirectUri,
+    (request) =>
+      Effect.map(Effect.promise(() => drive(request.url, redirectUri)), (url) => {
+        const callback = Authorizer.callbackParameters(url)
+        tamper(callback)
+        return callback
+      })
+  )
 
 const authorizationCode = (browser: Layer.Layer<Authorizer.Authorizer>) =>
   OAuthClient.layerAuthorizationCode({ urlPolicy: UrlPolicy.loopbackDevelopment }).pipe(
@@ -109,5 +112,4 @@ describe("issuer checks with oidc-provider", () => {
       expect(auth.registrations()).toBe(0)
       expect(auth.authorizations).toHaveLength(0)
     }))
-
 })

@@ -63,7 +63,10 @@ describe("client credentials: token endpoint authentication", () => {
 
   it.scoped("client_secret_basic: form-encoded id and secret (RFC 6749 §2.3.1), nothing in the body", () =>
     Effect.gen(function*() {
-      const request = yield* run(["client_secret_basic"], { clientId: "machine-1", clientSecret: Redacted.make(secret) })
+      const request = yield* run(["client_secret_basic"], {
+        clientId: "machine-1",
+        clientSecret: Redacted.make(secret)
+      })
       const [id, password] = atob(request.headers["authorization"]!.slice(6)).split(":")
       expect(id).toBe("machine-1") // unreserved characters stay as they are
       expect(new URLSearchParams(`p=${password}`).get("p")).toBe(secret)
@@ -82,9 +85,15 @@ describe("client credentials: token endpoint authentication", () => {
 
   it.scoped("private_key_jwt: an ES256 assertion for the issuer, signed with the configured key", () =>
     Effect.gen(function*() {
-      const { privateKey, publicKey } = yield* Effect.promise(() => jose.generateKeyPair("ES256", { extractable: true }))
+      const { privateKey, publicKey } = yield* Effect.promise(() =>
+        jose.generateKeyPair("ES256", { extractable: true })
+      )
       const pem = yield* Effect.promise(() => jose.exportPKCS8(privateKey))
-      const request = yield* run(["private_key_jwt"], { clientId: "machine-1", privateKey: Redacted.make(pem), algorithm: "ES256" })
+      const request = yield* run(["private_key_jwt"], {
+        clientId: "machine-1",
+        privateKey: Redacted.make(pem),
+        algorithm: "ES256"
+      })
       const body = form(request)
       expect(body.get("client_assertion_type")).toBe("urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
       const { payload, protectedHeader } = yield* Effect.promise(() =>
@@ -167,7 +176,9 @@ describe("ServerAuth", () => {
   it("oauth2 picks client credentials when a secret or a key is configured", () => {
     const oauth2 = (input: object) => decode({ type: "oauth2", ...input }) as typeof ServerAuth.OAuth2.Type
     expect(ServerAuth.grantOf(oauth2({ clientId: "a", clientSecret: "s" }))).toBe("client_credentials")
-    expect(ServerAuth.grantOf(oauth2({ clientId: "a", privateKey: "k", algorithm: "ES256" }))).toBe("client_credentials")
+    expect(ServerAuth.grantOf(oauth2({ clientId: "a", privateKey: "k", algorithm: "ES256" }))).toBe(
+      "client_credentials"
+    )
     expect(ServerAuth.grantOf(oauth2({ clientId: "a" }))).toBe("authorization_code")
     expect(ServerAuth.grantOf(oauth2({}))).toBe("authorization_code")
     expect(ServerAuth.grantOf(oauth2({ clientId: "a", clientSecret: "s", grant: "authorization_code" }))).toBe(
@@ -187,7 +198,9 @@ describe("ServerAuth", () => {
       const context = yield* Layer.build(ServerAuth.layer(config, { serverUrl: server }).pipe(Layer.provide(deps)))
       const hook = context.unsafeMap.get(HttpAuth.HttpAuth.key) as HttpAuth.Service
       expect(yield* hook.onChallenge(challenge)).toBe("retry")
-      const staticContext = yield* Layer.build(ServerAuth.layer(decode({ type: "bearer", token: "t" })).pipe(Layer.provide(deps)))
+      const staticContext = yield* Layer.build(
+        ServerAuth.layer(decode({ type: "bearer", token: "t" })).pipe(Layer.provide(deps))
+      )
       expect(staticContext.unsafeMap.has(HttpAuth.HttpAuth.key)).toBe(false)
     }))
 })

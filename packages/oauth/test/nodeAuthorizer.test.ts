@@ -1,14 +1,14 @@
 // The loopback authorizer: its callback server alone, then the whole flow against oidc-provider.
 import { describe, expect, it } from "@effect/vitest"
+import type { McpError } from "@mcp-effect/core"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
-import type { McpError } from "@mcp-effect/core"
-import * as NodeAuthorizer from "../src/NodeAuthorizer.js"
 import { OAuthClient, TokenStore, UrlPolicy } from "../src/index.js"
+import * as NodeAuthorizer from "../src/NodeAuthorizer.js"
 import { connect, protectedServer, text } from "./fixtures/harness.js"
 
 const request = (url: string) => ({ url: new URL("https://as.example/authorize"), state: "s1", redirectUri: url })

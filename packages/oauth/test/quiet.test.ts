@@ -17,7 +17,9 @@ describe("the test authorization server is quiet", () => {
   beforeEach(() => {
     printed.length = 0
     for (const method of methods) {
-      vi.spyOn(console, method).mockImplementation((...args: Array<unknown>) => void printed.push(args.map(String).join(" ")))
+      vi.spyOn(console, method).mockImplementation((...args: Array<unknown>) =>
+        void printed.push(args.map(String).join(" "))
+      )
     }
   })
   afterEach(() => void vi.restoreAllMocks())

@@ -21,7 +21,12 @@ describe("secrets in URLs", () => {
     return Effect.gen(function*() {
       const http = fakeHttp((r) =>
         r.url.includes("oauth-protected-resource")
-          ? { json: { resource: `https://evil.example.com/mcp?token=${key}`, authorization_servers: ["https://a.example.com"] } }
+          ? {
+            json: {
+              resource: `https://evil.example.com/mcp?token=${key}`,
+              authorization_servers: ["https://a.example.com"]
+            }
+          }
           : undefined
       )
       const error = yield* Discovery.discover({ serverUrl, policy: UrlPolicy.strict }).pipe(
@@ -50,7 +55,9 @@ describe("secrets in URLs", () => {
           }
           : undefined
       )
-      const discovered = yield* Discovery.discover({ serverUrl, policy: UrlPolicy.strict }).pipe(Effect.provide(http.layer))
+      const discovered = yield* Discovery.discover({ serverUrl, policy: UrlPolicy.strict }).pipe(
+        Effect.provide(http.layer)
+      )
       expect(discovered.legacy).toBe(true)
       expect(discovered.resource).toBe("https://mcp.example.com/public/mcp")
     }))

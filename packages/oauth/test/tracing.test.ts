@@ -70,8 +70,11 @@ describe("grant spans", () => {
           Layer.provide(TokenStore.layerMemory),
           Layer.provide(Layer.succeed(
             Authorizer.Authorizer,
-            Authorizer.make("http://127.0.0.1:4000/cb", (request) =>
-              Effect.succeed(new URLSearchParams({ code: "code-secret", state: request.state, iss: issuer })))
+            Authorizer.make(
+              "http://127.0.0.1:4000/cb",
+              (request) =>
+                Effect.succeed(new URLSearchParams({ code: "code-secret", state: request.state, iss: issuer }))
+            )
           )),
           Layer.provide(http.layer)
         )

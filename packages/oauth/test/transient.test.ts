@@ -73,7 +73,7 @@ describe("OAuth under authorization-server faults (end to end)", () => {
 
   it.scopedLive("a refresh answered 503 is a TransportError; the session stays and the next call refreshes", () =>
     Effect.gen(function*() {
-      const { auth, open, store, key } = yield* setup()
+      const { auth, key, open, store } = yield* setup()
       const client = yield* open
       yield* client.mcp.callTool({ name: "read" })
       const tokens = Option.getOrThrow(yield* store.getTokens(key))

@@ -5,7 +5,8 @@ import { Discovery, HostResolver, OAuthError, UrlPolicy } from "../src/index.js"
 import * as NodeHostResolver from "../src/NodeHostResolver.js"
 import { fakeHttp } from "./fixtures/fakeHttp.js"
 
-const verdict = (url: string, policy: UrlPolicy.UrlPolicy = UrlPolicy.strict) => UrlPolicy.violation(new URL(url), policy)
+const verdict = (url: string, policy: UrlPolicy.UrlPolicy = UrlPolicy.strict) =>
+  UrlPolicy.violation(new URL(url), policy)
 
 describe("UrlPolicy (SSRF guard)", () => {
   it("strict: https to public hosts only", () => {
@@ -156,7 +157,16 @@ describe("UrlPolicy (SSRF guard)", () => {
   }
 
   it("public unicast passes, in both families", () => {
-    for (const address of ["8.8.8.8", "1.1.1.1", "[2606:4700:4700::1111]", "[2a00:1450:4001::200e]", "[::ffff:8.8.8.8]", "[64:ff9b::808:808]"]) {
+    for (
+      const address of [
+        "8.8.8.8",
+        "1.1.1.1",
+        "[2606:4700:4700::1111]",
+        "[2a00:1450:4001::200e]",
+        "[::ffff:8.8.8.8]",
+        "[64:ff9b::808:808]"
+      ]
+    ) {
       expect(verdict(`https://${address}/`), address).toBeUndefined()
     }
   })
@@ -181,11 +191,16 @@ describe("UrlPolicy (SSRF guard)", () => {
       expect((yield* UrlPolicy.checkAddresses(url, { resolveHostNames: false }, "x")).href).toBe(url.href)
       // every address counts, not the first
       const mixed = new URL("https://mixed.example.com/")
-      expect((yield* Effect.flip(UrlPolicy.checkAddresses(mixed, UrlPolicy.strict, "x"))).message).toContain("169.254.169.254")
-      expect((yield* UrlPolicy.checkAddresses(new URL("https://public.example.com/"), UrlPolicy.strict, "x")).host).toBe(
-        "public.example.com"
+      expect((yield* Effect.flip(UrlPolicy.checkAddresses(mixed, UrlPolicy.strict, "x"))).message).toContain(
+        "169.254.169.254"
       )
-      expect((yield* Effect.flip(UrlPolicy.checkAddresses(new URL("https://nx.example.com/"), UrlPolicy.strict, "x"))).reason)
+      expect((yield* UrlPolicy.checkAddresses(new URL("https://public.example.com/"), UrlPolicy.strict, "x")).host)
+        .toBe(
+          "public.example.com"
+        )
+      expect(
+        (yield* Effect.flip(UrlPolicy.checkAddresses(new URL("https://nx.example.com/"), UrlPolicy.strict, "x"))).reason
+      )
         .toBe("Http")
     }).pipe(
       Effect.provide(resolvingTo({

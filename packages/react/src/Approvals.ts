@@ -13,8 +13,8 @@ import type * as ApprovalRequest from "@mcp-effect/core/ApprovalRequest"
 import * as Approver from "@mcp-effect/core/Approver"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as FiberRef from "effect/FiberRef"
+import * as Layer from "effect/Layer"
 import type * as Subscribable from "effect/Subscribable"
 import { approvalWatch } from "./internal/approvalWatch.js"
 import * as pending from "./internal/pending.js"
@@ -70,7 +70,9 @@ export const layer = (): Layer.Layer<Approver.Approver | ApprovalRequests> =>
             Effect.flatMap(FiberRef.get(approvalWatch), (watch) =>
               watch === undefined ? queue.ask(request) : Effect.sync(() => watch(true)).pipe(
                 Effect.zipRight(queue.ask(request)),
-                Effect.ensuring(Effect.sync(() => watch(false)))
+                Effect.ensuring(Effect.sync(() =>
+                  watch(false)
+                ))
               ))
         })
       )

@@ -10,14 +10,14 @@
  *
  * @since 0.2.0
  */
-import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import type * as Subscribable from "effect/Subscribable"
 import * as Elicitation from "@mcp-effect/core/Elicitation"
 import * as JsonSchemaValidator from "@mcp-effect/core/JsonSchemaValidator"
 import type * as McpSchema from "@mcp-effect/core/McpSchema"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as Subscribable from "effect/Subscribable"
 import * as pending from "./internal/pending.js"
 import { useSubscribable } from "./Live.js"
 import { useService, valueOf } from "./RuntimeProvider.js"
@@ -55,7 +55,11 @@ export interface PendingElicitation {
  */
 export class ElicitationRequests extends Context.Tag("@mcp-effect/react/ElicitationRequests")<
   ElicitationRequests,
-  { readonly pending: Subscribable.Subscribable<ReadonlyArray<pending.Pending<McpSchema.ElicitRequestParams, McpSchema.ElicitResult>>> }
+  {
+    readonly pending: Subscribable.Subscribable<
+      ReadonlyArray<pending.Pending<McpSchema.ElicitRequestParams, McpSchema.ElicitResult>>
+    >
+  }
 >() {}
 
 /**
@@ -67,23 +71,28 @@ export class ElicitationRequests extends Context.Tag("@mcp-effect/react/Elicitat
 export const layer = (
   options?: { readonly modes?: ReadonlyArray<"form" | "url"> | undefined }
 ): Layer.Layer<Elicitation.Elicitation | ElicitationRequests> =>
-  Layer.effectContext(Effect.flatMap(
-    Effect.map(Effect.serviceOption(JsonSchemaValidator.JsonSchemaValidator), Option.getOrElse(() => JsonSchemaValidator.cfworker)),
-    (validator) =>
-      pending.make<McpSchema.ElicitRequestParams, McpSchema.ElicitResult>((params, result) =>
-        params.mode === "url" || result.action !== "accept" ?
-          Effect.void :
-          Effect.mapError(validator.validate(params.requestedSchema, result.content ?? {}), (error) => error.message)
-      )
-  ).pipe(Effect.map(
-    (queue) =>
-      Context.make(ElicitationRequests, { pending: queue.pending }).pipe(
-        Context.add(Elicitation.Elicitation, {
-          elicit: queue.ask,
-          modes: options?.modes ?? ["form", "url"]
-        })
-      )
-  )))
+  Layer.effectContext(
+    Effect.flatMap(
+      Effect.map(
+        Effect.serviceOption(JsonSchemaValidator.JsonSchemaValidator),
+        Option.getOrElse(() => JsonSchemaValidator.cfworker)
+      ),
+      (validator) =>
+        pending.make<McpSchema.ElicitRequestParams, McpSchema.ElicitResult>((params, result) =>
+          params.mode === "url" || result.action !== "accept" ?
+            Effect.void :
+            Effect.mapError(validator.validate(params.requestedSchema, result.content ?? {}), (error) => error.message)
+        )
+    ).pipe(Effect.map(
+      (queue) =>
+        Context.make(ElicitationRequests, { pending: queue.pending }).pipe(
+          Context.add(Elicitation.Elicitation, {
+            elicit: queue.ask,
+            modes: options?.modes ?? ["form", "url"]
+          })
+        )
+    ))
+  )
 
 const none: ReadonlyArray<never> = []
 
@@ -164,7 +173,11 @@ export type Field =
     readonly default: number | undefined
   }
   | FieldCommon & { readonly _tag: "Boolean"; readonly default: boolean | undefined }
-  | FieldCommon & { readonly _tag: "Select"; readonly choices: ReadonlyArray<Choice>; readonly default: string | undefined }
+  | FieldCommon & {
+    readonly _tag: "Select"
+    readonly choices: ReadonlyArray<Choice>
+    readonly default: string | undefined
+  }
   | FieldCommon & {
     readonly _tag: "MultiSelect"
     readonly choices: ReadonlyArray<Choice>
@@ -180,7 +193,14 @@ const fieldOf = (name: string, required: boolean, schema: McpSchema.PrimitiveSch
       const choices = "anyOf" in schema.items ?
         schema.items.anyOf.map((o): Choice => ({ value: o.const, label: o.title })) :
         schema.items.enum.map((value): Choice => ({ value, label: value }))
-      return { ...common, _tag: "MultiSelect", choices, minItems: schema.minItems, maxItems: schema.maxItems, default: schema.default }
+      return {
+        ...common,
+        _tag: "MultiSelect",
+        choices,
+        minItems: schema.minItems,
+        maxItems: schema.maxItems,
+        default: schema.default
+      }
     }
     case "boolean":
       return { ...common, _tag: "Boolean", default: schema.default }
@@ -257,7 +277,10 @@ export const initialValues = (form: ReadonlyArray<Field>): Record<string, Value>
  * @since 0.2.0
  * @category utils
  */
-export const contentOf = (form: ReadonlyArray<Field>, values: Readonly<Record<string, Value | undefined>>): Elicitation.Content => {
+export const contentOf = (
+  form: ReadonlyArray<Field>,
+  values: Readonly<Record<string, Value | undefined>>
+): Elicitation.Content => {
   const content: Record<string, Elicitation.Content[string]> = {}
   for (const field of form) {
     const value = values[field.name]

@@ -10,9 +10,9 @@
  *
  * @since 0.2.0
  */
-import * as Effect from "effect/Effect"
 import type * as McpSchema from "@mcp-effect/core/McpSchema"
 import * as ToolCallLog from "@mcp-effect/core/ToolCallLog"
+import * as Effect from "effect/Effect"
 import * as React from "react"
 import { useSubscribable } from "./Live.js"
 import { useService, valueOf } from "./RuntimeProvider.js"

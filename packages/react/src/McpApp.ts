@@ -261,7 +261,11 @@ export const McpApp = (props: Props): React.ReactElement | null => {
     case "Failed":
       return React.createElement("div", { role: "alert" }, state.message)
     case "Changed":
-      return React.createElement(React.Fragment, null, (props.renderChanged ?? defaultChanged)(state.changed, state.approve))
+      return React.createElement(
+        React.Fragment,
+        null,
+        (props.renderChanged ?? defaultChanged)(state.changed, state.approve)
+      )
     case "Ready":
       return React.createElement(Frame, { ...props, key: state.loaded.digest, loaded: state.loaded })
   }

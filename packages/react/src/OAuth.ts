@@ -94,10 +94,12 @@ export const useSignIns = (): SignIns => {
   }, [runtime, service])
   const reopen = React.useCallback(
     (id: number): Promise<void> =>
-      runtime === null || service === undefined ? Promise.resolve() : runtime.runPromise(Effect.either(service.reopen(id))).then(
-        // the OAuthError itself, not a FiberFailure around it
-        (result) => result._tag === "Left" ? Promise.reject(result.left) : undefined
-      ),
+      runtime === null || service === undefined ?
+        Promise.resolve() :
+        runtime.runPromise(Effect.either(service.reopen(id))).then(
+          // the OAuthError itself, not a FiberFailure around it
+          (result) => result._tag === "Left" ? Promise.reject(result.left) : undefined
+        ),
     [runtime, service]
   )
   return { signIns, cancel, reopen }

@@ -5,12 +5,12 @@
  *
  * @since 0.2.0
  */
-import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
-import * as Stream from "effect/Stream"
 import type * as McpClient from "@mcp-effect/core/McpClient"
 import type * as McpError from "@mcp-effect/core/McpError"
 import type * as McpSchema from "@mcp-effect/core/McpSchema"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Stream from "effect/Stream"
 import * as React from "react"
 import { useClient } from "./Client.js"
 import { valueOf } from "./RuntimeProvider.js"

@@ -6,16 +6,16 @@
  *
  * @since 0.2.0
  */
+import type * as McpClient from "@mcp-effect/core/McpClient"
+import type * as McpError from "@mcp-effect/core/McpError"
+import type * as McpSchema from "@mcp-effect/core/McpSchema"
+import * as ToolCallLog from "@mcp-effect/core/ToolCallLog"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import type * as McpClient from "@mcp-effect/core/McpClient"
-import type * as McpError from "@mcp-effect/core/McpError"
-import type * as McpSchema from "@mcp-effect/core/McpSchema"
-import * as ToolCallLog from "@mcp-effect/core/ToolCallLog"
 import * as React from "react"
 import { useClient } from "./Client.js"
 import { approvalWatch } from "./internal/approvalWatch.js"
@@ -78,13 +78,16 @@ export interface Options extends Omit<McpClient.CallToolOptions, "onProgress"> {
 
 const idle: State = { status: "Idle", progress: undefined, task: undefined, result: undefined, error: undefined }
 
-
 const terminalTask: ReadonlySet<McpSchema.Task["status"]> = new Set(["completed", "failed", "cancelled"])
 
 /** The state once the call has ended; a task still shown as working follows the call's outcome. */
 const ended = (previous: State, status: ToolCallLog.Status, error?: McpError.McpClientError): State => {
   const task = previous.task
-  const taskStatus: McpSchema.Task["status"] = status === "Completed" ? "completed" : status === "Cancelled" ? "cancelled" : "failed"
+  const taskStatus: McpSchema.Task["status"] = status === "Completed"
+    ? "completed"
+    : status === "Cancelled"
+    ? "cancelled"
+    : "failed"
   return {
     ...previous,
     status,
@@ -155,7 +158,9 @@ export const useToolCall = (name: string, options?: Options): ToolCall => {
         if (Exit.isSuccess(exit)) return ended(previous, previous.result?.isError === true ? "Failed" : "Completed")
         if (Cause.isInterruptedOnly(exit.cause)) return ended(previous, "Cancelled")
         const error = Cause.failureOption(exit.cause)
-        return Option.isSome(error) ? ended(previous, ToolCallLog.statusOfError(error.value), error.value) : ended(previous, "Failed")
+        return Option.isSome(error)
+          ? ended(previous, ToolCallLog.statusOfError(error.value), error.value)
+          : ended(previous, "Failed")
       })
     })
   }, [client, name, cancel])

@@ -1,8 +1,8 @@
+import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import { ApprovalPolicy, McpClient, McpTransport, TestServer, ToolCallLog } from "@mcp-effect/core"
 import { ServerRegistry, TransportFactory } from "@mcp-effect/hub"
 import { Authorizer, BrowserAuthorizer } from "@mcp-effect/oauth"
 import { act, cleanup, render, screen, waitFor } from "@testing-library/react"
-import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -143,20 +143,34 @@ describe("History after a reload", () => {
     const stored = await Effect.runPromise(Effect.scoped(Layer.build(KeyValueStore.layerMemory)))
     const kv = Layer.succeed(KeyValueStore.KeyValueStore, Context.get(stored, KeyValueStore.KeyValueStore))
     // the earlier page: a call started, then the page went away
-    await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-      const log = yield* ToolCallLog.make()
-      yield* log.start({ server: "local", tool: "slow", status: "Running" })
-      const done = yield* log.start({ server: "local", tool: "task", status: "Running" })
-      yield* log.update(done, { taskId: "t1", taskStatus: "input_required" })
-      yield* log.update(done, { status: "Completed" })
-    })).pipe(Effect.provide(kv)))
+    await Effect.runPromise(
+      Effect.scoped(Effect.gen(function*() {
+        const log = yield* ToolCallLog.make()
+        yield* log.start({ server: "local", tool: "slow", status: "Running" })
+        const done = yield* log.start({ server: "local", tool: "task", status: "Running" })
+        yield* log.update(done, { taskId: "t1", taskStatus: "input_required" })
+        yield* log.update(done, { status: "Completed" })
+      })).pipe(Effect.provide(kv))
+    )
 
     const StatusLog = () => {
       const { records, statusOf } = History.useToolCallLog()
-      return <ol>{records.map((r) => <li key={r.id} data-testid="row">{r.tool}:{statusOf(r)}:{History.taskStatusOf(r) ?? "-"}</li>)}</ol>
+      return (
+        <ol>
+          {records.map((r) => (
+            <li key={r.id} data-testid="row">{r.tool}:{statusOf(r)}:{History.taskStatusOf(r) ?? "-"}</li>
+          ))}
+        </ol>
+      )
     }
     const app = McpClient.layer({ clientInfo: { name: "react-test", version: "1.0.0" }, server: "local" }).pipe(
-      Layer.provideMerge(Layer.mergeAll(Approvals.layer(), ApprovalPolicy.layerMemory({ mode: "always-ask" }), ToolCallLog.layer().pipe(Layer.provide(kv)))),
+      Layer.provideMerge(
+        Layer.mergeAll(
+          Approvals.layer(),
+          ApprovalPolicy.layerMemory({ mode: "always-ask" }),
+          ToolCallLog.layer().pipe(Layer.provide(kv))
+        )
+      ),
       Layer.provideMerge(server())
     )
     render(
@@ -165,7 +179,12 @@ describe("History after a reload", () => {
         <Runner name="echo" />
       </RuntimeProvider.Provider>
     )
-    await waitFor(() => expect(screen.getAllByTestId("row").map((li) => li.textContent)).toEqual(["slow:Interrupted:-", "task:Completed:completed"]))
+    await waitFor(() =>
+      expect(screen.getAllByTestId("row").map((li) => li.textContent)).toEqual([
+        "slow:Interrupted:-",
+        "task:Completed:completed"
+      ])
+    )
     await waitFor(() => expect(screen.getByText("run").hasAttribute("disabled")).toBe(false))
     act(() => screen.getByText("run").click())
     await waitFor(() =>
@@ -193,8 +212,7 @@ const http = (name: string) => ({
   disabled: false,
   trusted: false
 })
-const registryApp = () =>
-  ServerRegistry.layer({ servers: [http("alpha")] }).pipe(Layer.provide(testTransports))
+const registryApp = () => ServerRegistry.layer({ servers: [http("alpha")] }).pipe(Layer.provide(testTransports))
 
 const Servers = () => {
   const servers = Registry.useServers()
@@ -230,9 +248,13 @@ describe("Registry", () => {
       ])
     )
     // alpha keeps the names it had (names are sticky); beta's colliding tools get its prefix
-    await waitFor(() => expect(screen.getByTestId("tools").textContent).toBe("echo@alpha,wipe@alpha,beta__echo@beta,beta__wipe@beta"))
+    await waitFor(() =>
+      expect(screen.getByTestId("tools").textContent).toBe("echo@alpha,wipe@alpha,beta__echo@beta,beta__wipe@beta")
+    )
     await runtime!.runPromise(Effect.flatMap(ServerRegistry.ServerRegistry, (r) => r.remove("alpha")))
-    await waitFor(() => expect(screen.getAllByTestId("server").map((li) => li.textContent)).toEqual(["beta Connected session-of-beta"]))
+    await waitFor(() =>
+      expect(screen.getAllByTestId("server").map((li) => li.textContent)).toEqual(["beta Connected session-of-beta"])
+    )
     await waitFor(() => expect(screen.getByTestId("client-tools").textContent).toBe(""))
   })
 })
@@ -246,7 +268,9 @@ describe("OAuth", () => {
   it("the callback page hands code and state to the app's window and clears the address bar", async () => {
     window.history.replaceState(null, "", "/callback?code=the-code&state=the-state")
     const channel = new BroadcastChannel("mcp-effect-oauth")
-    const message = new Promise<any>((resolve) => channel.addEventListener("message", (e) => resolve((e as MessageEvent).data)))
+    const message = new Promise<any>((resolve) =>
+      channel.addEventListener("message", (e) => resolve((e as MessageEvent).data))
+    )
     render(<Callback />)
     await waitFor(() => expect(screen.getByTestId("callback").textContent).toBe("done ok"))
     const data = await message
@@ -274,7 +298,10 @@ describe("OAuth sign-ins", () => {
   it("lists a popup sign-in in progress, and Cancel sign-in ends its wait with Cancelled", async () => {
     const popup = { closed: false, close: () => void (popup.closed = true) }
     window.open = (() => popup as unknown as Window) as typeof window.open
-    const layer = BrowserAuthorizer.layer({ redirectUri: "https://app.example/oauth/callback", channel: "react-sign-in" })
+    const layer = BrowserAuthorizer.layer({
+      redirectUri: "https://app.example/oauth/callback",
+      channel: "react-sign-in"
+    })
     runtime = undefined
     render(
       <RuntimeProvider.Provider layer={layer}>
@@ -283,14 +310,20 @@ describe("OAuth sign-ins", () => {
       </RuntimeProvider.Provider>
     )
     await waitFor(() => expect(runtime).toBeDefined())
-    const signIn = runtime!.runPromise(Effect.flip(Effect.flatMap(Authorizer.Authorizer, (authorizer) =>
-      Effect.scoped(Effect.flatMap(authorizer.session, (session) =>
-        session.authorize({
-          url: new URL("https://as.example/authorize?state=s1"),
-          state: "s1",
-          redirectUri: session.redirectUri
-        })))
-    )))
+    const signIn = runtime!.runPromise(
+      Effect.flip(
+        Effect.flatMap(
+          Authorizer.Authorizer,
+          (authorizer) =>
+            Effect.scoped(Effect.flatMap(authorizer.session, (session) =>
+              session.authorize({
+                url: new URL("https://as.example/authorize?state=s1"),
+                state: "s1",
+                redirectUri: session.redirectUri
+              })))
+        )
+      )
+    )
     await waitFor(() => expect(screen.getByTestId("sign-in").textContent).toMatch(/^https:\/\/as\.example Open/))
     act(() => screen.getByText("Cancel sign-in").click())
     const error = await signIn

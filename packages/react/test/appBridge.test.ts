@@ -16,7 +16,12 @@ const setup = (callTool: Bridge.Options["callTool"] = () => Promise.resolve({ co
   return { bridge, posted, sizes, settle }
 }
 
-const initialize = { jsonrpc: "2.0", id: 1, method: "ui/initialize", params: { protocolVersion: Bridge.protocolVersion } }
+const initialize = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "ui/initialize",
+  params: { protocolVersion: Bridge.protocolVersion }
+}
 const initialized = { jsonrpc: "2.0", method: "ui/notifications/initialized" }
 
 describe("the app bridge (host side)", () => {
@@ -77,11 +82,14 @@ describe("the app bridge (host side)", () => {
     bridge.receive("hello")
     bridge.receive({ id: 9, method: "ping" })
     await settle()
-    expect(posted.map((m) => [m["id"], (m["error"] as { code: number } | undefined)?.code])).toEqual([[7, -32601], [8, -32601]])
+    expect(posted.map((m) => [m["id"], (m["error"] as { code: number } | undefined)?.code])).toEqual([[7, -32601], [
+      8,
+      -32601
+    ]])
   })
 
   it("follows size changes and tells the app when the theme changes", async () => {
-    const { bridge, posted, sizes, settle } = setup()
+    const { bridge, posted, settle, sizes } = setup()
     bridge.receive(initialize)
     await settle()
     bridge.receive(initialized)

@@ -117,11 +117,25 @@ describe("Elicitations.fields", () => {
       email: { type: "string" as const, format: "email" as const },
       age: { type: "integer" as const, title: "Age", minimum: 0 },
       subscribe: { type: "boolean" as const, title: "Subscribe" },
-      color: { type: "string" as const, title: "Colour", oneOf: [{ const: "r", title: "Red" }, { const: "g", title: "Green" }], default: "g" },
+      color: {
+        type: "string" as const,
+        title: "Colour",
+        oneOf: [{ const: "r", title: "Red" }, { const: "g", title: "Green" }],
+        default: "g"
+      },
       size: { type: "string" as const, enum: ["s", "m"], enumNames: ["Small", "Medium"] },
       plain: { type: "string" as const, enum: ["x", "y"] },
-      tags: { type: "array" as const, title: "Tags", items: { type: "string" as const, enum: ["a", "b"] }, minItems: 1 },
-      pets: { type: "array" as const, items: { anyOf: [{ const: "cat", title: "Cat" }, { const: "dog", title: "Dog" }] }, default: ["dog"] }
+      tags: {
+        type: "array" as const,
+        title: "Tags",
+        items: { type: "string" as const, enum: ["a", "b"] },
+        minItems: 1
+      },
+      pets: {
+        type: "array" as const,
+        items: { anyOf: [{ const: "cat", title: "Cat" }, { const: "dog", title: "Dog" }] },
+        default: ["dog"]
+      }
     },
     required: ["name", "tags"]
   }
@@ -150,7 +164,9 @@ describe("Elicitations.fields", () => {
     expect(choices("pets")).toEqual([{ value: "cat", label: "Cat" }, { value: "dog", label: "Dog" }])
     expect(Elicitations.initialValues(form)).toEqual({ name: "Ada", subscribe: false, color: "g", pets: ["dog"] })
     expect(Elicitations.fields(schema)).toEqual(form)
-    expect(Elicitations.fields({ mode: "url", message: "m", url: "https://example.com", elicitationId: "e" })).toEqual([])
+    expect(Elicitations.fields({ mode: "url", message: "m", url: "https://example.com", elicitationId: "e" })).toEqual(
+      []
+    )
   })
 
   it("contentOf reads numbers typed as text and leaves out empty optional text", () => {

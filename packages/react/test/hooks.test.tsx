@@ -57,7 +57,7 @@ const Status = () => {
   )
 }
 
-const Runner = ({ name, args }: { name: string; args?: Record<string, unknown> }) => {
+const Runner = ({ args, name }: { name: string; args?: Record<string, unknown> }) => {
   const call = ToolCall.useToolCall(name, { timeout: "10 seconds" })
   const text = call.result?.content.map((block) => block.type === "text" ? block.text : "").join("")
   return (

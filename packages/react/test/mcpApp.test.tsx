@@ -1,6 +1,6 @@
 // <McpApp> over a registry of in-memory servers: the iframe it renders (sandbox, policy, document) and a
 // changed UI that waits for approval.
-import { McpApps, McpTransport, type McpSchema, TestServer } from "@mcp-effect/core"
+import { McpApps, type McpSchema, McpTransport, TestServer } from "@mcp-effect/core"
 import { AppHost, ServerRegistry, TransportFactory } from "@mcp-effect/hub"
 import { act, cleanup, render, screen, waitFor } from "@testing-library/react"
 import * as Context from "effect/Context"

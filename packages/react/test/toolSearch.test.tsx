@@ -20,14 +20,21 @@ const tools = [
 const transports = Layer.succeed(TransportFactory.TransportFactory, {
   make: () =>
     Effect.map(
-      Layer.build(TestServer.layer({ capabilities: { tools: {} }, handlers: { "tools/list": () => Effect.succeed({ tools }) } })),
+      Layer.build(
+        TestServer.layer({ capabilities: { tools: {} }, handlers: { "tools/list": () => Effect.succeed({ tools }) } })
+      ),
       (context) => ({ context: Context.pick(McpTransport.McpTransport)(context), sessionId: Effect.succeed(undefined) })
     )
 })
 
 const app = (store: Layer.Layer<KeyValueStore.KeyValueStore>) =>
   ServerRegistry.layer({
-    servers: [{ name: "files", transport: { _tag: "Http", url: "http://127.0.0.1:1/files", headers: {} }, disabled: false, trusted: false }]
+    servers: [{
+      name: "files",
+      transport: { _tag: "Http", url: "http://127.0.0.1:1/files", headers: {} },
+      disabled: false,
+      trusted: false
+    }]
   }).pipe(Layer.provide(transports), Layer.provideMerge(store))
 
 const Search = () => {
@@ -43,11 +50,20 @@ const Search = () => {
 
 describe("useToolSearch", () => {
   it("searches, shows hits with their server, and keeps the activated tools in the store", async () => {
-    const store = Layer.succeed(KeyValueStore.KeyValueStore, Effect.runSync(Layer.build(KeyValueStore.layerMemory).pipe(
-      Effect.map(Context.get(KeyValueStore.KeyValueStore)),
-      Effect.scoped
-    )))
-    const view = render(<RuntimeProvider.Provider layer={app(store)}><Search /></RuntimeProvider.Provider>)
+    const store = Layer.succeed(
+      KeyValueStore.KeyValueStore,
+      Effect.runSync(
+        Layer.build(KeyValueStore.layerMemory).pipe(
+          Effect.map(Context.get(KeyValueStore.KeyValueStore)),
+          Effect.scoped
+        )
+      )
+    )
+    const view = render(
+      <RuntimeProvider.Provider layer={app(store)}>
+        <Search />
+      </RuntimeProvider.Provider>
+    )
     await waitFor(() => expect(screen.getByText("search").hasAttribute("disabled")).toBe(false))
     // the servers may still be listing: search until the tool is there
     await waitFor(() => {
@@ -57,7 +73,11 @@ describe("useToolSearch", () => {
     await waitFor(() => expect(screen.getByTestId("activated").textContent).toBe("delete_directory"))
     view.unmount()
 
-    render(<RuntimeProvider.Provider layer={app(store)}><Search /></RuntimeProvider.Provider>)
+    render(
+      <RuntimeProvider.Provider layer={app(store)}>
+        <Search />
+      </RuntimeProvider.Provider>
+    )
     await waitFor(() => expect(screen.getByTestId("activated").textContent).toBe("delete_directory"))
     expect(screen.getByTestId("results").textContent).toBe("-")
   })

@@ -26,7 +26,7 @@ const renderings = (error: unknown): Array<string> => [
 const logs: Array<string> = []
 const captureLogs = Logger.replace(
   Logger.defaultLogger,
-  Logger.make(({ message, annotations }) => logs.push(JSON.stringify({ message, annotations: [...annotations] })))
+  Logger.make(({ annotations, message }) => logs.push(JSON.stringify({ message, annotations: [...annotations] })))
 )
 
 describe("static auth", () => {
@@ -37,7 +37,12 @@ describe("static auth", () => {
     readonly header: string
     readonly value: string
   }> = [
-    { name: "bearer", auth: { _tag: "Bearer", token: Redacted.make(secret) }, header: "authorization", value: `Bearer ${secret}` },
+    {
+      name: "bearer",
+      auth: { _tag: "Bearer", token: Redacted.make(secret) },
+      header: "authorization",
+      value: `Bearer ${secret}`
+    },
     {
       name: "api key in a custom header",
       auth: { _tag: "ApiKey", header: "X-Custom-Key", key: Redacted.make(secret) },
@@ -50,7 +55,12 @@ describe("static auth", () => {
       header: "authorization",
       value: `Basic ${Buffer.from(`ada:${secret}`).toString("base64")}`
     },
-    { name: "extra redacted header", headers: { "X-Tenant": "t1", "X-Secret": Redacted.make(secret) }, header: "x-secret", value: secret }
+    {
+      name: "extra redacted header",
+      headers: { "X-Tenant": "t1", "X-Secret": Redacted.make(secret) },
+      header: "x-secret",
+      value: secret
+    }
   ]
   for (const c of cases) {
     it.scopedLive(`${c.name}: sent on every request`, () =>
@@ -65,7 +75,7 @@ describe("static auth", () => {
         const mcp = server.requests.filter((r) => r.path === "/mcp")
         expect(mcp.length).toBeGreaterThanOrEqual(3)
         for (const r of mcp) expect(r.headers[c.header]).toBe(c.value)
-        if (c.headers !== undefined) for (const r of mcp) expect(r.headers["x-tenant"]).toBe("t1")
+        if (c.headers !== undefined) { for (const r of mcp) expect(r.headers["x-tenant"]).toBe("t1") }
       }).pipe(Effect.provide(FetchHttpClient.layer)))
   }
 
@@ -200,7 +210,10 @@ describe("HttpAuth hook", () => {
       let nonce = "none"
       const layer = Layer.succeed(HttpAuth.HttpAuth, {
         headers: () =>
-          Effect.sync(() => ({ authorization: seen.length === 0 ? "DPoP stale" : "DPoP fresh", dpop: `proof-${nonce}` })),
+          Effect.sync(() => ({
+            authorization: seen.length === 0 ? "DPoP stale" : "DPoP fresh",
+            dpop: `proof-${nonce}`
+          })),
         onChallenge: (info) =>
           Effect.sync(() => {
             seen.push(info)

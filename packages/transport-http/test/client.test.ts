@@ -23,7 +23,9 @@ const client = (options: HttpTransport.Options) =>
   ).pipe(Effect.map((context) => context.unsafeMap.get(McpClient.McpClient.key) as McpClient.Service))
 
 const text = (result: { readonly content: ReadonlyArray<unknown> }) =>
-  result.content.flatMap((c) => (c as { type: string; text?: string }).type === "text" ? [(c as { text: string }).text] : [])
+  result.content.flatMap((c) =>
+    (c as { type: string; text?: string }).type === "text" ? [(c as { text: string }).text] : []
+  )
     .join("\n")
 
 describe("McpClient over HttpTransport", () => {

@@ -12,7 +12,16 @@ import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as TestClock from "effect/TestClock"
 import { startFaultServer } from "./fixtures/faultServer.js"
-import { awaitSleepUntil, connections, failureOf, peer, realSleep, resource, resultOf, waitFor } from "./fixtures/harness.js"
+import {
+  awaitSleepUntil,
+  connections,
+  failureOf,
+  peer,
+  realSleep,
+  resource,
+  resultOf,
+  waitFor
+} from "./fixtures/harness.js"
 
 const isResponseTo = (id: JsonRpc.RequestId) => (m: JsonRpc.Incoming) =>
   !JsonRpc.isMalformed(m) && JsonRpc.isResponse(m) && m.id === id
@@ -22,16 +31,22 @@ const isResponseTo = (id: JsonRpc.RequestId) => (m: JsonRpc.Incoming) =>
  * `hide`, hides where the platform keeps the body (as a custom `HttpClientResponse` would).
  */
 const watchedResponses = (hide: boolean, streamed: { count: number }) =>
-  Effect.map(HttpClient.HttpClient, (client) =>
-    HttpClient.transformResponse(client, Effect.map((response) =>
-      new Proxy(response, {
-        get: (target, key) => {
-          if (key === "stream") streamed.count++
-          if (hide && (key === "original" || key === "source")) return undefined
-          return Reflect.get(target, key, target)
-        }
-      })
-    ))).pipe(Effect.provide(FetchHttpClient.layer))
+  Effect.map(
+    HttpClient.HttpClient,
+    (client) =>
+      HttpClient.transformResponse(
+        client,
+        Effect.map((response) =>
+          new Proxy(response, {
+            get: (target, key) => {
+              if (key === "stream") streamed.count++
+              if (hide && (key === "original" || key === "source")) return undefined
+              return Reflect.get(target, key, target)
+            }
+          })
+        )
+      )
+  ).pipe(Effect.provide(FetchHttpClient.layer))
 
 const fast = Schedule.spaced("10 millis").pipe(Schedule.intersect(Schedule.recurs(5)))
 
@@ -113,8 +128,13 @@ describe("HttpTransport against the fault server", () => {
       }
       expect(gets()).toBe(4)
       yield* waitFor("a pushed notification", () => server.push("notifications/tools/list_changed") === 1)
-      yield* waitFor("the notification", () =>
-        client.received.some((m) => !JsonRpc.isMalformed(m) && "method" in m && m.method === "notifications/tools/list_changed"))
+      yield* waitFor(
+        "the notification",
+        () =>
+          client.received.some((m) =>
+            !JsonRpc.isMalformed(m) && "method" in m && m.method === "notifications/tools/list_changed"
+          )
+      )
       expect(yield* Deferred.isDone(client.ended)).toBe(false)
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
@@ -249,7 +269,9 @@ describe("HttpTransport against the fault server", () => {
         const next = yield* connections({ url: server.url })
         const client = yield* peer(yield* next)
         yield* client.initialize
-        for (let i = 0; i < 3; i++) expect(resultOf(yield* client.request("tools/call", { name: "count" }))).toBeDefined()
+        for (let i = 0; i < 3; i++) {
+          expect(resultOf(yield* client.request("tools/call", { name: "count" }))).toBeDefined()
+        }
         yield* waitFor("the four answer streams to end", () => server.lingered().ended + server.lingered().cut === 4)
         expect(server.lingered()).toEqual({ ended: 4, cut: 0 })
         // (an answer stream the client gave up on takes its TCP connection with it)
@@ -285,7 +307,12 @@ describe("HttpTransport against the fault server", () => {
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
   // bodies are read where the response keeps them, or through `response.stream` when it hides them
-  for (const [responseMode, body] of [["sse", "native"], ["json", "native"], ["sse", "stream"], ["json", "stream"]] as const) {
+  for (
+    const [responseMode, body] of [["sse", "native"], ["json", "native"], ["sse", "stream"], [
+      "json",
+      "stream"
+    ]] as const
+  ) {
     it.scopedLive(`${responseMode}, ${body} body: malformed and oversized answers arrive as typed Malformed for their request`, () => {
       const streamed = { count: 0 }
       return Effect.gen(function*() {

@@ -50,7 +50,9 @@ describe("a SessionStore keyed by server identity", () => {
       expect((yield* second.initialized).restored).toBeUndefined()
       // nothing reached it before its own initialize (no GET resuming the old session), none with an event id
       const initialize = moved.requests.findIndex((r) => r.body?.method === "initialize")
-      expect(moved.requests.slice(0, initialize + 1).filter((r) => r.headers["mcp-session-id"] !== undefined)).toEqual([])
+      expect(moved.requests.slice(0, initialize + 1).filter((r) => r.headers["mcp-session-id"] !== undefined)).toEqual(
+        []
+      )
       expect(moved.requests.filter((r) => r.headers["last-event-id"] !== undefined)).toEqual([])
 
       // while "docs" at the old URL still resumes the session stored for it

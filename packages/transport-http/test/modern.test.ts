@@ -11,11 +11,11 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
-import * as http from "node:http"
 import * as Stream from "effect/Stream"
+import * as http from "node:http"
 import { HttpTransport } from "../src/index.js"
-import { listenLoopback } from "./fixtures/loopback.js"
 import { connections, peer, realSleep, resource, resultOf, waitFor } from "./fixtures/harness.js"
+import { listenLoopback } from "./fixtures/loopback.js"
 import { startSdkServer } from "./fixtures/sdkServer.js"
 import { MODERN, startSdkV2Server } from "./fixtures/sdkV2Server.js"
 
@@ -99,7 +99,10 @@ describe("HttpTransport in protocol 2026-07-28 (official SDK v2 server)", () => 
       const server = yield* resource(startSdkV2Server)
       const client = yield* peer(yield* (yield* connections({ url: server.url })))
       const error = errorOf(
-        yield* client.request("server/discover", modern({ _meta: { "io.modelcontextprotocol/protocolVersion": "2099-01-01" } }))
+        yield* client.request(
+          "server/discover",
+          modern({ _meta: { "io.modelcontextprotocol/protocolVersion": "2099-01-01" } })
+        )
       )
       expect(error?.code).toBe(McpError.ErrorCode.UnsupportedProtocolVersion)
       expect((error?.data as { supported?: unknown }).supported).toEqual([MODERN])
@@ -113,7 +116,9 @@ describe("HttpTransport in protocol 2026-07-28 (official SDK v2 server)", () => 
       const server = yield* resource(() => startSdkServer("stateful"))
       const client = yield* peer(yield* (yield* connections({ url: server.url })))
       const exit = yield* Effect.exit(client.request("server/discover", modern()))
-      expect(exit).toStrictEqual(Exit.fail(expect.objectContaining({ _tag: "TransportError", reason: "Http", status: 400 })))
+      expect(exit).toStrictEqual(
+        Exit.fail(expect.objectContaining({ _tag: "TransportError", reason: "Http", status: 400 }))
+      )
       // the connection lives on: the session falls back to initialize on it
       const init = resultOf(yield* client.initialize)
       expect(init.protocolVersion).toBe("2025-11-25")
@@ -128,7 +133,10 @@ describe("HttpTransport in protocol 2026-07-28 (official SDK v2 server)", () => 
         JsonRpc.request(id, "tools/call", modern({ name: "slow", arguments: {}, _meta: { progressToken: "p" } }))
       )
       yield* waitFor("the slow call to run", () => server.running() === 1)
-      yield* waitFor("its progress", () => client.received.some((m) => "method" in m && m.method === "notifications/progress"))
+      yield* waitFor(
+        "its progress",
+        () => client.received.some((m) => "method" in m && m.method === "notifications/progress")
+      )
       // what the session does when it gives up on the request (the 2026-07-28 era: no notice)
       client.connection.cancel!(id)
       yield* waitFor("the server to see the cancellation", () => server.cancelled.length === 1)
@@ -147,16 +155,25 @@ describe("HttpTransport in protocol 2026-07-28 (official SDK v2 server)", () => 
         JsonRpc.request(7, "subscriptions/listen", modern({ notifications: { toolsListChanged: true } }))
       )
       yield* waitFor("the listen stream", () => server.requests.length === 1 && server.running() === 0)
-      yield* waitFor("the acknowledgement", () =>
-        client.received.some((m) => "method" in m && m.method === "notifications/subscriptions/acknowledged"))
+      yield* waitFor(
+        "the acknowledgement",
+        () => client.received.some((m) => "method" in m && m.method === "notifications/subscriptions/acknowledged")
+      )
       server.notify.toolsChanged()
       yield* waitFor("a list change", () => listChanged() === 1)
 
       server.dropStreams()
-      yield* waitFor("the listen request posted again", () => posts(server.requests, "subscriptions/listen").length === 2)
-      yield* waitFor("a second acknowledgement", () =>
-        client.received.filter((m) => "method" in m && m.method === "notifications/subscriptions/acknowledged").length ===
-          2)
+      yield* waitFor(
+        "the listen request posted again",
+        () => posts(server.requests, "subscriptions/listen").length === 2
+      )
+      yield* waitFor(
+        "a second acknowledgement",
+        () =>
+          client.received.filter((m) => "method" in m && m.method === "notifications/subscriptions/acknowledged")
+            .length ===
+            2
+      )
       server.notify.toolsChanged()
       yield* waitFor("a list change on the new stream", () => listChanged() === 2)
       const again = posts(server.requests, "subscriptions/listen")[1]!
@@ -180,7 +197,9 @@ describe("HttpTransport in protocol 2026-07-28 (official SDK v2 server)", () => 
       })
       const client = yield* peer(yield* (yield* connections({ url: server.url })))
       const exit = yield* Effect.exit(client.request("tools/list", modern()))
-      expect(exit).toStrictEqual(Exit.fail(expect.objectContaining({ _tag: "TransportError", reason: "Http", status: 202 })))
+      expect(exit).toStrictEqual(
+        Exit.fail(expect.objectContaining({ _tag: "TransportError", reason: "Http", status: 202 }))
+      )
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
   it.scopedLive("McpClient on HttpTransport.layer: x-mcp-header calls and resource updates end to end", () =>
@@ -214,13 +233,19 @@ describe("HttpTransport in protocol 2026-07-28 (official SDK v2 server)", () => 
       const server = yield* resource(startSdkV2Server)
       const front = yield* resource(async () => {
         const listening = await listenLoopback(
-          http.createServer((_req, res) => res.writeHead(307, { location: server.url.replace("127.0.0.1", "localhost") }).end())
+          http.createServer((_req, res) =>
+            res.writeHead(307, { location: server.url.replace("127.0.0.1", "localhost") }).end()
+          )
         )
         return { ...listening, url: `http://127.0.0.1:${listening.port}/mcp` }
       })
       const requestHeaders = yield* RequestHeaders.make
       const client = yield* peer(
-        yield* (yield* Effect.provideService(connections({ url: front.url }), RequestHeaders.RequestHeaders, requestHeaders))
+        yield* (yield* Effect.provideService(
+          connections({ url: front.url }),
+          RequestHeaders.RequestHeaders,
+          requestHeaders
+        ))
       )
       yield* requestHeaders.register(resultOf(yield* client.request("tools/list", modern())).tools)
       const call = resultOf(
@@ -228,10 +253,12 @@ describe("HttpTransport in protocol 2026-07-28 (official SDK v2 server)", () => 
       )
       expect(call.content).toEqual([{ type: "text", text: "eu/-" }])
       const arrived = posts(server.requests, "tools/call")[0]!
-      expect([arrived.headers["mcp-method"], arrived.headers["mcp-name"], arrived.headers["mcp-param-region"]]).toEqual([
-        "tools/call",
-        "regional",
-        "eu"
-      ])
+      expect([arrived.headers["mcp-method"], arrived.headers["mcp-name"], arrived.headers["mcp-param-region"]]).toEqual(
+        [
+          "tools/call",
+          "regional",
+          "eu"
+        ]
+      )
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 })

@@ -20,9 +20,15 @@ const bad: ReadonlyArray<readonly [string, unknown]> = [
   ["a secret header value with CRLF", { url: "http://127.0.0.1/mcp", headers: { "x-key": Redacted.make("a\nb") } }],
   ["a non-string header value", { url: "http://127.0.0.1/mcp", headers: { "x-n": 1 } }],
   ["an unknown auth tag", { url: "http://127.0.0.1/mcp", auth: { _tag: "Digest" } }],
-  ["an API key header name that is not a token", { url: "http://127.0.0.1/mcp", auth: { _tag: "ApiKey", header: "x:y", key: secret } }],
+  ["an API key header name that is not a token", {
+    url: "http://127.0.0.1/mcp",
+    auth: { _tag: "ApiKey", header: "x:y", key: secret }
+  }],
   ["a plain-string bearer token", { url: "http://127.0.0.1/mcp", auth: { _tag: "Bearer", token: "plain" } }],
-  ["a Basic username with ':'", { url: "http://127.0.0.1/mcp", auth: { _tag: "Basic", username: "a:b", password: secret } }],
+  ["a Basic username with ':'", {
+    url: "http://127.0.0.1/mcp",
+    auth: { _tag: "Basic", username: "a:b", password: secret }
+  }],
   ["maxMessageBytes 0", { url: "http://127.0.0.1/mcp", maxMessageBytes: 0 }],
   ["maxMessageBytes NaN", { url: "http://127.0.0.1/mcp", maxMessageBytes: Number.NaN }],
   ["a negative connect timeout", { url: "http://127.0.0.1/mcp", timeouts: { connectMillis: -1 } }],

@@ -45,11 +45,12 @@ const startServer = () =>
       }))
   })
 
-const isNodeReadable = (u: unknown) =>
-  typeof u === "object" && u !== null && "read" in u && "on" in u && "destroy" in u
+const isNodeReadable = (u: unknown) => typeof u === "object" && u !== null && "read" in u && "on" in u && "destroy" in u
 
 /** Each client and where its responses keep their body. */
-const clients: ReadonlyArray<readonly [string, Layer.Layer<HttpClient.HttpClient>, "node" | "web", "in source.body" | "source"]> = [
+const clients: ReadonlyArray<
+  readonly [string, Layer.Layer<HttpClient.HttpClient>, "node" | "web", "in source.body" | "source"]
+> = [
   ["undici", NodeHttpClient.layerUndici, "node", "in source.body"],
   ["node:http", NodeHttpClient.layer, "node", "source"],
   ["fetch", FetchHttpClient.layer, "web", "in source.body"]

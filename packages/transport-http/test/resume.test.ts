@@ -151,42 +151,46 @@ const initializes = (server: SdkServer) =>
   server.requests.filter((r) => r.method === "POST" && r.body?.method === "initialize").length
 
 describe("sessions that survive a restart", () => {
-  it.scopedLive("a killed client's session is resumed: no second initialize, the missed events once", () =>
-    Effect.gen(function*() {
-      const server = yield* resource(() => startSdkServer("stateful"))
-      const dir = yield* storeDir
-      const sessionId = yield* crashAfterOneEvent(server, dir)
-      const afterCrash = server.requests.length
-      // sent while no client is connected: the server's event store keeps them
-      yield* Effect.promise(() => server.notifyAll("two"))
-      yield* Effect.promise(() => server.notifyAll("three"))
+  it.scopedLive(
+    "a killed client's session is resumed: no second initialize, the missed events once",
+    () =>
+      Effect.gen(function*() {
+        const server = yield* resource(() => startSdkServer("stateful"))
+        const dir = yield* storeDir
+        const sessionId = yield* crashAfterOneEvent(server, dir)
+        const afterCrash = server.requests.length
+        // sent while no client is connected: the server's event store keeps them
+        yield* Effect.promise(() => server.notifyAll("two"))
+        yield* Effect.promise(() => server.notifyAll("three"))
 
-      const logs: Array<unknown> = []
-      const scope = yield* Scope.make()
-      const context = yield* Layer.buildWithScope(resumingClient(server.url, dir, logs), scope)
-      const client = Context.get(context, McpClient.McpClient)
-      const init = yield* client.initialized
-      expect(init.restored).toEqual({ subscriptions: [], loggingLevel: "info" })
-      expect(init.serverInfo.name).toBe("sdk-fixture")
-      expect((yield* client.listTools).map((t) => t.name)).toContain("echo")
-      yield* waitFor("the missed events", () => logs.includes("three"))
-      yield* Effect.promise(() => server.notifyAll("four"))
-      yield* waitFor("a live event", () => logs.includes("four"))
-      expect(logs).toEqual(["two", "three", "four"])
+        const logs: Array<unknown> = []
+        const scope = yield* Scope.make()
+        const context = yield* Layer.buildWithScope(resumingClient(server.url, dir, logs), scope)
+        const client = Context.get(context, McpClient.McpClient)
+        const init = yield* client.initialized
+        expect(init.restored).toEqual({ subscriptions: [], loggingLevel: "info" })
+        expect(init.serverInfo.name).toBe("sdk-fixture")
+        expect((yield* client.listTools).map((t) => t.name)).toContain("echo")
+        yield* waitFor("the missed events", () => logs.includes("three"))
+        yield* Effect.promise(() => server.notifyAll("four"))
+        yield* waitFor("a live event", () => logs.includes("four"))
+        expect(logs).toEqual(["two", "three", "four"])
 
-      expect(initializes(server)).toBe(1)
-      const resumed = server.requests.slice(afterCrash)
-      expect(resumed.length).toBeGreaterThan(0)
-      for (const request of resumed) expect(request.headers["mcp-session-id"]).toBe(sessionId)
-      const get = resumed.find((r) => r.method === "GET")!
-      expect(get.headers["last-event-id"]).toBeDefined()
-      expect(get.headers["mcp-protocol-version"]).toBe("2025-11-25")
+        expect(initializes(server)).toBe(1)
+        const resumed = server.requests.slice(afterCrash)
+        expect(resumed.length).toBeGreaterThan(0)
+        for (const request of resumed) expect(request.headers["mcp-session-id"]).toBe(sessionId)
+        const get = resumed.find((r) => r.method === "GET")!
+        expect(get.headers["last-event-id"]).toBeDefined()
+        expect(get.headers["mcp-protocol-version"]).toBe("2025-11-25")
 
-      // closing on purpose ends the session on the server and forgets it here
-      yield* Scope.close(scope, Exit.void)
-      expect(server.requests.at(-1)?.method).toBe("DELETE")
-      expect(yield* stored(dir, server.url)).toEqual(Option.none())
-    }), 60_000)
+        // closing on purpose ends the session on the server and forgets it here
+        yield* Scope.close(scope, Exit.void)
+        expect(server.requests.at(-1)?.method).toBe("DELETE")
+        expect(yield* stored(dir, server.url)).toEqual(Option.none())
+      }),
+    60_000
+  )
 
   it.scopedLive("a server that forgot the session gets a new one", () =>
     Effect.gen(function*() {

@@ -75,7 +75,9 @@ describe("HttpTransport against the official SDK server", () => {
       yield* client.initialize
       const notified = resultOf(yield* client.request("tools/call", { name: "notify", arguments: {} }))
       expect(notified.content[0].text).toBe("notified")
-      const log = client.received.find((m) => !JsonRpc.isMalformed(m) && "method" in m && m.method === "notifications/message")
+      const log = client.received.find((m) =>
+        !JsonRpc.isMalformed(m) && "method" in m && m.method === "notifications/message"
+      )
       expect(log).toBeDefined()
       // the tool pings the client on its stream and only answers once the pong came back
       const asked = resultOf(yield* client.request("tools/call", { name: "ask", arguments: {} }))

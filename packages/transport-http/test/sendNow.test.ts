@@ -115,7 +115,12 @@ describe("HttpTransport: sendNow", () => {
       yield* client.initialize
       broken.on = true
       const failed = yield* Deferred.make<McpTransport.ConnectionError>()
-      expect(client.connection.sendNow!(JsonRpc.request(9, "tools/list"), (e) => Deferred.unsafeDone(failed, Effect.succeed(e))))
+      expect(
+        client.connection.sendNow!(
+          JsonRpc.request(9, "tools/list"),
+          (e) => Deferred.unsafeDone(failed, Effect.succeed(e))
+        )
+      )
         .toBe(true)
       expect(yield* Deferred.await(failed)).toMatchObject({ _tag: "TransportError", reason: "Write", phase: "post" })
       yield* waitFor("the defect to be logged", () => logged.some((line) => line.includes("hook bug")))

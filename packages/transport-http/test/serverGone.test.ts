@@ -53,7 +53,9 @@ describe("HttpTransport when the server forgets the session or goes away", () =>
       expect(init).toHaveLength(2)
       expect(init[1]!.headers["mcp-session-id"]).toBeUndefined()
       // no DELETE for the session the server forgot
-      expect(server.requests.filter((r) => r.method === "DELETE" && r.headers["mcp-session-id"] === "s1")).toHaveLength(0)
+      expect(server.requests.filter((r) => r.method === "DELETE" && r.headers["mcp-session-id"] === "s1")).toHaveLength(
+        0
+      )
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
   it.scopedLive("a 400 that does not speak of the session stays the request's answer", () =>

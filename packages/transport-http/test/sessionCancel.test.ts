@@ -25,7 +25,9 @@ describe("a call the session gives up on, over Streamable HTTP", () => {
       const server = yield* resource(startSdkV2Server)
       const client = yield* clientOf(server.url)
       expect((yield* client.initialized).protocolVersion).toBe(MODERN)
-      const call = yield* Effect.fork(client.callTool({ name: "slow", arguments: {} }, { onProgress: () => Effect.void }))
+      const call = yield* Effect.fork(
+        client.callTool({ name: "slow", arguments: {} }, { onProgress: () => Effect.void })
+      )
       yield* waitFor("the slow call to run", () => server.running() === 1)
       yield* Fiber.interrupt(call)
       yield* waitFor("the server to see the cancellation", () => server.cancelled.length === 1)
@@ -42,8 +44,10 @@ describe("a call the session gives up on, over Streamable HTTP", () => {
       yield* waitFor("the held POST", () => server.requests.some((r) => r.body?.method === "tools/call"))
       yield* Fiber.interrupt(call)
       yield* waitFor("the POST to be aborted", () => server.aborted() === 1)
-      yield* waitFor("notifications/cancelled", () =>
-        server.requests.some((r) => r.body?.method === "notifications/cancelled"))
+      yield* waitFor(
+        "notifications/cancelled",
+        () => server.requests.some((r) => r.body?.method === "notifications/cancelled")
+      )
       const id = server.requests.find((r) => r.body?.method === "tools/call")!.body.id
       expect(server.requests.find((r) => r.body?.method === "notifications/cancelled")!.body.params).toEqual({
         requestId: id,

@@ -1,6 +1,6 @@
 import { FetchHttpClient } from "@effect/platform"
-import type * as HttpClient from "@effect/platform/HttpClient"
 import { NodeHttpClient } from "@effect/platform-node"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"

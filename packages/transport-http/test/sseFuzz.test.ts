@@ -49,14 +49,20 @@ const cuts = fc.array(fc.nat(400), { maxLength: 12 })
 describe("SSE reader fuzz (fast-check, seeded)", () => {
   it("random bytes in random chunks: never throws, chunking does not change the result", () => {
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 400 }), cuts, cuts, fc.integer({ min: 1, max: 64 }), (bytes, c1, c2, max) => {
-        const chunks = decodeBytes(bytes, c1)
-        const whole = chunks.join("")
-        const reader = Sse.makeReader(max)
-        const items = chunks.flatMap((chunk) => reader.feed(chunk))
-        expect(items).toEqual(parse(whole, [], max))
-        expect(parse(whole, c2, max)).toEqual(items)
-      }),
+      fc.property(
+        fc.uint8Array({ maxLength: 400 }),
+        cuts,
+        cuts,
+        fc.integer({ min: 1, max: 64 }),
+        (bytes, c1, c2, max) => {
+          const chunks = decodeBytes(bytes, c1)
+          const whole = chunks.join("")
+          const reader = Sse.makeReader(max)
+          const items = chunks.flatMap((chunk) => reader.feed(chunk))
+          expect(items).toEqual(parse(whole, [], max))
+          expect(parse(whole, c2, max)).toEqual(items)
+        }
+      ),
       { seed: 7, numRuns: 500 }
     )
   })

@@ -28,7 +28,10 @@ describe("HttpTransport: a POST waiting for its headers", () => {
       yield* Fiber.interrupt(sending)
       yield* waitFor("the POST to be aborted", () => server.aborted() === 1)
       yield* client.send("notifications/cancelled", { requestId: 7, reason: "timeout" })
-      expect(server.requests.at(-1)!.body).toMatchObject({ method: "notifications/cancelled", params: { requestId: 7 } })
+      expect(server.requests.at(-1)!.body).toMatchObject({
+        method: "notifications/cancelled",
+        params: { requestId: 7 }
+      })
       expect(resultOf(yield* client.request("ping"))).toEqual({})
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
@@ -45,10 +48,14 @@ describe("HttpTransport: a POST waiting for its headers", () => {
         const error = yield* Fiber.join(call).pipe(Effect.flip)
         expect(error).toBeInstanceOf(McpError.RequestTimeout)
         yield* waitFor("the POST to be aborted", () => server.aborted() === 1)
-        yield* waitFor("notifications/cancelled", () =>
-          server.requests.some((r) => r.body?.method === "notifications/cancelled"))
+        yield* waitFor(
+          "notifications/cancelled",
+          () => server.requests.some((r) => r.body?.method === "notifications/cancelled")
+        )
         const id = server.requests.find((r) => r.body?.method === "tools/call")!.body.id
-        expect(server.requests.find((r) => r.body?.method === "notifications/cancelled")!.body.params.requestId).toBe(id)
+        expect(server.requests.find((r) => r.body?.method === "notifications/cancelled")!.body.params.requestId).toBe(
+          id
+        )
         yield* mcp.ping
       }))
   }

@@ -26,7 +26,9 @@ describe("request spans over HTTP", () => {
       const mcp = Context.get(context, McpClient.McpClient)
       yield* mcp.callTool({ name: "echo", arguments: { text: "hi" } })
 
-      const post = server.requests.find((r) => r.method === "POST" && (r.body as { method?: string })?.method === "tools/call")!
+      const post = server.requests.find((r) =>
+        r.method === "POST" && (r.body as { method?: string })?.method === "tools/call"
+      )!
       const sessionId = post.headers["mcp-session-id"]
       expect(typeof sessionId).toBe("string")
       const span = recorder.spans.find((s) => s.name === "mcp.client tools/call")!
@@ -73,15 +75,16 @@ describe("request spans over HTTP", () => {
         }))
     ).pipe(Layer.provide(FetchHttpClient.layer))
 
-  const callOnce = (options: { readonly tracePropagation?: boolean } = {}) => Effect.gen(function*() {
-    const server = yield* resource(() => startSdkServer("stateful"))
-    const context = yield* Layer.build(
-      McpClient.layer({ clientInfo: { name: "http-tracing", version: "1.0.0" }, prefetch: false }).pipe(
-        Layer.provide(HttpTransport.layer({ url: server.url, ...options }))
+  const callOnce = (options: { readonly tracePropagation?: boolean } = {}) =>
+    Effect.gen(function*() {
+      const server = yield* resource(() => startSdkServer("stateful"))
+      const context = yield* Layer.build(
+        McpClient.layer({ clientInfo: { name: "http-tracing", version: "1.0.0" }, prefetch: false }).pipe(
+          Layer.provide(HttpTransport.layer({ url: server.url, ...options }))
+        )
       )
-    )
-    yield* Context.get(context, McpClient.McpClient).callTool({ name: "echo", arguments: { text: "hi" } })
-  })
+      yield* Context.get(context, McpClient.McpClient).callTool({ name: "echo", arguments: { text: "hi" } })
+    })
 
   it.scopedLive("without a tracer the HTTP client makes no span of its own (it would reach no one)", () => {
     const seen: Array<boolean> = []

@@ -31,10 +31,13 @@ const quietStream = Effect.gen(function*() {
   expect(resultOf(yield* client.request("ping"))).toEqual({})
   yield* realSleep(2500) // quiet for longer than the body timeout (undici checks it about once a second)
   yield* waitFor("the push", () => server.push("notifications/resources/list_changed") === 1)
-  yield* waitFor("the notification", () =>
-    client.received.some((m) =>
-      !JsonRpc.isMalformed(m) && "method" in m && m.method === "notifications/resources/list_changed"
-    ))
+  yield* waitFor(
+    "the notification",
+    () =>
+      client.received.some((m) =>
+        !JsonRpc.isMalformed(m) && "method" in m && m.method === "notifications/resources/list_changed"
+      )
+  )
   expect(yield* Deferred.isDone(client.ended)).toBe(false)
   return server.requests.filter((r) => r.method === "GET" && r.headers["last-event-id"]).length
 })

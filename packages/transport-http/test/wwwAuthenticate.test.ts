@@ -49,7 +49,21 @@ describe("parseWwwAuthenticate", () => {
 
 describe("parseWwwAuthenticate under fuzz (fast-check, seeded)", () => {
   it("never throws; parameters are own data, whatever their names", () => {
-    const piece = fc.constantFrom("Bearer", "Basic", " ", ",", "=", "\"", "\\", "realm", "__proto__", "constructor", "a", "==", "\t")
+    const piece = fc.constantFrom(
+      "Bearer",
+      "Basic",
+      " ",
+      ",",
+      "=",
+      "\"",
+      "\\",
+      "realm",
+      "__proto__",
+      "constructor",
+      "a",
+      "==",
+      "\t"
+    )
     fc.assert(
       fc.property(fc.array(fc.oneof(piece, fc.string({ maxLength: 3 })), { maxLength: 30 }), (parts) => {
         for (const challenge of HttpAuth.parseWwwAuthenticate(parts.join(""))) {

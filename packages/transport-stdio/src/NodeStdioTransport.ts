@@ -9,8 +9,8 @@
  */
 import type * as McpTransport from "@mcp-effect/core/McpTransport"
 import * as Config from "effect/Config"
-import * as Context from "effect/Context"
 import type * as ConfigError from "effect/ConfigError"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"

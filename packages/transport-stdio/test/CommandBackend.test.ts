@@ -21,7 +21,10 @@ const recordingExecutor = (chunks: Array<ReadonlyArray<Uint8Array>>, first: Defe
       stderr: Stream.empty,
       stdout: Stream.never,
       stdin: Sink.forEachChunk((chunk: Chunk.Chunk<Uint8Array>) =>
-        Effect.zipRight(Effect.sync(() => chunks.push(Chunk.toReadonlyArray(chunk))), Deferred.succeed(first, undefined))
+        Effect.zipRight(
+          Effect.sync(() => chunks.push(Chunk.toReadonlyArray(chunk))),
+          Deferred.succeed(first, undefined)
+        )
       ),
       toJSON: () => ({ _id: "RecordingProcess" }),
       toString: () => "RecordingProcess",

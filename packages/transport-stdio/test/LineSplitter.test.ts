@@ -1,5 +1,5 @@
-import * as JsonRpc from "@mcp-effect/core/JsonRpc"
 import { assert, describe, it } from "@effect/vitest"
+import * as JsonRpc from "@mcp-effect/core/JsonRpc"
 import * as FastCheck from "effect/FastCheck"
 import * as LineSplitter from "../src/internal/lineSplitter.js"
 import * as Ndjson from "../src/internal/ndjson.js"
@@ -47,7 +47,10 @@ describe("LineSplitter", () => {
   })
 
   it("joins a line spread over many chunks", () => {
-    assert.deepStrictEqual(frames(100, [bytes("he"), bytes("l"), bytes("lo\r"), bytes("\nworld\n")]), ["hello", "world"])
+    assert.deepStrictEqual(frames(100, [bytes("he"), bytes("l"), bytes("lo\r"), bytes("\nworld\n")]), [
+      "hello",
+      "world"
+    ])
   })
 
   it("joins a multi-byte character split between chunks", () => {

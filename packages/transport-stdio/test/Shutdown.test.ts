@@ -96,13 +96,16 @@ for (const backend of backends) {
       }))
 
     // finding descendants outside the process group reads /proc: Linux only
-    it.live.skipIf(process.platform !== "linux")("a grandchild that left the process group (setsid) is stopped", () =>
-      Effect.gen(function*() {
-        const [server, grandchild] = yield* oneConnection({ ...nodeServer("detacher.mjs"), shutdown: grace }, 2)
-        assert.notStrictEqual(server, grandchild)
-        assert.isTrue(yield* awaitGone(server, 5_000), `server ${server} is still running`)
-        assert.isTrue(yield* awaitGone(grandchild, 5_000), `detached grandchild ${grandchild} is still running`)
-      }))
+    it.live.skipIf(process.platform !== "linux")(
+      "a grandchild that left the process group (setsid) is stopped",
+      () =>
+        Effect.gen(function*() {
+          const [server, grandchild] = yield* oneConnection({ ...nodeServer("detacher.mjs"), shutdown: grace }, 2)
+          assert.notStrictEqual(server, grandchild)
+          assert.isTrue(yield* awaitGone(server, 5_000), `server ${server} is still running`)
+          assert.isTrue(yield* awaitGone(grandchild, 5_000), `detached grandchild ${grandchild} is still running`)
+        })
+    )
 
     it.live("200 connect/close cycles leave no process", () =>
       Effect.gen(function*() {

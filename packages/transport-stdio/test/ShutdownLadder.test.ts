@@ -81,6 +81,9 @@ describe("StdioTransport shutdown ladder (TestClock, through the backend interfa
       assert.isFalse(yield* done)
       yield* at(4_800)
       assert.isTrue(yield* done)
-      assert.deepStrictEqual(logs, ["WARN stdio server ignored SIGTERM: SIGKILL", "ERROR stdio server could not be stopped"])
+      assert.deepStrictEqual(logs, [
+        "WARN stdio server ignored SIGTERM: SIGKILL",
+        "ERROR stdio server could not be stopped"
+      ])
     }))
 })

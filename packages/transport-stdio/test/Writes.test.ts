@@ -50,12 +50,15 @@ describe("StdioTransport writes", () => {
       const room = { has: true, waits: 0, opened: yield* Deferred.make<void>() }
       const { backend, writes } = recording(room)
       const connection = yield* connect(backend)
-      yield* Effect.forEach(Array.from({ length: 100 }, (_, i) => i), (i) => connection.send(JsonRpc.notification("n", { i })), {
+      yield* Effect.forEach(Array.from({ length: 100 }, (_, i) => i), (i) =>
+        connection.send(JsonRpc.notification("n", { i })), {
         discard: true
       })
       // handed to the process at the end of the tick
       assert.deepStrictEqual(writes, [])
-      yield* Effect.promise(() => Promise.resolve())
+      yield* Effect.promise(() =>
+        Promise.resolve()
+      )
       assert.deepStrictEqual(writes, [Array.from({ length: 100 }, (_, i) => line(i)).join("")])
       // a lone send later is a write of its own
       yield* connection.send(JsonRpc.notification("n", { i: 100 }))
@@ -142,7 +145,10 @@ describe("StdioTransport writes", () => {
       assert.include(error.message, "cannot write to the server (EPIPE)")
       assert.deepStrictEqual(writes, [])
       // a later send fails at once, with no wait
-      assert.strictEqual((yield* Effect.flip(connection.send(JsonRpc.notification("n", { i: 1 }))))._tag, "TransportError")
+      assert.strictEqual(
+        (yield* Effect.flip(connection.send(JsonRpc.notification("n", { i: 1 }))))._tag,
+        "TransportError"
+      )
       assert.strictEqual(room.waits, 1)
     }))
 })

@@ -45,7 +45,9 @@ export const fakeBackend = (
       resumeStdout: () => {},
       readStderr: () => Effect.void,
       onExit: (onExit) =>
-        Effect.asVoid(Effect.forkScoped(Effect.flatMap(Deferred.await(exited), (status) => Effect.sync(() => onExit(status))))),
+        Effect.asVoid(
+          Effect.forkScoped(Effect.flatMap(Deferred.await(exited), (status) => Effect.sync(() => onExit(status))))
+        ),
       exited: Deferred.await(exited),
       isRunning: Effect.map(Deferred.isDone(exited), (done) => !done),
       kill: (signal) =>

@@ -68,10 +68,13 @@ export const reader = (connection: McpTransport.Connection): Effect.Effect<Reade
             Option.match({ onNone: () => Effect.succeedNone, onSome: Effect.fail })
           )
       }))
-    const nextValue = Effect.flatMap(next, Option.match({
-      onNone: () => Effect.fail(new Error("incoming ended")),
-      onSome: Effect.succeed
-    }))
+    const nextValue = Effect.flatMap(
+      next,
+      Option.match({
+        onNone: () => Effect.fail(new Error("incoming ended")),
+        onSome: Effect.succeed
+      })
+    )
     const call = (id: number, method: string, params?: Record<string, unknown>) =>
       Effect.gen(function*() {
         yield* connection.send({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) })

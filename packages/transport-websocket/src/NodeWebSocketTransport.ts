@@ -41,7 +41,8 @@ export interface Options extends WebSocketTransport.Options {
 export const makeConstructor: (options?: {
   readonly headers?: Options["headers"]
   readonly maxMessageBytes?: number | undefined
-}) => Effect.Effect<Context.Tag.Service<typeof Socket.WebSocketConstructor>, McpError.TransportError> = internal.makeConstructor
+}) => Effect.Effect<Context.Tag.Service<typeof Socket.WebSocketConstructor>, McpError.TransportError> =
+  internal.makeConstructor
 
 /**
  * The transport on Node.

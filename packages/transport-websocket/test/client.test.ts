@@ -43,7 +43,9 @@ const methods = (server: WsServer) => server.received.map((m) => m.method)
 const text = (result: McpSchema.CallToolResult) => (result.content[0] as { readonly text: string }).text
 
 // a quick reconnect, so the tests wait on events rather than on the default backoff
-const fastReconnect = { reconnect: { schedule: Schedule.spaced("20 millis").pipe(Schedule.intersect(Schedule.recurs(5))) } }
+const fastReconnect = {
+  reconnect: { schedule: Schedule.spaced("20 millis").pipe(Schedule.intersect(Schedule.recurs(5))) }
+}
 
 describe("McpClient over WebSocket (official SDK server)", () => {
   it.scopedLive("connects with subprotocol mcp and the handshake headers, lists and calls a tool", () =>
@@ -85,14 +87,18 @@ describe("McpClient over WebSocket (official SDK server)", () => {
         // the session goes on over the same socket
         expect(text(yield* client.callTool({ name: "echo", arguments: { text: "still here" } }))).toBe("still here")
         expect(server.accepted()).toBe(1)
-      })))
+      })
+    ))
 
   it.scopedLive("the server closes the socket: the retry is reported, the session reconnects and initializes again", () =>
     withClient((client, server) =>
       Effect.gen(function*() {
         yield* client.initialized
         const states: Array<ClientSession.ConnectionState> = []
-        yield* client.state.changes.pipe(Stream.runForEach((state) => Effect.sync(() => states.push(state))), Effect.forkScoped)
+        yield* client.state.changes.pipe(
+          Stream.runForEach((state) => Effect.sync(() => states.push(state))),
+          Effect.forkScoped
+        )
         server.closeAll(1012, "service restart")
         yield* waitFor("a second socket", () => server.accepted() === 2)
         yield* waitFor("the session to be ready again", () => states.at(-1)?._tag === "Ready" && states.length > 1)
@@ -100,7 +106,9 @@ describe("McpClient over WebSocket (official SDK server)", () => {
         const retry = states.find((state) => state._tag === "Reconnecting" && state.attempt === 1)
         expect(retry?._tag === "Reconnecting" && retry.nextDelay !== undefined).toBe(true)
         // the delay of the spaced schedule, less what the real clock already ran
-        expect(Duration.toMillis((retry as { readonly nextDelay: Duration.Duration }).nextDelay)).toBeLessThanOrEqual(20)
+        expect(Duration.toMillis((retry as { readonly nextDelay: Duration.Duration }).nextDelay)).toBeLessThanOrEqual(
+          20
+        )
         expect(states.find((state) => state._tag === "Reconnecting")).toMatchObject({
           reason: expect.stringContaining("1012 service restart: service restart")
         })
@@ -129,7 +137,10 @@ describe("McpClient over WebSocket (official SDK server)", () => {
   it.scoped("a refused first connection closes the session within the first-connect budget (TestClock)", () =>
     Effect.gen(function*() {
       const port = yield* closedPort
-      const client = Context.get(yield* Layer.build(clientOver({ url: `ws://127.0.0.1:${port}/mcp` })), McpClient.McpClient)
+      const client = Context.get(
+        yield* Layer.build(clientOver({ url: `ws://127.0.0.1:${port}/mcp` })),
+        McpClient.McpClient
+      )
       const initialized = yield* Effect.fork(Effect.flip(client.initialized))
       // the default first-connect budget: 100, 200, 400 ms (not the 8 attempts of the reconnect schedule)
       for (const at of [100, 300, 700]) {

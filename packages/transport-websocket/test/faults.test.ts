@@ -26,7 +26,8 @@ const nodeConstructor = (options?: Parameters<typeof NodeWebSocketTransport.make
 // a WebSocket with no size limit of its own, as in a browser: the transport checks each frame once it arrived
 const plainConstructor = Layer.succeed(
   Socket.WebSocketConstructor,
-  (url: string, protocols?: string | Array<string>) => new WS.WebSocket(url, protocols) as unknown as globalThis.WebSocket
+  (url: string, protocols?: string | Array<string>) =>
+    new WS.WebSocket(url, protocols) as unknown as globalThis.WebSocket
 )
 
 // a WebSocket that asks for no subprotocol, as a platform that does not check the answer would end up
@@ -123,14 +124,19 @@ describe("WebSocketTransport: faults on one connection", () => {
       yield* waitFor("the server's socket", () => server.open() === 1)
       server.pauseAll(true)
       // more than the loopback socket buffers hold while the server does not read
-      yield* connection.send(JsonRpc.notification("notifications/message", { level: "info", data: "x".repeat(16 * 1024 * 1024) }))
+      yield* connection.send(
+        JsonRpc.notification("notifications/message", { level: "info", data: "x".repeat(16 * 1024 * 1024) })
+      )
       const second = yield* Effect.fork(connection.send(JsonRpc.notification("notifications/roots/list_changed")))
       yield* realSleep(100)
       expect(Option.isNone(yield* Fiber.poll(second))).toBe(true)
       server.pauseAll(false)
       yield* Fiber.join(second)
       yield* waitFor("both messages", () => server.received.length === 2)
-      expect(server.received.map((m) => m.method)).toEqual(["notifications/message", "notifications/roots/list_changed"])
+      expect(server.received.map((m) => m.method)).toEqual([
+        "notifications/message",
+        "notifications/roots/list_changed"
+      ])
     }).pipe(Effect.provide(nodeConstructor())))
 
   for (const subprotocol of ["other", "none"] as const) {
@@ -165,7 +171,11 @@ describe("WebSocketTransport: faults on one connection", () => {
         expect(message).not.toContain("s3cret")
         expect(message).not.toContain("in-the-query")
       }
-    }).pipe(Effect.provide(nodeConstructor({ headers: { authorization: Redacted.make("Bearer s3cret"), "x-api-key": "plain" } }))))
+    }).pipe(
+      Effect.provide(
+        nodeConstructor({ headers: { authorization: Redacted.make("Bearer s3cret"), "x-api-key": "plain" } })
+      )
+    ))
 
   for (
     const [code, reason, kind, named] of [
@@ -207,7 +217,11 @@ describe("WebSocketTransport: faults on one connection", () => {
             }))
         })
       )
-      const pull = yield* connections({ url: `ws://127.0.0.1:${silent.port}/mcp`, openTimeout: "5 seconds", reconnect: once })
+      const pull = yield* connections({
+        url: `ws://127.0.0.1:${silent.port}/mcp`,
+        openTimeout: "5 seconds",
+        reconnect: once
+      })
       const failed = yield* Effect.fork(connectFailure(pull))
       yield* waitFor("the TCP connection", () => silent.accepted() === 1)
       yield* awaitSleepUntil(5000)
@@ -266,7 +280,9 @@ describe("WebSocketTransport: faults on one connection", () => {
         NodeWebSocketTransport.makeConstructor({ headers: { authorization: Redacted.make("Bearer a\r\nx-evil: 1") } })
       )
       expect(injected.message).toBe("invalid WebSocketTransport option: the value of header authorization")
-      const reserved = yield* Effect.flip(NodeWebSocketTransport.makeConstructor({ headers: { "Sec-WebSocket-Protocol": "x" } }))
+      const reserved = yield* Effect.flip(
+        NodeWebSocketTransport.makeConstructor({ headers: { "Sec-WebSocket-Protocol": "x" } })
+      )
       expect(reserved.message).toContain("set by the handshake")
     }).pipe(Effect.provide(nodeConstructor())))
 })

@@ -10,21 +10,21 @@ import * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import type { McpTransport } from "../McpTransport.js"
 import * as RequestHeaders from "../RequestHeaders.js"
-import type * as LazySubscriptionRef from "./engine/lazySubscriptionRef.js"
+import * as TaskPolling from "../TaskPolling.js"
 import { coalesced, LiveView } from "./client/liveView.js"
 import * as SingleFlight from "./client/singleFlight.js"
-import * as TaskPolling from "../TaskPolling.js"
 import { decoder, paginate } from "./engine/decode.js"
-import * as tasks from "./tasks.js"
-import * as ToolCalls from "./toolCalls.js"
-import * as ToolList from "./toolList.js"
-import * as Handlers from "./handlers.js"
-import { checkStructuredContent, validatorFromContext } from "./policy/validation.js"
+import type * as LazySubscriptionRef from "./engine/lazySubscriptionRef.js"
 import type { EraCodec } from "./era/codec.js"
 import * as Codecs from "./era/codecs.js"
 import * as Listen from "./era/listen.js"
+import * as Handlers from "./handlers.js"
+import { checkStructuredContent, validatorFromContext } from "./policy/validation.js"
 import * as Results from "./results.js"
 import * as Session from "./session.js"
+import * as tasks from "./tasks.js"
+import * as ToolCalls from "./toolCalls.js"
+import * as ToolList from "./toolList.js"
 
 const decodeListTools = Results.request("tools/list")
 const decodeListResources = Results.request("resources/list")
@@ -56,7 +56,9 @@ export const make = (
         handlers: fromContext.handlers,
         onInitialized: hooks.onInitialized,
         // the app's own hook runs too (it sees what arrives before any subscriber, e.g. replayed events)
-        onNotification: options.onNotification === undefined ? hooks.onNotification : both(options.onNotification, hooks.onNotification)
+        onNotification: options.onNotification === undefined
+          ? hooks.onNotification
+          : both(options.onNotification, hooks.onNotification)
       }).pipe(Effect.tap(fromContext.announceRoots))))
 
 const both = (
@@ -89,7 +91,9 @@ export const fromSession = (
       // `changes` starts with the current state: a session that is ready already is seen
       yield* session.state.changes.pipe(
         Stream.runForEach((state) =>
-          state._tag === "Ready" ? Effect.asVoid(Effect.forkScoped(hooks.onInitialized(state.initialized))) : Effect.void
+          state._tag === "Ready"
+            ? Effect.asVoid(Effect.forkScoped(hooks.onInitialized(state.initialized)))
+            : Effect.void
         ),
         Effect.forkScoped
       )
@@ -198,7 +202,10 @@ class Client implements McpClient.Service {
         ))
   }
 
-  #requireCapability(capability: Capability, method: string): Effect.Effect<ClientSession.Initialized, McpError.McpClientError> {
+  #requireCapability(
+    capability: Capability,
+    method: string
+  ): Effect.Effect<ClientSession.Initialized, McpError.McpClientError> {
     return Effect.flatMap(this.session.initialized, (init) =>
       init.capabilities[capability] === undefined ?
         Effect.fail(new McpError.UnsupportedCapability({ capability, method })) :
@@ -212,12 +219,13 @@ class Client implements McpClient.Service {
       this.#requireCapability("tools", "tools/list").pipe(
         Effect.zipRight(Effect.suspend(() => {
           const dropped: Array<McpClient.DroppedTool> = []
-          return paginate((cursor) => decodeListTools(this.session, cursor), (r) => ToolList.sort(r.tools, dropped)).pipe(
-            Effect.tap(() => {
-              this.#droppedTools = dropped
-              return ToolList.warn(dropped)
-            })
-          )
+          return paginate((cursor) => decodeListTools(this.session, cursor), (r) => ToolList.sort(r.tools, dropped))
+            .pipe(
+              Effect.tap(() => {
+                this.#droppedTools = dropped
+                return ToolList.warn(dropped)
+              })
+            )
         })),
         Effect.flatMap((tools) =>
           Option.isSome(this.#requestHeaders) ? this.#requestHeaders.value.register(tools) : Effect.succeed(tools)
@@ -356,8 +364,10 @@ class Client implements McpClient.Service {
 
   get ping(): McpClient.Service["ping"] {
     // 2026-07-28 has no ping: its liveness check is server/discover, which a server answers at any time
-    return (this.#built ??= {}).ping ??= Effect.flatMap(this.#codec, (codec) =>
-      Effect.asVoid(this.session.request(codec.ping.method, codec.ping.params)))
+    return (this.#built ??= {}).ping ??= Effect.flatMap(
+      this.#codec,
+      (codec) => Effect.asVoid(this.session.request(codec.ping.method, codec.ping.params))
+    )
   }
 
   get listResourceTemplates(): McpClient.Service["listResourceTemplates"] {
@@ -383,22 +393,22 @@ class Client implements McpClient.Service {
   get subscribe(): McpClient.Service["subscribe"] {
     return (uri) =>
       Effect.flatMap(this.session.initialized, (init) => {
-          if (!init.capabilities.resources?.subscribe) {
-            return Effect.fail(
-              new McpError.UnsupportedCapability({ capability: "resources.subscribe", method: "resources/subscribe" })
-            )
-          }
-          if (Codecs.of(init.protocolVersion).subscriptions === "listen") {
-            // the listen request is opened again with the URI added; a refusal takes it out again
-            return Effect.sync(() => this.#subscriptions.add(uri)).pipe(
-              Effect.zipRight(this.#listen(init)),
-              Effect.tapError(() => Effect.sync(() => this.#subscriptions.delete(uri)))
-            )
-          }
-          return Effect.asVoid(this.session.request("resources/subscribe", { uri })).pipe(
-            Effect.tap(() => Effect.sync(() => this.#subscriptions.add(uri)))
+        if (!init.capabilities.resources?.subscribe) {
+          return Effect.fail(
+            new McpError.UnsupportedCapability({ capability: "resources.subscribe", method: "resources/subscribe" })
           )
-        })
+        }
+        if (Codecs.of(init.protocolVersion).subscriptions === "listen") {
+          // the listen request is opened again with the URI added; a refusal takes it out again
+          return Effect.sync(() => this.#subscriptions.add(uri)).pipe(
+            Effect.zipRight(this.#listen(init)),
+            Effect.tapError(() => Effect.sync(() => this.#subscriptions.delete(uri)))
+          )
+        }
+        return Effect.asVoid(this.session.request("resources/subscribe", { uri })).pipe(
+          Effect.tap(() => Effect.sync(() => this.#subscriptions.add(uri)))
+        )
+      })
   }
 
   get unsubscribe(): McpClient.Service["unsubscribe"] {
@@ -418,7 +428,10 @@ class Client implements McpClient.Service {
   }
 
   get subscribeResourceUpdates(): McpClient.Service["subscribeResourceUpdates"] {
-    return (this.#built ??= {}).subscribeResourceUpdates ??= Effect.map(this.session.subscribeNotifications, resourceUpdatesOf)
+    return (this.#built ??= {}).subscribeResourceUpdates ??= Effect.map(
+      this.session.subscribeNotifications,
+      resourceUpdatesOf
+    )
   }
 
   get getPrompt(): McpClient.Service["getPrompt"] {
@@ -492,7 +505,9 @@ class Client implements McpClient.Service {
 
   // the tasks extension of 2026-07-28 has neither tasks/list nor tasks/result
   get listTasks(): McpClient.Service["listTasks"] {
-    return (this.#built ??= {}).listTasks ??= this.#existing("tasks/list").pipe(Effect.zipRight(tasks.listTasks(this.tasks)))
+    return (this.#built ??= {}).listTasks ??= this.#existing("tasks/list").pipe(
+      Effect.zipRight(tasks.listTasks(this.tasks))
+    )
   }
 
   get cancelTask(): McpClient.Service["cancelTask"] {

@@ -79,7 +79,9 @@ export const fromContext: Effect.Effect<FromContext> = Effect.gen(function*() {
         Stream.runForEach(() =>
           Effect.ignore(Effect.flatMap(session.initialized, (init) =>
             // 2026-07-28 has no such notification: the roots are asked for again when the server needs them
-            Codecs.of(init.protocolVersion).rootsListChanged ? session.notify("notifications/roots/list_changed") : Effect.void))
+            Codecs.of(init.protocolVersion).rootsListChanged
+              ? session.notify("notifications/roots/list_changed")
+              : Effect.void))
         ),
         Effect.forkScoped,
         Effect.asVoid

@@ -12,7 +12,14 @@ import * as ScheduleIntervals from "effect/ScheduleIntervals"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as McpError from "../McpError.js"
-import type { Connection, ConnectionObserver, ConnectionPull, Connector, McpTransport, ReconnectOptions } from "../McpTransport.js"
+import type {
+  Connection,
+  ConnectionObserver,
+  ConnectionPull,
+  Connector,
+  McpTransport,
+  ReconnectOptions
+} from "../McpTransport.js"
 
 /**
  * The tag of `McpTransport.ConnectionObserver`, made here so that this
@@ -89,13 +96,17 @@ const openRun = (
 
   // the delay of each decision is reported before the driver sleeps on it
   const observed = (observer: Option.Option<ConnectionObserver>, schedule: AnySchedule) =>
-    Option.isNone(observer) ? schedule : Schedule.onDecision(schedule, (_, decision) =>
-      ScheduleDecision.isDone(decision) ? Effect.void : Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        observer.value.retrying({
-          attempt: attempts + 1,
-          delay: Duration.millis(Math.max(0, ScheduleIntervals.start(decision.intervals) - now)),
-          lastFailure: lastError
-        })))
+    Option.isNone(observer) ?
+      schedule :
+      Schedule.onDecision(schedule, (_, decision) =>
+        ScheduleDecision.isDone(decision) ?
+          Effect.void :
+          Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            observer.value.retrying({
+              attempt: attempts + 1,
+              delay: Duration.millis(Math.max(0, ScheduleIntervals.start(decision.intervals) - now)),
+              lastFailure: lastError
+            })))
   /** Made on the first retry, where the consumer's observer is known (most streams never retry). */
   let retries: {
     readonly firstDriver: Schedule.ScheduleDriver<unknown, unknown>
@@ -103,84 +114,91 @@ const openRun = (
     readonly isEstablished: Effect.Effect<boolean>
   } | undefined
   const makeRetries = () =>
-    retries !== undefined ? Effect.succeed(retries) : Effect.flatMap(Effect.serviceOption(observerTag), (observer) =>
-      Effect.map(
-        Effect.zip(
-          Schedule.driver(observed(observer, options?.firstConnect ?? defaultFirstConnect)),
-          Schedule.driver(observed(observer, options?.schedule ?? defaultSchedule))
-        ),
-        ([firstDriver, driver]) =>
-          retries = {
-            firstDriver,
-            driver,
-            isEstablished: Option.isNone(observer) ? Effect.sync(() => connectedOnce) : observer.value.established
-          }
-      ))
+    retries !== undefined ?
+      Effect.succeed(retries) :
+      Effect.flatMap(Effect.serviceOption(observerTag), (observer) =>
+        Effect.map(
+          Effect.zip(
+            Schedule.driver(observed(observer, options?.firstConnect ?? defaultFirstConnect)),
+            Schedule.driver(observed(observer, options?.schedule ?? defaultSchedule))
+          ),
+          ([firstDriver, driver]) =>
+            retries = {
+              firstDriver,
+              driver,
+              isEstablished: Option.isNone(observer) ? Effect.sync(() => connectedOnce) : observer.value.established
+            }
+        ))
 
   /** Fails with the error of `giveUp` once it has one. */
   const checkGiveUp = (): Effect.Effect<void, Option.Option<McpError.TransportError>> =>
     giveUp === undefined ?
       Effect.void :
-      Effect.flatMap(Deferred.poll(giveUp), (done) => Option.isNone(done) ? Effect.void : Effect.mapError(done.value, Option.some))
+      Effect.flatMap(Deferred.poll(giveUp), (done) =>
+        Option.isNone(done) ? Effect.void : Effect.mapError(done.value, Option.some))
 
   const tick = (): Effect.Effect<void, Option.Option<McpError.TransportError>> => {
     if (first) {
       first = false
       return Effect.void
     }
-    return Effect.flatMap(makeRetries(), ({ driver, firstDriver, isEstablished }) =>
-      Effect.flatMap(Effect.zip(isEstablished, Clock.currentTimeMillis), ([nowEstablished, now]) => {
-        const healthy = connectedAt !== undefined && now - connectedAt >= healthyAfter
-        connectedAt = undefined
-        // a new phase starts its count afresh
-        if (nowEstablished && !established) {
-          established = true
-          attempts = 0
-        }
-        const reset = healthy && established ? Effect.zipRight(driver.reset, Effect.sync(() => attempts = 0)) : Effect.void
-        return reset.pipe(
-          Effect.zipRight((established ? driver : firstDriver).next(lastError)),
-          Effect.zipRight(Effect.sync(() => attempts++)),
-          Effect.mapError(() =>
-            Option.some(
-              new McpError.TransportError({
-                reason: "Exhausted",
-                message: `gave up after ${attempts + 1} connection attempts` +
-                  (established ? "" : " (no connection has worked yet)") +
-                  (lastError ? `: ${lastError.message}` : ": every connection ended before it was usable"),
-                ...(lastError ? { cause: lastError } : {})
-              })
+    return Effect.flatMap(
+      makeRetries(),
+      ({ driver, firstDriver, isEstablished }) =>
+        Effect.flatMap(Effect.zip(isEstablished, Clock.currentTimeMillis), ([nowEstablished, now]) => {
+          const healthy = connectedAt !== undefined && now - connectedAt >= healthyAfter
+          connectedAt = undefined
+          // a new phase starts its count afresh
+          if (nowEstablished && !established) {
+            established = true
+            attempts = 0
+          }
+          const reset = healthy && established
+            ? Effect.zipRight(driver.reset, Effect.sync(() => attempts = 0))
+            : Effect.void
+          return reset.pipe(
+            Effect.zipRight((established ? driver : firstDriver).next(lastError)),
+            Effect.zipRight(Effect.sync(() => attempts++)),
+            Effect.mapError(() =>
+              Option.some(
+                new McpError.TransportError({
+                  reason: "Exhausted",
+                  message: `gave up after ${attempts + 1} connection attempts` +
+                    (established ? "" : " (no connection has worked yet)") +
+                    (lastError ? `: ${lastError.message}` : ": every connection ended before it was usable"),
+                  ...(lastError ? { cause: lastError } : {})
+                })
+              )
             )
           )
-        )
-      })
+        })
     )
   }
 
   /** One attempt in a scope of its own, closed at once when it fails (and by the stream's finalizer if interrupted). */
   const attempt = (): Effect.Effect<Connection | undefined> =>
     Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(Scope.make(), (scope) => {
-      current = scope
-      return restore(traced(Scope.extend(connect, scope), attempts + 1)).pipe(
-        Effect.matchEffect({
-          onSuccess: (connection) =>
-            Effect.map(Clock.currentTimeMillis, (now) => {
-              connectedAt = now
-              connectedOnce = true
-              lastError = undefined
-              return connection
-            }),
-          onFailure: (error) =>
-            closeCurrent.pipe(
-              Effect.zipRight(Effect.logDebug("mcp connect failed", error.message)),
-              Effect.as(undefined),
-              Effect.ensuring(Effect.sync(() => lastError = error))
-            )
-        })
-      )
-    })
-  )
+      Effect.flatMap(Scope.make(), (scope) => {
+        current = scope
+        return restore(traced(Scope.extend(connect, scope), attempts + 1)).pipe(
+          Effect.matchEffect({
+            onSuccess: (connection) =>
+              Effect.map(Clock.currentTimeMillis, (now) => {
+                connectedAt = now
+                connectedOnce = true
+                lastError = undefined
+                return connection
+              }),
+            onFailure: (error) =>
+              closeCurrent.pipe(
+                Effect.zipRight(Effect.logDebug("mcp connect failed", error.message)),
+                Effect.as(undefined),
+                Effect.ensuring(Effect.sync(() => lastError = error))
+              )
+          })
+        )
+      })
+    )
 
   // the steps are built for each pull (one per connection) rather than held for the session's life
   const next: Effect.Effect<Connection, Option.Option<McpError.TransportError>> = Effect.suspend(() =>
@@ -217,5 +235,7 @@ export const make = (run: () => Connector, endpoint?: string): McpTransport["Typ
     const connector = run()
     return openRun(connector.connect, connector.reconnect, connector.giveUp)
   }
-  return endpoint === undefined ? { connections: streamOf(open), open } : { connections: streamOf(open), open, endpoint }
+  return endpoint === undefined
+    ? { connections: streamOf(open), open }
+    : { connections: streamOf(open), open, endpoint }
 }

@@ -34,7 +34,8 @@ export const results = {
 } as const satisfies { readonly [M in Methods.Name]?: Schema.Schema.Any }
 
 /** The same table, each schema typed by its key (what `request` reads). */
-const schemas: { readonly [M in Decoded]: Schema.Schema<Result<M>, Schema.Schema.Encoded<(typeof results)[M]>> } = results
+const schemas: { readonly [M in Decoded]: Schema.Schema<Result<M>, Schema.Schema.Encoded<(typeof results)[M]>> } =
+  results
 
 /**
  * A method whose result the client decodes.

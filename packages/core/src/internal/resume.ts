@@ -57,7 +57,10 @@ const none: Resumer = {
  *
  * @internal
  */
-export const make = (name: string | undefined, endpoint: string | undefined): Effect.Effect<Resumer, never, Scope.Scope> =>
+export const make = (
+  name: string | undefined,
+  endpoint: string | undefined
+): Effect.Effect<Resumer, never, Scope.Scope> =>
   Effect.gen(function*() {
     const found = yield* Effect.serviceOption(SessionStore.SessionStore)
     if (name === undefined || Option.isNone(found)) return none
@@ -82,10 +85,14 @@ export const make = (name: string | undefined, endpoint: string | undefined): Ef
 
     const write = Effect.suspend(() => {
       queued = false
-      if (removed || initialized === undefined) return Effect.void
+      if (removed || initialized === undefined) {
+        return Effect.void
+      }
       if (sessionId === undefined) {
         // a server without sessions: nothing to resume
-        if (!holding) return Effect.void
+        if (!holding) {
+          return Effect.void
+        }
         holding = false
         return store.remove(server)
       }
@@ -101,7 +108,9 @@ export const make = (name: string | undefined, endpoint: string | undefined): Ef
         ...(loggingLevel !== undefined ? { loggingLevel } : {})
       })
     }).pipe(
-      Effect.catchAll((error) => Effect.logWarning("mcp: could not store the session", error.message)),
+      Effect.catchAll((error) =>
+        Effect.logWarning("mcp: could not store the session", error.message)
+      ),
       lock.withPermits(1)
     )
 

@@ -13,18 +13,18 @@ import * as JsonRpc from "../JsonRpc.js"
 import * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import { McpTransport } from "../McpTransport.js"
-import * as EraHandshake from "./era/handshake.js"
-import * as Codecs from "./era/codecs.js"
-import * as Negotiation from "./era/negotiation.js"
 import * as TaskPolling from "../TaskPolling.js"
 import * as LazySubscriptionRef from "./engine/lazySubscriptionRef.js"
+import * as Spans from "./engine/spans.js"
+import * as Codecs from "./era/codecs.js"
+import * as EraHandshake from "./era/handshake.js"
+import * as Negotiation from "./era/negotiation.js"
 import * as Methods from "./methods.js"
 import * as Resumer from "./resume.js"
 import * as Inbound from "./session/inbound.js"
 import * as Lifecycle from "./session/lifecycle.js"
 import * as Link from "./session/link.js"
 import * as Pending from "./session/pending.js"
-import * as Spans from "./engine/spans.js"
 
 const noHandlers: ReadonlyMap<string, ClientSession.ServerRequestHandler> = new Map()
 
@@ -73,7 +73,10 @@ class Session implements ClientSession.Service {
 
   /** Puts a request on the ready connection, waiting for one when there is none (the table calls it unbound). */
   readonly dispatch = (entry: Pending.Pending): Effect.Effect<void, McpError.McpClientError> =>
-    Effect.flatMap(Link.awaitLive(this.link), (live) => live.alive ? this.table.sendOn(entry, live) : this.dispatch(entry))
+    Effect.flatMap(
+      Link.awaitLive(this.link),
+      (live) => live.alive ? this.table.sendOn(entry, live) : this.dispatch(entry)
+    )
 
   /**
    * A request, in a span of its own when a tracer is installed (one check per
@@ -159,7 +162,8 @@ class Session implements ClientSession.Service {
     return Effect.flatMap(this.isClosed, (closed) =>
       closed ?
         Effect.succeed(Stream.empty) :
-        Effect.flatMap(this.router.notifications, (hub) => Effect.map(hub.subscribe(), (queue) => Stream.fromQueue(queue))))
+        Effect.flatMap(this.router.notifications, (hub) =>
+          Effect.map(hub.subscribe(), (queue) => Stream.fromQueue(queue))))
   }
 
   get notifications(): ClientSession.Service["notifications"] {
@@ -172,7 +176,10 @@ class Session implements ClientSession.Service {
         Effect.flatMap(this.isClosed, (closed) =>
           closed ?
             Effect.succeed(Stream.empty) :
-            Effect.map(this.router.malformed, (hub) => Stream.flatMap(Stream.scoped(hub.subscribe()), (queue) => Stream.fromQueue(queue))))
+            Effect.map(
+              this.router.malformed,
+              (hub) => Stream.flatMap(Stream.scoped(hub.subscribe()), (queue) => Stream.fromQueue(queue))
+            ))
       )
     )
   }
@@ -281,7 +288,9 @@ export const make = (
     yield* Scope.addFinalizer(
       scope,
       // the error is made when the session closes (an error captures a stack trace)
-      Effect.suspend(() => lifecycle.close(new McpError.TransportError({ reason: "Closed", message: "the session was closed" }))).pipe(
+      Effect.suspend(() =>
+        lifecycle.close(new McpError.TransportError({ reason: "Closed", message: "the session was closed" }))
+      ).pipe(
         // closed on purpose: nothing to resume (a crash never gets here)
         Effect.zipRight(resumer.forget)
       )

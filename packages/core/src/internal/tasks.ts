@@ -50,8 +50,7 @@ export const cancelTask = (
   ctx: TaskContext,
   taskId: string,
   options?: ClientSession.RequestOptions
-): Effect.Effect<McpSchema.Task, McpError.McpClientError> =>
-  decodeCancelTaskResult(ctx.session(), { taskId }, options)
+): Effect.Effect<McpSchema.Task, McpError.McpClientError> => decodeCancelTaskResult(ctx.session(), { taskId }, options)
 
 /** @internal */
 export const getTaskResult = (
@@ -106,7 +105,11 @@ const followTask = (
             reason: task.statusMessage ?? `task ${taskId} was cancelled by the server`
           })
         ) :
-        getTaskResult(ctx, taskId, options?.maxTotalTimeout !== undefined ? { maxTotalTimeout: options.maxTotalTimeout } : {})
+        getTaskResult(
+          ctx,
+          taskId,
+          options?.maxTotalTimeout !== undefined ? { maxTotalTimeout: options.maxTotalTimeout } : {}
+        )
     ),
     Effect.onInterrupt(() => Effect.ignore(cancelTask(ctx, taskId, { timeout: "5 seconds" })))
   )
@@ -152,7 +155,10 @@ const callKnown = (
     // 2026-07-28: the server decides whether a call becomes a task; the session follows its handle
     if (Codecs.of(init.protocolVersion).tasks === "server") return yield* plain()
     if (init.capabilities.tasks?.requests?.tools?.call === undefined) {
-      return yield* new McpError.UnsupportedCapability({ capability: "tasks.requests.tools.call", method: "tools/call" })
+      return yield* new McpError.UnsupportedCapability({
+        capability: "tasks.requests.tools.call",
+        method: "tools/call"
+      })
     }
     const metadata: McpSchema.TaskMetadata = typeof requested === "object" ?
       requested :
@@ -166,7 +172,10 @@ const callKnown = (
       { ...request, replay: false }
     )
     listeners.status?.(created.task)
-    return yield* Effect.flatMap(followTask(ctx, created.task, options, listeners), (result) => ctx.validate(params.name, result))
+    return yield* Effect.flatMap(
+      followTask(ctx, created.task, options, listeners),
+      (result) => ctx.validate(params.name, result)
+    )
   })
 }
 
@@ -214,7 +223,9 @@ export const callToolStream = (
  * @internal
  */
 export const resultStream = (
-  run: (emit: (event: McpClient.CallToolEvent) => void) => Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError>
+  run: (
+    emit: (event: McpClient.CallToolEvent) => void
+  ) => Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError>
 ): Stream.Stream<McpClient.CallToolEvent, McpError.McpClientError> =>
   Stream.asyncScoped<McpClient.CallToolEvent, McpError.McpClientError>((emit) =>
     run((event) => void emit.single(event)).pipe(

@@ -3,11 +3,11 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import type * as ClientSession from "../ClientSession.js"
 import * as ApprovalDecision from "../ApprovalDecision.js"
 import * as ApprovalPolicy from "../ApprovalPolicy.js"
 import * as ApprovalRequest from "../ApprovalRequest.js"
 import * as Approver from "../Approver.js"
+import type * as ClientSession from "../ClientSession.js"
 import type * as McpClient from "../McpClient.js"
 import * as McpError from "../McpError.js"
 import type * as McpSchema from "../McpSchema.js"
@@ -48,7 +48,6 @@ export interface ToolCalls {
 type Emit = (event: McpClient.CallToolEvent) => Effect.Effect<void>
 
 const errorInfo = (error: McpError.McpClientError) => ({ _tag: error._tag, message: error.message })
-
 
 const outcomeOf = (cause: Cause.Cause<McpError.McpClientError>): ToolCallLog.Update =>
   Option.match(Cause.failureOption(cause), {
@@ -206,11 +205,12 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
         return run(
           params,
           options,
-          onProgress === undefined ? undefined : (event) => event._tag === "Progress" ? onProgress(event.progress) : Effect.void
+          onProgress === undefined
+            ? undefined
+            : (event) => event._tag === "Progress" ? onProgress(event.progress) : Effect.void
         )
       },
       callToolStream: (params, options) =>
         resultStream((emit) => run(params, options, (event) => Effect.sync(() => emit(event))))
     }
   })
-

@@ -24,7 +24,10 @@ const checkTool = checker(McpSchema.Tool)
  *
  * @internal
  */
-export const sort = (raw: ReadonlyArray<unknown>, dropped: Array<McpClient.DroppedTool>): ReadonlyArray<McpSchema.Tool> => {
+export const sort = (
+  raw: ReadonlyArray<unknown>,
+  dropped: Array<McpClient.DroppedTool>
+): ReadonlyArray<McpSchema.Tool> => {
   const kept: Array<McpSchema.Tool> = []
   for (const item of raw) {
     const checked = checkTool(item)
@@ -33,7 +36,10 @@ export const sort = (raw: ReadonlyArray<unknown>, dropped: Array<McpClient.Dropp
       const name = (item as { readonly name?: unknown } | null)?.name
       dropped.push({
         name: typeof name === "string" ? name.slice(0, 128) : undefined,
-        message: checked.left.split("\n").slice(1).map((line) => line.replace(/^[\s└├│─]+/, "")).join(" ").slice(0, 1000)
+        message: checked.left.split("\n").slice(1).map((line) => line.replace(/^[\s└├│─]+/, "")).join(" ").slice(
+          0,
+          1000
+        )
       })
     }
   }
@@ -42,7 +48,11 @@ export const sort = (raw: ReadonlyArray<unknown>, dropped: Array<McpClient.Dropp
 
 /** Logs one warning per tool left out. @internal */
 export const warn = (dropped: ReadonlyArray<McpClient.DroppedTool>): Effect.Effect<void> =>
-  Effect.forEach(dropped, (tool) =>
-    Effect.logWarning(`mcp: tools/list: left out tool ${JSON.stringify(tool.name ?? "(no name)")}: ${tool.message}`), {
-    discard: true
-  })
+  Effect.forEach(
+    dropped,
+    (tool) =>
+      Effect.logWarning(`mcp: tools/list: left out tool ${JSON.stringify(tool.name ?? "(no name)")}: ${tool.message}`),
+    {
+      discard: true
+    }
+  )

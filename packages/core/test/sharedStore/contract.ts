@@ -59,12 +59,20 @@ export const sharedStoreContract = <E>(name: string, pair: Layer.Layer<Pair, E>)
         yield* Effect.all([writes(a, "a"), writes(b, "b")], { concurrency: 2 })
         expect((yield* a.collection(name).list).length).toBe(80)
         yield* Effect.all([
-          Effect.forEach(Array.from({ length: 20 }, (_, i) => `a-${String(i).padStart(2, "0")}`), b.collection(name).remove, {
-            concurrency: 8
-          }),
-          Effect.forEach(Array.from({ length: 20 }, (_, i) => `b-${String(i).padStart(2, "0")}`), a.collection(name).remove, {
-            concurrency: 8
-          })
+          Effect.forEach(
+            Array.from({ length: 20 }, (_, i) => `a-${String(i).padStart(2, "0")}`),
+            b.collection(name).remove,
+            {
+              concurrency: 8
+            }
+          ),
+          Effect.forEach(
+            Array.from({ length: 20 }, (_, i) => `b-${String(i).padStart(2, "0")}`),
+            a.collection(name).remove,
+            {
+              concurrency: 8
+            }
+          )
         ], { concurrency: 2 })
         expect((yield* b.collection(name).list).length).toBe(40)
       }))

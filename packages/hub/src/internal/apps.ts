@@ -10,9 +10,9 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as AppHost from "../AppHost.js"
-import * as Errors from "./errors.js"
 import * as ServerRegistry from "../ServerRegistry.js"
 import * as ToolPins from "../ToolPins.js"
+import * as Errors from "./errors.js"
 import { sha256Hex } from "./sha256.js"
 
 const Pin = Schema.Struct({ digest: Schema.String, pinnedAt: Schema.Number })
@@ -33,7 +33,9 @@ export const make = (
     const mode: ToolPins.Mode = options.pinning ??
       (Option.isSome(policy) && policy.value.options.mode !== "auto" ? "quarantine" : "warn")
     const kv = yield* Effect.serviceOption(KeyValueStore.KeyValueStore)
-    const store = Option.isSome(kv) ? kv.value : yield* Effect.provide(KeyValueStore.KeyValueStore, KeyValueStore.layerMemory)
+    const store = Option.isSome(kv)
+      ? kv.value
+      : yield* Effect.provide(KeyValueStore.KeyValueStore, KeyValueStore.layerMemory)
     const pins = store.forSchema(Pin)
     const prefix = options.pinPrefix ?? ToolPins.defaultPrefix
     // by hashes: a URI is the server's text, kept out of key names and their length limits
@@ -64,7 +66,12 @@ export const make = (
           yield* pin(app, digest)
         } else if (pinned.value.digest !== digest) {
           const changed = new Errors.UiChanged({ server: app.server, uri: app.uri, digest })
-          const event: AppHost.Event = { _tag: "UiChanged", server: app.server, uri: app.uri, quarantined: mode === "quarantine" }
+          const event: AppHost.Event = {
+            _tag: "UiChanged",
+            server: app.server,
+            uri: app.uri,
+            quarantined: mode === "quarantine"
+          }
           yield* PubSub.publish(events, event)
           if (mode === "quarantine") {
             quarantined.set(keyOf(app), changed)

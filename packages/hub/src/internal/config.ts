@@ -34,19 +34,33 @@ const decodeEntry = Schema.decodeUnknownEither(Entry, { errors: "first" })
 const knownKeys: ReadonlyArray<string> = Object.keys(Entry.fields)
 /** Keys of other clients' formats that are close to one of ours but mean something else. */
 const foreignKeys: ReadonlySet<string> = new Set([
-  "oauth", "envFile", "description", "includeTools", "excludeTools", "authProviderType", "transport", "name",
-  "alwaysAllow", "autoApprove", "disabledTools", "enabled"
+  "oauth",
+  "envFile",
+  "description",
+  "includeTools",
+  "excludeTools",
+  "authProviderType",
+  "transport",
+  "name",
+  "alwaysAllow",
+  "autoApprove",
+  "disabledTools",
+  "enabled"
 ])
 
 /** Edit distance (insert, delete, replace, swap two neighbours) up to `max`; `max + 1` beyond. */
 const distance = (a: string, b: string, max: number): number => {
   if (Math.abs(a.length - b.length) > max) return max + 1
-  const rows: Array<Array<number>> = [...Array(a.length + 1)].map((_, i) => [...Array(b.length + 1)].map((_, j) => i === 0 ? j : j === 0 ? i : 0))
+  const rows: Array<Array<number>> = [...Array(a.length + 1)].map((_, i) =>
+    [...Array(b.length + 1)].map((_, j) => i === 0 ? j : j === 0 ? i : 0)
+  )
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1
       rows[i][j] = Math.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost)
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) rows[i][j] = Math.min(rows[i][j], rows[i - 2][j - 2] + 1)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        rows[i][j] = Math.min(rows[i][j], rows[i - 2][j - 2] + 1)
+      }
     }
   }
   return rows[a.length][b.length]
@@ -56,7 +70,9 @@ const distance = (a: string, b: string, max: number): number => {
 const misspelt = (entry: object): { readonly key: string; readonly meant: string } | undefined => {
   for (const key of Object.keys(entry)) {
     if (knownKeys.includes(key) || foreignKeys.has(key) || key.length < 3) continue
-    const meant = knownKeys.find((known) => distance(key.toLowerCase(), known.toLowerCase(), 2) <= (known.length <= 4 ? 1 : 2))
+    const meant = knownKeys.find((known) =>
+      distance(key.toLowerCase(), known.toLowerCase(), 2) <= (known.length <= 4 ? 1 : 2)
+    )
     if (meant !== undefined) return { key, meant }
   }
   return undefined
@@ -191,7 +207,8 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 
 /** @internal */
 export const fromJson = (json: unknown, path?: string): Either.Either<ServerConfig.Parsed, ConfigFileError> => {
-  const fileError = (reason: string) => Either.left(new ConfigFileError({ ...(path === undefined ? {} : { path }), reason }))
+  const fileError = (reason: string) =>
+    Either.left(new ConfigFileError({ ...(path === undefined ? {} : { path }), reason }))
   if (!isRecord(json)) return fileError("the config must be a JSON object")
   const sections = (["mcpServers", "servers"] as const).filter((key) => json[key] !== undefined)
   if (sections.length === 0) return fileError("the config has neither mcpServers nor servers")
@@ -246,7 +263,9 @@ const parseUrl = (
   }
   return url !== undefined && schemes.includes(url.protocol)
     ? Effect.succeed(url)
-    : Effect.fail(new ServerConfigError({ server: name, key, reason: `is not a URL with scheme ${schemeList(schemes)}` }))
+    : Effect.fail(
+      new ServerConfigError({ server: name, key, reason: `is not a URL with scheme ${schemeList(schemes)}` })
+    )
 }
 
 /** The expanded URL, checked; a `url` without type (`Http`) written as `${VAR}` is picked by its expanded scheme. */

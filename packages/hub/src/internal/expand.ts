@@ -33,16 +33,19 @@ export const expandString = (
   if (matches.length === 0) return Effect.succeed(text)
   return Effect.map(
     Effect.forEach(matches, (match) =>
-      Effect.flatMap(lookup(match[1]!), Option.match({
-        onSome: (value) => {
-          expanded?.push(value)
-          return Effect.succeed(value)
-        },
-        onNone: () =>
-          match[2] !== undefined
-            ? Effect.succeed(match[2])
-            : Effect.fail(new ServerConfigError({ server, key, reason: `\${${match[1]}} is not set` }))
-      }))),
+      Effect.flatMap(
+        lookup(match[1]!),
+        Option.match({
+          onSome: (value) => {
+            expanded?.push(value)
+            return Effect.succeed(value)
+          },
+          onNone: () =>
+            match[2] !== undefined
+              ? Effect.succeed(match[2])
+              : Effect.fail(new ServerConfigError({ server, key, reason: `\${${match[1]}} is not set` }))
+        })
+      )),
     (values) => {
       let i = 0
       return text.replace(reference, () => values[i++]!)

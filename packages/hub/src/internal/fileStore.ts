@@ -69,29 +69,53 @@ const encodeId = (id: string) => encodeURIComponent(id).replace(/^\./, "%2E")
 const byId = (a: readonly [string, string], b: readonly [string, string]) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0
 
 const keyValueStore = (directory: string): KeyValueStore.KeyValueStore => {
-  const withKey = <A>(method: string, key: string, f: (file: string) => Effect.Effect<A, PlatformError.PlatformError>) =>
+  const withKey = <A>(
+    method: string,
+    key: string,
+    f: (file: string) => Effect.Effect<A, PlatformError.PlatformError>
+  ) =>
     key.length === 0 || key === "." || key === ".."
       ? Effect.fail(
-        new PlatformError.BadArgument({ module: "KeyValueStore", method, description: "Key must not be empty, . or .." })
+        new PlatformError.BadArgument({
+          module: "KeyValueStore",
+          method,
+          description: "Key must not be empty, . or .."
+        })
       )
       : f(Path.join(directory, encodeURIComponent(key)))
   const keyFiles = attempt("size", () => FsP.readdir(directory)).pipe(
-    Effect.map((names) => names.filter((name) => name !== recordsDirectory && !name.startsWith(temporary) && !name.startsWith(keyFile)))
+    Effect.map((names) =>
+      names.filter((name) => name !== recordsDirectory && !name.startsWith(temporary) && !name.startsWith(keyFile))
+    )
   )
   return KeyValueStore.make({
     get: (key) => withKey("get", key, (file) => orNone(attempt("get", () => FsP.readFile(file, "utf8")))),
     getUint8Array: (key) =>
-      withKey("getUint8Array", key, (file) =>
-        orNone(attempt("getUint8Array", () => FsP.readFile(file).then((b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength))))),
+      withKey(
+        "getUint8Array",
+        key,
+        (file) =>
+          orNone(attempt("getUint8Array", () =>
+            FsP.readFile(file).then((b) =>
+              new Uint8Array(b.buffer, b.byteOffset, b.byteLength)
+            )))
+      ),
     set: (key, value) => withKey("set", key, (file) => writeAtomic("set", file, value)),
     remove: (key) => withKey("remove", key, (file) => ignoreNotFound(attempt("remove", () => FsP.unlink(file)))),
     has: (key) =>
       withKey("has", key, (file) => Effect.map(orNone(attempt("has", () => FsP.stat(file))), Option.isSome)),
     // the keys only: the shared records are collections of their own
-    clear: Effect.flatMap(keyFiles, (names) =>
-      Effect.forEach(names, (name) => ignoreNotFound(attempt("clear", () => FsP.unlink(Path.join(directory, name)))), {
-        discard: true
-      })),
+    clear: Effect.flatMap(
+      keyFiles,
+      (names) =>
+        Effect.forEach(
+          names,
+          (name) => ignoreNotFound(attempt("clear", () => FsP.unlink(Path.join(directory, name)))),
+          {
+            discard: true
+          }
+        )
+    ),
     size: Effect.map(keyFiles, (names) => names.length)
   })
 }
@@ -120,7 +144,8 @@ const sharedStore = (directory: string): SharedStore.Service => ({
             const id = idOf(file)
             // a record removed while listed is not listed
             return id === undefined ? Effect.succeed(Option.none()) : orNone(
-              Effect.map(attempt("list", () => FsP.readFile(Path.join(folder, file), "utf8")), (value) => [id, value] as const)
+              Effect.map(attempt("list", () => FsP.readFile(Path.join(folder, file), "utf8")), (value) =>
+                [id, value] as const)
             )
           }, { concurrency: 16 })
         ),

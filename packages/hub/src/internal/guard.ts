@@ -55,7 +55,10 @@ const modeOf = (
   configured ?? (Option.isSome(policy) && policy.value.options.mode !== "auto" ? "quarantine" : "warn")
 
 /** The text of a tool as shown to a model: neutralised, its description capped. */
-const present = (tool: McpSchema.Tool, maxDescription: number): { readonly tool: McpSchema.Tool; readonly cut: boolean } => {
+const present = (
+  tool: McpSchema.Tool,
+  maxDescription: number
+): { readonly tool: McpSchema.Tool; readonly cut: boolean } => {
   const safe = ApprovalRequest.neutralizeTool(tool)
   if (safe.description === undefined || safe.description.length <= maxDescription) return { tool: safe, cut: false }
   const description = `${safe.description.slice(0, maxDescription)}… [cut at ${maxDescription} characters]`
@@ -137,7 +140,9 @@ export const make = (options: ServerRegistry.Options): Effect.Effect<
     const check = (server: string, tools: ReadonlyArray<McpSchema.Tool>): Effect.Effect<Checked> =>
       mode === "off" ? Effect.succeed(noChecks) : Effect.gen(function*() {
         const result = yield* pins.check(server, tools)
-        const quarantine = mode === "quarantine" ? result.changed : new Map<string, ReadonlyArray<ToolPins.FieldChange>>()
+        const quarantine = mode === "quarantine"
+          ? result.changed
+          : new Map<string, ReadonlyArray<ToolPins.FieldChange>>()
         const events: Array<ToolPins.Event> = []
         const warnings: Array<ServerRegistry.ToolWarning> = []
         for (const [tool, changes] of result.changed) {
@@ -145,7 +150,9 @@ export const make = (options: ServerRegistry.Options): Effect.Effect<
           warnings.push({
             _tag: "DefinitionChanged",
             tool,
-            message: `changed its ${fieldList(changes)} since it was first seen${quarantine.has(tool) ? "; quarantined until approved" : ""}`
+            message: `changed its ${fieldList(changes)} since it was first seen${
+              quarantine.has(tool) ? "; quarantined until approved" : ""
+            }`
           })
         }
         for (const { from, tool } of [...result.renamed].sort((a, b) => a.tool < b.tool ? -1 : 1)) {
@@ -168,7 +175,9 @@ export const make = (options: ServerRegistry.Options): Effect.Effect<
         }
         for (const s of servers) for (const w of s.checked.warnings) warn(s.server, w)
         for (const [server, names] of named.duplicates) {
-          for (const tool of names) warn(server, { _tag: "DuplicateTool", tool, message: "listed more than once; only the first is offered" })
+          for (const tool of names) {
+            warn(server, { _tag: "DuplicateTool", tool, message: "listed more than once; only the first is offered" })
+          }
         }
         const tools: Array<ServerRegistry.HubTool> = []
         const quarantined = new Map<string, ToolPins.ToolQuarantined>()
@@ -177,7 +186,11 @@ export const make = (options: ServerRegistry.Options): Effect.Effect<
           if (changes !== undefined) {
             quarantined.set(
               hubTool.name,
-              new ToolPins.ToolQuarantined({ server: hubTool.server, tool: hubTool.tool.name, fields: changes.map((c) => c.field) })
+              new ToolPins.ToolQuarantined({
+                server: hubTool.server,
+                tool: hubTool.tool.name,
+                fields: changes.map((c) => c.field)
+              })
             )
             continue
           }
@@ -194,10 +207,16 @@ export const make = (options: ServerRegistry.Options): Effect.Effect<
         const events: Array<ToolPins.Event> = []
         const current = new Set<string>()
         for (const { mentions, tool } of shadowing(tools)) {
-          warn(tool.server, { _tag: "Shadowing", tool: tool.tool.name, message: `its description names ${mentions.join(", ")}` })
+          warn(tool.server, {
+            _tag: "Shadowing",
+            tool: tool.tool.name,
+            message: `its description names ${mentions.join(", ")}`
+          })
           const key = `${tool.server}\u0000${tool.tool.name}\u0000${mentions.join("\u0000")}`
           current.add(key)
-          if (reported.has(key)) continue
+          if (reported.has(key)) {
+            continue
+          }
           events.push({ _tag: "Shadowing", server: tool.server, tool: tool.tool.name, mentions })
         }
         reported = current

@@ -80,11 +80,14 @@ const oneOf = <I, S, E, R, ROut extends I>(
   given: Layer.Layer<I, E, R> | undefined,
   fallback: Layer.Layer<ROut, E, R>
 ): Layer.Layer<ROut, E | ServerRegistry.RegistryError, R> =>
-  Layer.unwrapEffect(Effect.map(Effect.serviceOption(tag), (outer): Layer.Layer<ROut, E | ServerRegistry.RegistryError, R> =>
-    Option.match(outer, {
-      onNone: () => given ?? fallback,
-      onSome: (service) => given === undefined ? Layer.succeed(tag, service) : Layer.fail(conflict(name, option))
-    })))
+  Layer.unwrapEffect(
+    Effect.map(Effect.serviceOption(tag), (outer): Layer.Layer<ROut, E | ServerRegistry.RegistryError, R> =>
+      Option.match(outer, {
+        onNone: () =>
+          given ?? fallback,
+        onSome: (service) => given === undefined ? Layer.succeed(tag, service) : Layer.fail(conflict(name, option))
+      }))
+  )
 
 /** The registry over the loaded servers, the policy and the history on one storage, the factory given. */
 export const layer = <E, E2>(
@@ -104,7 +107,13 @@ export const layer = <E, E2>(
       ApprovalPolicy.layer({ mode: "auto" })
     ),
     ToolCallLog.layer(history),
-    oneOf(Approver.Approver, "Approver", "approver", approver === undefined ? undefined : Approver.layer(approver), Layer.empty)
+    oneOf(
+      Approver.Approver,
+      "Approver",
+      "approver",
+      approver === undefined ? undefined : Approver.layer(approver),
+      Layer.empty
+    )
   )
   const transports = factory.pipe(
     Layer.provide(Layer.mergeAll(tokens ?? Layer.empty, authorizer ?? Layer.empty))

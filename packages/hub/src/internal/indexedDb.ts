@@ -1,11 +1,11 @@
 import * as PlatformError from "@effect/platform/Error"
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
+import type * as SharedStore from "@mcp-effect/core/SharedStore"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type * as SharedStore from "@mcp-effect/core/SharedStore"
 import type * as IndexedDbKeyValueStore from "../IndexedDbKeyValueStore.js"
 
 /** @internal */
@@ -105,8 +105,7 @@ export const make = (
       Effect.sync(() => new Channel(channelName)),
       (channel) => Effect.sync(() => channel.close())
     )
-    const announce = (collection: string, id: string) =>
-      Effect.sync(() => sender?.postMessage({ collection, id }))
+    const announce = (collection: string, id: string) => Effect.sync(() => sender?.postMessage({ collection, id }))
     const shared: SharedStore.Service = {
       shared: sender !== undefined,
       collection: (collection) => ({

@@ -37,7 +37,9 @@ export const hash = (digits: number, ...parts: ReadonlyArray<string | number>): 
  */
 export const basePrefix = (server: string): string => {
   const compact = sanitize(server).replace(/_+/g, "_").replace(/^_|_$/g, "") || "server"
-  return compact.length <= MAX_PREFIX ? compact : clean(`${compact.slice(0, MAX_PREFIX - PREFIX_HASH - 1)}_${hash(PREFIX_HASH, "prefix", server)}`)
+  return compact.length <= MAX_PREFIX
+    ? compact
+    : clean(`${compact.slice(0, MAX_PREFIX - PREFIX_HASH - 1)}_${hash(PREFIX_HASH, "prefix", server)}`)
 }
 
 const clean = (prefix: string) => prefix.replace(/_+/g, "_").replace(/^_|_$/g, "")
@@ -110,7 +112,9 @@ export const make = (prefix: "onCollision" | "always") => {
     const base = basePrefix(server)
     let candidate = base
     for (let attempt = 0; prefixOwners.has(candidate) && prefixOwners.get(candidate) !== server; attempt++) {
-      candidate = clean(`${base.slice(0, MAX_PREFIX - PREFIX_HASH - 1)}_${hash(PREFIX_HASH, "prefix", server, attempt)}`)
+      candidate = clean(
+        `${base.slice(0, MAX_PREFIX - PREFIX_HASH - 1)}_${hash(PREFIX_HASH, "prefix", server, attempt)}`
+      )
     }
     prefixOwners.set(candidate, server)
     prefixes.set(server, candidate)

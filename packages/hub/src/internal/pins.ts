@@ -1,4 +1,4 @@
-import * as KeyValueStore from "@effect/platform/KeyValueStore"
+import type * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as ApprovalRequest from "@mcp-effect/core/ApprovalRequest"
 import type * as McpSchema from "@mcp-effect/core/McpSchema"
 import * as Clock from "effect/Clock"
@@ -52,7 +52,8 @@ export const make = (kv: KeyValueStore.KeyValueStore, prefix: string): Pins => {
   const serverKey = (server: string) => `${prefix}${encodeURIComponent(server)}/`
   const toolKey = (server: string, tool: string) => `${serverKey(server)}tools/${encodeURIComponent(tool)}`
   // by a hash: the key stays short whatever the definition
-  const definitionKey = (server: string, definition: string) => `${serverKey(server)}definitions/${sha256Hex(definition)}`
+  const definitionKey = (server: string, definition: string) =>
+    `${serverKey(server)}definitions/${sha256Hex(definition)}`
 
   const pin = (server: string, tool: McpSchema.Tool) =>
     Effect.gen(function*() {

@@ -2,8 +2,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import * as Errors from "./errors.js"
 import type * as ServerRegistry from "../ServerRegistry.js"
+import * as Errors from "./errors.js"
 
 /** What `awaitReady` needs to know of a server. */
 export interface Progress {

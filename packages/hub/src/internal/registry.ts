@@ -1,4 +1,5 @@
 import type * as KeyValueStore from "@effect/platform/KeyValueStore"
+import * as ApprovalRequest from "@mcp-effect/core/ApprovalRequest"
 import type * as ClientSession from "@mcp-effect/core/ClientSession"
 import * as McpApps from "@mcp-effect/core/McpApps"
 import * as McpClient from "@mcp-effect/core/McpClient"
@@ -14,18 +15,17 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Subscribable from "effect/Subscribable"
 import * as SubscriptionRef from "effect/SubscriptionRef"
-import * as ApprovalRequest from "@mcp-effect/core/ApprovalRequest"
 import * as ServerConfig from "../ServerConfig.js"
-import * as Errors from "./errors.js"
 import type * as ServerRegistry from "../ServerRegistry.js"
-import * as TransportFactory from "../TransportFactory.js"
 import type * as ToolPins from "../ToolPins.js"
 import type * as ToolSearch from "../ToolSearch.js"
-import { Embeddings } from "./search/embeddingsTag.js"
-import * as SearchIndex from "./search/index.js"
+import * as TransportFactory from "../TransportFactory.js"
+import * as Errors from "./errors.js"
 import * as Guard from "./guard.js"
 import * as Ready from "./ready.js"
 import * as SearchRanking from "./search/embeddings.js"
+import { Embeddings } from "./search/embeddingsTag.js"
+import * as SearchIndex from "./search/index.js"
 import * as StoredServers from "./storedServers.js"
 
 interface Entry {
@@ -109,7 +109,9 @@ const make_ = (
           byName = new Map(view.tools.map((tool) => [tool.name, tool]))
           index = undefined
           quarantined = view.quarantined
-          for (const e of all) e.status = { ...e.status, warnings: [...e.dropped, ...(view.warnings.get(e.name) ?? [])] }
+          for (const e of all) {
+            e.status = { ...e.status, warnings: [...e.dropped, ...(view.warnings.get(e.name) ?? [])] }
+          }
           return Effect.zipRight(
             SubscriptionRef.set(statuses, all.map((e) => e.status)),
             // a tool meant for its MCP App only is never offered to a model
@@ -144,8 +146,12 @@ const make_ = (
           })
       )
 
-
-    const onState = (entry: Entry, run: number, state: ClientSession.ConnectionState, sessionId: Effect.Effect<string | undefined>) =>
+    const onState = (
+      entry: Entry,
+      run: number,
+      state: ClientSession.ConnectionState,
+      sessionId: Effect.Effect<string | undefined>
+    ) =>
       Effect.flatMap(sessionId, (id) =>
         update(entry, run, (e) => {
           switch (state._tag) {
@@ -174,8 +180,7 @@ const make_ = (
               })
             }
           }
-        })
-      )
+        }))
 
     /** Builds the server's transport and client; never fails (failures become the status). */
     const run = (entry: Entry, config: ServerConfig.ServerConfig, runId: number, scope: Scope.Scope) =>
@@ -207,8 +212,7 @@ const make_ = (
           scope
         )
         yield* Effect.forkIn(
-          Stream.runForEach(client.tools.changes, (list) =>
-            takeListing(entry, runId, client, list)),
+          Stream.runForEach(client.tools.changes, (list) => takeListing(entry, runId, client, list)),
           scope
         )
       }).pipe(
@@ -307,7 +311,10 @@ const make_ = (
     }
     yield* Effect.forEach([...entries.values()], start, { discard: true })
     if (persistence !== undefined) {
-      yield* Effect.forkIn(Stream.runForEach(persistence.changes, ([name, change]) => follow(name, change)), registryScope)
+      yield* Effect.forkIn(
+        Stream.runForEach(persistence.changes, ([name, change]) => follow(name, change)),
+        registryScope
+      )
     }
 
     const callOn = (
@@ -361,8 +368,7 @@ const make_ = (
             ? rank.value(index, query, searchOptions)
             : Effect.succeed(index.search(query, searchOptions))
         }),
-      awaitReady: (readyOptions) =>
-        Ready.awaitReady(servers, () => [...entries.values()], readyOptions),
+      awaitReady: (readyOptions) => Ready.awaitReady(servers, () => [...entries.values()], readyOptions),
       add: (config) =>
         changeLock.withPermits(1)(Effect.gen(function*() {
           if (entries.has(config.name)) {
@@ -409,16 +415,19 @@ const make_ = (
           yield* update(entry, run, (e) => void (e.checked = checked))
         }),
       client: (name) =>
-        Effect.flatMap(entryOf(name), (entry) =>
-          entry.client === undefined || entry.status._tag === "Failed" || entry.status._tag === "NeedsAuth"
-            ? Effect.fail(
-              new Errors.RegistryError({
-                reason: "Unavailable",
-                server: name,
-                message: `server "${name}" is ${entry.status._tag}`
-              })
-            )
-            : Effect.succeed(entry.client))
+        Effect.flatMap(
+          entryOf(name),
+          (entry) =>
+            entry.client === undefined || entry.status._tag === "Failed" || entry.status._tag === "NeedsAuth"
+              ? Effect.fail(
+                new Errors.RegistryError({
+                  reason: "Unavailable",
+                  server: name,
+                  message: `server "${name}" is ${entry.status._tag}`
+                })
+              )
+              : Effect.succeed(entry.client)
+        )
     }
   })
 
@@ -451,5 +460,4 @@ export const makeStored = (
   ServerRegistry.Service,
   ServerRegistry.RegistryError,
   TransportFactory.TransportFactory | KeyValueStore.KeyValueStore | Scope.Scope
-> =>
-  Effect.flatMap(StoredServers.make(options.key ?? defaultStoreKey), (stored) => make_(options, stored))
+> => Effect.flatMap(StoredServers.make(options.key ?? defaultStoreKey), (stored) => make_(options, stored))

@@ -7,8 +7,8 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as ConfigSealer from "../ConfigSealer.js"
 import * as ServerConfig from "../ServerConfig.js"
-import * as Errors from "./errors.js"
 import type * as ServerRegistry from "../ServerRegistry.js"
+import * as Errors from "./errors.js"
 
 /** Changes on top of the configured servers: a config per added or changed server, `null` per removed one. */
 const Overlay = Schema.Record({ key: Schema.String, value: Schema.NullOr(ServerConfig.ServerConfig) })
@@ -43,8 +43,7 @@ export interface StoredServers {
   readonly changes: Stream.Stream<readonly [name: string, change: Option.Option<ServerConfig.ServerConfig | null>]>
 }
 
-const storage = (message: string) => (cause: unknown) =>
-  new Errors.RegistryError({ reason: "Storage", message, cause })
+const storage = (message: string) => (cause: unknown) => new Errors.RegistryError({ reason: "Storage", message, cause })
 
 /** @internal */
 export const make = (
@@ -59,7 +58,10 @@ export const make = (
     const close = (change: ServerConfig.ServerConfig | null) =>
       change === null || Option.isNone(sealer) ? Effect.succeed(change) : sealer.value.seal(change)
     const write = (name: string, change: ServerConfig.ServerConfig | null) =>
-      Effect.flatMap(close(change), (sealed) => Effect.flatMap(Effect.orDie(encode(sealed)), (text) => servers.put(name, text)))
+      Effect.flatMap(
+        close(change),
+        (sealed) => Effect.flatMap(Effect.orDie(encode(sealed)), (text) => servers.put(name, text))
+      )
     // subscribed before reading, so that no change falls between the two
     const changed = yield* Effect.mapError(servers.subscribe, storage("the stored servers cannot be watched"))
     const readChange = (name: string, text: string) =>
@@ -70,7 +72,8 @@ export const make = (
       const kv = yield* KeyValueStore.KeyValueStore
       const old = yield* Effect.mapError(kv.forSchema(Overlay).get(key), storage("the stored servers cannot be read"))
       if (Option.isSome(old)) {
-        yield* Effect.forEach(Object.entries(old.value), ([name, change]) => write(name, change), { discard: true }).pipe(
+        yield* Effect.forEach(Object.entries(old.value), ([name, change]) => write(name, change), { discard: true })
+          .pipe(
             Effect.zipRight(kv.remove(key)),
             Effect.mapError(storage("the stored servers cannot be moved to one record per server"))
           )

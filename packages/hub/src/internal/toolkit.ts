@@ -13,11 +13,11 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
+import type { McpTool, McpToolkit, Options, Parameters, Result, Source, SourceTool } from "../McpToolkit.js"
+import * as ToolFormat from "../ToolFormat.js"
+import type * as ToolSearch from "../ToolSearch.js"
 import { sanitizeName } from "./format/names.js"
 import { describe } from "./format/tools.js"
-import type { McpTool, McpToolkit, Options, Parameters, Result, Source, SourceTool } from "../McpToolkit.js"
-import type * as ToolSearch from "../ToolSearch.js"
-import * as ToolFormat from "../ToolFormat.js"
 
 const parameters: Parameters = Schema.Struct({}, Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 
@@ -75,14 +75,16 @@ const failedCall = (error: unknown): McpSchema.CallToolResult => {
 
 /** @internal */
 export const handlers = <E>(tools: ReadonlyArray<SourceTool>, source: Source<E>) =>
-  Object.fromEntries(offered(tools).map((entry) => [
-    sanitizeName(entry.name),
-    (params: { readonly [key: string]: unknown }) =>
-      source.callTool(entry.name, params).pipe(
-        Effect.catchAll((error) => Effect.succeed(failedCall(error))),
-        Effect.flatMap((result) => result.isError === true ? Effect.fail(result) : Effect.succeed(result))
-      )
-  ]))
+  Object.fromEntries(
+    offered(tools).map((entry) => [
+      sanitizeName(entry.name),
+      (params: { readonly [key: string]: unknown }) =>
+        source.callTool(entry.name, params).pipe(
+          Effect.catchAll((error) => Effect.succeed(failedCall(error))),
+          Effect.flatMap((result) => result.isError === true ? Effect.fail(result) : Effect.succeed(result))
+        )
+    ])
+  )
 
 /** @internal */
 export const layer = <E>(

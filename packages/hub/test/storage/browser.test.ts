@@ -7,8 +7,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { IDBFactory } from "fake-indexeddb"
 import { vi } from "vitest"
-import * as IndexedDbKeyValueStore from "../../src/IndexedDbKeyValueStore.js"
 import { Pair, sharedStoreContract } from "../../../core/test/sharedStore/contract.js"
+import * as IndexedDbKeyValueStore from "../../src/IndexedDbKeyValueStore.js"
 import { keyValueContract } from "./contract.js"
 
 keyValueContract("browser localStorage", BrowserKeyValueStore.layerLocalStorage, { large: false })

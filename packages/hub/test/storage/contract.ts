@@ -3,13 +3,13 @@
  * registered per backend.
  */
 import type * as KeyValueStore from "@effect/platform/KeyValueStore"
+import { KeyValueStore as Tag } from "@effect/platform/KeyValueStore"
 import { expect, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as ServerConfig from "../../src/ServerConfig.js"
-import { KeyValueStore as Tag } from "@effect/platform/KeyValueStore"
 
 const Record = Schema.Struct({ id: Schema.Number, at: Schema.DateFromString, tags: Schema.Array(Schema.String) })
 
@@ -52,7 +52,9 @@ export const keyValueContract = <E>(
         const keys = ["a:b/c", "https://example.com/mcp?x=1#y", "ünï cödé ✓", "...", "x".repeat(200)]
         const values = ["", " padded \n", "ünï\u0000cödé ✓ 😀", JSON.stringify({ nested: ["json"] })]
         for (const [i, key] of keys.entries()) yield* store.set(key, values[i % values.length]!)
-        for (const [i, key] of keys.entries()) expect(yield* store.get(key)).toEqual(Option.some(values[i % values.length]))
+        for (const [i, key] of keys.entries()) {
+          expect(yield* store.get(key)).toEqual(Option.some(values[i % values.length]))
+        }
         expect(yield* store.size).toBe(keys.length)
       }))
 

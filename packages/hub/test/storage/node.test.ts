@@ -6,4 +6,7 @@ import * as NodeFileKeyValueStore from "../../src/NodeFileKeyValueStore.js"
 import { keyValueContract } from "./contract.js"
 
 keyValueContract("memory", KeyValueStore.layerMemory)
-keyValueContract("Node files", NodeFileKeyValueStore.layer(Path.join(Fs.mkdtempSync(Path.join(Os.tmpdir(), "hub-kv-")), "store")))
+keyValueContract(
+  "Node files",
+  NodeFileKeyValueStore.layer(Path.join(Fs.mkdtempSync(Path.join(Os.tmpdir(), "hub-kv-")), "store"))
+)

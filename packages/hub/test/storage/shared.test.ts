@@ -1,21 +1,23 @@
 // The SharedStore contract on the Node file store: two stores on one directory, as two processes have.
-import * as SharedStore from "@mcp-effect/core/SharedStore"
-import { Pair, sharedStoreContract } from "../../../core/test/sharedStore/contract.js"
-import { describe, expect, it } from "@effect/vitest"
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
+import { describe, expect, it } from "@effect/vitest"
+import * as SharedStore from "@mcp-effect/core/SharedStore"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { Pair, sharedStoreContract } from "../../../core/test/sharedStore/contract.js"
 import * as NodeFileKeyValueStore from "../../src/NodeFileKeyValueStore.js"
 
 const tmp = (name: string) => Path.join(Fs.mkdtempSync(Path.join(Os.tmpdir(), "hub-shared-")), name)
 
 const storeIn = (directory: string) =>
-  Effect.map(Layer.build(NodeFileKeyValueStore.layer(directory)), (context) =>
-    Context.get(context, SharedStore.SharedStore))
+  Effect.map(
+    Layer.build(NodeFileKeyValueStore.layer(directory)),
+    (context) => Context.get(context, SharedStore.SharedStore)
+  )
 
 sharedStoreContract(
   "Node files",

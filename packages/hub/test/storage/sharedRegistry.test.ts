@@ -43,38 +43,49 @@ const eventually = (registry: ServerRegistry.Service, expected: ReadonlyArray<st
   )
 
 describe("ServerRegistry on a shared store", () => {
-  it.scopedLive("two registries adding different servers at once keep both, and each sees the other's", () =>
-    Effect.gen(function*() {
-      const directory = tmp()
-      const [a, b] = yield* Effect.all([registryIn(directory), registryIn(directory)])
-      yield* Effect.all([
-        Effect.forEach(["a1", "a2", "a3"], (name) => a.add(off(name))),
-        Effect.forEach(["b1", "b2", "b3"], (name) => b.add(off(name)))
-      ], { concurrency: 2 })
-      const all = ["a1", "a2", "a3", "b1", "b2", "b3"].map((name) => `${name}:Disabled`)
-      yield* Effect.all([eventually(a, all), eventually(b, all)])
-      // a later start finds all six
-      expect(yield* Effect.scoped(Effect.flatMap(registryIn(directory), namesOf))).toEqual(all)
+  it.scopedLive(
+    "two registries adding different servers at once keep both, and each sees the other's",
+    () =>
+      Effect.gen(function*() {
+        const directory = tmp()
+        const [a, b] = yield* Effect.all([registryIn(directory), registryIn(directory)])
+        yield* Effect.all([
+          Effect.forEach(["a1", "a2", "a3"], (name) => a.add(off(name))),
+          Effect.forEach(["b1", "b2", "b3"], (name) => b.add(off(name)))
+        ], { concurrency: 2 })
+        const all = ["a1", "a2", "a3", "b1", "b2", "b3"].map((name) => `${name}:Disabled`)
+        yield* Effect.all([eventually(a, all), eventually(b, all)])
+        // a later start finds all six
+        expect(yield* Effect.scoped(Effect.flatMap(registryIn(directory), namesOf))).toEqual(all)
 
-      // a removal and an enable in one are followed by the other
-      yield* a.remove("b1")
-      yield* b.enable("a2")
-      const after = ["a1:Disabled", "a2:Failed", "a3:Disabled", "b2:Disabled", "b3:Disabled"]
-      yield* Effect.all([eventually(a, after), eventually(b, after)])
-    }), { timeout: 20_000 })
+        // a removal and an enable in one are followed by the other
+        yield* a.remove("b1")
+        yield* b.enable("a2")
+        const after = ["a1:Disabled", "a2:Failed", "a3:Disabled", "b2:Disabled", "b3:Disabled"]
+        yield* Effect.all([eventually(a, after), eventually(b, after)])
+      }),
+    { timeout: 20_000 }
+  )
 
-  it.scopedLive("a configured server removed in one registry goes from the other; the old one-key store is moved", () =>
-    Effect.gen(function*() {
-      const directory = tmp()
-      // what an earlier version left: every change under one key
-      yield* Effect.scoped(Effect.gen(function*() {
-        const kv = Context.get(yield* Layer.build(NodeFileKeyValueStore.layer(directory)), KeyValueStore.KeyValueStore)
-        yield* kv.set(ServerRegistry.defaultStoreKey, JSON.stringify({ kept: null }))
-      }))
-      const servers = [off("kept"), off("shared")]
-      const [a, b] = yield* Effect.all([registryIn(directory, servers), registryIn(directory, servers)])
-      expect(yield* namesOf(a)).toEqual(["shared:Disabled"])
-      yield* a.remove("shared")
-      yield* eventually(b, [])
-    }), { timeout: 20_000 })
+  it.scopedLive(
+    "a configured server removed in one registry goes from the other; the old one-key store is moved",
+    () =>
+      Effect.gen(function*() {
+        const directory = tmp()
+        // what an earlier version left: every change under one key
+        yield* Effect.scoped(Effect.gen(function*() {
+          const kv = Context.get(
+            yield* Layer.build(NodeFileKeyValueStore.layer(directory)),
+            KeyValueStore.KeyValueStore
+          )
+          yield* kv.set(ServerRegistry.defaultStoreKey, JSON.stringify({ kept: null }))
+        }))
+        const servers = [off("kept"), off("shared")]
+        const [a, b] = yield* Effect.all([registryIn(directory, servers), registryIn(directory, servers)])
+        expect(yield* namesOf(a)).toEqual(["shared:Disabled"])
+        yield* a.remove("shared")
+        yield* eventually(b, [])
+      }),
+    { timeout: 20_000 }
+  )
 })

@@ -24,7 +24,11 @@ export const fromRedis = (redis: Redis): RedisClient.Service => ({
       try: () => f(redis),
       // ioredis errors name the command and its error, never the values sent
       catch: (cause) =>
-        new RedisError({ operation, message: `Redis ${operation} failed: ${cause instanceof Error ? cause.message : "error"}`, cause })
+        new RedisError({
+          operation,
+          message: `Redis ${operation} failed: ${cause instanceof Error ? cause.message : "error"}`,
+          cause
+        })
     })
 })
 

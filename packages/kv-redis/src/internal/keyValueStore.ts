@@ -43,14 +43,17 @@ export const make = (
       getUint8Array: (key) =>
         Effect.map(
           run("getUint8Array", (redis) => redis.getBuffer(k(key))),
-          (buffer) => Option.map(Option.fromNullable(buffer), (b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength))
+          (buffer) =>
+            Option.map(Option.fromNullable(buffer), (b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength))
         ),
       set: (key, value) =>
         Effect.asVoid(run("set", (redis) => redis.set(k(key), typeof value === "string" ? value : Buffer.from(value)))),
       remove: (key) => Effect.asVoid(run("remove", (redis) => redis.del(k(key)))),
       has: (key) => Effect.map(run("has", (redis) => redis.exists(k(key))), (n) => n > 0),
-      clear: Effect.flatMap(scanAll, (keys) =>
-        keys.length === 0 ? Effect.void : Effect.asVoid(run("clear", (redis) => redis.unlink(...keys)))),
+      clear: Effect.flatMap(
+        scanAll,
+        (keys) => keys.length === 0 ? Effect.void : Effect.asVoid(run("clear", (redis) => redis.unlink(...keys)))
+      ),
       size: Effect.map(scanAll, (keys) => keys.length)
     })
   })

@@ -8,7 +8,8 @@ import type * as RedisLock from "../RedisLock.js"
 const release = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`
 
 /** Extends the lock's expiry only while it still holds our token. */
-const renew = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`
+const renew =
+  `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`
 
 /** @internal */
 export const defaultTtl: Duration.Duration = Duration.seconds(10)

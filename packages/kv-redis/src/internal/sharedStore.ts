@@ -86,13 +86,16 @@ export const make = (
             })
             yield* Effect.tryPromise({
               try: () =>
-                subscriber.connect().then(() => subscriber.subscribe(channel)).then(() => client.redis.smembers(ids)).then(
-                  (members) => {
-                    for (const id of members) known.add(id)
-                  }
-                ),
+                subscriber.connect().then(() => subscriber.subscribe(channel)).then(() => client.redis.smembers(ids))
+                  .then(
+                    (members) => {
+                      for (const id of members) known.add(id)
+                    }
+                  ),
               catch: (cause) =>
-                toPlatform("subscribe")(new RedisError({ operation: "subscribe", message: "cannot subscribe to Redis", cause }))
+                toPlatform("subscribe")(
+                  new RedisError({ operation: "subscribe", message: "cannot subscribe to Redis", cause })
+                )
             })
             return Stream.fromQueue(queue)
           }) satisfies Effect.Effect<Stream.Stream<string>, PlatformError.PlatformError, unknown>

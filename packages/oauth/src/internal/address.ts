@@ -44,7 +44,9 @@ const classifyIpv6 = (address: ipaddr.IPv6): HostClass => {
       return classifyIpv4(ipv4At(parts, 6))
     case "rfc6052":
       // the well-known NAT64 prefix 64:ff9b::/96; the local-use 64:ff9b:1::/48 is reserved
-      return parts[1] === 0xff9b && parts.slice(2, 6).every((p) => p === 0) ? classifyIpv4(ipv4At(parts, 6)) : "reserved"
+      return parts[1] === 0xff9b && parts.slice(2, 6).every((p) => p === 0)
+        ? classifyIpv4(ipv4At(parts, 6))
+        : "reserved"
     case "6to4":
       return classifyIpv4(ipv4At(parts, 1))
     case "unicast":

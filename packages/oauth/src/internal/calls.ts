@@ -49,7 +49,11 @@ export const toOAuthError = (reason: Reason) => (cause: unknown): OAuthError => 
   }
   // a response that is not the expected one and carries no OAuth error body (a 503 page, ...): keep its status
   if (cause instanceof oauth.OperationProcessingError && cause.cause instanceof Response) {
-    return new OAuthError({ reason, message: `${cause.message} (HTTP ${cause.cause.status})`, status: cause.cause.status })
+    return new OAuthError({
+      reason,
+      message: `${cause.message} (HTTP ${cause.cause.status})`,
+      status: cause.cause.status
+    })
   }
   return new OAuthError({ reason, message: cause instanceof Error ? cause.message : String(cause) })
 }

@@ -174,7 +174,9 @@ const requireAlgorithm = (session: Session, as: oauth.AuthorizationServer): Effe
   const supported = as.dpop_signing_alg_values_supported
   return supported !== undefined && !supported.includes(session.algorithm)
     ? Effect.fail(configuration(
-      `the authorization server accepts DPoP proofs signed with ${supported.join(", ") || "nothing"}, not ${session.algorithm}`
+      `the authorization server accepts DPoP proofs signed with ${
+        supported.join(", ") || "nothing"
+      }, not ${session.algorithm}`
     ))
     : Effect.void
 }
@@ -305,8 +307,7 @@ export const bindStore = (store: TokenStore.Service, session: Session): TokenSto
         Option.isSome(inUse) && sameKey(inUse.value.stored, stored)
           ? Effect.succeed([found, inUse] as const)
           : Effect.map(load(stored), (loaded) =>
-            Option.isSome(loaded) ? [found, loaded] as const : [Option.none(), inUse] as const
-          ))
+            Option.isSome(loaded) ? [found, loaded] as const : [Option.none(), inUse] as const))
     })
 })
 

@@ -10,7 +10,6 @@
  * @internal
  */
 import * as McpError from "@mcp-effect/core/McpError"
-import * as SingleFlight from "./singleFlight.js"
 import type { HttpAuth } from "@mcp-effect/transport-http"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -29,6 +28,7 @@ import * as Dpop from "./dpop.js"
 import * as Grants from "./grants.js"
 import type * as Http from "./http.js"
 import type * as Identity from "./identity.js"
+import * as SingleFlight from "./singleFlight.js"
 
 /** @internal everything a grant needs for one server */
 export interface Flow {
@@ -191,7 +191,10 @@ export const make = (
    * Compare before delete: removes the stored tokens only while they are still `failed`. Tokens another process
    * (or request) stored meanwhile are kept, and returned. Runs under the store's lock.
    */
-  const forgetIf = (flow: Flow, failed: TokenStore.Tokens): Effect.Effect<Option.Option<TokenStore.Tokens>, OAuthError> =>
+  const forgetIf = (
+    flow: Flow,
+    failed: TokenStore.Tokens
+  ): Effect.Effect<Option.Option<TokenStore.Tokens>, OAuthError> =>
     Effect.flatMap(stored(flow), (now) => {
       if (Option.isNone(now)) return Effect.succeedNone
       return sameTokens(now.value, failed) ? Effect.as(forget(flow), Option.none()) : Effect.succeed(now)
@@ -202,41 +205,44 @@ export const make = (
     singleFlight(
       `refresh ${flightKey(flow)}`,
       // across processes sharing the store too: the body reads what another process may have refreshed
-      exclusively(flow, Effect.gen(function*() {
-        const latest = yield* stored(flow)
-        if (Option.isNone(latest)) {
-          return yield* new OAuthError({ reason: "InvalidGrant", message: "the tokens were removed" })
-        }
-        const token = latest.value.refreshToken
-        if (token === undefined || seen.refreshToken === undefined) {
-          return yield* new OAuthError({ reason: "InvalidGrant", message: "no refresh token" })
-        }
-        if (Redacted.value(token) !== Redacted.value(seen.refreshToken)) return latest.value
-        const identity = yield* config.grant.identity(flow)
-        const timeout = refreshTimeout(flow)
-        const response = yield* Effect.either(
-          Grants.refresh(http, flow.discovered.authorizationServer, identity, token, flow.key.resource).pipe(
-            Effect.timeoutFail({
-              duration: timeout,
-              onTimeout: () =>
-                new OAuthError({
-                  reason: "Http",
-                  message: `the token endpoint did not answer the refresh within ${Duration.format(timeout)}`
-                })
-            })
+      exclusively(
+        flow,
+        Effect.gen(function*() {
+          const latest = yield* stored(flow)
+          if (Option.isNone(latest)) {
+            return yield* new OAuthError({ reason: "InvalidGrant", message: "the tokens were removed" })
+          }
+          const token = latest.value.refreshToken
+          if (token === undefined || seen.refreshToken === undefined) {
+            return yield* new OAuthError({ reason: "InvalidGrant", message: "no refresh token" })
+          }
+          if (Redacted.value(token) !== Redacted.value(seen.refreshToken)) return latest.value
+          const identity = yield* config.grant.identity(flow)
+          const timeout = refreshTimeout(flow)
+          const response = yield* Effect.either(
+            Grants.refresh(http, flow.discovered.authorizationServer, identity, token, flow.key.resource).pipe(
+              Effect.timeoutFail({
+                duration: timeout,
+                onTimeout: () =>
+                  new OAuthError({
+                    reason: "Http",
+                    message: `the token endpoint did not answer the refresh within ${Duration.format(timeout)}`
+                  })
+              })
+            )
           )
-        )
-        if (Either.isLeft(response)) {
-          if (response.left.reason !== "InvalidGrant") return yield* response.left
-          // the refused tokens go; tokens written meanwhile (a sign-in elsewhere) stay and are used
-          const replaced = yield* forgetIf(flow, latest.value)
-          if (Option.isSome(replaced)) return replaced.value
-          return yield* response.left
-        }
-        const tokens = yield* Grants.toTokens(response.right, undefined, latest.value)
-        yield* save(flow, tokens)
-        return tokens
-      }))
+          if (Either.isLeft(response)) {
+            if (response.left.reason !== "InvalidGrant") return yield* response.left
+            // the refused tokens go; tokens written meanwhile (a sign-in elsewhere) stay and are used
+            const replaced = yield* forgetIf(flow, latest.value)
+            if (Option.isSome(replaced)) return replaced.value
+            return yield* response.left
+          }
+          const tokens = yield* Grants.toTokens(response.right, undefined, latest.value)
+          yield* save(flow, tokens)
+          return tokens
+        })
+      )
     )
 
   /** Runs the grant once for all callers waiting on this server. */

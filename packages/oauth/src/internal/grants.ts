@@ -157,29 +157,32 @@ export const exchangeCode = (
   as: oauth.AuthorizationServer,
   input: CodeExchangeInput
 ): Effect.Effect<Wire.TokenResponse, OAuthError> =>
-  tracedCode(Effect.gen(function*() {
-    const tokenEndpoint = yield* endpoint(http, as, "token_endpoint", "token endpoint")
-    const validated = yield* Effect.try({
-      try: () => oauth.validateAuthResponse(as, input.identity.client, input.callback, input.state),
-      catch: Calls.toOAuthError("Authorization")
-    })
-    return yield* send(
-      http,
-      as,
-      tokenEndpoint,
-      (options) =>
-        oauth.authorizationCodeGrantRequest(
-          as,
-          input.identity.client,
-          input.identity.auth,
-          validated,
-          input.redirectUri,
-          Redacted.value(input.codeVerifier),
-          { ...options, additionalParameters: { resource: input.resource } }
-        ),
-      (response) => oauth.processAuthorizationCodeResponse(as, input.identity.client, response)
-    )
-  }), as.issuer)
+  tracedCode(
+    Effect.gen(function*() {
+      const tokenEndpoint = yield* endpoint(http, as, "token_endpoint", "token endpoint")
+      const validated = yield* Effect.try({
+        try: () => oauth.validateAuthResponse(as, input.identity.client, input.callback, input.state),
+        catch: Calls.toOAuthError("Authorization")
+      })
+      return yield* send(
+        http,
+        as,
+        tokenEndpoint,
+        (options) =>
+          oauth.authorizationCodeGrantRequest(
+            as,
+            input.identity.client,
+            input.identity.auth,
+            validated,
+            input.redirectUri,
+            Redacted.value(input.codeVerifier),
+            { ...options, additionalParameters: { resource: input.resource } }
+          ),
+        (response) => oauth.processAuthorizationCodeResponse(as, input.identity.client, response)
+      )
+    }),
+    as.issuer
+  )
 
 /** Options of a token request: a DPoP proof goes in `headers` when DPoP is on. */
 type TokenRequestOptions = Calls.RequestOptions & { readonly headers: Record<string, string> }
@@ -192,8 +195,13 @@ const send = (
   request: (options: TokenRequestOptions) => Promise<Response>,
   process: (response: Response) => Promise<unknown>
 ): Effect.Effect<Wire.TokenResponse, OAuthError> =>
-  Dpop.proven(http.dpop, as, tokenEndpoint, (headers) =>
-    Effect.flatMap(Calls.call(http, "Token", (options) => request({ ...options, headers }), process), decodeTokens))
+  Dpop.proven(
+    http.dpop,
+    as,
+    tokenEndpoint,
+    (headers) =>
+      Effect.flatMap(Calls.call(http, "Token", (options) => request({ ...options, headers }), process), decodeTokens)
+  )
 
 /** A request to the token endpoint, after checking that the server has one. */
 const tokenCall = (
@@ -244,7 +252,13 @@ export const clientCredentials = (
       http,
       as,
       (options) =>
-        oauth.clientCredentialsGrantRequest(as, identity.client, identity.auth, { resource, ...scoped(scope) }, options),
+        oauth.clientCredentialsGrantRequest(
+          as,
+          identity.client,
+          identity.auth,
+          { resource, ...scoped(scope) },
+          options
+        ),
       (response) => oauth.processClientCredentialsResponse(as, identity.client, response)
     ),
     as.issuer
@@ -262,7 +276,8 @@ export const generic = (
     tokenCall(
       http,
       as,
-      (options) => oauth.genericTokenEndpointRequest(as, identity.client, identity.auth, grantType, parameters, options),
+      (options) =>
+        oauth.genericTokenEndpointRequest(as, identity.client, identity.auth, grantType, parameters, options),
       (response) =>
         oauth.processGenericTokenEndpointResponse(as, identity.client, response, {
           // a token exchange answers with token_type "N_A": the issued token is not an access token

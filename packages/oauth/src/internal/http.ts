@@ -88,7 +88,9 @@ const readBody = (
       acc.parts.push(bytes)
       acc.size += bytes.length
       return acc.size > maxBodyBytes
-        ? Effect.fail(new OAuthError({ reason: "Http", message: `${what}: the response is larger than ${maxBodyBytes} bytes` }))
+        ? Effect.fail(
+          new OAuthError({ reason: "Http", message: `${what}: the response is larger than ${maxBodyBytes} bytes` })
+        )
         : Effect.succeed(acc)
     }),
     Effect.map(({ parts, size }) => {
@@ -107,12 +109,15 @@ const readBody = (
  * clients do not follow by default), keeping any `RequestInit` the app provided
  */
 export const withoutRedirects = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
-  HttpClient.transformResponse(client, (effect) =>
-    Effect.flatMap(Effect.serviceOption(FetchHttpClient.RequestInit), (init) =>
-      Effect.provideService(effect, FetchHttpClient.RequestInit, {
-        ...Option.getOrElse(init, () => ({})),
-        redirect: "manual"
-      })))
+  HttpClient.transformResponse(
+    client,
+    (effect) =>
+      Effect.flatMap(Effect.serviceOption(FetchHttpClient.RequestInit), (init) =>
+        Effect.provideService(effect, FetchHttpClient.RequestInit, {
+          ...Option.getOrElse(init, () => ({})),
+          redirect: "manual"
+        }))
+  )
 
 const nullBodyStatus = new Set([101, 103, 204, 205, 304])
 
@@ -135,7 +140,8 @@ export const make = (
       Effect.flatMap(UrlPolicy.check(url, policy, what), (checked) =>
         Option.match(resolver, {
           onNone: () => Effect.succeed(checked),
-          onSome: (service) => Effect.provideService(UrlPolicy.checkAddresses(checked, policy, what), HostResolver, service)
+          onSome: (service) =>
+            Effect.provideService(UrlPolicy.checkAddresses(checked, policy, what), HostResolver, service)
         }))
 
     const getJson = (url: URL, what: string): Effect.Effect<Option.Option<unknown>, OAuthError> =>
@@ -144,7 +150,9 @@ export const make = (
         for (let hop = 0; hop <= maxRedirects; hop++) {
           const target = current
           const outcome = yield* Effect.scoped(Effect.gen(function*() {
-            const response = yield* client.execute(HttpClientRequest.get(target, { headers: { accept: "application/json" } }))
+            const response = yield* client.execute(
+              HttpClientRequest.get(target, { headers: { accept: "application/json" } })
+            )
               .pipe(Effect.mapError(httpError(what, target)))
             if (response.status === 0) return yield* opaqueRedirect(what, target)
             const location = response.headers["location"]
@@ -152,8 +160,12 @@ export const make = (
               return { _tag: "Redirect", location } as const
             }
             // the server is there but failing: not "no metadata here", which would send discovery elsewhere
-            if (response.status >= 500 || response.status === 429) return { _tag: "Unavailable", status: response.status } as const
-            if (response.status < 200 || response.status >= 300) return { _tag: "Missing" } as const
+            if (response.status >= 500 || response.status === 429) {
+              return { _tag: "Unavailable", status: response.status } as const
+            }
+            if (response.status < 200 || response.status >= 300) {
+              return { _tag: "Missing" } as const
+            }
             return { _tag: "Body", body: yield* readBody(response, what) } as const
           }))
           switch (outcome._tag) {

@@ -20,8 +20,8 @@ import type * as TokenStore from "../TokenStore.js"
 import * as UrlPolicy from "../UrlPolicy.js"
 import * as Address from "./address.js"
 import * as Calls from "./calls.js"
-import * as Wire from "./wire.js"
 import type * as Http from "./http.js"
+import * as Wire from "./wire.js"
 
 /** @internal */
 export type AuthMethod = "none" | "client_secret_basic" | "client_secret_post" | "private_key_jwt"
@@ -256,10 +256,18 @@ export const resolve = (input: ResolveInput, redirectUri: string | undefined): E
 const readRegistration = async (response: Response): Promise<unknown> => {
   const body: unknown = await response.json().catch(() => undefined)
   if (response.status !== 200 && response.status !== 201) {
-    const refusal = Option.getOrElse(Wire.decodeErrorBody(body), () => ({ error: undefined, error_description: undefined }))
+    const refusal = Option.getOrElse(
+      Wire.decodeErrorBody(body),
+      () => ({ error: undefined, error_description: undefined })
+    )
     const error = refusal.error ?? `HTTP ${response.status}`
     const detail = refusal.error_description === undefined ? "" : `: ${refusal.error_description}`
-    throw new OAuthError({ reason: "Registration", message: `registration refused: ${error}${detail}`, error, status: response.status })
+    throw new OAuthError({
+      reason: "Registration",
+      message: `registration refused: ${error}${detail}`,
+      error,
+      status: response.status
+    })
   }
   return body
 }

@@ -54,12 +54,15 @@ export const clientCredentials: Engine.Grant = headless((flow, client, scope) =>
  */
 export const jwtBearer = (assertion: Effect.Effect<Redacted.Redacted<string>, OAuthError>): Engine.Grant =>
   headless((flow, client, scope) =>
-    Effect.flatMap(assertion, (jwt) =>
-      Grants.generic(flow.http, flow.discovered.authorizationServer, client, Grants.jwtBearerGrant, {
-        assertion: Redacted.value(jwt),
-        resource: flow.key.resource,
-        ...(scope === undefined ? {} : { scope })
-      }))
+    Effect.flatMap(
+      assertion,
+      (jwt) =>
+        Grants.generic(flow.http, flow.discovered.authorizationServer, client, Grants.jwtBearerGrant, {
+          assertion: Redacted.value(jwt),
+          resource: flow.key.resource,
+          ...(scope === undefined ? {} : { scope })
+        })
+    )
   )
 
 /** @internal */
@@ -75,7 +78,10 @@ const identityProviderMetadata = (
   idp: IdentityProvider
 ): Effect.Effect<oauth.AuthorizationServer, OAuthError> => {
   if (idp.tokenEndpoint !== undefined) {
-    return Effect.succeed({ issuer: idp.issuer ?? new URL(idp.tokenEndpoint).origin, token_endpoint: idp.tokenEndpoint })
+    return Effect.succeed({
+      issuer: idp.issuer ?? new URL(idp.tokenEndpoint).origin,
+      token_endpoint: idp.tokenEndpoint
+    })
   }
   if (idp.issuer !== undefined) return Discovery.metadataFor(flow.http, idp.issuer)
   return Effect.fail(

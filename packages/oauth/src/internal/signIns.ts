@@ -35,7 +35,11 @@ export const unsafeMake = (): Registry => {
   const entries = new Map<number, { signIn: BrowserAuthorizer.SignIn; readonly controls: Controls }>()
   let nextId = 1
   const publish = Effect.suspend(() => SubscriptionRef.set(list, Array.from(entries.values(), (entry) => entry.signIn)))
-  const controlsOf = <A, E>(id: number, f: (controls: Controls) => Effect.Effect<A, E>, otherwise: Effect.Effect<A, E>) =>
+  const controlsOf = <A, E>(
+    id: number,
+    f: (controls: Controls) => Effect.Effect<A, E>,
+    otherwise: Effect.Effect<A, E>
+  ) =>
     Effect.suspend(() => {
       const entry = entries.get(id)
       return entry === undefined ? otherwise : f(entry.controls)

@@ -76,7 +76,10 @@ export const RegistrationResponse = Schema.Struct({
   token_endpoint_auth_method: nullable(Schema.String)
 })
 
-const ErrorBody = Schema.Struct({ error: Schema.optional(Schema.String), error_description: Schema.optional(Schema.String) })
+const ErrorBody = Schema.Struct({
+  error: Schema.optional(Schema.String),
+  error_description: Schema.optional(Schema.String)
+})
 
 /** @internal the `error` and `error_description` of an OAuth error body, when it has that shape */
 export const decodeErrorBody = Schema.decodeUnknownOption(ErrorBody)

@@ -167,7 +167,9 @@ describe("BrowserTokenStore with IndexedDB", () => {
       const name = freshName()
       const read = yield* withStore({ name }, (store) =>
         Effect.zipRight(store.setTokens(key, tokens), store.getTokens(key))).pipe(
-          Effect.ensuring(Effect.sync(() => vi.unstubAllGlobals()))
+          Effect.ensuring(Effect.sync(() =>
+            vi.unstubAllGlobals()
+          ))
         )
       expect(Option.isSome(read)).toBe(true)
       expect(localStorageEntries(name)).toHaveLength(1)
@@ -177,7 +179,10 @@ describe("BrowserTokenStore with IndexedDB", () => {
 describe("BrowserTokenStore with localStorage only", () => {
   hideIndexedDb()
 
-  contractSuite("browser, localStorage fallback", (options) => BrowserTokenStore.layer({ name: freshName(), ...options }))
+  contractSuite(
+    "browser, localStorage fallback",
+    (options) => BrowserTokenStore.layer({ name: freshName(), ...options })
+  )
 
   it.effect("keeps records in localStorage under its prefix, encrypted", () =>
     Effect.gen(function*() {

@@ -27,7 +27,9 @@ describe("KeyFile", () => {
   it.scoped("processes starting together agree on one key", () =>
     Effect.gen(function*() {
       const path = Path.join(yield* temporaryDirectory, "raced.key")
-      const keys = yield* Effect.all(Array.from({ length: 8 }, () => KeyFile.loadOrCreate(path)), { concurrency: "unbounded" })
+      const keys = yield* Effect.all(Array.from({ length: 8 }, () => KeyFile.loadOrCreate(path)), {
+        concurrency: "unbounded"
+      })
       const distinct = new Set(keys.map((key) => Buffer.from(Redacted.value(key)).toString("hex")))
       expect(distinct.size).toBe(1)
       expect(Fs.readdirSync(Path.dirname(path))).toEqual(["raced.key"])

@@ -9,9 +9,9 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
-import * as NodeTokenStore from "../../src/NodeTokenStore.js"
 import * as Records from "../../src/internal/store/records.js"
 import * as Sealer from "../../src/internal/store/sealer.js"
+import * as NodeTokenStore from "../../src/NodeTokenStore.js"
 import * as TokenStore from "../../src/TokenStore.js"
 import { client, contractSuite, exposeTokens, key, pending, secrets, tokens } from "./contract.js"
 
@@ -19,7 +19,8 @@ const tempDirectory = Effect.flatMap(FileSystem.FileSystem, (fs) => fs.makeTempD
 
 contractSuite("Node file store", (options) =>
   Layer.unwrapScoped(
-    Effect.map(tempDirectory, (directory) => NodeTokenStore.layer({ directory: Path.join(directory, "tokens"), ...options }))
+    Effect.map(tempDirectory, (directory) =>
+      NodeTokenStore.layer({ directory: Path.join(directory, "tokens"), ...options }))
   ).pipe(Layer.provide(NodeContext.layer)))
 
 const withStore = <A, E>(
@@ -82,7 +83,9 @@ describe("NodeTokenStore", () => {
       yield* withStore({ directory }, (store) =>
         Effect.all([store.setTokens(key, tokens), store.setClient(key.issuer, client), store.setPending(pending(0))]))
       const names = yield* files(directory)
-      expect(names.filter((n) => n.endsWith(".json"))).toHaveLength(3)
+      expect(names.filter((n) =>
+        n.endsWith(".json")
+      )).toHaveLength(3)
       for (const name of names) {
         const bytes = yield* Effect.promise(() => Fs.readFile(Path.join(directory, name)))
         for (const s of [...secrets, key.resource, client.registrationClientUri!]) {
@@ -103,11 +106,13 @@ describe("NodeTokenStore", () => {
     Effect.gen(function*() {
       const directory = yield* tempDirectory
       const raw = globalThis.crypto.getRandomValues(new Uint8Array(32))
-      yield* withStore({ directory, key: Redacted.make<Uint8Array | string>(raw) }, (store) => store.setTokens(key, tokens))
+      yield* withStore({ directory, key: Redacted.make<Uint8Array | string>(raw) }, (store) =>
+        store.setTokens(key, tokens))
       expect(yield* files(directory)).not.toContain(NodeTokenStore.keyFileName)
       const read = yield* withStore(
         { directory, key: Redacted.make<Uint8Array | string>(` ${Encoding.encodeBase64(raw)}\n`) },
-        (store) => store.getTokens(key)
+        (store) =>
+          store.getTokens(key)
       )
       expect(exposeTokens(Option.getOrThrow(read))).toEqual(exposeTokens(tokens))
 
@@ -128,7 +133,9 @@ describe("NodeTokenStore", () => {
   it.scoped("a corrupt key file fails the Layer with a TokenStoreError", () =>
     Effect.gen(function*() {
       const directory = yield* tempDirectory
-      yield* Effect.promise(() => Fs.writeFile(Path.join(directory, NodeTokenStore.keyFileName), "garbage", { mode: 0o600 }))
+      yield* Effect.promise(() =>
+        Fs.writeFile(Path.join(directory, NodeTokenStore.keyFileName), "garbage", { mode: 0o600 })
+      )
       const error = yield* Effect.flip(Layer.build(NodeTokenStore.layer({ directory })))
       expectStoreError(error, "open", /key file/)
     }).pipe(Effect.provide(NodeContext.layer)))
@@ -137,7 +144,10 @@ describe("NodeTokenStore", () => {
     Effect.gen(function*() {
       const directory = yield* tempDirectory
       const other = { ...key, resource: "https://mcp.example.com/other" }
-      yield* withStore({ directory }, (store) => Effect.all([store.setTokens(key, tokens), store.setTokens(other, tokens)]))
+      yield* withStore(
+        { directory },
+        (store) => Effect.all([store.setTokens(key, tokens), store.setTokens(other, tokens)])
+      )
       const file = yield* tokensFile(directory)
       yield* withStore({ directory }, (store) =>
         Effect.gen(function*() {
@@ -162,7 +172,9 @@ describe("NodeTokenStore", () => {
           const envelope = JSON.parse(yield* Effect.promise(() => Fs.readFile(file, "utf8")))
           const ct = Either.getOrThrow(Encoding.decodeBase64(envelope.ct))
           ct[0] = ct[0]! ^ 1
-          yield* Effect.promise(() => Fs.writeFile(file, JSON.stringify({ ...envelope, ct: Encoding.encodeBase64(ct) })))
+          yield* Effect.promise(() =>
+            Fs.writeFile(file, JSON.stringify({ ...envelope, ct: Encoding.encodeBase64(ct) }))
+          )
           expectStoreError(yield* Effect.flip(store.getTokens(key)), "getTokens", /could not be decrypted/)
 
           yield* store.setTokens(key, tokens)
@@ -193,8 +205,11 @@ describe("NodeTokenStore", () => {
     Effect.gen(function*() {
       const directory = yield* tempDirectory
       yield* withStore({ directory }, (store) =>
-        Effect.forEach([1, 2, 3], (i) => store.setTokens(key, { ...tokens, accessToken: Redacted.make(`v${i}`) })))
-      expect((yield* files(directory)).filter((n) => n.includes(".tmp"))).toEqual([])
+        Effect.forEach([1, 2, 3], (i) =>
+          store.setTokens(key, { ...tokens, accessToken: Redacted.make(`v${i}`) })))
+      expect((yield* files(directory)).filter((n) =>
+        n.includes(".tmp")
+      )).toEqual([])
 
       const file = Path.join(directory, "plain-file")
       yield* Effect.promise(() => Fs.writeFile(file, ""))

@@ -15,7 +15,10 @@ describe("TokenStore.layerMemory", () => {
         TokenStore.layerMemory
       )
       expect(Option.isSome(written)).toBe(true)
-      const read = yield* Effect.provide(Effect.flatMap(TokenStore.TokenStore, (s) => s.getTokens(key)), TokenStore.layerMemory)
+      const read = yield* Effect.provide(
+        Effect.flatMap(TokenStore.TokenStore, (s) => s.getTokens(key)),
+        TokenStore.layerMemory
+      )
       expect(Option.isNone(read)).toBe(true)
     }))
 })

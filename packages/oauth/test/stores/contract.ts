@@ -19,7 +19,9 @@ export const tokens: TokenStore.Tokens = {
   scope: "mcp:read mcp:write",
   // the key DPoP-bound tokens are bound to is a secret of the same record
   dpopKey: {
-    privateJwk: Redacted.make(JSON.stringify({ kty: "EC", crv: "P-256", x: "x-5e1f", y: "y-0a7c", d: "dpop-private-d-9c41" })),
+    privateJwk: Redacted.make(
+      JSON.stringify({ kty: "EC", crv: "P-256", x: "x-5e1f", y: "y-0a7c", d: "dpop-private-d-9c41" })
+    ),
     thumbprint: "jkt-2b8e"
   }
 }
@@ -45,7 +47,9 @@ export const pending = (createdAt: number, state = "state-0d9e"): TokenStore.Pen
   createdAt,
   // the key a DPoP-bound code is bound to (dpop_jkt), a secret of the same record
   dpopKey: {
-    privateJwk: Redacted.make(JSON.stringify({ kty: "EC", crv: "P-256", x: "x-31d0", y: "y-c7e2", d: "dpop-pending-d-61a7" })),
+    privateJwk: Redacted.make(
+      JSON.stringify({ kty: "EC", crv: "P-256", x: "x-31d0", y: "y-c7e2", d: "dpop-pending-d-61a7" })
+    ),
     thumbprint: "jkt-8f03"
   }
 })

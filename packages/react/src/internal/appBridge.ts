@@ -33,7 +33,9 @@ export interface Options {
   readonly context: HostContext
   /** A `tools/call` from the app; rejects with a `BridgeError` to answer an error. */
   readonly callTool: (name: string, args: Record<string, unknown>) => Promise<McpSchema.CallToolResult>
-  readonly onSize?: ((size: { readonly width?: number | undefined; readonly height?: number | undefined }) => void) | undefined
+  readonly onSize?:
+    | ((size: { readonly width?: number | undefined; readonly height?: number | undefined }) => void)
+    | undefined
   readonly openLink?: ((url: string) => Promise<void>) | undefined
   readonly message?: ((params: Record<string, unknown>) => Promise<void>) | undefined
   readonly onRequestTeardown?: (() => void) | undefined
@@ -119,7 +121,9 @@ export const make = (options: Options): Bridge => {
         const name = params["name"]
         const args = params["arguments"]
         if (typeof name !== "string") return Promise.reject({ code: -32602, message: "tools/call needs a tool name" })
-        if (args !== undefined && !isRecord(args)) return Promise.reject({ code: -32602, message: "arguments must be an object" })
+        if (args !== undefined && !isRecord(args)) {
+          return Promise.reject({ code: -32602, message: "arguments must be an object" })
+        }
         return options.callTool(name, args ?? {})
       }
       case "ui/open-link": {
@@ -131,7 +135,9 @@ export const make = (options: Options): Bridge => {
         return options.openLink(url).then(() => ({}))
       }
       case "ui/message":
-        return options.message === undefined ? Promise.reject(methodNotFound(method)) : options.message(params).then(() => ({}))
+        return options.message === undefined
+          ? Promise.reject(methodNotFound(method))
+          : options.message(params).then(() => ({}))
       case "ui/request-display-mode":
         return Promise.resolve({ mode: "inline" })
       case "ping":

@@ -43,19 +43,22 @@ export const make = <Request, Answer>(
             answer: (answer) => Deferred.unsafeDone(deferred, Effect.succeed(answer))
           })
           // reads `deferred` on each round: a refused answer puts a fresh one in its place
-          const awaitChecked: Effect.Effect<Answer> = Effect.suspend(() => Effect.flatMap(Deferred.await(deferred), (answer) =>
-            check === undefined ? Effect.succeed(answer) : check(request, answer).pipe(
-              Effect.as(answer),
-              Effect.catchAll((reason) =>
-                Deferred.make<Answer>().pipe(
-                  Effect.tap((next) => {
-                    deferred = next
-                    return SubscriptionRef.update(ref, (list) => list.map((p) => p.id === id ? entry(reason) : p))
-                  }),
-                  Effect.zipRight(awaitChecked)
+          const awaitChecked: Effect.Effect<Answer> = Effect.suspend(() =>
+            Effect.flatMap(Deferred.await(deferred), (answer) =>
+              check === undefined ? Effect.succeed(answer) : check(request, answer).pipe(
+                Effect.as(answer),
+                Effect.catchAll((reason) =>
+                  Deferred.make<Answer>().pipe(
+                    Effect.tap((next) => {
+                      deferred = next
+                      return SubscriptionRef.update(ref, (list) =>
+                        list.map((p) => p.id === id ? entry(reason) : p))
+                    }),
+                    Effect.zipRight(awaitChecked)
+                  )
                 )
-              )
-            )))
+              ))
+          )
           return SubscriptionRef.update(ref, (list) => [...list, entry(undefined)]).pipe(
             Effect.zipRight(awaitChecked),
             Effect.ensuring(withdraw(id))

@@ -21,13 +21,16 @@ export interface Backoff {
 export const make = (schedule: Schedule.Schedule<unknown, unknown>): Backoff => {
   let state = schedule.initial
   return {
-    next: Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.map(schedule.step(now, undefined, state), ([next, , decision]) => {
-        state = next
-        return ScheduleDecision.isDone(decision)
-          ? Option.none()
-          : Option.some(Math.max(0, Intervals.start(decision.intervals) - now))
-      })),
+    next: Effect.flatMap(
+      Clock.currentTimeMillis,
+      (now) =>
+        Effect.map(schedule.step(now, undefined, state), ([next, , decision]) => {
+          state = next
+          return ScheduleDecision.isDone(decision)
+            ? Option.none()
+            : Option.some(Math.max(0, Intervals.start(decision.intervals) - now))
+        })
+    ),
     reset: Effect.sync(() => {
       state = schedule.initial
     })

@@ -64,7 +64,11 @@ const unsafeValue = /[\r\n\0]/
 export const resolveConfig = (options: Options): Either.Either<Config, McpError.TransportError> => {
   const invalid = (what: string) =>
     Either.left(
-      new McpError.TransportError({ reason: "Connect", phase: "options", message: `invalid HttpTransport option: ${what}` })
+      new McpError.TransportError({
+        reason: "Connect",
+        phase: "options",
+        message: `invalid HttpTransport option: ${what}`
+      })
     )
   if (!Predicate.isObject(options)) return invalid("the options must be an object")
   let url: URL
@@ -102,7 +106,9 @@ export const resolveConfig = (options: Options): Either.Either<Config, McpError.
     switch (auth?._tag) {
       case "Bearer": {
         const secret = secretOf(auth.token)
-        problem = secret === undefined ? "auth.token must be a Redacted string" : setHeader("authorization", `Bearer ${secret}`, true)
+        problem = secret === undefined
+          ? "auth.token must be a Redacted string"
+          : setHeader("authorization", `Bearer ${secret}`, true)
         break
       }
       case "Basic": {

@@ -14,11 +14,11 @@ import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import type * as HttpAuth from "../HttpAuth.js"
 import type { Options } from "../HttpTransport.js"
+import type * as Backoff from "./backoff.js"
 import * as Blocked from "./blocked.js"
 import type * as Body from "./body.js"
-import type { Ctx, State } from "./context.js"
-import type * as Backoff from "./backoff.js"
 import { type Config, resolveConfig } from "./config.js"
+import type { Ctx, State } from "./context.js"
 import {
   discard,
   type ExchangeError,
@@ -31,10 +31,10 @@ import {
 import * as Expiry from "./expiry.js"
 import * as Legacy from "./legacy.js"
 import * as Modern from "./modern.js"
-import * as Resume from "./resume.js"
 import * as RequestRefs from "./requestRefs.js"
-import * as Sends from "./sends.js"
+import * as Resume from "./resume.js"
 import * as RetryAfter from "./retryAfter.js"
+import * as Sends from "./sends.js"
 import { bodyKind, followPostStream, runGetStream } from "./streams.js"
 
 /** @internal */
@@ -57,28 +57,35 @@ export const makeTransport = (
   auth: Option.Option<HttpAuth.Service>,
   requestHeaders: RequestHeaders.Service
 ): Effect.Effect<McpTransport.McpTransport["Type"], McpError.TransportError, HttpClient.HttpClient> =>
-  Effect.flatMap(Effect.suspend(() => resolveConfig(options)), (config) =>
-    Effect.map(HttpClient.HttpClient, (client) => {
-      const refs = RequestRefs.make(config)
-      const execute = makeExecute(config, client, auth, refs)
-      // learned once per transport: later connections go straight to HTTP+SSE
-      const shared: Shared = { legacy: false, notBefore: 0 }
-      // each run of the stream (one per session) has its own
-      return McpTransport.make(() => {
-        const blocked = Deferred.unsafeMake<never, McpError.TransportError>(FiberId.none)
-        let answered = false
-        const watched: Execute = (exchange) =>
-          answered ? execute(exchange) : execute(exchange).pipe(
-            Effect.tap(() => Effect.sync(() => answered = true)),
-            Effect.tapError((error) =>
-              !answered && Blocked.isBlocked(error) && error.phase !== Blocked.modernProbePhase ?
-                Deferred.fail(blocked, error) :
-                Effect.void
+  Effect.flatMap(
+    Effect.suspend(() => resolveConfig(options)),
+    (config) =>
+      Effect.map(HttpClient.HttpClient, (client) => {
+        const refs = RequestRefs.make(config)
+        const execute = makeExecute(config, client, auth, refs)
+        // learned once per transport: later connections go straight to HTTP+SSE
+        const shared: Shared = { legacy: false, notBefore: 0 }
+        // each run of the stream (one per session) has its own
+        return McpTransport.make(() => {
+          const blocked = Deferred.unsafeMake<never, McpError.TransportError>(FiberId.none)
+          let answered = false
+          const watched: Execute = (exchange) =>
+            answered ? execute(exchange) : execute(exchange).pipe(
+              Effect.tap(() => Effect.sync(() => answered = true)),
+              Effect.tapError((error) =>
+                !answered && Blocked.isBlocked(error) && error.phase !== Blocked.modernProbePhase ?
+                  Deferred.fail(blocked, error) :
+                  Effect.void
+              )
             )
-          )
-        return { connect: connect(config, watched, shared, requestHeaders, refs), reconnect: options.reconnect, giveUp: blocked }
-      }, config.url.href)
-    }))
+          return {
+            connect: connect(config, watched, shared, requestHeaders, refs),
+            reconnect: options.reconnect,
+            giveUp: blocked
+          }
+        }, config.url.href)
+      })
+  )
 
 const connect = (
   config: Config,
@@ -160,10 +167,18 @@ const connect = (
       const endpoint = state.legacyEndpoint
       const posted = endpoint !== undefined
         ? Legacy.post(ctx, endpoint, message)
-        : postStreamable(ctx, message, initialize, shared, (answer) => {
-          sending.accepted()
-          return answer
-        }, undefined, sending)
+        : postStreamable(
+          ctx,
+          message,
+          initialize,
+          shared,
+          (answer) => {
+            sending.accepted()
+            return answer
+          },
+          undefined,
+          sending
+        )
       // a connection whose initialize failed is of no use: end it so the session moves on
       return initialize ? Effect.tapError(posted, ctx.fail) : posted
     }
@@ -175,7 +190,10 @@ const connect = (
         // session id, and it is what falls back to HTTP+SSE
         const isRequest = JsonRpc.isRequest(message)
         // (a request's send is found by its id when the session cancels it)
-        return sends.run(post(message, isRequest && message.method === "initialize"), isRequest ? message.id : undefined)
+        return sends.run(
+          post(message, isRequest && message.method === "initialize"),
+          isRequest ? message.id : undefined
+        )
       })
 
     // a request's POST started from the caller's code, with no fiber of the session's own to wait for it
@@ -226,7 +244,7 @@ const toConnectError = (error: ExchangeError): Effect.Effect<never, McpError.Tra
 
 const terminate = (ctx: Ctx): Effect.Effect<void> =>
   Effect.suspend(() => {
-    const { state, config } = ctx
+    const { config, state } = ctx
     if (state.sessionId === undefined || state.legacyEndpoint !== undefined) return Effect.void
     return ctx.execute({
       method: "DELETE",
@@ -372,7 +390,8 @@ const postStreamable = (
       return yield* Effect.flip(ctx.expire(`a POST of ${describeMessage(message)}`, status))
     }
     // a JSON-RPC error for this request is its answer: no fallback, no retry
-    const mayAnswer = requestId !== undefined && status !== 429 && status !== 503 && bodyKind(response.headers) === "json"
+    const mayAnswer = requestId !== undefined && status !== 429 && status !== 503 &&
+      bodyKind(response.headers) === "json"
     // (a 400 to a message of a session may say the server forgot it)
     const errorBody = mayAnswer || (status === 400 && hadSession) ?
       yield* Expiry.readErrorBody(config, response, "post") :
@@ -432,8 +451,7 @@ const errorAnswer = (body: string | undefined, id: JsonRpc.RequestId): JsonRpc.F
   return { ...message, id }
 }
 
-const describeMessage = (message: JsonRpc.Message): string =>
-  "method" in message ? message.method : "a response"
+const describeMessage = (message: JsonRpc.Message): string => "method" in message ? message.method : "a response"
 
 const totalTimeout = (config: Config, total: number) =>
   new McpError.TransportError({

@@ -5,9 +5,9 @@ import * as McpError from "@mcp-effect/core/McpError"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as HttpAuth from "../HttpAuth.js"
-import { type Config, describeUrl } from "./config.js"
 import * as Blocked from "./blocked.js"
 import * as Body from "./body.js"
+import { type Config, describeUrl } from "./config.js"
 import * as Redirect from "./redirect.js"
 import type * as RequestRefs from "./requestRefs.js"
 import * as WwwAuthenticate from "./wwwAuthenticate.js"
@@ -56,8 +56,9 @@ const causeText = (u: unknown): string => {
   let current: unknown = u
   for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
     const e = current as { readonly message?: unknown; readonly code?: unknown; readonly cause?: unknown }
-    if (typeof e.code === "string") parts.push(errorCodes[e.code] === undefined ? e.code : `${errorCodes[e.code]} (${e.code})`)
-    else if (typeof e.message === "string" && e.message !== "") parts.push(e.message)
+    if (typeof e.code === "string") {
+      parts.push(errorCodes[e.code] === undefined ? e.code : `${errorCodes[e.code]} (${e.code})`)
+    } else if (typeof e.message === "string" && e.message !== "") parts.push(e.message)
     current = e.cause
   }
   return parts.length === 0 ? "unknown error" : parts.join(": ")
@@ -113,15 +114,20 @@ export const readLimited = (
     const parts: Array<Uint8Array> = []
     let size = 0
     let tooLarge = false
-    return Body.read<never>(response, (chunk) => {
-      size += chunk.length
-      if (size > max) {
-        tooLarge = true
-        return false
-      }
-      parts.push(chunk)
-      return true
-    }, undefined, owner).pipe(
+    return Body.read<never>(
+      response,
+      (chunk) => {
+        size += chunk.length
+        if (size > max) {
+          tooLarge = true
+          return false
+        }
+        parts.push(chunk)
+        return true
+      },
+      undefined,
+      owner
+    ).pipe(
       Effect.mapError((error) =>
         new McpError.TransportError({
           reason: "Read",

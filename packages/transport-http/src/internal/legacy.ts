@@ -3,8 +3,8 @@ import * as McpError from "@mcp-effect/core/McpError"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import type { Ctx } from "./context.js"
 import { describeUrl } from "./config.js"
+import type { Ctx } from "./context.js"
 import { discard, type ExchangeError, httpError } from "./exchange.js"
 import { consume, isEventStream, makeProgress } from "./streams.js"
 
@@ -60,7 +60,9 @@ export const open = (ctx: Ctx): Effect.Effect<URL, ExchangeError> =>
       consume(ctx, response, makeProgress(), "legacy-stream", undefined, onEvent).pipe(
         Effect.either,
         Effect.flatMap((outcome) => {
-          const error = Either.isLeft(outcome) ? closed("Read", `broke: ${outcome.left.message}`) : closed("Closed", "ended")
+          const error = Either.isLeft(outcome)
+            ? closed("Read", `broke: ${outcome.left.message}`)
+            : closed("Closed", "ended")
           return Effect.zipRight(Deferred.fail(endpoint, error), ctx.fail(error))
         })
       )

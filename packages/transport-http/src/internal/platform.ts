@@ -85,5 +85,5 @@ export const responseRegistry = (): { readonly unregister: (response: unknown) =
 export const unregister = (source: Source): void => {
   if (source.wrapped.length === 0) return
   const registry = responseRegistry()
-  if (registry !== undefined) for (const inner of source.wrapped) registry.unregister(inner)
+  if (registry !== undefined) { for (const inner of source.wrapped) registry.unregister(inner) }
 }

@@ -79,7 +79,10 @@ export const follow = (
         if (!isRedirect(status)) return Effect.succeed(response)
         const location = response.headers["location"]
         if (location === undefined) return Effect.succeed(response)
-        return Effect.zipRight(request.discard(response), Effect.suspend(() => next(url, headers, hops, status, location)))
+        return Effect.zipRight(
+          request.discard(response),
+          Effect.suspend(() => next(url, headers, hops, status, location))
+        )
       }
     })
   }

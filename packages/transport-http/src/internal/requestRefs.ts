@@ -86,7 +86,10 @@ export const make = (options: {
           FiberRefs.getOrDefault(refs, FiberRef.currentTracerEnabled) &&
           (options.tracePropagation || tracer !== builtInTracer)
         ]]],
-        [Headers.currentRedactedNames, [[fiberId, withSecretNames(FiberRefs.getOrDefault(refs, Headers.currentRedactedNames))]]],
+        [Headers.currentRedactedNames, [[
+          fiberId,
+          withSecretNames(FiberRefs.getOrDefault(refs, Headers.currentRedactedNames))
+        ]]],
         [FiberRef.currentContext, [[fiberId, manualRedirects(FiberRefs.getOrDefault(refs, FiberRef.currentContext))]]],
         [setFor, [[fiberId, self]]]
       ]

@@ -128,7 +128,9 @@ export const make = (
     if (entry !== undefined) {
       entry.fiber = fiber
       // accepted before `runFork` returned (the POST was answered at once): its answer is being read
-      if (entry.exit !== undefined && Exit.isSuccess(entry.exit) && entry.key !== undefined && fiber.unsafePoll() === null) {
+      if (
+        entry.exit !== undefined && Exit.isSuccess(entry.exit) && entry.key !== undefined && fiber.unsafePoll() === null
+      ) {
         reading.set(entry.key, fiber)
       }
     }

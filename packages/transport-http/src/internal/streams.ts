@@ -7,10 +7,10 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Backoff from "./backoff.js"
-import type { Ctx } from "./context.js"
 import * as Body from "./body.js"
-import * as Expiry from "./expiry.js"
+import type { Ctx } from "./context.js"
 import { bodyFailure, describeFailure, httpError, isUnreachable } from "./exchange.js"
+import * as Expiry from "./expiry.js"
 import * as RetryAfter from "./retryAfter.js"
 import * as Sse from "./sse.js"
 
@@ -84,7 +84,9 @@ export const consume = (
         return Effect.as(
           Effect.zipRight(
             ctx.deliver([JsonRpc.malformed("TooLarge", message)]),
-            ctx.fail(new McpError.TransportError({ reason: "Read", phase, message: `${message}; the connection is closed` }))
+            ctx.fail(
+              new McpError.TransportError({ reason: "Read", phase, message: `${message}; the connection is closed` })
+            )
           ),
           false
         )
@@ -111,7 +113,9 @@ export const consume = (
   // Marks answered requests. On a stream that answers one request, an unreadable event that
   // names no id is taken as that answer, so the request fails at once instead of hanging.
   const deliver = (messages: Array<JsonRpc.Incoming>): Body.Go<never> => {
-    if (pending === undefined || pending.size === 0) return ctx.deliverNow(messages) || Effect.as(ctx.deliver(messages), true)
+    if (pending === undefined || pending.size === 0) {
+      return ctx.deliverNow(messages) || Effect.as(ctx.deliver(messages), true)
+    }
     const only = pending.size === 1 ? [...pending][0] : undefined
     const marked = messages.map((message) => {
       if (JsonRpc.isMalformed(message)) {
@@ -151,8 +155,6 @@ export const consume = (
   )
 }
 
-
-
 /**
  * Reads the SSE answer of a POST. When it ends before every request it
  * carried is answered, resumes it with GET + `Last-Event-ID` (keeping the
@@ -171,32 +173,35 @@ export const followPostStream = (
 ): Effect.Effect<void> => {
   const progress = makeProgress()
   // the stream that answered every request it carried (nearly all) ends here; one that did not is resumed
-  return Effect.flatMap(Effect.either(consume(ctx, first, progress, "post-stream", pending, undefined, owner)), (first) =>
-    pending.size === 0 || ctx.state.failure !== undefined ? Effect.void : Effect.gen(function*() {
-      const backoff = Backoff.make(ctx.config.sseReconnect)
-      let outcome = first
-      let phase = "post-stream"
-      while (true) {
-        const why = Either.isLeft(outcome) ? outcome.left.message : "the server closed it before answering"
-        if (progress.lastEventId === undefined) {
-          return yield* ctx.fail(
-            new McpError.TransportError({
-              reason: Either.isLeft(outcome) ? "Read" : "Closed",
-              phase,
-              message: `lost the response stream of a request (${why}) and it has no event id to resume from`
-            })
-          )
+  return Effect.flatMap(
+    Effect.either(consume(ctx, first, progress, "post-stream", pending, undefined, owner)),
+    (first) =>
+      pending.size === 0 || ctx.state.failure !== undefined ? Effect.void : Effect.gen(function*() {
+        const backoff = Backoff.make(ctx.config.sseReconnect)
+        let outcome = first
+        let phase = "post-stream"
+        while (true) {
+          const why = Either.isLeft(outcome) ? outcome.left.message : "the server closed it before answering"
+          if (progress.lastEventId === undefined) {
+            return yield* ctx.fail(
+              new McpError.TransportError({
+                reason: Either.isLeft(outcome) ? "Read" : "Closed",
+                phase,
+                message: `lost the response stream of a request (${why}) and it has no event id to resume from`
+              })
+            )
+          }
+          yield* Effect.logDebug("mcp http: resuming a response stream", ctx.config.description)
+          const resumed = yield* reopen(ctx, backoff, progress, why)
+          if (Option.isNone(resumed)) return
+          phase = "resume"
+          const eventsBefore = progress.events
+          outcome = yield* Effect.either(consume(ctx, resumed.value, progress, phase, pending))
+          if (pending.size === 0 || ctx.state.failure !== undefined) return
+          if (progress.events > eventsBefore) yield* backoff.reset
         }
-        yield* Effect.logDebug("mcp http: resuming a response stream", ctx.config.description)
-        const resumed = yield* reopen(ctx, backoff, progress, why)
-        if (Option.isNone(resumed)) return
-        phase = "resume"
-        const eventsBefore = progress.events
-        outcome = yield* Effect.either(consume(ctx, resumed.value, progress, phase, pending))
-        if (pending.size === 0 || ctx.state.failure !== undefined) return
-        if (progress.events > eventsBefore) yield* backoff.reset
-      }
-    }))
+      })
+  )
 }
 
 /** GET + Last-Event-ID until a stream opens; `None` when the connection ended instead. */

@@ -77,7 +77,9 @@ export const parse = (header: string): Array<Challenge> => {
         skipSpaces()
         const value = header[i] === "\"" ? readQuoted() : readToken()
         // own keys only: a parameter named `constructor` or `__proto__` is data, not a prototype
-        if (!Object.hasOwn(params, name)) Object.defineProperty(params, name, { value, enumerable: true, writable: true })
+        if (!Object.hasOwn(params, name)) {
+          Object.defineProperty(params, name, { value, enumerable: true, writable: true })
+        }
         skipSpaces()
         if (header[i] !== ",") break
         i++

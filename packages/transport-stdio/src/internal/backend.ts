@@ -88,7 +88,10 @@ export interface Process {
    * scope closes. It returns at once: a backend that can, listens without a
    * fiber waiting for the end (an idle session pays for every such fiber).
    */
-  readonly readStderr: (onBytes: (bytes: Uint8Array) => void, onEnd: () => void) => Effect.Effect<void, never, Scope.Scope>
+  readonly readStderr: (
+    onBytes: (bytes: Uint8Array) => void,
+    onEnd: () => void
+  ) => Effect.Effect<void, never, Scope.Scope>
   /** Calls `onExit` once the process has exited (at once if it has), unless the scope closed before; returns at once. */
   readonly onExit: (onExit: (status: ExitStatus) => void) => Effect.Effect<void, never, Scope.Scope>
   /** Completes when the process has exited. */

@@ -93,7 +93,11 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
     const room = yield* Effect.makeLatch(true)
     // the one stage before the sink: everything queued, as one chunk, until the input ends
     const pullStdin: Channel.Channel<Chunk.Chunk<Uint8Array>> = Channel.suspend(() => {
-      if (queued.length === 0) return inputEnded ? Channel.void : Channel.zipRight(Channel.fromEffect(inputArrives), pullStdin)
+      if (queued.length === 0) {
+        return inputEnded
+          ? Channel.void
+          : Channel.zipRight(Channel.fromEffect(inputArrives), pullStdin)
+      }
       // the lines queued since the last pull, as one write (the transport hands them over one by one)
       const chunk = queued.length === 1 ? queued : [joined(queued, queuedBytes)]
       queued = []
@@ -176,7 +180,8 @@ export const commandBackend: Backend<CommandExecutor.CommandExecutor> = (options
           Effect.forkScoped,
           Effect.asVoid
         ),
-      onExit: (onExit) => Effect.asVoid(Effect.forkScoped(Effect.flatMap(exited, (status) => Effect.sync(() => onExit(status))))),
+      onExit: (onExit) =>
+        Effect.asVoid(Effect.forkScoped(Effect.flatMap(exited, (status) => Effect.sync(() => onExit(status))))),
       exited,
       isRunning: Effect.orElseSucceed(process.isRunning, () => false),
       kill: (signal) => Effect.ignore(process.kill(signal))

@@ -60,7 +60,7 @@ class NodeProcess implements Process {
     this.status = ended
     const listeners = this.exitListeners
     this.exitListeners = undefined
-    if (listeners !== undefined) for (const listener of listeners) listener(ended)
+    if (listeners !== undefined) { for (const listener of listeners) listener(ended) }
   }
 
   stdinFailed(error: Error): void {
@@ -116,7 +116,9 @@ class NodeProcess implements Process {
 
   readStdout(onBytes: (bytes: Uint8Array) => boolean): Effect.Effect<void, string> {
     return Effect.async<void, string>((resume) =>
-      Effect.sync(this.listenStdout(onBytes, (failure) => resume(failure === undefined ? Effect.void : Effect.fail(failure))))
+      Effect.sync(
+        this.listenStdout(onBytes, (failure) => resume(failure === undefined ? Effect.void : Effect.fail(failure)))
+      )
     )
   }
 
@@ -206,7 +208,10 @@ class NodeProcess implements Process {
 
 /** `release` runs when the caller's scope closes; registered before `acquire`, so nothing is left when interrupted between. */
 const scoped = (acquire: () => void, release: () => void) =>
-  Effect.flatMap(Effect.scope, (scope) => Effect.zipRight(Scope.addFinalizer(scope, Effect.sync(release)), Effect.sync(acquire)))
+  Effect.flatMap(
+    Effect.scope,
+    (scope) => Effect.zipRight(Scope.addFinalizer(scope, Effect.sync(release)), Effect.sync(acquire))
+  )
 
 /**
  * Starts servers with Node's `child_process` directly: writes go straight to

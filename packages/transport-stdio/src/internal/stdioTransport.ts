@@ -12,8 +12,8 @@ import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type * as StdioTransport from "../StdioTransport.js"
 import * as StdioError from "../StdioError.js"
+import type * as StdioTransport from "../StdioTransport.js"
 import type { Backend, ExitStatus, Process, Signal } from "./backend.js"
 import { defaultStdinHighWaterBytes, describeExit } from "./backend.js"
 import * as Descendants from "./descendants.js"
@@ -171,7 +171,9 @@ class StdioConnection implements McpTransport.Connection {
 
   logStderr(lines: ReadonlyArray<string>): Effect.Effect<void> {
     const logHub = this.settings.logHub
-    return Effect.forEach(lines, (line) => Effect.zipRight(logHub.publish(line), Effect.logDebug(line)), { discard: true }).pipe(
+    return Effect.forEach(lines, (line) => Effect.zipRight(logHub.publish(line), Effect.logDebug(line)), {
+      discard: true
+    }).pipe(
       Effect.annotateLogs({ "mcp.server": this.description, "mcp.stream": "stderr" })
     )
   }

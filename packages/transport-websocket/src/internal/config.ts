@@ -30,9 +30,17 @@ export interface Config {
 }
 
 const invalid = (what: string) =>
-  new McpError.TransportError({ reason: "Connect", phase: "options", message: `invalid WebSocketTransport option: ${what}` })
+  new McpError.TransportError({
+    reason: "Connect",
+    phase: "options",
+    message: `invalid WebSocketTransport option: ${what}`
+  })
 
-const positiveInteger = (value: unknown, fallback: number, name: string): Either.Either<number, McpError.TransportError> =>
+const positiveInteger = (
+  value: unknown,
+  fallback: number,
+  name: string
+): Either.Either<number, McpError.TransportError> =>
   value === undefined ?
     Either.right(fallback) :
     typeof value === "number" && Number.isSafeInteger(value) && value > 0 ?
@@ -62,13 +70,19 @@ export const resolve = (options: Options): Either.Either<Config, McpError.Transp
     const openTimeout = options.openTimeout === undefined ?
       Option.some(defaultOpenTimeout) :
       Duration.decodeUnknown(options.openTimeout)
-    if (Option.isNone(openTimeout) || !Duration.isFinite(openTimeout.value) || Duration.toMillis(openTimeout.value) <= 0) {
+    if (
+      Option.isNone(openTimeout) || !Duration.isFinite(openTimeout.value) || Duration.toMillis(openTimeout.value) <= 0
+    ) {
       return yield* Either.left(invalid("openTimeout must be a positive, finite duration"))
     }
     return {
       url: url.href,
       description: `${url.protocol}//${url.host}${url.pathname}`,
-      maxMessageBytes: yield* positiveInteger(options.maxMessageBytes, JsonRpc.defaultMaxMessageBytes, "maxMessageBytes"),
+      maxMessageBytes: yield* positiveInteger(
+        options.maxMessageBytes,
+        JsonRpc.defaultMaxMessageBytes,
+        "maxMessageBytes"
+      ),
       incomingCapacity: yield* positiveInteger(options.incomingCapacity, defaultIncomingCapacity, "incomingCapacity"),
       maxBufferedBytes: yield* positiveInteger(options.maxBufferedBytes, defaultMaxBufferedBytes, "maxBufferedBytes"),
       openTimeout: openTimeout.value,

@@ -23,7 +23,10 @@ const unexpectedResponse = /Unexpected server response: (\d{3})/
 
 /** What a platform error event says, when it says anything (Node's `ws` does, browsers do not). */
 const eventDetail = (cause: unknown): { readonly message?: string; readonly code?: string } => {
-  const event = cause as { readonly message?: unknown; readonly error?: { readonly message?: unknown; readonly code?: unknown } }
+  const event = cause as {
+    readonly message?: unknown
+    readonly error?: { readonly message?: unknown; readonly code?: unknown }
+  }
   const message = typeof event?.message === "string" && event.message !== "" ?
     event.message :
     typeof event?.error?.message === "string" ?
@@ -51,7 +54,11 @@ const socketError = (config: Config, error: Socket.SocketError, opened: boolean)
     })
   }
   if (error.reason === "Write") {
-    return new McpError.TransportError({ reason: "Write", phase: "write", message: `${config.description}: cannot send` })
+    return new McpError.TransportError({
+      reason: "Write",
+      phase: "write",
+      message: `${config.description}: cannot send`
+    })
   }
   const detail = eventDetail(error.cause)
   if (detail.code === tooLargeCode) return tooLarge(config)
@@ -69,7 +76,8 @@ const socketError = (config: Config, error: Socket.SocketError, opened: boolean)
   return new McpError.TransportError({
     reason: "Read",
     phase: "read",
-    message: `${config.description}: the connection broke` + (detail.message === undefined ? "" : ` (${detail.message})`)
+    message: `${config.description}: the connection broke` +
+      (detail.message === undefined ? "" : ` (${detail.message})`)
   })
 }
 

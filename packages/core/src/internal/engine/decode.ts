@@ -41,7 +41,9 @@ export const checker = <A, I>(schema: Schema.Schema<A, I>) => {
     try {
       if (is(u)) return Either.right(u)
       const result = decode(u)
-      return result._tag === "Right" ? Either.right(result.right) : Either.left(ParseResult.TreeFormatter.formatIssueSync(result.left))
+      return result._tag === "Right"
+        ? Either.right(result.right)
+        : Either.left(ParseResult.TreeFormatter.formatIssueSync(result.left))
     } catch (e) {
       return Either.left(`the value could not be checked (${e instanceof Error ? e.message : String(e)})`)
     }
@@ -129,7 +131,9 @@ export const paginate = <R extends { readonly nextCursor?: string | undefined },
           ? `more than ${maxBytes} bytes of pages`
           : undefined
         if (over !== undefined) {
-          return Effect.fail(new McpError.DecodeError({ reason: "TooLarge", message: `pagination does not end: ${over}` }))
+          return Effect.fail(
+            new McpError.DecodeError({ reason: "TooLarge", message: `pagination does not end: ${over}` })
+          )
         }
         seen.add(next)
         return loop(next)

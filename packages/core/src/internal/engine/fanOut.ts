@@ -46,7 +46,9 @@ export const make = <A>(newQueue: Effect.Effect<Queue.Queue<A>>): FanOut<A> => {
     let full: Array<Queue.Queue<A>> | undefined
     for (const queue of queues) if (!queue.unsafeOffer(a)) (full ??= []).push(queue)
     // a sliding queue makes room through its strategy; a queue shut down since (its subscriber left) interrupts the offer: ignored
-    return full === undefined ? Effect.void : Effect.forEach(full, (queue) => Effect.exit(Queue.offer(queue, a)), { discard: true })
+    return full === undefined
+      ? Effect.void
+      : Effect.forEach(full, (queue) => Effect.exit(Queue.offer(queue, a)), { discard: true })
   }
   return {
     publish: (a) => Effect.suspend(() => unsafePublish(a)),

@@ -1,7 +1,7 @@
 import type * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as Effect from "effect/Effect"
-import * as Encoding from "effect/Encoding"
 import * as Either from "effect/Either"
+import * as Encoding from "effect/Encoding"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
@@ -15,7 +15,11 @@ const seal = (key: CryptoKey, plain: string): Effect.Effect<string, Error> =>
   Effect.tryPromise({
     try: async () => {
       const iv = globalThis.crypto.getRandomValues(new Uint8Array(ivBytes))
-      const sealed = await globalThis.crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, new TextEncoder().encode(plain))
+      const sealed = await globalThis.crypto.subtle.encrypt(
+        { name: "AES-GCM", iv },
+        key,
+        new TextEncoder().encode(plain)
+      )
       return `${sealedPrefix}${Encoding.encodeBase64(iv)}:${Encoding.encodeBase64(new Uint8Array(sealed))}`
     },
     catch: () => new Error("the session id could not be sealed with the store's key")
@@ -32,7 +36,11 @@ const unseal = (key: CryptoKey, value: string): Effect.Effect<string, Error> =>
     return Effect.tryPromise({
       try: async () =>
         new TextDecoder().decode(
-          await globalThis.crypto.subtle.decrypt({ name: "AES-GCM", iv: new Uint8Array(ivDecoded) }, key, new Uint8Array(dataDecoded))
+          await globalThis.crypto.subtle.decrypt(
+            { name: "AES-GCM", iv: new Uint8Array(ivDecoded) },
+            key,
+            new Uint8Array(dataDecoded)
+          )
         ),
       catch: () => new Error("the stored session id does not open with the store's key")
     })
@@ -82,22 +90,24 @@ export const make = (
   const encode = Schema.encode(json)
   const decode = Schema.decodeUnknown(json)
   // (errors name the server by its name: never its endpoint)
-  const failed = (server: string | SessionStore.ServerIdentity, operation: "get" | "set" | "remove") =>
-  (cause: { readonly message: string }) => {
-    const { name } = identityOf(server)
-    return new SessionStoreError({
-      server: name,
-      operation,
-      message: `could not ${operation} the stored session of ${JSON.stringify(name)}: ${cause.message}`,
-      cause
-    })
-  }
+  const failed =
+    (server: string | SessionStore.ServerIdentity, operation: "get" | "set" | "remove") =>
+    (cause: { readonly message: string }) => {
+      const { name } = identityOf(server)
+      return new SessionStoreError({
+        server: name,
+        operation,
+        message: `could not ${operation} the stored session of ${JSON.stringify(name)}: ${cause.message}`,
+        cause
+      })
+    }
   /** runs `use` with the key of `server`, or gives `orElse` when it has none */
   const keyed = <A, E>(
     server: string | SessionStore.ServerIdentity,
     orElse: A,
     use: (key: string) => Effect.Effect<A, E>
-  ): Effect.Effect<A, E> => Effect.flatMap(keyOf(server), (key) => key === undefined ? Effect.succeed(orElse) : use(key))
+  ): Effect.Effect<A, E> =>
+    Effect.flatMap(keyOf(server), (key) => key === undefined ? Effect.succeed(orElse) : use(key))
   const sealed = (stored: SessionStore.Stored) =>
     key === undefined ? Effect.succeed(stored) : Effect.map(
       seal(key, Redacted.value(stored.sessionId)),
@@ -114,15 +124,16 @@ export const make = (
   }
   return {
     get: (server) =>
-      keyed(server, Option.none(), (id) => store.get(prefix + id).pipe(
-        Effect.mapError(failed(server, "get")),
-        Effect.flatMap(Option.match({
-          onNone: () => Effect.succeedNone,
-          // the parse error names fields and values of the record: never the session id, which is redacted
-          onSome: (text) =>
-            decode(text).pipe(Effect.flatMap(opened), Effect.asSome, Effect.mapError(failed(server, "get")))
-        }))
-      )),
+      keyed(server, Option.none(), (id) =>
+        store.get(prefix + id).pipe(
+          Effect.mapError(failed(server, "get")),
+          Effect.flatMap(Option.match({
+            onNone: () => Effect.succeedNone,
+            // the parse error names fields and values of the record: never the session id, which is redacted
+            onSome: (text) =>
+              decode(text).pipe(Effect.flatMap(opened), Effect.asSome, Effect.mapError(failed(server, "get")))
+          }))
+        )),
     set: (server, stored) =>
       keyed(server, undefined, (id) =>
         sealed(stored).pipe(
@@ -145,6 +156,10 @@ export const make = (
           Effect.mapError(failed(server, "get"))
         )),
     setEra: (server, era) =>
-      keyed(server, undefined, (id) => store.set(`${prefix}era/${id}`, era).pipe(Effect.mapError(failed(server, "set"))))
+      keyed(
+        server,
+        undefined,
+        (id) => store.set(`${prefix}era/${id}`, era).pipe(Effect.mapError(failed(server, "set")))
+      )
   }
 }

@@ -4,7 +4,7 @@
  * offered (`-32022`), and telling a legacy server (any other answer) apart
  * so the session can fall back to `initialize`.
  */
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as ClientSession from "../../ClientSession.js"
 import * as McpError from "../../McpError.js"
@@ -128,11 +128,15 @@ export const discover = (
               )
             }
             if (!Negotiation.isModernVersion(next)) return Effect.succeed<Outcome>({ _tag: "Legacy", version: next })
-            if (left <= 1 || next === version) return Effect.fail(new McpError.DecodeError({
-              reason: "Schema",
-              method: "server/discover",
-              message: `the server keeps answering server/discover without listing ${version}`
-            }))
+            if (left <= 1 || next === version) {
+              return Effect.fail(
+                new McpError.DecodeError({
+                  reason: "Schema",
+                  method: "server/discover",
+                  message: `the server keeps answering server/discover without listing ${version}`
+                })
+              )
+            }
             return attempt(next, left - 1)
           }
           return Effect.succeed<Outcome>({
@@ -151,6 +155,8 @@ export const discover = (
 
   const first = offer.modern[0]
   return first === undefined ?
-    legacyOr(new McpError.ProtocolError({ code: McpError.ErrorCode.InvalidRequest, message: "no modern version offered" })) :
+    legacyOr(
+      new McpError.ProtocolError({ code: McpError.ErrorCode.InvalidRequest, message: "no modern version offered" })
+    ) :
     attempt(first, maxAttempts)
 }

@@ -63,7 +63,11 @@ export const run = (
     const decoded = decodeInputRequired(raw)
     if (decoded._tag === "Left") {
       return Effect.fail(
-        new McpError.DecodeError({ reason: "Schema", method, message: `invalid input_required result: ${decoded.left}` })
+        new McpError.DecodeError({
+          reason: "Schema",
+          method,
+          message: `invalid input_required result: ${decoded.left}`
+        })
       )
     }
     if (n >= maxRounds) {

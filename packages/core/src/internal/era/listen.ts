@@ -69,7 +69,9 @@ export const make = (
 ): Listener => {
   // made on the first update: only a session of the 2026 era listens
   let lock: Effect.Semaphore | undefined
-  let current: { readonly key: string; readonly fiber: Fiber.RuntimeFiber<unknown, McpError.McpClientError> } | undefined
+  let current:
+    | { readonly key: string; readonly fiber: Fiber.RuntimeFiber<unknown, McpError.McpClientError> }
+    | undefined
 
   const open = (filter: McpSchema.SubscriptionFilter) =>
     Effect.scoped(Effect.gen(function*() {

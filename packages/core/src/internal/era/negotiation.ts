@@ -60,7 +60,9 @@ export const offerOf = (
         })
       )
     }
-    return Either.right(pinnedEra === "modern" ? { modern: [pinned], legacy: undefined } : { modern: [], legacy: pinned })
+    return Either.right(
+      pinnedEra === "modern" ? { modern: [pinned], legacy: undefined } : { modern: [], legacy: pinned }
+    )
   }
   return Either.right({
     modern: era === "legacy" ? [] : modernVersions,
@@ -140,7 +142,9 @@ export const classify = (offer: Offer, requested: string, error: McpError.McpCli
     // the probe (phase "modern-blocked", set by the HTTP transport): the server's CORS does not allow the
     // modern `Mcp-*` headers, so from this page it can only be spoken to in the legacy era
     case "TransportError":
-      return error.phase === "modern-blocked" ? { _tag: "Legacy", error } : error.reason === "Http" && error.status !== undefined && error.status >= 400 && error.status < 500 &&
+      return error.phase === "modern-blocked" ?
+        { _tag: "Legacy", error } :
+        error.reason === "Http" && error.status !== undefined && error.status >= 400 && error.status < 500 &&
           error.status !== 401 && error.status !== 403 ?
         { _tag: "Legacy", error } :
         { _tag: "Lost", error }

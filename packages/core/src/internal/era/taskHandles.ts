@@ -16,7 +16,7 @@ import * as Schema from "effect/Schema"
 import type * as ClientSession from "../../ClientSession.js"
 import * as McpError from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
-import * as TaskPolling from "../../TaskPolling.js"
+import type * as TaskPolling from "../../TaskPolling.js"
 import { checker } from "../engine/decode.js"
 import { answer } from "./inputRounds.js"
 
@@ -79,7 +79,13 @@ export const follow = (
         case "completed":
           return task.result !== undefined ?
             Effect.succeed(task.result) :
-            Effect.fail(new McpError.DecodeError({ reason: "Schema", method, message: `task ${taskId} completed without a result` }))
+            Effect.fail(
+              new McpError.DecodeError({
+                reason: "Schema",
+                method,
+                message: `task ${taskId} completed without a result`
+              })
+            )
         case "failed":
           return Effect.fail(
             new McpError.ProtocolError({
@@ -90,7 +96,9 @@ export const follow = (
             })
           )
         case "cancelled":
-          return Effect.fail(new McpError.RequestCancelled({ method, reason: task.statusMessage ?? `task ${taskId} was cancelled` }))
+          return Effect.fail(
+            new McpError.RequestCancelled({ method, reason: task.statusMessage ?? `task ${taskId} was cancelled` })
+          )
         default: {
           // each question once: a key the server still lists after it was answered is not asked again
           const open = Object.fromEntries(
@@ -115,7 +123,10 @@ export const follow = (
     return step(handle).pipe(
       Effect.onInterrupt(() =>
         // bounded: an interrupt never hangs on a server that does not answer (interruptible inside the finalizer)
-        Effect.interruptible(request("tasks/cancel", { taskId })).pipe(Effect.timeoutOption(cancelMillis), Effect.ignore)
+        Effect.interruptible(request("tasks/cancel", { taskId })).pipe(
+          Effect.timeoutOption(cancelMillis),
+          Effect.ignore
+        )
       )
     )
   })

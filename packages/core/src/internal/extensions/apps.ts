@@ -1,6 +1,6 @@
 import * as Effect from "effect/Effect"
-import * as Encoding from "effect/Encoding"
 import * as Either from "effect/Either"
+import * as Encoding from "effect/Encoding"
 import * as Option from "effect/Option"
 import type * as McpApps from "../../McpApps.js"
 import type * as McpClient from "../../McpClient.js"
@@ -66,7 +66,9 @@ const domainList = (
   for (const domain of value) {
     // a source that is not an origin (`'unsafe-eval'`, `*`, one with `;`) could widen or rewrite the policy
     if (typeof domain !== "string" || !domainPattern.test(domain)) {
-      return Either.left(invalidCsp(uri, `_meta.ui.csp.${key} holds ${JSON.stringify(domain).slice(0, 80)}, not an origin`))
+      return Either.left(
+        invalidCsp(uri, `_meta.ui.csp.${key} holds ${JSON.stringify(domain).slice(0, 80)}, not an origin`)
+      )
     }
     list.push(domain)
   }
@@ -132,7 +134,8 @@ export const read = (
   isUiUri(uri) ?
     Effect.flatMap(
       client.readResource(uri),
-      (result) => Either.match(fromContents(uri, result), { onLeft: (p) => Effect.fail(fail(p)), onRight: Effect.succeed })
+      (result) =>
+        Either.match(fromContents(uri, result), { onLeft: (p) => Effect.fail(fail(p)), onRight: Effect.succeed })
     ) :
     Effect.fail(fail(error("NotUiResource", uri, `${JSON.stringify(uri.slice(0, 200))} is not a ui:// resource`)))
 

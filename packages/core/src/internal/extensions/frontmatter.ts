@@ -146,8 +146,11 @@ class Parser {
     while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop()
     const body = header.startsWith("|") ?
       lines.join("\n") :
-      lines.reduce((text, line, i) =>
-        i === 0 ? line : line === "" ? `${text}\n` : text.endsWith("\n") ? text + line : `${text} ${line}`, "")
+      lines.reduce(
+        (text, line, i) =>
+          i === 0 ? line : line === "" ? `${text}\n` : text.endsWith("\n") ? text + line : `${text} ${line}`,
+        ""
+      )
     if (header.endsWith("-")) return body
     return body === "" ? "" : `${body}\n`
   }
@@ -239,5 +242,7 @@ export const equal = (a: unknown, b: unknown): boolean => {
   const keysA = Object.keys(a)
   const keysB = Object.keys(b)
   return keysA.length === keysB.length &&
-    keysA.every((key) => Object.hasOwn(b, key) && equal((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
+    keysA.every((key) =>
+      Object.hasOwn(b, key) && equal((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])
+    )
 }

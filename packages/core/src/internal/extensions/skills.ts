@@ -73,18 +73,23 @@ export const make: Effect.Effect<Skills.Service, never, McpClient.McpClient> = E
   const client = yield* McpClient.McpClient
   const session = client.session
 
-  const requireExtension = Effect.flatMap(session.initialized, (init) =>
-    serverDeclares(init.capabilities) ? Effect.void : Effect.fail(
-      new McpError.UnsupportedCapability({ capability: `extensions.${extensionId}`, method: "skills/list" })
-    ))
+  const requireExtension = Effect.flatMap(
+    session.initialized,
+    (init) =>
+      serverDeclares(init.capabilities) ? Effect.void : Effect.fail(
+        new McpError.UnsupportedCapability({ capability: `extensions.${extensionId}`, method: "skills/list" })
+      )
+  )
 
   const list = requireExtension.pipe(
     Effect.zipRight(paginate((cursor) => decodeListSkills(session, "skills/list", cursor), (page) => page.skills))
   )
 
   const get = (nameOrUri: string) =>
-    Effect.map(list, (skills) =>
-      Option.fromNullable(skills.find((s) => s.uri === nameOrUri || s.frontmatter.name === nameOrUri)))
+    Effect.map(
+      list,
+      (skills) => Option.fromNullable(skills.find((s) => s.uri === nameOrUri || s.frontmatter.name === nameOrUri))
+    )
 
   const fail = (
     skill: Skills.Skill,
@@ -100,7 +105,12 @@ export const make: Effect.Effect<Skills.Service, never, McpClient.McpClient> = E
       if (listed === undefined) return yield* fail(skill, uri, "Unlisted", "the skill's entry does not list this file")
       const algorithm = /^sha256:([0-9a-fA-F]{64})$/.exec(listed.digest)
       if (algorithm === null) {
-        return yield* fail(skill, uri, "Digest", `unsupported digest ${JSON.stringify(listed.digest)} (sha256:<hex> expected)`)
+        return yield* fail(
+          skill,
+          uri,
+          "Digest",
+          `unsupported digest ${JSON.stringify(listed.digest)} (sha256:<hex> expected)`
+        )
       }
       const result = yield* client.readResource(uri)
       const contents = result.contents.filter((c) => c.uri === uri)
@@ -141,7 +151,9 @@ export const make: Effect.Effect<Skills.Service, never, McpClient.McpClient> = E
           skill,
           file.uri,
           "Frontmatter",
-          `field ${key}: the file says ${JSON.stringify(parsed[key])}, the entry ${JSON.stringify(skill.frontmatter[key])}`
+          `field ${key}: the file says ${JSON.stringify(parsed[key])}, the entry ${
+            JSON.stringify(skill.frontmatter[key])
+          }`
         )
       }
     }
@@ -164,7 +176,9 @@ export const make: Effect.Effect<Skills.Service, never, McpClient.McpClient> = E
     get,
     load,
     readFile: (skill, uri) =>
-      Effect.flatMap(readFile(skill, uri), (file) =>
-        uri === skill.uri ? Effect.as(checkFrontmatter(skill, file), file) : Effect.succeed(file))
+      Effect.flatMap(
+        readFile(skill, uri),
+        (file) => uri === skill.uri ? Effect.as(checkFrontmatter(skill, file), file) : Effect.succeed(file)
+      )
   } satisfies Skills.Service
 })

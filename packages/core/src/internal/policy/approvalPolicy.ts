@@ -56,8 +56,7 @@ export const make = (
     const store = (yield* KeyValueStore.KeyValueStore).forSchema(Remembered)
     const prefix = options.prefix ?? defaultPrefix
     const trustedServers = new Set(options.trustedServers ?? [])
-    const keyOf = (server: string, tool: string) =>
-      `${prefix}${encodeURIComponent(server)}/${encodeURIComponent(tool)}`
+    const keyOf = (server: string, tool: string) => `${prefix}${encodeURIComponent(server)}/${encodeURIComponent(tool)}`
 
     const isRemembered = (server: string, tool: McpSchema.Tool) =>
       store.get(keyOf(server, tool.name)).pipe(

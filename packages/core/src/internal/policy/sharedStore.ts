@@ -82,8 +82,10 @@ export const fromKeyValueStore = (store: KeyValueStore.KeyValueStore): SharedSto
         ),
       list: Effect.flatMap(readIndex, (ids) =>
         Effect.map(
-          Effect.forEach([...ids].sort(byId), (id) => Effect.map(store.get(keyOf(id)), Option.map((v) => [id, v] as const))),
-          (found) => found.flatMap((entry) => Option.isSome(entry) ? [entry.value] : [])
+          Effect.forEach([...ids].sort(byId), (id) =>
+            Effect.map(store.get(keyOf(id)), Option.map((v) => [id, v] as const))),
+          (found) =>
+            found.flatMap((entry) => Option.isSome(entry) ? [entry.value] : [])
         ))
     }
   })

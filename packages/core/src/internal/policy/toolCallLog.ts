@@ -11,8 +11,8 @@ import * as Stream from "effect/Stream"
 import * as Subscribable from "effect/Subscribable"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as McpSchema from "../../McpSchema.js"
-import * as SharedStore from "./sharedStore.js"
 import type * as ToolCallLog from "../../ToolCallLog.js"
+import * as SharedStore from "./sharedStore.js"
 
 /** @internal */
 export const Status = Schema.Literal(
@@ -115,11 +115,16 @@ export const make = (
 
     const writeRecord = (record: ToolCallLog.ToolCallRecord) =>
       encodeStored(record).pipe(
-        Effect.flatMap((text) => Effect.zipRight(Effect.sync(() => known.set(record.id, text)), calls.put(record.id, text))),
+        Effect.flatMap((text) =>
+          Effect.zipRight(Effect.sync(() => known.set(record.id, text)), calls.put(record.id, text))
+        ),
         Effect.catchAll(warn(`write record ${record.id}`))
       )
     const removeRecord = (id: string) =>
-      Effect.zipRight(Effect.sync(() => known.delete(id)), Effect.catchAll(calls.remove(id), warn(`remove record ${id}`)))
+      Effect.zipRight(
+        Effect.sync(() => known.delete(id)),
+        Effect.catchAll(calls.remove(id), warn(`remove record ${id}`))
+      )
 
     /** Follows a record another process (or this one) changed: the store is the truth. */
     const follow = (id: string) =>
@@ -128,25 +133,34 @@ export const make = (
           onNone: () =>
             Effect.suspend(() => {
               known.delete(id)
-              return SubscriptionRef.update(ref, (list) => list.some((r) => r.id === id) ? list.filter((r) => r.id !== id) : list)
+              return SubscriptionRef.update(
+                ref,
+                (list) => list.some((r) => r.id === id) ? list.filter((r) => r.id !== id) : list
+              )
             }),
           onSome: (text) =>
-            known.get(id) === text ? Effect.void : Effect.flatMap(decode(id, text), Option.match({
-              onNone: () => Effect.void,
-              onSome: (record) =>
-                SubscriptionRef.update(ref, (list) => {
-                  const all = upsert(list, record)
-                  // beyond the retention: forgotten here too (the process that started it removes it from the store)
-                  for (const dropped of all.slice(0, Math.max(0, all.length - retention))) known.delete(dropped.id)
-                  return all.slice(-retention)
-                })
-            }))
+            known.get(id) === text ? Effect.void : Effect.flatMap(
+              decode(id, text),
+              Option.match({
+                onNone: () => Effect.void,
+                onSome: (record) =>
+                  SubscriptionRef.update(ref, (list) => {
+                    const all = upsert(list, record)
+                    // beyond the retention: forgotten here too (the process that started it removes it from the store)
+                    for (const dropped of all.slice(0, Math.max(0, all.length - retention))) known.delete(dropped.id)
+                    return all.slice(-retention)
+                  })
+              })
+            )
         })),
         Effect.catchAll(warn(`read record ${id}`))
       )
     // the changes that arrived together, each record read once
     yield* Effect.forkScoped(
-      Stream.runForEachChunk(changed, (ids) => lock.withPermits(1)(Effect.forEach(new Set(ids), follow, { discard: true })))
+      Stream.runForEachChunk(
+        changed,
+        (ids) => lock.withPermits(1)(Effect.forEach(new Set(ids), follow, { discard: true }))
+      )
     )
 
     let sequence = 0
@@ -155,9 +169,9 @@ export const make = (
       Random.nextIntBetween(0, 0x7fffffff),
       // time, then the order of starts in this process, then a random part: ids sort in start order
       (now, n) =>
-        `${DateTime.toEpochMillis(now).toString(36).padStart(9, "0")}-${
-          (sequence++).toString(36).padStart(4, "0")
-        }-${n.toString(36)}`
+        `${DateTime.toEpochMillis(now).toString(36).padStart(9, "0")}-${(sequence++).toString(36).padStart(4, "0")}-${
+          n.toString(36)
+        }`
     )
 
     const service: ToolCallLog.Service = {

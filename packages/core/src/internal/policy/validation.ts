@@ -58,14 +58,15 @@ export const checkElicitResult = (
     validator.validate(params.requestedSchema, result.content ?? {}).pipe(
       Effect.as(result),
       Effect.catchAll((error) =>
-        Effect.logWarning("mcp: the elicitation answer does not match the requested schema; not sent", error.message).pipe(
-          Effect.zipRight(Effect.fail(
-            new McpError.ProtocolError({
-              code: McpError.ErrorCode.InternalError,
-              method: "elicitation/create",
-              message: "the client's answer does not match the requested schema"
-            })
-          ))
-        )
+        Effect.logWarning("mcp: the elicitation answer does not match the requested schema; not sent", error.message)
+          .pipe(
+            Effect.zipRight(Effect.fail(
+              new McpError.ProtocolError({
+                code: McpError.ErrorCode.InternalError,
+                method: "elicitation/create",
+                message: "the client's answer does not match the requested schema"
+              })
+            ))
+          )
       )
     )

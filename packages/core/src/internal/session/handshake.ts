@@ -105,7 +105,8 @@ export const initialize = (options: {
             new McpError.ProtocolError({
               code: McpError.ErrorCode.InvalidParams,
               method: "initialize",
-              message: `the server chose protocol version ${result.protocolVersion}, which this client does not speak ` +
+              message:
+                `the server chose protocol version ${result.protocolVersion}, which this client does not speak ` +
                 `(supported: ${McpSchema.SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`
             })
           )

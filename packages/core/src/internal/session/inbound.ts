@@ -300,7 +300,9 @@ class Router implements InboundRouter {
       default: {
         const publish = this.#publishNotification(notification)
         const onNotification = this.#appNotification
-        const first = onNotification === undefined ? undefined : guarded("onNotification", () => onNotification(notification))
+        const first = onNotification === undefined
+          ? undefined
+          : guarded("onNotification", () => onNotification(notification))
         return first === undefined ? publish : Effect.zipRight(first, publish)
       }
     }
@@ -328,7 +330,9 @@ class Router implements InboundRouter {
         return Effect.logWarning("mcp: server reported an error", incoming.error.message)
       }
       // a late answer to a cancelled or timed-out request, or a server's mistake (an error code where the id belongs)
-      return Effect.logDebug(`mcp: dropped an answer whose id matches no request in flight: ${JSON.stringify(incoming.id)}`)
+      return Effect.logDebug(
+        `mcp: dropped an answer whose id matches no request in flight: ${JSON.stringify(incoming.id)}`
+      )
     }
     table.answered(
       entry,

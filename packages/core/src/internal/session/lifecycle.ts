@@ -18,9 +18,9 @@ import * as McpError from "../../McpError.js"
 import { ConnectionObserver, Resumption } from "../../McpTransport.js"
 import type { Connection, ConnectionError, ConnectionPull, Retry } from "../../McpTransport.js"
 import type * as LazySubscriptionRef from "../engine/lazySubscriptionRef.js"
-import type * as Resumer from "../resume.js"
 import * as Spans from "../engine/spans.js"
-import { type Handshake, handOff, notifyOn } from "./handshake.js"
+import type * as Resumer from "../resume.js"
+import { handOff, type Handshake, notifyOn } from "./handshake.js"
 import type { InboundRouter } from "./inbound.js"
 import * as Link from "./link.js"
 import type { PendingTable } from "./pending.js"
@@ -196,7 +196,10 @@ class Lifecycle implements Observer {
         if (this.stopped) return
         endFiber = this.adopt(Runtime.runFork(
           runtime,
-          Effect.flatMap(Effect.exit(ending), (exit) => Effect.zipRight(sink.finish, this.afterEnd(live, reading, exit))).pipe(
+          Effect.flatMap(
+            Effect.exit(ending),
+            (exit) => Effect.zipRight(sink.finish, this.afterEnd(live, reading, exit))
+          ).pipe(
             Effect.onExit((exit) =>
               Effect.sync(() => {
                 if (reading.gate !== undefined) Deferred.unsafeDone(reading.gate, exit)
@@ -368,7 +371,11 @@ class Lifecycle implements Observer {
   }
 
   /** A connection's reading ended: told to the fiber that opens it, or settled here before the next connection. */
-  afterEnd(live: Link.Live, reading: Reading, end: Exit.Exit<void, ConnectionError>): Effect.Effect<void, ConnectionError> {
+  afterEnd(
+    live: Link.Live,
+    reading: Reading,
+    end: Exit.Exit<void, ConnectionError>
+  ): Effect.Effect<void, ConnectionError> {
     if (!reading.handedOver) {
       reading.end = end
       return end
@@ -433,7 +440,9 @@ class Lifecycle implements Observer {
             onNone: () => Effect.void,
             onSome: Option.match({
               onNone: () =>
-                this.end(new McpError.TransportError({ reason: "Closed", message: "the transport has no more connections" })),
+                this.end(
+                  new McpError.TransportError({ reason: "Closed", message: "the transport has no more connections" })
+                ),
               onSome: (error) => this.end(error)
             })
           })
@@ -472,7 +481,8 @@ export const run = (options: Options): Effect.Effect<
       const run = options.open()
       yield* Scope.addFinalizer(scope, run.close)
       lifecycle.closeStream = run.close
-      lifecycle.pull = Effect.flatMap(Effect.provide(run.next, services), (connection) => Effect.sync(() => queued.push(connection)))
+      lifecycle.pull = Effect.flatMap(Effect.provide(run.next, services), (connection) =>
+        Effect.sync(() => queued.push(connection)))
     } else {
       // the stream is read through a pull in a scope of its own: the session's end closes it at once
       const streamScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
@@ -485,7 +495,9 @@ export const run = (options: Options): Effect.Effect<
       )
       lifecycle.pull = Effect.flatMap(chunks, (chunk) =>
         Effect.sync(() => {
-          for (const connection of chunk) queued.push(connection)
+          for (const connection of chunk) {
+            queued.push(connection)
+          }
         }))
     }
     yield* Effect.forkIn(lifecycle.drive, scope)

@@ -1,6 +1,6 @@
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
+import type * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import type * as Tracer from "effect/Tracer"
 import type * as ClientSession from "../../ClientSession.js"

@@ -15,9 +15,9 @@ import type * as ClientSession from "../../ClientSession.js"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as McpError from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
-import * as Methods from "../methods.js"
 import * as Spans from "../engine/spans.js"
 import { expiredKind, makeSweeper, type Member, type Timed, type Watch } from "../engine/timeouts.js"
+import * as Methods from "../methods.js"
 import type { Live } from "./link.js"
 
 /** @internal */
@@ -34,7 +34,11 @@ const progressMethods: ReadonlySet<string> = Methods.progressResets
  * in V8 a spread followed by a key of its own is ten times slower than this
  * copy, and every request with a progress token makes one.
  */
-const copyWith = (record: Record<string, unknown> | undefined, key: string, value: unknown): Record<string, unknown> => {
+const copyWith = (
+  record: Record<string, unknown> | undefined,
+  key: string,
+  value: unknown
+): Record<string, unknown> => {
   const copy: Record<string, unknown> = {}
   if (record !== undefined) {
     const keys = Object.keys(record)
@@ -384,14 +388,18 @@ class Table implements PendingTable, Member<Pending> {
     if (notice === undefined && defect === undefined) return Effect.failCause(cause)
     return Effect.zipRight(
       Effect.zipRight(
-        defect === undefined ? Effect.void : Effect.logError(`mcp: the transport's send of ${entry.method} died`, defect),
-        notice === undefined ? Effect.void : cancelOnServer(notice.live, entry.id, notice.reason, this.#cancelByClosing())
+        defect === undefined
+          ? Effect.void
+          : Effect.logError(`mcp: the transport's send of ${entry.method} died`, defect),
+        notice === undefined
+          ? Effect.void
+          : cancelOnServer(notice.live, entry.id, notice.reason, this.#cancelByClosing())
       ),
       Effect.failCause(cause)
     )
   }
 
-/** A new entry for a request, or the typed error of a bad timeout option. */
+  /** A new entry for a request, or the typed error of a bad timeout option. */
   #makeEntry(
     method: string,
     params: Record<string, unknown> | undefined,

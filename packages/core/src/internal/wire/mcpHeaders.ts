@@ -121,7 +121,7 @@ export const declarations = (inputSchema: unknown): Declarations => {
     }
     for (const keyword of schemaMaps) {
       const map = node[keyword]
-      if (isObject(map)) for (const child of Object.values(map)) visit(child, path, false)
+      if (isObject(map)) { for (const child of Object.values(map)) visit(child, path, false) }
     }
     for (const keyword of schemaValues) {
       if (Object.hasOwn(node, keyword)) visit(node[keyword], path, false)

@@ -12,10 +12,10 @@
  *
  * @internal
  */
-import * as AST from "effect/SchemaAST"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as AST from "effect/SchemaAST"
 
 /** @internal */
 export type Guard = (u: unknown) => boolean
@@ -116,7 +116,9 @@ const compileNode = (ast: AST.AST, memo: Map<AST.AST, Guard>): Guard => {
     }
     case "Union": {
       // a member offering literals through a surrogate is matched by them in `Schema.is`: leave it to that
-      if (ast.types.some((member) => member._tag === "Declaration" && Option.isSome(AST.getSurrogateAnnotation(member)))) {
+      if (
+        ast.types.some((member) => member._tag === "Declaration" && Option.isSome(AST.getSurrogateAnnotation(member)))
+      ) {
         return fallback(ast)
       }
       const members = ast.types.map((member) => compile(member, memo))

@@ -10,7 +10,13 @@ import type * as McpSchema from "@mcp-effect/core/McpSchema"
 /** @internal */
 export type Part =
   | { readonly _tag: "Text"; readonly text: string }
-  | { readonly _tag: "Media"; readonly kind: "image" | "audio" | "file"; readonly mimeType: string; readonly data: string; readonly uri?: string }
+  | {
+    readonly _tag: "Media"
+    readonly kind: "image" | "audio" | "file"
+    readonly mimeType: string
+    readonly data: string
+    readonly uri?: string
+  }
 
 /** Decoded size of base64 data. */
 const byteLength = (base64: string): number => {
@@ -50,7 +56,10 @@ const fromBlock = (block: McpSchema.ContentBlock): Part => {
       const resource = block.resource
       const mimeType = resource.mimeType ?? "application/octet-stream"
       if ("text" in resource) {
-        return { _tag: "Text", text: `[resource ${resource.uri} (${resource.mimeType ?? "text/plain"})]\n${resource.text}` }
+        return {
+          _tag: "Text",
+          text: `[resource ${resource.uri} (${resource.mimeType ?? "text/plain"})]\n${resource.text}`
+        }
       }
       return { _tag: "Media", kind: kindOf(mimeType), mimeType, data: resource.blob, uri: resource.uri }
     }

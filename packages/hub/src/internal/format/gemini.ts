@@ -116,7 +116,11 @@ const typesOf = (node: JsonRecord): { readonly types: ReadonlyArray<JsonType>; r
     return { types: ["object"], nullable }
   }
   if (own(node, "items") !== undefined || own(node, "prefixItems") !== undefined) return { types: ["array"], nullable }
-  const values = Array.isArray(own(node, "enum")) ? own(node, "enum") as Array<unknown> : "const" in node ? [node.const] : []
+  const values = Array.isArray(own(node, "enum"))
+    ? own(node, "enum") as Array<unknown>
+    : "const" in node
+    ? [node.const]
+    : []
   const kinds = new Set(values.filter((v) => v !== null).map((v) => typeof v))
   if (kinds.size === 1) {
     const kind = [...kinds][0]
@@ -152,7 +156,9 @@ const typed = (node: JsonRecord, type: JsonType, nullable: boolean, context: Con
         const strings = values.filter((v): v is string => typeof v === "string")
         const others = values.filter((v) => typeof v !== "string")
         if (strings.length > 0) out.enum = [...new Set(strings)]
-        if (others.length > 0) withNote(out, strings.length > 0 ? `also ${describeValues(others)}` : describeValues(others))
+        if (others.length > 0) {
+          withNote(out, strings.length > 0 ? `also ${describeValues(others)}` : describeValues(others))
+        }
       }
       if (isCount(own(node, "minLength"))) out.minLength = own(node, "minLength") as number
       if (isCount(own(node, "maxLength"))) out.maxLength = own(node, "maxLength") as number
@@ -190,7 +196,10 @@ const typed = (node: JsonRecord, type: JsonType, nullable: boolean, context: Con
         const names = Object.keys(properties)
         const refused = names.filter((name) => !propertyName.test(name))
         if (refused.length > 0) {
-          withNote(out, `left out, as Gemini takes no such parameter names: ${refused.map((n) => JSON.stringify(n)).join(", ")}`)
+          withNote(
+            out,
+            `left out, as Gemini takes no such parameter names: ${refused.map((n) => JSON.stringify(n)).join(", ")}`
+          )
         }
         const entries = names.filter((name) => propertyName.test(name)).map((name) =>
           [name, convert(properties[name], context)] as const
@@ -223,7 +232,9 @@ const union = (node: JsonRecord, branches: ReadonlyArray<GeminiSchema>, nullable
     const properties: Record<string, GeminiSchema> = {}
     for (const branch of branches) {
       for (const [name, schema] of Object.entries(branch.properties ?? {})) {
-        if (!Object.hasOwn(properties, name)) Object.defineProperty(properties, name, { value: schema, enumerable: true })
+        if (!Object.hasOwn(properties, name)) {
+          Object.defineProperty(properties, name, { value: schema, enumerable: true })
+        }
       }
     }
     const required = (branches[0].required ?? []).filter((name) => branches.every((b) => b.required?.includes(name)))
@@ -273,7 +284,7 @@ const without = (node: JsonRecord, ...keys: ReadonlyArray<string>): JsonRecord =
 
 const shallow = (node: unknown): GeminiSchema => {
   if (!isRecord(node)) return anything(node, false)
-  const { types, nullable } = typesOf(node)
+  const { nullable, types } = typesOf(node)
   const type = types[0]
   const out: Mutable = annotate({}, node)
   if (type === "object") out.type = "OBJECT"
@@ -309,7 +320,7 @@ const convert = (input: unknown, parent: Context): GeminiSchema => {
   }
   const alternatives = own(input, "anyOf") ?? own(input, "oneOf")
   const rest = without(input, "anyOf", "oneOf")
-  const { types, nullable } = typesOf(rest)
+  const { nullable, types } = typesOf(rest)
   if (Array.isArray(alternatives) && alternatives.length > 0 && types.length === 0) {
     const nullableUnion = nullable || alternatives.some(isNullSchema)
     const branches = alternatives.filter((branch) => !isNullSchema(branch)).map((branch) => convert(branch, context))
@@ -318,7 +329,12 @@ const convert = (input: unknown, parent: Context): GeminiSchema => {
   }
   // an enum of values of several kinds: a string whose enum is the string values, the others described
   if (types.length === 0 && (enumValues(rest)?.length ?? 0) > 0) {
-    return typed(rest, "string", nullable || (own(rest, "enum") as Array<unknown> | undefined)?.includes(null) === true, context)
+    return typed(
+      rest,
+      "string",
+      nullable || (own(rest, "enum") as Array<unknown> | undefined)?.includes(null) === true,
+      context
+    )
   }
   if (types.length === 0) return anything(rest, nullable)
   if (types.length === 1) return typed(rest, types[0], nullable, context)

@@ -32,7 +32,16 @@
  */
 import { isRecord, type JsonRecord, own } from "./json.js"
 
-const annotations = new Set(["$schema", "$id", "$comment", "default", "examples", "deprecated", "readOnly", "writeOnly"])
+const annotations = new Set([
+  "$schema",
+  "$id",
+  "$comment",
+  "default",
+  "examples",
+  "deprecated",
+  "readOnly",
+  "writeOnly"
+])
 const plain = new Set([
   "description",
   "title",

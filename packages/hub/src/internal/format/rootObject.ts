@@ -40,7 +40,9 @@ export const rootObject = (schema: JsonRecord): ObjectRoot => {
   if (!hasCombinator && isObjectRoot(schema) && isRecord(own(schema, "properties"))) return schema
   const properties: Record<string, unknown> = {}
   const ownProperties = own(schema, "properties")
-  if (isRecord(ownProperties)) for (const [name, value] of Object.entries(ownProperties)) define(properties, name, value)
+  if (isRecord(ownProperties)) {
+    for (const [name, value] of Object.entries(ownProperties)) define(properties, name, value)
+  }
   const required = new Set(stringArray(own(schema, "required")))
   for (const branch of branchesOf(schema, "allOf")) {
     const branchProperties = own(branch, "properties")

@@ -4,10 +4,6 @@
  * @since 0.2.0
  */
 import type * as McpSchema from "@mcp-effect/core/McpSchema"
-import * as Gemini from "./gemini.js"
-import { sanitizeName } from "./names.js"
-import { strictSchema } from "./openAiStrict.js"
-import { rootObject } from "./rootObject.js"
 import type {
   AnthropicTool,
   GeminiFunctionDeclaration,
@@ -17,9 +13,15 @@ import type {
   OpenAiOptions,
   OpenAiResponsesTool
 } from "../../ToolFormat.js"
+import * as Gemini from "./gemini.js"
+import { sanitizeName } from "./names.js"
+import { strictSchema } from "./openAiStrict.js"
+import { rootObject } from "./rootObject.js"
 
 const split = (input: Input): { readonly name: string; readonly tool: McpSchema.Tool } =>
-  "inputSchema" in input ? { name: sanitizeName(input.name), tool: input } : { name: sanitizeName(input.name), tool: input.tool }
+  "inputSchema" in input
+    ? { name: sanitizeName(input.name), tool: input }
+    : { name: sanitizeName(input.name), tool: input.tool }
 
 /** What a model is told a tool does: its description, else its title. @internal */
 export const describe = (tool: McpSchema.Tool): string | undefined =>

@@ -1,10 +1,10 @@
-import * as McpApps from "@mcp-effect/core/McpApps"
 import * as ApprovalRequest from "@mcp-effect/core/ApprovalRequest"
+import * as McpApps from "@mcp-effect/core/McpApps"
 import type * as McpSchema from "@mcp-effect/core/McpSchema"
 import * as SharedStore from "@mcp-effect/core/SharedStore"
 import * as Effect from "effect/Effect"
-import * as ServerRegistry from "../../ServerRegistry.js"
 import type * as McpToolkit from "../../McpToolkit.js"
+import * as ServerRegistry from "../../ServerRegistry.js"
 import type * as ToolSearch from "../../ToolSearch.js"
 
 const searchToolName = "search_tools"
@@ -40,7 +40,9 @@ export const catalogue = (
     const about = status.instructions ?? status.serverInfo?.description ?? status.serverInfo?.title
     const summary = about === undefined || about.trim() === "" ? "" : `: ${line(about, summaryLength)}`
     const shown = names.slice(0, namesShown).join(", ")
-    lines.push(`- ${line(status.name, 64)} (${names.length} tools)${summary} [${shown}${names.length > namesShown ? ", …" : ""}]`)
+    lines.push(
+      `- ${line(status.name, 64)} (${names.length} tools)${summary} [${shown}${names.length > namesShown ? ", …" : ""}]`
+    )
   }
   return lines.join("\n")
 }
@@ -66,7 +68,11 @@ export const searchToolOf = (text: string): McpSchema.Tool => ({
 })
 
 const storage = (error: unknown) =>
-  new ServerRegistry.RegistryError({ reason: "Storage", message: "the activated tools could not be stored", cause: error })
+  new ServerRegistry.RegistryError({
+    reason: "Storage",
+    message: "the activated tools could not be stored",
+    cause: error
+  })
 
 const errorResult = (text: string): McpSchema.CallToolResult => ({ content: [{ type: "text", text }], isError: true })
 
@@ -87,7 +93,11 @@ const foundText = (hits: ReadonlyArray<ToolSearch.Hit>) =>
   hits.length === 0
     ? "No tool matches. Try other words, or another server from the list."
     : `Callable from your next turn:\n${
-      hits.map((hit) => `- ${hit.name} (server ${hit.server})${hit.tool.description === undefined ? "" : `: ${line(hit.tool.description, 160)}`}`)
+      hits.map((hit) =>
+        `- ${hit.name} (server ${hit.server})${
+          hit.tool.description === undefined ? "" : `: ${line(hit.tool.description, 160)}`
+        }`
+      )
         .join("\n")
     }`
 
@@ -154,7 +164,9 @@ export const make = (
       callTool: (name, args, callOptions) => {
         if (mode === "deferred" && name === searchToolName) {
           const parsed = searchArguments(args ?? {})
-          if (typeof parsed === "string") return Effect.succeed(errorResult(parsed))
+          if (typeof parsed === "string") {
+            return Effect.succeed(errorResult(parsed))
+          }
           return Effect.map(
             search(parsed.query, { limit: Math.min(parsed.limit ?? limit, 20), servers: parsed.servers }),
             (hits): McpSchema.CallToolResult => ({

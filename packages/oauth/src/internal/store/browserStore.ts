@@ -39,7 +39,11 @@ const withLocalStorage = (name: string, options: BrowserTokenStore.Options | und
       Effect.logWarning(`${reason}: OAuth records go to localStorage and become unreadable after a reload`).pipe(
         Effect.zipRight(Sealer.generateKey),
         Effect.map(({ key, keyId }) =>
-          RecordStore.make(HashedNames.hashed(LocalStorage.backend(storage, name)), Sealer.aesGcm(key, keyId, "absent"), options)
+          RecordStore.make(
+            HashedNames.hashed(LocalStorage.backend(storage, name)),
+            Sealer.aesGcm(key, keyId, "absent"),
+            options
+          )
         )
       )
   })

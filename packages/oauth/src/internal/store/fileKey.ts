@@ -1,4 +1,4 @@
-import * as FileSystem from "@effect/platform/FileSystem"
+import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Encoding from "effect/Encoding"
@@ -44,29 +44,37 @@ export const loadOrCreate = (fs: FileSystem.FileSystem, path: string): Effect.Ef
       onNone: () => Effect.fail(new StoreFailure({ message: "the key file does not hold a 32-byte base64 key" })),
       onSome: Effect.succeed
     })
-  const existing = Effect.flatMap(Files.readIfExists(fs, path, "the key file"), Option.match({
-    onNone: () => Effect.succeedNone,
-    onSome: (text) =>
-      Effect.zipRight(
-        Effect.mapError(Files.ensurePrivateFile(fs, path), Files.failure("tightening the key file failed")),
-        Effect.map(parse(text), Option.some)
-      )
-  }))
+  const existing = Effect.flatMap(
+    Files.readIfExists(fs, path, "the key file"),
+    Option.match({
+      onNone: () => Effect.succeedNone,
+      onSome: (text) =>
+        Effect.zipRight(
+          Effect.mapError(Files.ensurePrivateFile(fs, path), Files.failure("tightening the key file failed")),
+          Effect.map(parse(text), Option.some)
+        )
+    })
+  )
   const create = Effect.gen(function*() {
     const raw = globalThis.crypto.getRandomValues(new Uint8Array(KEY_BYTES))
     const temporary = `${path}.${Sealer.randomId(8)}.tmp`
     const published = yield* Files.writePrivateFile(fs, temporary, `${Encoding.encodeBase64(raw)}\n`).pipe(
       Effect.zipRight(fs.link(temporary, path)),
       Effect.as(true),
-      Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "AlreadyExists", () =>
-        Effect.succeed(false)),
+      Effect.catchIf(
+        (error) => error._tag === "SystemError" && error.reason === "AlreadyExists",
+        () => Effect.succeed(false)
+      ),
       Effect.ensuring(Effect.ignore(fs.remove(temporary, { force: true }))),
       Effect.mapError(Files.failure("creating the key file failed"))
     )
-    return published ? raw : yield* Effect.flatMap(existing, Option.match({
-      onNone: () => Effect.fail(new StoreFailure({ message: "the key file vanished while it was being created" })),
-      onSome: Effect.succeed
-    }))
+    return published ? raw : yield* Effect.flatMap(
+      existing,
+      Option.match({
+        onNone: () => Effect.fail(new StoreFailure({ message: "the key file vanished while it was being created" })),
+        onSome: Effect.succeed
+      })
+    )
   })
   return Effect.flatMap(existing, Option.match({ onNone: () => create, onSome: Effect.succeed }))
 }

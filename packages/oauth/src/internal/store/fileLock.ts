@@ -1,4 +1,4 @@
-import * as FileSystem from "@effect/platform/FileSystem"
+import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -72,7 +72,10 @@ export const make = (fs: FileSystem.FileSystem, path: Path.Path, directory: stri
   }
 
   const holderOf = (file: string) =>
-    Effect.map(Files.readIfExists(fs, file, "the refresh lock"), (text) => Option.map(text, (t) => ({ text: t, holder: parse(t) })))
+    Effect.map(
+      Files.readIfExists(fs, file, "the refresh lock"),
+      (text) => Option.map(text, (t) => ({ text: t, holder: parse(t) }))
+    )
 
   /** Removes an expired lock, if it is still the one found expired; one taker at a time. */
   const takeOver = (file: string, expired: string) =>
@@ -114,7 +117,8 @@ export const make = (fs: FileSystem.FileSystem, path: Path.Path, directory: stri
         Effect.gen(function*() {
           const published = yield* publish(file, yield* holder, false).pipe(
             Effect.as(true),
-            Effect.catchIf(isAlreadyExists, () => Effect.succeed(false)),
+            Effect.catchIf(isAlreadyExists, () =>
+              Effect.succeed(false)),
             Effect.mapError(failure("taking the lock"))
           )
           if (published) return
@@ -126,8 +130,7 @@ export const make = (fs: FileSystem.FileSystem, path: Path.Path, directory: stri
           }
           return yield* Effect.fail(new Busy())
         }),
-        () =>
-          Effect.ignore(Effect.flatMap(ours, (mine) => mine ? fs.remove(file, { force: true }) : Effect.void))
+        () => Effect.ignore(Effect.flatMap(ours, (mine) => mine ? fs.remove(file, { force: true }) : Effect.void))
       )
       // the holder extends its lease while it holds the lock; a killed process stops renewing
       const renew = Effect.flatMap(ours, (mine) =>
@@ -143,9 +146,11 @@ export const make = (fs: FileSystem.FileSystem, path: Path.Path, directory: stri
         Effect.catchIf((e): e is Busy => e instanceof Busy, () => Effect.fail(taken))
       )
       yield* Effect.forkScoped(
-        Effect.ignore(Effect.repeat(renew, Schedule.spaced(Duration.millis(Math.max(1, Math.floor(lease / 3))))).pipe(
-          Effect.delay(Duration.millis(Math.max(1, Math.floor(lease / 3))))
-        ))
+        Effect.ignore(
+          Effect.repeat(renew, Schedule.spaced(Duration.millis(Math.max(1, Math.floor(lease / 3))))).pipe(
+            Effect.delay(Duration.millis(Math.max(1, Math.floor(lease / 3))))
+          )
+        )
       )
     })
 }

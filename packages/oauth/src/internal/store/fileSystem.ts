@@ -1,5 +1,5 @@
 import type * as PlatformError from "@effect/platform/Error"
-import * as FileSystem from "@effect/platform/FileSystem"
+import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { StoreFailure } from "./failure.js"
@@ -41,10 +41,15 @@ export const ensurePrivateDirectory = (
       return yield* Effect.fail(new StoreFailure({ message: "the token store path is not a directory" }))
     }
     if ((info.mode & 0o077) !== 0) yield* fs.chmod(directory, directoryMode)
-  }).pipe(Effect.mapError((error) => error._tag === "StoreFailure" ? error : failure("preparing the token store directory failed")(error)))
+  }).pipe(Effect.mapError((error) =>
+    error._tag === "StoreFailure" ? error : failure("preparing the token store directory failed")(error)
+  ))
 
 /** Tightens an existing file that others can read or write. */
-export const ensurePrivateFile = (fs: FileSystem.FileSystem, path: string): Effect.Effect<void, PlatformError.PlatformError> =>
+export const ensurePrivateFile = (
+  fs: FileSystem.FileSystem,
+  path: string
+): Effect.Effect<void, PlatformError.PlatformError> =>
   Effect.flatMap(fs.stat(path), (info) => (info.mode & 0o077) !== 0 ? fs.chmod(path, fileMode) : Effect.void)
 
 /**

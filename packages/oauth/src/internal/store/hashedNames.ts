@@ -19,15 +19,20 @@ export const hashed = (backend: Backend): Backend => {
     Effect.map(Sealer.sha256Hex(name.text), (hash) => ({ kind: name.kind, text: `${name.kind}:${hash}` }))
   return {
     get: (name) =>
-      Effect.flatMap(hashedName(name), (stored) =>
-        Effect.flatMap(backend.get(stored), (found) =>
-          Option.isSome(found) ? Effect.succeed(found) : Effect.flatMap(backend.get(name), (legacy) =>
-            Option.match(legacy, {
-              onNone: () => Effect.succeed(legacy),
-              // moved under the hashed key; the sealing binds the name, not the key
-              onSome: (value) =>
-                backend.set(stored, value).pipe(Effect.zipRight(backend.remove(name)), Effect.as(legacy))
-            })))),
+      Effect.flatMap(
+        hashedName(name),
+        (stored) =>
+          Effect.flatMap(backend.get(stored), (found) =>
+            Option.isSome(found) ?
+              Effect.succeed(found) :
+              Effect.flatMap(backend.get(name), (legacy) =>
+                Option.match(legacy, {
+                  onNone: () => Effect.succeed(legacy),
+                  // moved under the hashed key; the sealing binds the name, not the key
+                  onSome: (value) =>
+                    backend.set(stored, value).pipe(Effect.zipRight(backend.remove(name)), Effect.as(legacy))
+                })))
+      ),
     set: (name, value) =>
       Effect.flatMap(hashedName(name), (stored) => Effect.zipRight(backend.set(stored, value), backend.remove(name))),
     remove: (name) =>

@@ -81,20 +81,23 @@ export const loadOrCreateKey = (db: IDBDatabase): Effect.Effect<StoredKey, Store
       : isStoredKey(u)
       ? Effect.succeedSome(u)
       : Effect.fail(new StoreFailure({ message: "the stored encryption key is corrupt" }))
-  return Effect.flatMap(Effect.flatMap(existing, checked), Option.match({
-    onSome: Effect.succeed,
-    onNone: () =>
-      Effect.flatMap(Sealer.generateKey, (fresh) => {
-        let chosen: StoredKey = fresh
-        return commit(db, KEYS, "storing the encryption key", (store) => {
-          const get = store.get(KEY_ENTRY)
-          get.onsuccess = () => {
-            if (isStoredKey(get.result)) chosen = get.result
-            else store.put(fresh, KEY_ENTRY)
-          }
-        }).pipe(Effect.map(() => chosen))
-      })
-  }))
+  return Effect.flatMap(
+    Effect.flatMap(existing, checked),
+    Option.match({
+      onSome: Effect.succeed,
+      onNone: () =>
+        Effect.flatMap(Sealer.generateKey, (fresh) => {
+          let chosen: StoredKey = fresh
+          return commit(db, KEYS, "storing the encryption key", (store) => {
+            const get = store.get(KEY_ENTRY)
+            get.onsuccess = () => {
+              if (isStoredKey(get.result)) chosen = get.result
+              else store.put(fresh, KEY_ENTRY)
+            }
+          }).pipe(Effect.map(() => chosen))
+        })
+    })
+  )
 }
 
 export const backend = (db: IDBDatabase): Backend => ({

@@ -18,7 +18,8 @@ const backend = (kv: KeyValueStore.KeyValueStore, prefix: string): RecordStore.B
   const failure = (what: string) => (cause: unknown) => new StoreFailure({ message: `${what} failed`, cause })
   return {
     get: (name) => Effect.mapError(kv.get(`${prefix}${name.text}`), failure(`reading the ${name.kind} record`)),
-    set: (name, value) => Effect.mapError(kv.set(`${prefix}${name.text}`, value), failure(`writing the ${name.kind} record`)),
+    set: (name, value) =>
+      Effect.mapError(kv.set(`${prefix}${name.text}`, value), failure(`writing the ${name.kind} record`)),
     remove: (name) => Effect.mapError(kv.remove(`${prefix}${name.text}`), failure(`deleting the ${name.kind} record`))
   }
 }

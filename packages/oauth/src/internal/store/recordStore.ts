@@ -76,11 +76,14 @@ export const make = (
     setClient: (issuer, client) => write(Records.client, issuer, client, "setClient"),
     deleteClient: (issuer) => remove("client", issuer, "deleteClient"),
     getPending: (state) =>
-      Effect.flatMap(read(Records.pending, state, "getPending"), (found) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          Option.isSome(found) && now - found.value.createdAt >= pendingTtl
-            ? Effect.as(remove("pending", state, "getPending"), Option.none())
-            : Effect.succeed(found))),
+      Effect.flatMap(
+        read(Records.pending, state, "getPending"),
+        (found) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            Option.isSome(found) && now - found.value.createdAt >= pendingTtl
+              ? Effect.as(remove("pending", state, "getPending"), Option.none())
+              : Effect.succeed(found))
+      ),
     setPending: (pending) => write(Records.pending, pending.state, pending, "setPending"),
     deletePending: (state) => remove("pending", state, "deletePending")
   }

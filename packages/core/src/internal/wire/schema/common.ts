@@ -141,8 +141,7 @@ export const RequestMeta = JsonObject.pipe(
     {
       identifier: "RequestMeta",
       message: () => "expected progressToken to be a string or a number",
-      arbitrary: () => (fc) =>
-        fc.record({ progressToken: fc.oneof(fc.string(), fc.integer()) }, { requiredKeys: [] })
+      arbitrary: () => (fc) => fc.record({ progressToken: fc.oneof(fc.string(), fc.integer()) }, { requiredKeys: [] })
     }
   )
 )
@@ -363,4 +362,3 @@ export const CancelledNotificationParams = Schema.Struct({
  * @category schemas
  */
 export type CancelledNotificationParams = typeof CancelledNotificationParams.Type
-

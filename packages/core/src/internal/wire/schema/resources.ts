@@ -5,15 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import {
-  Annotations,
-  BaseMetadata,
-  Icons,
-  Meta,
-  NotificationParams,
-  PaginatedResult,
-  RequestParams
-} from "./common.js"
+import { Annotations, BaseMetadata, Icons, Meta, NotificationParams, PaginatedResult, RequestParams } from "./common.js"
 
 /**
  * A resource the server can read.

@@ -4,7 +4,16 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { BaseMetadata, EmptyResult, Icons, JsonObject, Meta, ObjectJsonSchema, PaginatedResult, RequestParams } from "./common.js"
+import {
+  BaseMetadata,
+  EmptyResult,
+  Icons,
+  JsonObject,
+  Meta,
+  ObjectJsonSchema,
+  PaginatedResult,
+  RequestParams
+} from "./common.js"
 import { ContentBlock } from "./content.js"
 import { TaskMetadata } from "./tasks.js"
 

@@ -40,11 +40,13 @@ import { measureMinimalClient } from "../browser/bundle.js"
 // schema kept, one budget for the first connection's handshake (+0.4). Issue 27's method table and era
 // codecs (steps 1-2: one row per method, a 2025 and a 2026-07-28 codec, result schemas by method name,
 // the client's members own properties so it survives a spread, the log level in 2026-07-28's `_meta`,
-// `ping` as `server/discover`) take it to 42.6 / 122.8 KB (+0.9 own code). The budgets are
-// a little above the last sizes: they stop growth. Issue 8's targets are lower (own code ≤ 15 KB, total
-// ≤ 100 KB); lower the budgets as the bundle shrinks.
-const ownBudgetKb = 42.7
-const totalBudgetKb = 122.9
+// `ping` as `server/discover`) take it to 42.6 / 122.8 KB (+0.9 own code); with steps 3-4 (the request
+// state machine, the transport's cancel and `make`/`open`) and the answer logged when its id matches no
+// request, 42.8 / 123.0 KB. The budgets are a little above the last sizes: they stop growth. Issue 27's
+// budget is lower (own code ≤ 33 KB, total ≤ 115 KB, ≤ 100 KB pinned to one era); lower these as the
+// bundle shrinks.
+const ownBudgetKb = 42.9
+const totalBudgetKb = 123.0
 const onDemandBudgetKb = 6.5
 
 describe("browser bundle size", () => {

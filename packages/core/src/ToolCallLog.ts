@@ -82,7 +82,10 @@ export const currentOrigin: FiberRef.FiberRef<Origin | undefined> = internal.cur
 export const withOrigin: {
   (origin: Origin): <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   <A, E, R>(effect: Effect.Effect<A, E, R>, origin: Origin): Effect.Effect<A, E, R>
-} = dual(2, <A, E, R>(effect: Effect.Effect<A, E, R>, origin: Origin) => Effect.locally(effect, currentOrigin, origin))
+} = /* @__PURE__ */ dual(
+  2,
+  <A, E, R>(effect: Effect.Effect<A, E, R>, origin: Origin) => Effect.locally(effect, currentOrigin, origin)
+)
 
 /**
  * The record of one call: server, tool, arguments, status, the task's id

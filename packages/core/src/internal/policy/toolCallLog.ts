@@ -26,14 +26,14 @@ export const Status = Schema.Literal(
 )
 
 /** @internal */
-export const Origin = Schema.Struct({
+export const Origin = /* @__PURE__ */ Schema.Struct({
   _tag: Schema.Literal("App"),
   /** The `ui://` resource of the app that made the call. */
   uri: Schema.String
 })
 
 /** @internal */
-export const currentOrigin = FiberRef.unsafeMake<typeof Origin.Type | undefined>(undefined)
+export const currentOrigin = /* @__PURE__ */ FiberRef.unsafeMake<typeof Origin.Type | undefined>(undefined)
 
 /** @internal */
 export const ToolCallRecord = Schema.Struct({

@@ -27,6 +27,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type BrowserContext, chromium, type Page } from "playwright-core"
 import { build } from "vite"
+import { type ClockApp, clockUri, startClockApp } from "../browser/servers/apps.js"
 import { type Everything, type Recorded as EverythingRecorded, startEverything } from "../browser/servers/everything.js"
 import type { Recorded } from "../browser/servers/mcpServer.js"
 import { startAppServer } from "./servers/appServer.js"
@@ -79,6 +80,7 @@ const main = async () => {
   const userDataDir = await mkdtemp(join(tmpdir(), "mcp-effect-e2e-"))
   let context: BrowserContext | undefined
   let everything: Everything | undefined
+  let clock: ClockApp | undefined
   const outcomes: Array<{ readonly name: string; readonly error?: string }> = []
   try {
     context = await chromium.launchPersistentContext(userDataDir, {
@@ -548,6 +550,98 @@ const main = async () => {
       return { runner, answer: evBody(answer!)?.result?.content }
     }
 
+    // --- MCP Apps: a server with a UI, its app rendered in the console -------------------------------
+    clock = await startClockApp(app.origin, "http://127.0.0.1:9/undeclared", "2025-11-25")
+    const clockServer = clock
+    const appFrame = page.locator("iframe[data-mcp-app]")
+    /** Answers the dialog for `tool`; resolves once it is answered. */
+    const decide = async (tool: string, button: "Approve once" | "Deny") => {
+      await dialog.filter({ hasText: `Run ${tool}?` }).waitFor({ timeout: 15_000 })
+      await dialog.getByRole("button", { name: button }).click()
+      await dialog.filter({ hasText: `Run ${tool}?` }).waitFor({ state: "hidden", timeout: 10_000 })
+    }
+
+    await scenario(
+      "MCP Apps: a server's app is shown sandboxed; its calls are asked about, recorded as the app's, denied ones never sent",
+      async () => {
+        await page.locator("select[name=approval-mode]").selectOption("always-ask")
+        await page.getByRole("button", { name: "Add Server" }).click()
+        await page.locator("input[name=server-name]").fill("clock")
+        await page.locator("input[name=server-url]").fill(clockServer.url)
+        await page.getByRole("button", { name: "Save" }).click()
+        await page.getByTestId("status-clock").filter({ hasText: "Connected" }).waitFor({ timeout: 20_000 })
+        const item = page.getByTestId("app-clock__get-time")
+        await item.waitFor({ timeout: 15_000 })
+        // the app-only tool is no app of its own
+        expect(await page.getByTestId("app-clock__report").count() === 0, "the app-only tool is listed as an app")
+        await noOverflow("with the MCP Apps panel")
+
+        // opening the app runs its tool: asked, like any call
+        const from = clockServer.requests.length
+        const reports = clockServer.reports.length
+        await item.getByRole("button", { name: "Open app" }).click()
+        await decide("get-time", "Approve once")
+        await appFrame.waitFor({ timeout: 15_000 })
+        const sandbox = await appFrame.getAttribute("sandbox")
+        expect(sandbox === "allow-scripts", `sandbox: ${sandbox}`)
+        const policy = await appFrame.getAttribute("csp")
+        expect(
+          policy !== null && policy.includes(`connect-src ${new URL(clockServer.url).origin};`),
+          `csp: ${policy}`
+        )
+        // the app calls its app-only tool on its own: asked in the console, then sent
+        expect(!clockServer.calls().slice(from).includes("report"), "the app's call reached the server before approval")
+        await decide("report", "Approve once")
+        expect(await until(() => clockServer.reports.length > reports), "the server received no report from the app")
+        const report = clockServer.reports.at(-1)!
+        expect(
+          report.declared === "reached" && report.undeclared === "blocked",
+          `the app's fetches: ${JSON.stringify(report)}`
+        )
+        const frame = page.frameLocator("iframe[data-mcp-app]")
+        await frame.locator("#time").filter({ hasText: "12:00" }).waitFor({ timeout: 15_000 })
+        const appRow = page.getByTestId("history-row").filter({ hasText: "report" }).filter({
+          hasText: "Completed"
+        })
+        await appRow.first().waitFor({ timeout: 15_000 })
+        expect(
+          await appRow.first().getByTestId("history-origin").textContent() === `app ${clockUri}`,
+          "the history does not show the app as the call's origin"
+        )
+        await noOverflow("with the app open")
+
+        // a call the user makes inside the app: asked; approved, it reaches the server
+        let before = clockServer.calls().length
+        await frame.locator("#now").click()
+        await decide("get-time", "Approve once")
+        expect(
+          await until(() => clockServer.calls().slice(before).includes("get-time")),
+          "the app's approved call did not reach the server"
+        )
+        const appCalls = page.getByTestId("history-row").filter({ hasText: "get-time" }).filter({
+          has: page.getByTestId("history-origin")
+        })
+        await appCalls.filter({ hasText: "Completed" }).first().waitFor({ timeout: 15_000 })
+
+        // denied: the app is told, the server receives nothing
+        before = clockServer.calls().length
+        await frame.locator("#now").click()
+        await decide("get-time", "Deny")
+        await frame.locator("#time").filter({ hasText: /refused/ }).waitFor({ timeout: 15_000 })
+        await appCalls.filter({ hasText: "Denied" }).first().waitFor({ timeout: 15_000 })
+        await page.waitForTimeout(300)
+        expect(
+          clockServer.calls().length === before,
+          `the server received ${clockServer.calls().slice(before).join(", ")} after a denial`
+        )
+        await page.screenshot({ path: join(results, "mcp-app.png"), fullPage: true })
+        await item.getByRole("button", { name: "Close" }).click()
+        await appFrame.waitFor({ state: "detached", timeout: 10_000 })
+        await page.getByTestId("server-clock").getByRole("button", { name: "Remove" }).click()
+        await page.getByTestId("server-clock").waitFor({ state: "detached", timeout: 10_000 })
+      }
+    )
+
     await scenario(
       "server-everything: Test saves nothing, Save adds, Cancel never removes a saved server",
       async () => {
@@ -1004,6 +1098,7 @@ const main = async () => {
   } finally {
     await context?.close().catch(() => undefined)
     await everything?.close().catch(() => undefined)
+    await clock?.close().catch(() => undefined)
     await servers.close()
     await app.close()
     await rm(userDataDir, { recursive: true, force: true })

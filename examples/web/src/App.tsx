@@ -710,7 +710,12 @@ const CallHistory = () => {
             <tr key={r.id} data-testid="history-row">
               <td>{new Date(r.startedAt.epochMillis).toLocaleTimeString()}</td>
               <td>{r.server}</td>
-              <td>{r.tool}</td>
+              <td>
+                {r.tool}
+                {r.origin !== undefined && (
+                  <span className="muted origin" data-testid="history-origin">app {r.origin.uri}</span>
+                )}
+              </td>
               <td className={`status status-${statusOf(r)}`}>
                 {statusLabel(statusOf(r))}
                 {History.taskStatusOf(r) !== undefined && ` (task ${History.taskStatusOf(r)})`}

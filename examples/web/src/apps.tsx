@@ -18,17 +18,19 @@ const AppRunner = ({ hubTool }: { readonly hubTool: ServerRegistry.HubTool }) =>
   const dark = typeof window !== "undefined" && window.matchMedia?.("(prefers-color-scheme: dark)").matches
   return (
     <li data-testid={`app-${hubTool.name}`}>
-      <strong>{hubTool.tool.title ?? hubTool.tool.name}</strong> <span className="muted">{hubTool.server}</span>{" "}
-      <button
-        disabled={client === undefined}
-        onClick={() => {
-          setOpen(true)
-          call.run({})
-        }}
-      >
-        {open ? "Run again" : "Open app"}
-      </button>
-      {open && <button onClick={() => setOpen(false)}>Close</button>}
+      <div className="row">
+        <strong>{hubTool.tool.title ?? hubTool.tool.name}</strong> <span className="muted">{hubTool.server}</span>
+        <button
+          disabled={client === undefined}
+          onClick={() => {
+            setOpen(true)
+            call.run({})
+          }}
+        >
+          {open ? "Run again" : "Open app"}
+        </button>
+        {open && <button onClick={() => setOpen(false)}>Close</button>}
+      </div>
       {open && call.status !== "Completed" && call.status !== "Idle" && <p className="muted">{call.status}</p>}
       {open && (
         <McpApp.McpApp

@@ -554,15 +554,23 @@ const main = async () => {
     clock = await startClockApp(app.origin, "http://127.0.0.1:9/undeclared", "2025-11-25")
     const clockServer = clock
     const appFrame = page.locator("iframe[data-mcp-app]")
-    /** Answers the dialog for `tool`; resolves once it is answered. */
-    const decide = async (tool: string, button: "Approve once" | "Deny") => {
+    /** Answers the dialog for `tool`, checking who it says asked; resolves once it is answered. */
+    const decide = async (tool: string, button: "Approve once" | "Deny", byApp: boolean) => {
       await dialog.filter({ hasText: `Run ${tool}?` }).waitFor({ timeout: 15_000 })
+      const origin = byApp ? await dialog.getByTestId("approval-origin").textContent() : null
+      expect(
+        byApp ?
+          origin === `Asked by the app of clock (${clockUri})` :
+          await dialog.getByTestId("approval-origin").count() === 0,
+        `the dialog for ${tool} says ${origin ?? "nothing"} about who asked`
+      )
+      if (byApp) await page.screenshot({ path: join(results, "mcp-app-approval.png") })
       await dialog.getByRole("button", { name: button }).click()
       await dialog.filter({ hasText: `Run ${tool}?` }).waitFor({ state: "hidden", timeout: 10_000 })
     }
 
     await scenario(
-      "MCP Apps: a server's app is shown sandboxed; its calls are asked about, recorded as the app's, denied ones never sent",
+      "MCP Apps: a server's app is shown sandboxed; its calls are asked about as the app's, recorded as the app's, denied ones never sent",
       async () => {
         await page.locator("select[name=approval-mode]").selectOption("always-ask")
         await page.getByRole("button", { name: "Add Server" }).click()
@@ -580,7 +588,7 @@ const main = async () => {
         const from = clockServer.requests.length
         const reports = clockServer.reports.length
         await item.getByRole("button", { name: "Open app" }).click()
-        await decide("get-time", "Approve once")
+        await decide("get-time", "Approve once", false)
         await appFrame.waitFor({ timeout: 15_000 })
         const sandbox = await appFrame.getAttribute("sandbox")
         expect(sandbox === "allow-scripts", `sandbox: ${sandbox}`)
@@ -591,7 +599,7 @@ const main = async () => {
         )
         // the app calls its app-only tool on its own: asked in the console, then sent
         expect(!clockServer.calls().slice(from).includes("report"), "the app's call reached the server before approval")
-        await decide("report", "Approve once")
+        await decide("report", "Approve once", true)
         expect(await until(() => clockServer.reports.length > reports), "the server received no report from the app")
         const report = clockServer.reports.at(-1)!
         expect(
@@ -613,7 +621,7 @@ const main = async () => {
         // a call the user makes inside the app: asked; approved, it reaches the server
         let before = clockServer.calls().length
         await frame.locator("#now").click()
-        await decide("get-time", "Approve once")
+        await decide("get-time", "Approve once", true)
         expect(
           await until(() => clockServer.calls().slice(before).includes("get-time")),
           "the app's approved call did not reach the server"
@@ -626,7 +634,7 @@ const main = async () => {
         // denied: the app is told, the server receives nothing
         before = clockServer.calls().length
         await frame.locator("#now").click()
-        await decide("get-time", "Deny")
+        await decide("get-time", "Deny", true)
         await frame.locator("#time").filter({ hasText: /refused/ }).waitFor({ timeout: 15_000 })
         await appCalls.filter({ hasText: "Denied" }).first().waitFor({ timeout: 15_000 })
         await page.waitForTimeout(300)

@@ -479,6 +479,11 @@ const ApprovalDialog = () => {
           Server <strong>{request.server}</strong>
           {request.trusted ? " (trusted)" : " (not trusted)"}
         </p>
+        {first.askedBy !== undefined && (
+          <p className="origin" data-testid="approval-origin">
+            Asked by {first.askedBy} <span className="muted">({request.origin?.uri})</span>
+          </p>
+        )}
         <Badges tool={request.tool} />
         {request.warnings.map((w) => (
           <p key={w._tag} className="warning" data-testid={`warning-${w._tag}`}>⚠ {w.message}</p>

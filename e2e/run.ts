@@ -590,7 +590,9 @@ const main = async () => {
     }
     /** Adds an app server in always-ask mode; resolves with its app's entry in the MCP Apps panel. */
     const addAppServer = async (name: string, url: string, tool: string) => {
+      // a new mode builds the console's hub anew: wait for it before adding
       await page.locator("select[name=approval-mode]").selectOption("always-ask")
+      await page.getByRole("button", { name: "Add Server" }).waitFor()
       await page.getByRole("button", { name: "Add Server" }).click()
       await page.locator("input[name=server-name]").fill(name)
       await page.locator("input[name=server-url]").fill(url)

@@ -622,6 +622,7 @@ const main = async () => {
         const from = clockServer.requests.length
         const reports = clockServer.reports.length
         await item.getByRole("button", { name: "Open app" }).click()
+        await item.getByTestId("app-status").filter({ hasText: "Awaiting approval" }).waitFor({ timeout: 15_000 })
         await decide("get-time", "Approve once", undefined)
         await appFrame.waitFor({ timeout: 15_000 })
         const sandbox = await appFrame.getAttribute("sandbox")

@@ -13,6 +13,7 @@ import { AppsPanel } from "./apps.js"
 import { forgetTokens, hubLayer, modes, savedServers, saveServer, storedMode, storeMode, testLayer } from "./hub.js"
 import { SchemaForm } from "./schemaForm.js"
 import { SignInNotice, useSigningIn } from "./signIn.js"
+import { statusLabel } from "./status.js"
 
 const useRegistryAction = () => {
   const runtime = RuntimeProvider.useRuntime()
@@ -72,9 +73,6 @@ const errorText = (error: unknown, hints?: { readonly oauthWithoutClientId?: boo
   if (/access_denied/.test(raw)) return "The authorization was refused at the authorization server (access_denied)."
   return raw
 }
-
-const statusLabel = (status: ToolCall.Status | History.Status): string =>
-  status === "AwaitingApproval" ? "Awaiting approval" : status === "TimedOut" ? "Timed out" : status
 
 // --- servers ---------------------------------------------------------------
 

@@ -10,6 +10,7 @@ import type { ServerRegistry } from "@mcp-effect/hub"
 import { McpApp, Registry, ToolCall } from "@mcp-effect/react"
 import * as Option from "effect/Option"
 import * as React from "react"
+import { statusLabel } from "./status.js"
 
 const AppRunner = ({ hubTool }: { readonly hubTool: ServerRegistry.HubTool }) => {
   const client = Registry.useServerClient(hubTool.server)
@@ -31,7 +32,9 @@ const AppRunner = ({ hubTool }: { readonly hubTool: ServerRegistry.HubTool }) =>
         </button>
         {open && <button onClick={() => setOpen(false)}>Close</button>}
       </div>
-      {open && call.status !== "Completed" && call.status !== "Idle" && <p className="muted">{call.status}</p>}
+      {open && call.status !== "Completed" && call.status !== "Idle" && (
+        <p className="muted" data-testid="app-status">{statusLabel(call.status)}</p>
+      )}
       {open && (
         <McpApp.McpApp
           server={hubTool.server}

@@ -14,6 +14,14 @@
  * scenarios whose name matches (each server-everything scenario adds the
  * server it needs).
  *
+ * The MCP Apps scenarios add app servers from the browser suite
+ * (`browser/servers/apps.ts`: its own clock app and the official
+ * `@modelcontextprotocol/server-basic-vanillajs`) in always-ask mode: the
+ * console's MCP Apps panel renders each app sandboxed under the CSP it
+ * declares, and every call the app makes is asked about in the console's
+ * dialog ("Asked by the app of <server>"), recorded with the app as its
+ * origin, and never sent when denied. They add and remove their own servers.
+ *
  * The OAuth sign-in window scenarios hold the popup on a sign-in page of the
  * authorization server's origin (served by a route of the browser context,
  * with or without `Cross-Origin-Opener-Policy`) until the test signs in
@@ -27,8 +35,10 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type BrowserContext, chromium, type Page } from "playwright-core"
 import { build } from "vite"
+import { type AppServer, type ClockApp, clockUri, startClockApp, startOfficialApp } from "../browser/servers/apps.js"
 import { type Everything, type Recorded as EverythingRecorded, startEverything } from "../browser/servers/everything.js"
 import type { Recorded } from "../browser/servers/mcpServer.js"
+import * as McpApps from "../packages/core/src/McpApps.js"
 import { startAppServer } from "./servers/appServer.js"
 import { tools as fixtureTools } from "./servers/consoleServer.js"
 import { clientId, confidentialClientId, popupClientIds, startDemoServers } from "./servers/demo.js"
@@ -79,6 +89,8 @@ const main = async () => {
   const userDataDir = await mkdtemp(join(tmpdir(), "mcp-effect-e2e-"))
   let context: BrowserContext | undefined
   let everything: Everything | undefined
+  let clock: ClockApp | undefined
+  let vanilla: AppServer | undefined
   const outcomes: Array<{ readonly name: string; readonly error?: string }> = []
   try {
     context = await chromium.launchPersistentContext(userDataDir, {
@@ -548,6 +560,156 @@ const main = async () => {
       return { runner, answer: evBody(answer!)?.result?.content }
     }
 
+    // --- MCP Apps: a server with a UI, its app rendered in the console -------------------------------
+    clock = await startClockApp(app.origin, "http://127.0.0.1:9/undeclared", "2025-11-25")
+    const clockServer = clock
+    vanilla = await startOfficialApp("@modelcontextprotocol/server-basic-vanillajs", app.origin)
+    const vanillaServer = vanilla
+    const appFrame = page.locator("iframe[data-mcp-app]")
+    /**
+     * Answers the dialog for `title`, checking who it says asked (the app's server and URI, or nobody: the
+     * console's own call); resolves once it is answered.
+     */
+    const decide = async (
+      title: string,
+      button: "Approve once" | "Deny",
+      app: { readonly server: string; readonly uri: string } | undefined
+    ) => {
+      const asking = dialog.filter({ hasText: `Run ${title}?` })
+      await asking.waitFor({ timeout: 15_000 })
+      const origin = app === undefined ? null : await dialog.getByTestId("approval-origin").textContent()
+      expect(
+        app === undefined ?
+          await dialog.getByTestId("approval-origin").count() === 0 :
+          origin === `Asked by the app of ${app.server} (${app.uri})`,
+        `the dialog for ${title} says ${origin ?? "nothing"} about who asked`
+      )
+      if (app !== undefined) await page.screenshot({ path: join(results, "mcp-app-approval.png") })
+      await dialog.getByRole("button", { name: button }).click()
+      await asking.waitFor({ state: "hidden", timeout: 10_000 })
+    }
+    /** Adds an app server in always-ask mode; resolves with its app's entry in the MCP Apps panel. */
+    const addAppServer = async (name: string, url: string, tool: string) => {
+      // a new mode builds the console's hub anew: wait for it before adding
+      await page.locator("select[name=approval-mode]").selectOption("always-ask")
+      await page.getByRole("button", { name: "Add Server" }).waitFor()
+      await page.getByRole("button", { name: "Add Server" }).click()
+      await page.locator("input[name=server-name]").fill(name)
+      await page.locator("input[name=server-url]").fill(url)
+      await page.getByRole("button", { name: "Save" }).click()
+      await page.getByTestId(`status-${name}`).filter({ hasText: "Connected" }).waitFor({ timeout: 20_000 })
+      const item = page.getByTestId(`app-${name}__${tool}`)
+      await item.waitFor({ timeout: 15_000 })
+      return item
+    }
+    const removeAppServer = async (name: string, item: ReturnType<typeof page.locator>) => {
+      await item.getByRole("button", { name: "Close" }).click()
+      await appFrame.waitFor({ state: "detached", timeout: 10_000 })
+      await page.getByTestId(`server-${name}`).getByRole("button", { name: "Remove" }).click()
+      await page.getByTestId(`server-${name}`).waitFor({ state: "detached", timeout: 10_000 })
+    }
+    const clockApp = { server: "clock", uri: clockUri }
+
+    await scenario(
+      "MCP Apps: a server's app is shown sandboxed; its calls are asked about as the app's, recorded as the app's, denied ones never sent",
+      async () => {
+        const item = await addAppServer("clock", clockServer.url, "get-time")
+        // the app-only tool is no app of its own
+        expect(await page.getByTestId("app-clock__report").count() === 0, "the app-only tool is listed as an app")
+        await noOverflow("with the MCP Apps panel")
+
+        // opening the app runs its tool: asked, like any call
+        const from = clockServer.requests.length
+        const reports = clockServer.reports.length
+        await item.getByRole("button", { name: "Open app" }).click()
+        await item.getByTestId("app-status").filter({ hasText: "Awaiting approval" }).waitFor({ timeout: 15_000 })
+        await decide("get-time", "Approve once", undefined)
+        await appFrame.waitFor({ timeout: 15_000 })
+        const sandbox = await appFrame.getAttribute("sandbox")
+        expect(sandbox === "allow-scripts", `sandbox: ${sandbox}`)
+        const policy = await appFrame.getAttribute("csp")
+        expect(
+          policy !== null && policy.includes(`connect-src ${new URL(clockServer.url).origin};`),
+          `csp: ${policy}`
+        )
+        // the app calls its app-only tool on its own: asked in the console, then sent
+        expect(!clockServer.calls().slice(from).includes("report"), "the app's call reached the server before approval")
+        await decide("report", "Approve once", clockApp)
+        expect(await until(() => clockServer.reports.length > reports), "the server received no report from the app")
+        const report = clockServer.reports.at(-1)!
+        expect(
+          report.declared === "reached" && report.undeclared === "blocked",
+          `the app's fetches: ${JSON.stringify(report)}`
+        )
+        const frame = page.frameLocator("iframe[data-mcp-app]")
+        await frame.locator("#time").filter({ hasText: "12:00" }).waitFor({ timeout: 15_000 })
+        const appRow = page.getByTestId("history-row").filter({ hasText: "report" }).filter({
+          hasText: "Completed"
+        })
+        await appRow.first().waitFor({ timeout: 15_000 })
+        expect(
+          await appRow.first().getByTestId("history-origin").textContent() === `app ${clockUri}`,
+          "the history does not show the app as the call's origin"
+        )
+        await noOverflow("with the app open")
+
+        // a call the user makes inside the app: asked; approved, it reaches the server
+        let before = clockServer.calls().length
+        await frame.locator("#now").click()
+        await decide("get-time", "Approve once", clockApp)
+        expect(
+          await until(() => clockServer.calls().slice(before).includes("get-time")),
+          "the app's approved call did not reach the server"
+        )
+        const appCalls = page.getByTestId("history-row").filter({ hasText: "get-time" }).filter({
+          has: page.getByTestId("history-origin")
+        })
+        await appCalls.filter({ hasText: "Completed" }).first().waitFor({ timeout: 15_000 })
+
+        // denied: the app is told, the server receives nothing
+        before = clockServer.calls().length
+        await frame.locator("#now").click()
+        await decide("get-time", "Deny", clockApp)
+        await frame.locator("#time").filter({ hasText: /refused/ }).waitFor({ timeout: 15_000 })
+        await appCalls.filter({ hasText: "Denied" }).first().waitFor({ timeout: 15_000 })
+        await page.waitForTimeout(300)
+        expect(
+          clockServer.calls().length === before,
+          `the server received ${clockServer.calls().slice(before).join(", ")} after a denial`
+        )
+        await page.screenshot({ path: join(results, "mcp-app.png"), fullPage: true })
+        await removeAppServer("clock", item)
+      }
+    )
+
+    await scenario(
+      "MCP Apps: the official basic-vanillajs app renders with nothing declared allowed; its call is asked about and recorded as the app's",
+      async () => {
+        const item = await addAppServer("vanilla", vanillaServer.url, "get-time")
+        await item.getByRole("button", { name: "Open app" }).click()
+        await decide("Get Time", "Approve once", undefined)
+        await appFrame.waitFor({ timeout: 15_000 })
+        const sandbox = await appFrame.getAttribute("sandbox")
+        expect(sandbox === "allow-scripts", `sandbox: ${sandbox}`)
+        const none = { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] }
+        const policy = await appFrame.getAttribute("csp")
+        expect(policy === McpApps.contentSecurityPolicy(none), `csp: ${policy}`)
+        const before = vanillaServer.calls().length
+        const uri = "ui://get-time/mcp-app.html"
+        await page.frameLocator("iframe[data-mcp-app]").getByRole("button", { name: /get server time/i }).click()
+        await decide("Get Time", "Approve once", { server: "vanilla", uri })
+        expect(
+          await until(() => vanillaServer.calls().slice(before).includes("get-time")),
+          "the app's approved call did not reach the server"
+        )
+        await page.getByTestId("history-row").filter({ hasText: "Completed" }).filter({
+          has: page.getByTestId("history-origin").filter({ hasText: `app ${uri}` })
+        }).first().waitFor({ timeout: 15_000 })
+        await noOverflow("with the official app open")
+        await removeAppServer("vanilla", item)
+      }
+    )
+
     await scenario(
       "server-everything: Test saves nothing, Save adds, Cancel never removes a saved server",
       async () => {
@@ -1004,6 +1166,8 @@ const main = async () => {
   } finally {
     await context?.close().catch(() => undefined)
     await everything?.close().catch(() => undefined)
+    await clock?.close().catch(() => undefined)
+    await vanilla?.close().catch(() => undefined)
     await servers.close()
     await app.close()
     await rm(userDataDir, { recursive: true, force: true })

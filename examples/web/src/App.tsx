@@ -13,6 +13,7 @@ import { AppsPanel } from "./apps.js"
 import { forgetTokens, hubLayer, modes, savedServers, saveServer, storedMode, storeMode, testLayer } from "./hub.js"
 import { SchemaForm } from "./schemaForm.js"
 import { SignInNotice, useSigningIn } from "./signIn.js"
+import { statusLabel } from "./status.js"
 
 const useRegistryAction = () => {
   const runtime = RuntimeProvider.useRuntime()
@@ -72,9 +73,6 @@ const errorText = (error: unknown, hints?: { readonly oauthWithoutClientId?: boo
   if (/access_denied/.test(raw)) return "The authorization was refused at the authorization server (access_denied)."
   return raw
 }
-
-const statusLabel = (status: ToolCall.Status | History.Status): string =>
-  status === "AwaitingApproval" ? "Awaiting approval" : status === "TimedOut" ? "Timed out" : status
 
 // --- servers ---------------------------------------------------------------
 
@@ -479,6 +477,11 @@ const ApprovalDialog = () => {
           Server <strong>{request.server}</strong>
           {request.trusted ? " (trusted)" : " (not trusted)"}
         </p>
+        {first.askedBy !== undefined && (
+          <p className="origin" data-testid="approval-origin">
+            Asked by {first.askedBy} <span className="muted">({request.origin?.uri})</span>
+          </p>
+        )}
         <Badges tool={request.tool} />
         {request.warnings.map((w) => (
           <p key={w._tag} className="warning" data-testid={`warning-${w._tag}`}>⚠ {w.message}</p>
@@ -710,7 +713,12 @@ const CallHistory = () => {
             <tr key={r.id} data-testid="history-row">
               <td>{new Date(r.startedAt.epochMillis).toLocaleTimeString()}</td>
               <td>{r.server}</td>
-              <td>{r.tool}</td>
+              <td>
+                {r.tool}
+                {r.origin !== undefined && (
+                  <span className="muted origin" data-testid="history-origin">app {r.origin.uri}</span>
+                )}
+              </td>
               <td className={`status status-${statusOf(r)}`}>
                 {statusLabel(statusOf(r))}
                 {History.taskStatusOf(r) !== undefined && ` (task ${History.taskStatusOf(r)})`}

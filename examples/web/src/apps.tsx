@@ -10,6 +10,7 @@ import type { ServerRegistry } from "@mcp-effect/hub"
 import { McpApp, Registry, ToolCall } from "@mcp-effect/react"
 import * as Option from "effect/Option"
 import * as React from "react"
+import { statusLabel } from "./status.js"
 
 const AppRunner = ({ hubTool }: { readonly hubTool: ServerRegistry.HubTool }) => {
   const client = Registry.useServerClient(hubTool.server)
@@ -18,18 +19,22 @@ const AppRunner = ({ hubTool }: { readonly hubTool: ServerRegistry.HubTool }) =>
   const dark = typeof window !== "undefined" && window.matchMedia?.("(prefers-color-scheme: dark)").matches
   return (
     <li data-testid={`app-${hubTool.name}`}>
-      <strong>{hubTool.tool.title ?? hubTool.tool.name}</strong> <span className="muted">{hubTool.server}</span>{" "}
-      <button
-        disabled={client === undefined}
-        onClick={() => {
-          setOpen(true)
-          call.run({})
-        }}
-      >
-        {open ? "Run again" : "Open app"}
-      </button>
-      {open && <button onClick={() => setOpen(false)}>Close</button>}
-      {open && call.status !== "Completed" && call.status !== "Idle" && <p className="muted">{call.status}</p>}
+      <div className="row">
+        <strong>{hubTool.tool.title ?? hubTool.tool.name}</strong> <span className="muted">{hubTool.server}</span>
+        <button
+          disabled={client === undefined}
+          onClick={() => {
+            setOpen(true)
+            call.run({})
+          }}
+        >
+          {open ? "Run again" : "Open app"}
+        </button>
+        {open && <button onClick={() => setOpen(false)}>Close</button>}
+      </div>
+      {open && call.status !== "Completed" && call.status !== "Idle" && (
+        <p className="muted" data-testid="app-status">{statusLabel(call.status)}</p>
+      )}
       {open && (
         <McpApp.McpApp
           server={hubTool.server}

@@ -1,7 +1,8 @@
 /**
  * What an `Approver` is asked: which server wants to run which tool with
- * which arguments, whether the server is trusted, and the warnings derived
- * from the tool's annotations.
+ * which arguments, whether the server is trusted, the warnings derived
+ * from the tool's annotations, and, when an MCP App's UI made the call, its
+ * `origin`.
  *
  * Text in a request that came from a server (its name, the tool's title and
  * description) is neutralised: no control characters, ANSI escapes,
@@ -11,6 +12,7 @@
  * @since 0.2.0
  */
 import type * as McpSchema from "./McpSchema.js"
+import type * as ToolCallLog from "./ToolCallLog.js"
 
 /**
  * A warning to show before a call. `declared` tells whether the tool's
@@ -57,6 +59,13 @@ export interface ApprovalRequest {
   readonly listed?: McpSchema.Tool | undefined
   readonly arguments: { readonly [key: string]: unknown } | undefined
   readonly warnings: ReadonlyArray<Warning>
+  /**
+   * Who asked for the call when it was not the host itself: the MCP App
+   * (its `ui://` resource, neutralised for display) whose UI made it, read
+   * from `ToolCallLog.currentOrigin` of the calling fiber. Absent for the
+   * host's and the model's own calls.
+   */
+  readonly origin?: ToolCallLog.Origin | undefined
 }
 
 /**
@@ -103,17 +112,20 @@ export const warnings = (tool: McpSchema.Tool, trusted = true): ReadonlyArray<Wa
 /**
  * Builds a request, deriving its warnings from the tool and whether the
  * server is trusted, with the server's name and the tool's title and
- * description neutralised (`listed` keeps the tool as listed).
+ * description neutralised (`listed` keeps the tool as listed), and the
+ * `origin`'s URI neutralised (it comes from the server's tool listing).
  *
  * @since 0.2.0
  * @category constructors
  */
 export const make = (options: Omit<ApprovalRequest, "warnings" | "listed">): ApprovalRequest => {
   const tool = neutralizeTool(options.tool)
+  const { origin, ...rest } = options
   return {
-    ...options,
+    ...rest,
     server: neutralize(options.server, "line"),
     tool,
+    ...(origin === undefined ? {} : { origin: { ...origin, uri: neutralize(origin.uri, "line") } }),
     ...(tool === options.tool ? {} : { listed: options.tool }),
     warnings: warnings(options.tool, options.trusted)
   }

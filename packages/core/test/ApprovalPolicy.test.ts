@@ -15,6 +15,7 @@ import * as McpClient from "../src/McpClient.js"
 import * as McpError from "../src/McpError.js"
 import type * as McpSchema from "../src/McpSchema.js"
 import * as TestServer from "../src/TestServer.js"
+import * as ToolCallLog from "../src/ToolCallLog.js"
 import { clientInfo, eventually, receivedWith, textResult } from "./utils.js"
 
 const tools: ReadonlyArray<McpSchema.Tool> = [
@@ -156,6 +157,18 @@ describe("McpClient with an ApprovalPolicy", () => {
       expect(asked[0].warnings.map((w) => w._tag)).toEqual(["UntrustedServer", "Destructive", "OpenWorld"])
       expect(asked[2].tool.title).toBe("Read a file")
       expect(yield* calledTools).toEqual(["delete", "delete", "read"])
+    }).pipe(Effect.provide(clientWith(ApprovalPolicy.layerMemory({ mode: "always-ask" }), layer)))
+  })
+
+  it.effect("a call made by an MCP App's UI is asked about with the app as its origin; the host's own has none", () => {
+    const { asked, layer } = approver(() => Effect.succeed(ApprovalDecision.approveOnce))
+    const app = { _tag: "App", uri: "ui://clock/app.html" } as const
+    return Effect.gen(function*() {
+      yield* call("read").pipe(ToolCallLog.withOrigin(app))
+      yield* call("read")
+      expect(asked).toHaveLength(2)
+      expect(asked[0].origin).toEqual(app)
+      expect(asked[1]).not.toHaveProperty("origin")
     }).pipe(Effect.provide(clientWith(ApprovalPolicy.layerMemory({ mode: "always-ask" }), layer)))
   })
 

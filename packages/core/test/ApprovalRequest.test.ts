@@ -57,6 +57,15 @@ describe("ApprovalRequest", () => {
     const same = ApprovalRequest.make({ server: "s", trusted: true, tool: plain, arguments: {} })
     expect(same.tool).toBe(plain)
     expect(same.listed).toBeUndefined()
+    // the app's URI comes from the server's listing too
+    const fromApp = ApprovalRequest.make({
+      server: "s",
+      trusted: true,
+      tool: plain,
+      arguments: {},
+      origin: { _tag: "App", uri: "ui://clock/\u202eapp\r\n.html" }
+    })
+    expect(fromApp.origin).toEqual({ _tag: "App", uri: "ui://clock/app .html" })
   })
 
   it.effect("an approver that approves requests without warnings never runs an untrusted tool that calls itself read-only", () =>

@@ -31,6 +31,14 @@ import { useService, valueOf } from "./RuntimeProvider.js"
 export interface PendingApproval {
   readonly id: number
   readonly request: ApprovalRequest.ApprovalRequest
+  /**
+   * Who asked, when it was not the host itself: `"the app of <server>"` for
+   * a call an MCP App's UI made (its URI is `request.origin.uri`); `undefined`
+   * for the host's and the model's own calls.
+   *
+   * @since 0.4.0
+   */
+  readonly askedBy: string | undefined
   /** Run this call. */
   readonly approveOnce: () => void
   /** Run this call and, while the tool's definition stays the same, every later one. */
@@ -78,6 +86,16 @@ export const layer = (): Layer.Layer<Approver.Approver | ApprovalRequests> =>
       )
   ))
 
+/**
+ * Who asked for the call, in words for a dialog: `"the app of <server>"`
+ * when an MCP App's UI made it (`request.origin`), else `undefined`.
+ *
+ * @since 0.4.0
+ * @category utils
+ */
+export const askedBy = (request: ApprovalRequest.ApprovalRequest): string | undefined =>
+  request.origin?._tag === "App" ? `the app of ${request.server}` : undefined
+
 const none: ReadonlyArray<never> = []
 
 /**
@@ -92,6 +110,7 @@ export const usePendingApprovals = (): ReadonlyArray<PendingApproval> => {
   return list.map(({ answer, id, request }) => ({
     id,
     request,
+    askedBy: askedBy(request),
     approveOnce: () => answer(ApprovalDecision.approveOnce),
     approveAlways: () => answer(ApprovalDecision.approveAlways),
     deny: (reason) => answer(ApprovalDecision.deny(reason))

@@ -41,6 +41,9 @@ const Dialog = () => {
       {approvals.map((approval) => (
         <li key={approval.id} data-testid="approval">
           <span data-testid="asked">{approval.request.server}/{approval.request.tool.name}</span>
+          {approval.askedBy !== undefined && (
+            <span data-testid="asked-by">asked by {approval.askedBy} ({approval.request.origin?.uri})</span>
+          )}
           <span data-testid="warnings">{approval.request.warnings.map((w) => w._tag).join(",")}</span>
           <button onClick={approval.approveOnce}>once</button>
           <button onClick={approval.approveAlways}>always</button>
@@ -83,6 +86,20 @@ const askingApp = () =>
 const received = () => runtime!.runPromise(Effect.flatMap(TestServer.TestServer, (s) => s.received))
 const records = () => screen.queryAllByTestId("record").map((li) => li.textContent)
 
+/** Renders the dialog and an `echo` runner, runs it, and waits until the dialog asks. */
+const runEchoUntilAsked = async () => {
+  render(
+    <RuntimeProvider.Provider layer={askingApp()}>
+      <Probe />
+      <Dialog />
+      <Runner name="echo" />
+    </RuntimeProvider.Provider>
+  )
+  await waitFor(() => expect(screen.getByText("run").hasAttribute("disabled")).toBe(false))
+  act(() => screen.getByText("run").click())
+  await waitFor(() => expect(screen.getByTestId("asked").textContent).toBe("local/echo"))
+}
+
 describe("Approvals + History", () => {
   it("asks in the UI with the tool's warnings; approve once runs the call, the next call asks again", async () => {
     render(
@@ -119,21 +136,33 @@ describe("Approvals + History", () => {
   })
 
   it("approve always: the same tool runs again without asking", async () => {
-    render(
-      <RuntimeProvider.Provider layer={askingApp()}>
-        <Probe />
-        <Dialog />
-        <Runner name="echo" />
-      </RuntimeProvider.Provider>
-    )
-    await waitFor(() => expect(screen.getByText("run").hasAttribute("disabled")).toBe(false))
-    act(() => screen.getByText("run").click())
-    await waitFor(() => expect(screen.getByTestId("asked").textContent).toBe("local/echo"))
+    await runEchoUntilAsked()
     act(() => screen.getByText("always").click())
     await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("Completed"))
     act(() => screen.getByText("run").click())
     await waitFor(async () => expect(calls(await received())).toEqual(["echo", "echo"]))
     expect(screen.queryByTestId("approval")).toBeNull()
+  })
+})
+
+describe("Approvals from an MCP App", () => {
+  it("a call an app's UI made says so in the dialog; the host's own call does not", async () => {
+    await runEchoUntilAsked()
+    expect(screen.queryByTestId("asked-by")).toBeNull()
+    act(() => screen.getByText("once").click())
+    await waitFor(() => expect(screen.getByTestId("status").textContent).toBe("Completed"))
+
+    const fromApp = runtime!.runPromise(
+      Effect.flatMap(McpClient.McpClient, (client) => client.callTool({ name: "echo" })).pipe(
+        ToolCallLog.withOrigin({ _tag: "App", uri: "ui://echo/app.html" })
+      )
+    )
+    await waitFor(() =>
+      expect(screen.getByTestId("asked-by").textContent).toBe("asked by the app of local (ui://echo/app.html)")
+    )
+    act(() => screen.getByText("once").click())
+    await fromApp
+    expect(calls(await received())).toEqual(["echo", "echo"])
   })
 })
 

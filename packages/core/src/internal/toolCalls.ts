@@ -1,6 +1,7 @@
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as ApprovalDecision from "../ApprovalDecision.js"
@@ -92,11 +93,14 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
         if (Option.isNone(policy)) return undefined
         const rules = policy.value
         const tool = (yield* ctx.findTool(params.name)) ?? unlisted(params.name)
+        // an MCP App's call runs with its origin set (`ToolCallLog.withOrigin`): the approver is told who asks
+        const origin = yield* FiberRef.get(ToolCallLog.currentOrigin)
         const request = ApprovalRequest.make({
           server,
           trusted: ctx.trusted || rules.trusts(server),
           tool,
-          arguments: params.arguments
+          arguments: params.arguments,
+          ...(origin === undefined ? {} : { origin })
         })
         const verdict = yield* rules.evaluate(request)
         if (verdict._tag === "Allow") return undefined

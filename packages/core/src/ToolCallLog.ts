@@ -28,6 +28,7 @@ import * as Layer from "effect/Layer"
 import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Subscribable from "effect/Subscribable"
+import * as origin from "./internal/policy/origin.js"
 import * as internal from "./internal/policy/toolCallLog.js"
 import type * as McpError from "./McpError.js"
 
@@ -56,7 +57,7 @@ export type Status = typeof Status.Type
  * @since 0.4.0
  * @category schemas
  */
-export const Origin = internal.Origin
+export const Origin = origin.Origin
 
 /**
  * @since 0.4.0
@@ -71,7 +72,7 @@ export type Origin = typeof Origin.Type
  * @since 0.4.0
  * @category fiber refs
  */
-export const currentOrigin: FiberRef.FiberRef<Origin | undefined> = internal.currentOrigin
+export const currentOrigin: FiberRef.FiberRef<Origin | undefined> = origin.currentOrigin
 
 /**
  * Runs `effect` with its tool calls recorded as made by `origin`.

@@ -13,6 +13,7 @@ import type * as McpClient from "../McpClient.js"
 import * as McpError from "../McpError.js"
 import type * as McpSchema from "../McpSchema.js"
 import * as ToolCallLog from "../ToolCallLog.js"
+import { currentOrigin } from "./policy/origin.js"
 import { resultStream } from "./tasks.js"
 
 /**
@@ -94,7 +95,7 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
         const rules = policy.value
         const tool = (yield* ctx.findTool(params.name)) ?? unlisted(params.name)
         // an MCP App's call runs with its origin set (`ToolCallLog.withOrigin`): the approver is told who asks
-        const origin = yield* FiberRef.get(ToolCallLog.currentOrigin)
+        const origin = yield* FiberRef.get(currentOrigin)
         const request = ApprovalRequest.make({
           server,
           trusted: ctx.trusted || rules.trusts(server),

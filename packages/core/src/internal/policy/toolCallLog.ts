@@ -12,6 +12,7 @@ import * as Subscribable from "effect/Subscribable"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as McpSchema from "../../McpSchema.js"
 import type * as ToolCallLog from "../../ToolCallLog.js"
+import { currentOrigin, Origin } from "./origin.js"
 import * as SharedStore from "./sharedStore.js"
 
 /** @internal */
@@ -24,16 +25,6 @@ export const Status = Schema.Literal(
   "Cancelled",
   "TimedOut"
 )
-
-/** @internal */
-export const Origin = /* @__PURE__ */ Schema.Struct({
-  _tag: Schema.Literal("App"),
-  /** The `ui://` resource of the app that made the call. */
-  uri: Schema.String
-})
-
-/** @internal */
-export const currentOrigin = /* @__PURE__ */ FiberRef.unsafeMake<typeof Origin.Type | undefined>(undefined)
 
 /** @internal */
 export const ToolCallRecord = Schema.Struct({

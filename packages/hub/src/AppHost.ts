@@ -42,15 +42,17 @@ export interface App {
   readonly uri: string
 }
 
-/**
- * The UI of an app is not what was approved: the server now serves another
- * document, policy or permissions under its URI. Nothing of it is rendered
- * and none of its calls are sent until `approveUi` with this `digest`.
- *
- * @since 0.4.0
- * @category errors
- */
-export { UiChanged } from "./internal/errors.js"
+export {
+  /**
+   * The UI of an app is not what was approved: the server now serves another
+   * document, policy or permissions under its URI. Nothing of it is rendered
+   * and none of its calls are sent until `approveUi` with this `digest`.
+   *
+   * @since 0.4.0
+   * @category errors
+   */
+  UiChanged
+} from "./internal/errors.js"
 
 /**
  * What pinning noticed about an app's UI.

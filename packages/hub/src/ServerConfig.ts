@@ -129,23 +129,27 @@ export interface Resolved {
   readonly timeout: Duration.Duration | undefined
 }
 
-/**
- * One server entry that cannot be used: which server, which key (a path
- * such as `mcpServers.github.env.TOKEN`), and why. Never quotes a value.
- *
- * @since 0.2.0
- * @category errors
- */
-export { ServerConfigError } from "./internal/errors.js"
+export {
+  /**
+   * One server entry that cannot be used: which server, which key (a path
+   * such as `mcpServers.github.env.TOKEN`), and why. Never quotes a value.
+   *
+   * @since 0.2.0
+   * @category errors
+   */
+  ServerConfigError
+} from "./internal/errors.js"
 
-/**
- * A config file that cannot be read at all (missing, not JSON, or with
- * neither `mcpServers` nor `servers`).
- *
- * @since 0.2.0
- * @category errors
- */
-export { ConfigFileError } from "./internal/errors.js"
+export {
+  /**
+   * A config file that cannot be read at all (missing, not JSON, or with
+   * neither `mcpServers` nor `servers`).
+   *
+   * @since 0.2.0
+   * @category errors
+   */
+  ConfigFileError
+} from "./internal/errors.js"
 
 /**
  * What a file held: the usable servers, in file order, and one error per

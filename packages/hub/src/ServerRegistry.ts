@@ -130,24 +130,28 @@ export interface ServerStatus {
   readonly warnings: ReadonlyArray<ToolWarning>
 }
 
-/**
- * A registry operation that cannot be done.
- *
- * @since 0.2.0
- * @category errors
- */
-export { RegistryError } from "./internal/errors.js"
+export {
+  /**
+   * A registry operation that cannot be done.
+   *
+   * @since 0.2.0
+   * @category errors
+   */
+  RegistryError
+} from "./internal/errors.js"
 
-/**
- * A call by a name the registry does not have: nothing was sent to any
- * server. (A registry name never moves to another tool, and a tool keeps
- * its name while its server stays, so a name the model saw earlier is
- * unknown only when its tool or server is gone.)
- *
- * @since 0.3.0
- * @category errors
- */
-export { UnknownTool } from "./internal/errors.js"
+export {
+  /**
+   * A call by a name the registry does not have: nothing was sent to any
+   * server. (A registry name never moves to another tool, and a tool keeps
+   * its name while its server stays, so a name the model saw earlier is
+   * unknown only when its tool or server is gone.)
+   *
+   * @since 0.3.0
+   * @category errors
+   */
+  UnknownTool
+} from "./internal/errors.js"
 
 /**
  * @since 0.2.0

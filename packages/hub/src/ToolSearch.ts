@@ -98,17 +98,19 @@ export interface Index {
  */
 export const makeIndex: (tools: ReadonlyArray<ServerRegistry.HubTool>, options?: IndexOptions) => Index = Index_.make
 
-/**
- * An embedding model the app provides: one vector per text, in order. With
- * it in the registry's context, `searchTools` ranks by BM25 and by cosine
- * similarity and fuses both rankings (reciprocal rank fusion); tool vectors
- * are computed once per distinct tool text. A failing `embed` falls back to
- * BM25 alone (logged at warning level).
- *
- * @since 0.4.0
- * @category tags
- */
-export { Embeddings } from "./internal/search/embeddingsTag.js"
+export {
+  /**
+   * An embedding model the app provides: one vector per text, in order. With
+   * it in the registry's context, `searchTools` ranks by BM25 and by cosine
+   * similarity and fuses both rankings (reciprocal rank fusion); tool vectors
+   * are computed once per distinct tool text. A failing `embed` falls back to
+   * BM25 alone (logged at warning level).
+   *
+   * @since 0.4.0
+   * @category tags
+   */
+  Embeddings
+} from "./internal/search/embeddingsTag.js"
 
 /**
  * The name of the hub's meta-tool.

@@ -16,13 +16,15 @@ import type { Redis } from "ioredis"
 import type { RedisError } from "./internal/client.js"
 import * as internal from "./internal/client.js"
 
-/**
- * A Redis command or the connection failed. Never holds a stored value.
- *
- * @since 0.1.0
- * @category errors
- */
-export { RedisError } from "./internal/client.js"
+export {
+  /**
+   * A Redis command or the connection failed. Never holds a stored value.
+   *
+   * @since 0.1.0
+   * @category errors
+   */
+  RedisError
+} from "./internal/client.js"
 
 /**
  * @since 0.1.0

@@ -118,14 +118,16 @@ export interface PendingAuthorization {
   readonly dpopKey?: DpopKey | undefined
 }
 
-/**
- * A storage layer failed (I/O, a corrupt file, a key that cannot decrypt).
- * Never contains a secret.
- *
- * @since 0.1.0
- * @category errors
- */
-export { TokenStoreError } from "./internal/store/failure.js"
+export {
+  /**
+   * A storage layer failed (I/O, a corrupt file, a key that cannot decrypt).
+   * Never contains a secret.
+   *
+   * @since 0.1.0
+   * @category errors
+   */
+  TokenStoreError
+} from "./internal/store/failure.js"
 
 /**
  * @since 0.1.0

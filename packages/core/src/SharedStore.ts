@@ -14,8 +14,8 @@
  * | backend | a record is | changes from other processes |
  * |---|---|---|
  * | `layerMemory`, `fromKeyValueStore` | a key (plus an index key) | none (this process only) |
- * | `NodeFileKeyValueStore` (hub) | a file, written to a temporary file and renamed | `fs.watch` on the collection's directory, well under a second |
- * | `RedisKeyValueStore` (kv-redis) | a key, its id in a set, one `MULTI` | Redis pub/sub, a few milliseconds; after a dropped connection, every record that may have changed is reported again |
+ * | `NodeFileKeyValueStore` (hub) | a file, written to a temporary file and renamed (`compareAndSet` under a lock file per record) | `fs.watch` on the collection's directory, well under a second |
+ * | `RedisKeyValueStore` (kv-redis) | a key, its id in a set, one `MULTI` (`compareAndSet`: one Lua script) | Redis pub/sub, a few milliseconds; after a dropped connection, every record that may have changed is reported again |
  * | `IndexedDbKeyValueStore` (hub) | the key `[collection, id]`, one transaction | `BroadcastChannel` (other tabs), milliseconds |
  *
  * @since 0.2.0
@@ -41,6 +41,18 @@ export interface Collection {
   readonly get: (id: string) => Effect.Effect<Option.Option<string>, PlatformError.PlatformError>
   /** Writes one record, atomically: a reader sees the old value or the new one. */
   readonly put: (id: string, value: string) => Effect.Effect<void, PlatformError.PlatformError>
+  /**
+   * Writes one record only if it is now `expected` (`Option.none()`: only if
+   * there is none), as one atomic step of the backend: of several processes
+   * that read the same record and try to replace it, exactly one succeeds.
+   * Succeeds with whether it wrote. A continuation answered from two
+   * processes at once, or a task cancelled from two, is settled this way.
+   */
+  readonly compareAndSet: (
+    id: string,
+    expected: Option.Option<string>,
+    value: string
+  ) => Effect.Effect<boolean, PlatformError.PlatformError>
   /** Removes one record; removing a record that is not there is not an error. */
   readonly remove: (id: string) => Effect.Effect<void, PlatformError.PlatformError>
   /** Every record, by id in ascending (code unit) order. */

@@ -77,6 +77,34 @@ export const sharedStoreContract = <E>(name: string, pair: Layer.Layer<Pair, E>)
         expect((yield* b.collection(name).list).length).toBe(40)
       }))
 
+    it.effect("compareAndSet writes only over the value expected, or only where there is none", () =>
+      Effect.gen(function*() {
+        const { a, b } = yield* Pair
+        const name = fresh()
+        expect(yield* a.collection(name).compareAndSet("r", Option.some("x"), "y")).toBe(false)
+        expect(yield* a.collection(name).get("r")).toEqual(Option.none())
+        expect(yield* a.collection(name).compareAndSet("r", Option.none(), "pending")).toBe(true)
+        expect(yield* b.collection(name).compareAndSet("r", Option.none(), "other")).toBe(false)
+        expect(yield* b.collection(name).compareAndSet("r", Option.some("pending"), "answered")).toBe(true)
+        expect(yield* a.collection(name).compareAndSet("r", Option.some("pending"), "answered twice")).toBe(false)
+        expect(yield* a.collection(name).get("r")).toEqual(Option.some("answered"))
+        expect((yield* b.collection(name).list).map(([id]) => id)).toEqual(["r"])
+      }))
+
+    it.effect("of many compareAndSet calls racing from two instances over one value, exactly one wins", () =>
+      Effect.gen(function*() {
+        const { a, b } = yield* Pair
+        const name = fresh()
+        yield* a.collection(name).put("r", "pending")
+        const attempts = Array.from({ length: 16 }, (_, i) =>
+          (i % 2 === 0 ? a : b).collection(name).compareAndSet("r", Option.some("pending"), `answer ${i}`))
+        const won = (yield* Effect.all(attempts, { concurrency: "unbounded" })).flatMap((wrote, i) =>
+          wrote ? [i] : []
+        )
+        expect(won.length).toBe(1)
+        expect(yield* b.collection(name).get("r")).toEqual(Option.some(`answer ${won[0]}`))
+      }))
+
     it.scoped("a put and a remove in one instance are seen by the other within a second", () =>
       Effect.gen(function*() {
         const { a, b } = yield* Pair

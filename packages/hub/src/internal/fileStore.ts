@@ -2,6 +2,7 @@ import * as PlatformError from "@effect/platform/Error"
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import type * as SharedStore from "@mcp-effect/core/SharedStore"
 import * as Effect from "effect/Effect"
+import * as Equivalence from "effect/Equivalence"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
@@ -16,6 +17,10 @@ const fileMode = 0o600
 const recordsDirectory = "%records"
 /** Temporary files, renamed over the real one once written: no key or id is encoded to a name starting so. */
 const temporary = "%tmp-"
+/** A record's lock file, held while it is written: no id is encoded to a name starting so either. */
+const lockPrefix = "%lock-"
+/** A lock file older than this was left by a process that died while holding it. */
+const staleLockMillis = 10_000
 /** The key that seals stored server configs (and its temporaries): no key's file name starts with `%c` either. */
 export const keyFile = "%config.key"
 
@@ -120,23 +125,60 @@ const keyValueStore = (directory: string): KeyValueStore.KeyValueStore => {
   })
 }
 
+/**
+ * Runs `write` holding the record's lock file (created exclusively, removed
+ * after), so that a compare-and-set is one step among the writes of every
+ * process on the directory. A lock left by a dead process is taken over once
+ * it is older than {@link staleLockMillis}.
+ */
+const withLock = (lockFile: string) => <A>(write: Effect.Effect<A, PlatformError.PlatformError>) => {
+  const take: Effect.Effect<void, PlatformError.PlatformError> = attempt("lock", async () => {
+    try {
+      await (await FsP.open(lockFile, "wx", fileMode)).close()
+      return true
+    } catch (cause) {
+      if ((cause as NodeJS.ErrnoException).code !== "EEXIST") throw cause
+      const stat = await FsP.stat(lockFile).catch(() => undefined)
+      if (stat !== undefined && Date.now() - stat.mtimeMs > staleLockMillis) await FsP.rm(lockFile, { force: true })
+      return false
+    }
+  }).pipe(Effect.flatMap((taken) => taken ? Effect.void : Effect.zipRight(Effect.sleep(5), take)))
+  return Effect.acquireUseRelease(
+    take,
+    () => write,
+    () => Effect.promise(() => FsP.rm(lockFile, { force: true }))
+  )
+}
+
 const sharedStore = (directory: string): SharedStore.Service => ({
   shared: true,
   collection: (name) => {
     const folder = Path.join(directory, recordsDirectory, encodeURIComponent(name))
     const ensure = attempt("collection", () => FsP.mkdir(folder, { recursive: true, mode: directoryMode }))
     const fileOf = (id: string) => Path.join(folder, encodeId(id))
+    const locked = (id: string) => withLock(Path.join(folder, `${lockPrefix}${encodeId(id)}`))
     const idOf = (file: string) => {
       try {
-        return file.startsWith(temporary) ? undefined : decodeURIComponent(file)
+        return file.startsWith(temporary) || file.startsWith(lockPrefix) ? undefined : decodeURIComponent(file)
       } catch {
         return undefined
       }
     }
     return {
       get: (id) => orNone(attempt("get", () => FsP.readFile(fileOf(id), "utf8"))),
-      put: (id, value) => Effect.zipRight(ensure, writeAtomic("put", fileOf(id), value)),
-      remove: (id) => ignoreNotFound(attempt("remove", () => FsP.unlink(fileOf(id)))),
+      put: (id, value) => Effect.zipRight(ensure, locked(id)(writeAtomic("put", fileOf(id), value))),
+      compareAndSet: (id, expected, value) =>
+        Effect.zipRight(
+          ensure,
+          locked(id)(
+            Effect.flatMap(orNone(attempt("compareAndSet", () => FsP.readFile(fileOf(id), "utf8"))), (current) =>
+              Option.getEquivalence(Equivalence.string)(current, expected) ?
+                Effect.as(writeAtomic("compareAndSet", fileOf(id), value), true) :
+                Effect.succeed(false))
+          )
+        ),
+      // a collection never written has no directory to lock in: nothing to remove
+      remove: (id) => ignoreNotFound(locked(id)(attempt("remove", () => FsP.unlink(fileOf(id))))),
       list: orNone(attempt("list", () => FsP.readdir(folder))).pipe(
         Effect.map(Option.getOrElse((): ReadonlyArray<string> => [])),
         Effect.flatMap((files) =>

@@ -2,6 +2,7 @@ import * as PlatformError from "@effect/platform/Error"
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import type * as SharedStore from "@mcp-effect/core/SharedStore"
 import * as Effect from "effect/Effect"
+import * as Equivalence from "effect/Equivalence"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
@@ -119,6 +120,26 @@ export const make = (
             inTransaction(db, name, "readwrite", "put", (store) => store.put(value, [collection, id])),
             announce(collection, id)
           ),
+        // the read and the write in one transaction: IndexedDB runs overlapping read-write transactions one at a time
+        compareAndSet: (id, expected, value) =>
+          Effect.suspend(() => {
+            let wrote = false
+            return inTransaction(db, name, "readwrite", "compareAndSet", (store) => {
+              const current = store.get([collection, id]) as IDBRequest<unknown>
+              current.onsuccess = () => {
+                const now = typeof current.result === "string" ? Option.some(current.result) : Option.none()
+                if (Option.getEquivalence(Equivalence.string)(now, expected)) {
+                  store.put(value, [collection, id])
+                  wrote = true
+                }
+              }
+              return current
+            }).pipe(
+              Effect.zipRight(
+                Effect.suspend(() => wrote ? Effect.as(announce(collection, id), true) : Effect.succeed(false))
+              )
+            )
+          }),
         remove: (id) =>
           Effect.zipRight(
             inTransaction(db, name, "readwrite", "remove", (store) => store.delete([collection, id])),

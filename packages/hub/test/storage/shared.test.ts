@@ -5,11 +5,16 @@ import * as SharedStore from "@mcp-effect/core/SharedStore"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
 import { Pair, sharedStoreContract } from "../../../core/test/sharedStore/contract.js"
 import * as NodeFileKeyValueStore from "../../src/NodeFileKeyValueStore.js"
+
+const root = fileURLToPath(new URL("../../../../", import.meta.url))
 
 const tmp = (name: string) => Path.join(Fs.mkdtempSync(Path.join(Os.tmpdir(), "hub-shared-")), name)
 
@@ -77,4 +82,48 @@ describe("NodeFileKeyValueStore file modes", () => {
       expect(modeOf(Path.join(directory, "%records", "servers"))).toBe(0o700)
       expect(modeOf(Path.join(directory, "%records", "servers", "s"))).toBe(0o600)
     }))
+})
+
+describe("NodeFileKeyValueStore across processes", () => {
+  it.live("processes adding to one counter by compareAndSet lose no increment", () =>
+    Effect.gen(function*() {
+      const directory = tmp("race")
+      const increments = 60
+      const store = yield* storeIn(directory)
+      const racers = Array.from({ length: 3 }, () =>
+        ChildProcess.spawn(Path.join(root, "node_modules/.bin/tsx"), [
+          "--conditions=@mcp-effect/source",
+          "packages/hub/test/fixtures/casRacer.ts",
+          directory,
+          String(increments)
+        ], { cwd: root, stdio: ["pipe", "pipe", "inherit"] }))
+      yield* Effect.addFinalizer(() => Effect.sync(() => racers.forEach((child) => child.kill("SIGKILL"))))
+      const lines = racers.map((child) => {
+        const seen: Array<string> = []
+        let buffer = ""
+        let wake: (() => void) | undefined
+        child.stdout.on("data", (chunk) => {
+          buffer += chunk
+          const parts = buffer.split("\n")
+          buffer = parts.pop()!
+          for (const part of parts) seen.push(part)
+          wake?.()
+        })
+        return (n: number) =>
+          Effect.async<string>((resume) => {
+            const check = () => {
+              if (seen.length > n) resume(Effect.succeed(seen[n]!))
+            }
+            wake = check
+            check()
+          })
+      })
+      expect(yield* Effect.forEach(lines, (line) => line(0))).toEqual(["ready", "ready", "ready"])
+      racers.forEach((child) => child.stdin.write("go\n"))
+      const lost = (yield* Effect.forEach(lines, (line) => line(1))).map(Number)
+      expect(yield* store.collection("race").get("counter")).toEqual(Option.some(String(3 * increments)))
+      // the processes did race (a lost race is retried, and counted)
+      expect(lost.reduce((a, b) => a + b, 0)).toBeGreaterThan(0)
+      expect(Fs.readdirSync(Path.join(directory, "%records", "race")).filter((f) => f.startsWith("%"))).toEqual([])
+    }).pipe(Effect.scoped), 60_000)
 })

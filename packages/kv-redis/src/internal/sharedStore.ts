@@ -16,6 +16,24 @@ const exec = async (multi: ReturnType<Redis["multi"]>) => {
   for (const [error] of results) if (error) throw error
 }
 
+/**
+ * The record (KEYS[1]) replaced by ARGV[3] only if it is ARGV[2] (ARGV[1] = "1") or absent
+ * (ARGV[1] = "0"); its id (ARGV[4]) added to the set (KEYS[2]) and published (KEYS[3]), like `put`.
+ * A script runs alone on the server: no other command comes between the read and the write.
+ */
+const compareAndSet = `
+local current = redis.call("GET", KEYS[1])
+if ARGV[1] == "1" then
+  if current ~= ARGV[2] then return 0 end
+elseif current then
+  return 0
+end
+redis.call("SET", KEYS[1], ARGV[3])
+redis.call("SADD", KEYS[2], ARGV[4])
+redis.call("PUBLISH", KEYS[3], ARGV[4])
+return 1
+`
+
 const byId = (a: readonly [string, string], b: readonly [string, string]) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0
 
 /** @internal */
@@ -39,6 +57,22 @@ export const make = (
           // the record, its id in the set and the news of it, all or none
           put: (id, value) =>
             run("put", (redis) => exec(redis.multi().set(recordKey(id), value).sadd(ids, id).publish(channel, id))),
+          compareAndSet: (id, expected, value) =>
+            Effect.map(
+              run("compareAndSet", (redis) =>
+                redis.eval(
+                  compareAndSet,
+                  3,
+                  recordKey(id),
+                  ids,
+                  channel,
+                  Option.isSome(expected) ? "1" : "0",
+                  Option.getOrElse(expected, () => ""),
+                  value,
+                  id
+                )),
+              (wrote) => wrote === 1
+            ),
           remove: (id) =>
             run("remove", (redis) => exec(redis.multi().del(recordKey(id)).srem(ids, id).publish(channel, id))),
           list: run("list", async (redis) => {

@@ -1,6 +1,7 @@
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Equivalence from "effect/Equivalence"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Schema from "effect/Schema"
@@ -50,6 +51,8 @@ export const fromKeyValueStore = (store: KeyValueStore.KeyValueStore): SharedSto
   if (cached !== undefined) return cached
   // one writer of the indexes at a time in this process
   const lock = Effect.unsafeMakeSemaphore(1)
+  // one writer of the records at a time, so that a compare-and-set is one step among the writes
+  const writes = Effect.unsafeMakeSemaphore(1)
   const service = make({ shared: false }, (name, changed) => {
     const indexKey = `${name}#index`
     const keyOf = (id: string) => `${name}/${encodeURIComponent(id)}`
@@ -68,17 +71,27 @@ export const fromKeyValueStore = (store: KeyValueStore.KeyValueStore): SharedSto
           return next === ids ? Effect.void : store.set(indexKey, encodeIndex(next))
         })
       )
+    const put = (id: string, value: string) =>
+      store.set(keyOf(id), value).pipe(
+        Effect.zipRight(changeIndex((ids) => ids.includes(id) ? ids : [...ids, id])),
+        Effect.zipRight(changed(id))
+      )
     return {
       get: (id) => store.get(keyOf(id)),
-      put: (id, value) =>
-        store.set(keyOf(id), value).pipe(
-          Effect.zipRight(changeIndex((ids) => ids.includes(id) ? ids : [...ids, id])),
-          Effect.zipRight(changed(id))
+      put: (id, value) => writes.withPermits(1)(put(id, value)),
+      compareAndSet: (id, expected, value) =>
+        writes.withPermits(1)(
+          Effect.flatMap(store.get(keyOf(id)), (current) =>
+            Option.getEquivalence(Equivalence.string)(current, expected) ?
+              Effect.as(put(id, value), true) :
+              Effect.succeed(false))
         ),
       remove: (id) =>
-        store.remove(keyOf(id)).pipe(
-          Effect.zipRight(changeIndex((ids) => ids.includes(id) ? ids.filter((i) => i !== id) : ids)),
-          Effect.zipRight(changed(id))
+        writes.withPermits(1)(
+          store.remove(keyOf(id)).pipe(
+            Effect.zipRight(changeIndex((ids) => ids.includes(id) ? ids.filter((i) => i !== id) : ids)),
+            Effect.zipRight(changed(id))
+          )
         ),
       list: Effect.flatMap(readIndex, (ids) =>
         Effect.map(

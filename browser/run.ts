@@ -271,6 +271,27 @@ const main = async () => {
         `outcome: ${JSON.stringify(outcome)}`
       )
     })
+    await scenario(
+      "token store: two tabs take a token's refresh lock one after the other (Web Locks)",
+      [],
+      async () => {
+        const other = await context!.newPage()
+        try {
+          await other.goto(`${pages.origin}/`)
+          await other.waitForFunction(() => (globalThis as { harness?: unknown }).harness !== undefined)
+          const first = page.evaluate(([r, i]) => harness.storeHold("store-a", r!, i!, 400), [resource, auth.issuer])
+          await new Promise((resolve) => setTimeout(resolve, 100))
+          const second = other.evaluate(([r, i]) => harness.storeHold("store-a", r!, i!, 10), [resource, auth.issuer])
+          const [a, b] = [value(await first, "first tab"), value(await second, "second tab")]
+          expect(
+            b.acquired >= a.released,
+            `the second tab held the lock from ${b.acquired}, the first until ${a.released}`
+          )
+        } finally {
+          await other.close()
+        }
+      }
+    )
     await scenario("token store: no IndexedDB, localStorage fallback", [], async () => {
       const result = value(
         await page.evaluate(([r, i]) => harness.storeWithoutIndexedDb("store-b", r!, i!), [resource, auth.issuer]),

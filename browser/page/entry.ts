@@ -198,6 +198,21 @@ const storeRead = (name: string, resource: string, issuer: string) =>
       )))
   )
 
+/** Holds the store's refresh lock for a token for `ms`: when this tab got it and gave it back (epoch ms). */
+const storeHold = (name: string, resource: string, issuer: string, ms: number) =>
+  run(
+    Effect.scoped(Effect.flatMap(BrowserTokenStore.make({ name }), (store) =>
+      store.exclusive === undefined ?
+        Effect.fail({ _tag: "NoLock", message: "the store has no refresh lock" }) :
+        Effect.scoped(
+          store.exclusive(key(resource, issuer)).pipe(
+            Effect.map(() => performance.timeOrigin + performance.now()),
+            Effect.zipLeft(Effect.sleep(ms)),
+            Effect.map((acquired) => ({ acquired, released: performance.timeOrigin + performance.now() }))
+          )
+        )))
+  )
+
 const idb = <A>(name: string, mode: IDBTransactionMode, f: (store: IDBObjectStore) => IDBRequest<A>) =>
   new Promise<A>((resolve, reject) => {
     const open = indexedDB.open(name)
@@ -306,6 +321,7 @@ const harness = {
   connectOnly,
   storeSave,
   storeRead,
+  storeHold,
   storeKeys,
   storeTamper,
   storeToLegacyKey,

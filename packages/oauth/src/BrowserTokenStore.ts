@@ -10,6 +10,10 @@
  * non-extractable key, so it lives in memory: after a reload the old records
  * cannot be decrypted and read as absent (the user authorizes again).
  *
+ * The tabs and workers of one origin share the database, and the refresh
+ * lock (`exclusive`): a Web Lock (`navigator.locks`) per token record, so a
+ * rotating refresh token is spent by one tab and the others read its result.
+ *
  * Record keys are `<kind>:<SHA-256 hex of the record name>`, never the
  * server or issuer URL in plain text (a server URL can carry a key).
  *

@@ -1,7 +1,9 @@
 // @vitest-environment happy-dom
 import "fake-indexeddb/auto"
 import { afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -222,4 +224,87 @@ describe("BrowserTokenStore with localStorage only", () => {
       expect(error).toBeInstanceOf(TokenStore.TokenStoreError)
       expect(error.message).toMatch(/localStorage is unavailable/)
     }))
+})
+
+/** A lock manager as the browser's: one holder per name, waiters in order, a request withdrawn by its signal. */
+const fakeLocks = () => {
+  const held = new Set<string>()
+  const waiting = new Map<string, Array<() => void>>()
+  const names: Array<string> = []
+  const request = (name: string, options: { readonly signal: AbortSignal }, callback: () => Promise<void>) =>
+    new Promise<void>((resolve, reject) => {
+      names.push(name)
+      const grant = () => {
+        held.add(name)
+        void callback().then(() => {
+          held.delete(name)
+          waiting.get(name)?.shift()?.()
+          resolve()
+        })
+      }
+      if (!held.has(name)) return grant()
+      const queue = waiting.get(name) ?? []
+      waiting.set(name, queue)
+      queue.push(grant)
+      options.signal.addEventListener("abort", () => {
+        const at = queue.indexOf(grant)
+        if (at < 0) return
+        queue.splice(at, 1)
+        reject(new DOMException("the request was aborted", "AbortError"))
+      })
+    })
+  return { request, names }
+}
+
+const withLocks = (locks: ReturnType<typeof fakeLocks> | undefined) => {
+  beforeAll(() => {
+    vi.stubGlobal("navigator", { ...globalThis.navigator, locks })
+    return () => vi.unstubAllGlobals()
+  })
+}
+
+describe("BrowserTokenStore's refresh lock, shared by the tabs of an origin (Web Locks)", () => {
+  const locks = fakeLocks()
+  withLocks(locks)
+
+  it.live("two holders of one token's lock run one after the other; the lock is named by a hash, no URL", () =>
+    withStore({ name: freshName() }, (store) =>
+      Effect.gen(function*() {
+        const exclusive = store.exclusive!
+        const events: Array<string> = []
+        const holder = (who: string) =>
+          Effect.scoped(
+            exclusive(key).pipe(
+              Effect.zipRight(Effect.sync(() => events.push(`${who} in`))),
+              Effect.zipRight(Effect.sleep(20)),
+              Effect.zipRight(Effect.sync(() => events.push(`${who} out`)))
+            )
+          )
+        yield* Effect.all([holder("a"), holder("b")], { concurrency: 2 })
+        expect(events).toEqual(["a in", "a out", "b in", "b out"])
+        expect(locks.names.every((name) => /^mcp-effect-oauth-test-\d+:refresh:[0-9a-f]{64}$/.test(name))).toBe(true)
+      })))
+
+  it.live("a holder interrupted while it waits withdraws its request: the next one is not held up", () =>
+    withStore({ name: freshName() }, (store) =>
+      Effect.gen(function*() {
+        const exclusive = store.exclusive!
+        const release = yield* Deferred.make<void>()
+        const first = yield* Effect.fork(Effect.scoped(Effect.zipRight(exclusive(key), Deferred.await(release))))
+        yield* Effect.sleep(10)
+        const second = yield* Effect.fork(Effect.scoped(exclusive(key)))
+        yield* Effect.sleep(10)
+        yield* Fiber.interrupt(second)
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(first)
+        const third = yield* Effect.timeout(Effect.scoped(exclusive(key)), 1_000)
+        expect(third).toBeUndefined()
+      })))
+})
+
+describe("BrowserTokenStore without Web Locks", () => {
+  withLocks(undefined)
+
+  it.effect("has no refresh lock (a single tab's refreshes are single-flight already)", () =>
+    withStore({ name: freshName() }, (store) => Effect.sync(() => expect(store.exclusive).toBeUndefined())))
 })

@@ -9,6 +9,7 @@ import * as IndexedDb from "./indexedDb.js"
 import * as LocalStorage from "./localStorage.js"
 import * as RecordStore from "./recordStore.js"
 import * as Sealer from "./sealer.js"
+import * as WebLocks from "./webLocks.js"
 
 export const DEFAULT_NAME = "mcp-effect-oauth"
 
@@ -52,6 +53,11 @@ export const make = (
   options: BrowserTokenStore.Options | undefined
 ): Effect.Effect<TokenStore.Service, TokenStore.TokenStoreError, Scope.Scope> => {
   const name = options?.name ?? DEFAULT_NAME
+  // tabs of one origin share the store, so they share its refresh lock too
+  const withLocks = (store: TokenStore.Service): TokenStore.Service => {
+    const locks = WebLocks.fromGlobal()
+    return locks === undefined ? store : { ...store, exclusive: WebLocks.exclusive(locks, name) }
+  }
   return Effect.suspend(() =>
     Option.match(global(() => globalThis.indexedDB), {
       onNone: () => withLocalStorage(name, options, "IndexedDB is unavailable"),
@@ -60,5 +66,5 @@ export const make = (
           Effect.catchAll((failure) => withLocalStorage(name, options, `IndexedDB cannot be used (${failure.message})`))
         )
     })
-  ).pipe(Effect.mapError(toTokenStoreError("open")))
+  ).pipe(Effect.map(withLocks), Effect.mapError(toTokenStoreError("open")))
 }

@@ -1,8 +1,8 @@
 /**
  * The one thing a transport implements: a `Stream` of connections.
  *
- * The session pulls a connection, initializes over it and reads its
- * `incoming` stream until that ends (the peer went away). Then it pulls the
+ * The session pulls a connection, initializes over it and listens to its
+ * `inbound` buffer until that ends (the peer went away). Then it pulls the
  * next connection, which closes the previous connection's scope; the
  * transport may wait (a `Schedule`) before it yields the next one. When the
  * stream fails or ends, the session is over.
@@ -43,41 +43,15 @@ export type ConnectionError =
  */
 export interface Connection {
   /**
-   * Everything the server sends, in order. Ends (or fails) when the link is
-   * gone. Input that is not a valid message arrives as `JsonRpc.Malformed`.
-   */
-  readonly incoming: Stream.Stream<JsonRpc.Incoming, ConnectionError>
-  /**
-   * Optional fast path for the same messages: runs until the link is gone
-   * (ending or failing as `incoming` would), calling `onMessages`
-   * synchronously, in order, as messages arrive. A session that uses it
-   * reads nothing from `incoming`; transports whose input arrives in
-   * callbacks (stdio) offer it to spare a stream hop per message.
-   */
-  readonly push?:
-    | ((onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void) => Effect.Effect<
-      void,
-      ConnectionError
-    >)
-    | undefined
-  /**
-   * Optional, preferred over `push`: the same messages without a fiber
-   * waiting for the end. Starts handing messages to `onMessages`
-   * (synchronously, in order, as they arrive) and returns at once, with a
-   * function that stops it (nothing is called after it). When the link is
-   * gone it calls `onEnd` once, with an effect that ends (or fails) as
-   * `push` would; the session runs it in a fiber of its own, which exists
-   * only from then on. Transports whose input arrives in callbacks (stdio)
-   * offer it, so an idle session holds no reader fiber.
+   * Everything the server sends, in order: the transport offers what it
+   * reads into a buffer made with `makeInboundBuffer` (input that is not a
+   * valid message as `JsonRpc.Malformed`) and ends it when the link is
+   * gone; the session listens to it. The one inbound path: no stream, and
+   * no fiber of the session's waits on an idle connection.
    *
-   * @since 0.2.0
+   * @since 0.5.0
    */
-  readonly listen?:
-    | ((
-      onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void,
-      onEnd: (end: Effect.Effect<void, ConnectionError>) => void
-    ) => () => void)
-    | undefined
+  readonly inbound: Inbound
   /**
    * Sends one message. Fails when the link is gone.
    */
@@ -431,36 +405,55 @@ export const layer = (
 ): Layer.Layer<McpTransport> => Layer.succeed(McpTransport, make(() => ({ connect, reconnect: options })))
 
 /**
+ * The read side of a connection's inbound buffer: what the session uses.
+ *
+ * @since 0.5.0
+ * @category models
+ */
+export interface Inbound {
+  /**
+   * Hands what waits to `onMessages`, then each batch as it is offered
+   * (synchronously, in order), in one step no interruption can split, and
+   * returns a function that stops it (messages offered later wait again).
+   * Once the link is gone and every message was handed on, calls `onEnd`
+   * once with how it ended: the error, or `undefined` when the peer closed
+   * it cleanly.
+   */
+  readonly listen: (
+    onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void,
+    onEnd: (error: ConnectionError | undefined) => void
+  ) => () => void
+}
+
+/**
  * The inbound side of one connection, for transports: what the transport's
- * readers hand over, until the session takes it, through `incoming` or
- * `push` (give both to the `Connection`).
+ * readers hand over, until the session takes it (`Inbound.listen`). Give
+ * it to the `Connection` as `inbound`.
  *
  * - Bounded: a batch is taken while fewer than `capacity` messages wait
  *   (so a batch is never split, and the buffer may exceed `capacity` by
  *   one batch); `offerNow` answers `false` (taking nothing) when full, and
  *   `offer` waits for room, which a transport whose input can be paused
- *   (HTTP, through TCP) uses. Nothing is dropped silently: a transport that
- *   cannot pause (WebSocket) ends the connection when `offerNow` refuses.
- * - `push` hands over the waiting messages and installs the session's
- *   callback in one synchronous step, so no interruption and no other
- *   fiber can strand a message in between; from then on messages go
- *   straight to the callback.
- * - `end` records how the link ended (the first end wins); `incoming` and
- *   `push` end with it once the waiting messages are taken.
+ *   (HTTP, through TCP; stdio, by pausing the pipe) uses. Nothing is
+ *   dropped silently: a transport that cannot pause (WebSocket) ends the
+ *   connection when `offerNow` refuses. While the session listens, every
+ *   batch goes straight to it (the session bounds its own backlog).
+ * - `end` records how the link ended (the first end wins; no error for a
+ *   clean end); the session is told once the waiting messages are taken.
+ *   Input offered after it is ignored.
+ *
+ * Its members are methods: call them on the buffer.
  *
  * @since 0.4.0
  * @category models
  */
-export interface InboundBuffer {
+export interface InboundBuffer extends Inbound {
   readonly offer: (messages: ReadonlyArray<JsonRpc.Incoming>) => Effect.Effect<void>
   readonly offerNow: (messages: ReadonlyArray<JsonRpc.Incoming>) => boolean
-  readonly end: (error: ConnectionError) => void
-  /** `end` as an effect. */
+  /** Ends the link: with `error`, or cleanly without one (since 0.5.0). */
+  readonly end: (error?: ConnectionError) => void
+  /** `end` with an error, as an effect. */
   readonly fail: (error: ConnectionError) => Effect.Effect<void>
-  readonly incoming: Stream.Stream<JsonRpc.Incoming, ConnectionError>
-  readonly push: (
-    onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void
-  ) => Effect.Effect<void, ConnectionError>
   /** Messages waiting. */
   readonly size: () => number
 }
@@ -472,3 +465,14 @@ export interface InboundBuffer {
  * @category constructors
  */
 export const makeInboundBuffer: (capacity: number) => InboundBuffer = inboundBuffer.make
+
+/**
+ * A connection's inbound messages as a `Stream` that ends (or fails) as
+ * the link does: for tools and tests that read a connection by hand. The
+ * session does not use it (it listens to `inbound` directly).
+ *
+ * @since 0.5.0
+ * @category combinators
+ */
+export const incoming: (connection: Connection) => Stream.Stream<JsonRpc.Incoming, ConnectionError> = (connection) =>
+  inboundBuffer.toStream(connection.inbound)

@@ -206,8 +206,7 @@ const connect = (
       sends.start(message.id, post(message, message.method === "initialize"), onFailure)
 
     return {
-      incoming: inbound.incoming,
-      push: inbound.push,
+      inbound,
       send,
       sendNow,
       // a request the session gave up on: a POST the server has not taken yet is aborted, as a send interrupted

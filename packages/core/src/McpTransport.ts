@@ -53,9 +53,12 @@ export interface Connection {
    */
   readonly inbound: Inbound
   /**
-   * Sends one message. Fails when the link is gone.
+   * Sends one message. Fails when the link is gone. `options` is what the
+   * session's era codec says about the message (see `SendOptions`): a
+   * transport learns from it, never from the message, which era a message
+   * belongs to and what it opens.
    */
-  readonly send: (message: JsonRpc.Message) => Effect.Effect<void, ConnectionError>
+  readonly send: (message: JsonRpc.Message, options?: SendOptions) => Effect.Effect<void, ConnectionError>
   /**
    * Optional: sends `message` synchronously when that completes without
    * waiting (the link is open and has room) and returns `true`; otherwise
@@ -65,16 +68,14 @@ export interface Connection {
    *
    * A transport whose send completes later (an HTTP POST waiting for the
    * server to accept it) may start it here and return `true`, and report a
-   * send that failed through `onFailure` (at most once, from any callback),
-   * where `send` would have failed with the error. The session passes
-   * `onFailure` for requests; a transport that needs it sends nothing
-   * without it.
+   * send that failed through `options.onFailure` (at most once, from any
+   * callback), where `send` would have failed with the error. The session
+   * passes `onFailure` for requests; a transport that needs it sends
+   * nothing without it.
    *
    * @since 0.2.0
    */
-  readonly sendNow?:
-    | ((message: JsonRpc.Message, onFailure?: (error: ConnectionError) => void) => boolean)
-    | undefined
+  readonly sendNow?: ((message: JsonRpc.Message, options?: SendOptions) => boolean) | undefined
   /**
    * Optional: the session gave up on request `id` sent on this connection
    * (interrupted or timed out). The transport closes what carries that
@@ -151,6 +152,49 @@ export interface Connection {
  */
 export interface Negotiated {
   readonly protocolVersion: string
+  /**
+   * The era of the version: `"legacy"` for the revisions opened with
+   * `initialize` (up to 2025-11-25), `"modern"` for 2026-07-28 (stateless:
+   * state in each request, no server-to-client stream of its own).
+   *
+   * @since 0.5.0
+   */
+  readonly era?: "legacy" | "modern" | undefined
+}
+
+/**
+ * What the session's era codec tells the transport about one message it
+ * sends (`Connection.send`). Transports read these instead of the message:
+ * none of them infers an era or a request's role from a method name or a
+ * `_meta`.
+ *
+ * @since 0.5.0
+ * @category models
+ */
+export interface SendOptions {
+  /**
+   * The protocol version a message of the 2026-07-28 era goes out under
+   * (HTTP sends it as `MCP-Protocol-Version` and no session id): set on
+   * every message of that era, the `server/discover` probe included (sent
+   * before `negotiated`). Unset in the 2025 era, where the version comes
+   * from `negotiated`.
+   */
+  readonly protocolVersion?: string | undefined
+  /** Headers the era mirrors from the message (2026-07-28: `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`). */
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  /**
+   * What the request is to the transport:
+   * - `"initialize"`: the opening of the 2025 era; a connection whose
+   *   `initialize` fails is of no use (HTTP ends it), its answer names the
+   *   session, and a server that refuses it may speak only the 2024-11-05
+   *   HTTP+SSE transport;
+   * - `"listen"`: a long-lived request (2026-07-28 `subscriptions/listen`)
+   *   whose response stream carries the server's notifications; a
+   *   transport that loses that stream opens it again.
+   */
+  readonly kind?: "initialize" | "listen" | undefined
+  /** For `sendNow`: how a send that failed after it returned `true` is reported. */
+  readonly onFailure?: ((error: ConnectionError) => void) | undefined
 }
 
 /**

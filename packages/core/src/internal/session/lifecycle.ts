@@ -263,7 +263,7 @@ class Lifecycle implements Observer {
       const current = this.options.link.current
       const handshake = this.options.handshake.run({
         request: (method, params, requestOptions) => this.options.requestOn(live, method, params, requestOptions),
-        notify: notifyOn(live.connection),
+        notify: notifyOn(live.connection, this.options.table.route),
         connection: live.connection,
         generation: live.generation
       })

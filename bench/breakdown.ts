@@ -14,7 +14,7 @@
  * - `client/loopback`, `... no-timeout`, `session/loopback`, `... no-timeout`: the same over an
  *   in-process transport answering at once (no process, no I/O): the engine alone
  * - `client/push-loopback` (`xN`), `session/push-loopback`: the engine on the path stdio takes
- *   (`sendNow` out, `push` back in a later task), still with no process and no I/O
+ *   (`sendNow` out, the inbound buffer back in a later task), still with no process and no I/O
  * - `sdk/stdio`, `raw/stdio` (`xN`): the official SDK client and the hand-written NDJSON loop, for scale
  * - `floor/forEach xN`: `Effect.forEach` over waits resumed together, with no client: what driving
  *   N concurrent calls the Effect way costs before any client work (compare with `client/... xN`)
@@ -35,7 +35,6 @@ import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import * as Queue from "effect/Queue"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { parseArgs } from "node:util"
@@ -138,35 +137,38 @@ const answer = (message: JsonRpc.Request): Array<JsonRpc.Incoming> => {
   return JsonRpc.decode(JSON.stringify(JsonRpc.success(message.id, result)))
 }
 
-/** An in-process transport whose server answers every request at once, read through `incoming`. */
+/** An in-process transport whose server answers every request at once, in the send itself. */
 const loopback = Layer.succeed(McpTransport.McpTransport, {
   connections: Stream.concat(
-    Stream.fromEffect(Effect.map(Queue.unbounded<JsonRpc.Incoming>(), (queue): McpTransport.Connection => ({
-      incoming: Stream.fromQueue(queue),
-      send: (message) =>
-        Effect.sync(() => {
-          if (!JsonRpc.isRequest(message)) return
-          for (const incoming of answer(message)) queue.unsafeOffer(incoming)
-        }),
-      description: "loopback"
-    }))),
+    Stream.sync((): McpTransport.Connection => {
+      const inbound = McpTransport.makeInboundBuffer(1024)
+      return {
+        inbound,
+        send: (message) =>
+          Effect.sync(() => {
+            if (!JsonRpc.isRequest(message)) return
+            inbound.offerNow(answer(message))
+          }),
+        description: "loopback"
+      }
+    }),
     Stream.never
   )
 })
 
 /**
  * The same server on the path stdio takes: requests go out through `sendNow`, and the answers
- * of one tick come back together through `push` in a later task (as a read callback would).
+ * of one tick come back together into the inbound buffer in a later task (as a read callback would).
  */
 const pushLoopback = Layer.succeed(McpTransport.McpTransport, {
   connections: Stream.concat(
     Stream.sync((): McpTransport.Connection => {
-      let deliver: ((messages: ReadonlyArray<JsonRpc.Incoming>) => void) | undefined
+      const inbound = McpTransport.makeInboundBuffer(1024)
       let answers: Array<JsonRpc.Incoming> = []
       const flush = () => {
         const ready = answers
         answers = []
-        deliver?.(ready)
+        inbound.offerNow(ready)
       }
       const sendNow = (message: JsonRpc.Message) => {
         if (JsonRpc.isRequest(message)) {
@@ -176,8 +178,7 @@ const pushLoopback = Layer.succeed(McpTransport.McpTransport, {
         return true
       }
       return {
-        incoming: Stream.never,
-        push: (onMessages) => Effect.zipRight(Effect.sync(() => deliver = onMessages), Effect.never),
+        inbound,
         send: (message) => Effect.sync(() => sendNow(message)),
         sendNow,
         description: "push-loopback"
@@ -215,16 +216,14 @@ const transportOnly = async (): Promise<Loop> => {
     }).pipe(Effect.provide(stdio))
   )
   const waiting = new Map<JsonRpc.RequestId, Deferred.Deferred<unknown>>()
-  await inScope(Effect.forkScoped(connection.incoming.pipe(
-    Stream.runForEach((incoming) =>
-      Effect.sync(() => {
-        if (JsonRpc.isMalformed(incoming) || !JsonRpc.isResponse(incoming) || incoming.id === null) return
-        const deferred = waiting.get(incoming.id)
-        waiting.delete(incoming.id)
-        if (deferred !== undefined) Deferred.unsafeDone(deferred, Exit.succeed(incoming))
-      })
-    )
-  )))
+  connection.inbound.listen((messages) => {
+    for (const incoming of messages) {
+      if (JsonRpc.isMalformed(incoming) || !JsonRpc.isResponse(incoming) || incoming.id === null) continue
+      const deferred = waiting.get(incoming.id)
+      waiting.delete(incoming.id)
+      if (deferred !== undefined) Deferred.unsafeDone(deferred, Exit.succeed(incoming))
+    }
+  }, () => {})
   let nextId = 1
   const request = (method: string, params: Record<string, unknown>) =>
     Effect.suspend(() => {

@@ -5,7 +5,6 @@
  *
  * @since 0.1.0
  */
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
@@ -30,7 +29,7 @@ export interface ServerEnd {
   /**
    * Fails the connection, as a transport does when its input is no longer
    * usable (an oversized frame, a broken stream): the client's side fails
-   * with `error` (input not yet taken by the client is lost with it).
+   * with `error` once it has taken what was sent before.
    *
    * @since 0.2.0
    */
@@ -57,37 +56,29 @@ export const make = (options?: McpTransport.ReconnectOptions): Effect.Effect<InM
     const accepted = yield* Effect.acquireRelease(Queue.unbounded<ServerEnd>(), Queue.shutdown)
     const connect = Effect.gen(function*() {
       const toServer = yield* Queue.unbounded<JsonRpc.Message>()
-      const toClient = yield* Queue.unbounded<JsonRpc.Incoming>()
+      // unbounded, as the server's queue is: a test delivers what it wants, when it wants
+      const inbound = McpTransport.makeInboundBuffer(Number.POSITIVE_INFINITY)
       let open = true
-      let failure: McpTransport.ConnectionError | undefined
       const close = Effect.suspend(() => {
         open = false
-        return Effect.zipRight(Queue.shutdown(toServer), Queue.shutdown(toClient))
+        inbound.end()
+        return Queue.shutdown(toServer)
       })
-      // the end of the client's side: a clean end, or the failure it was given
-      const ended = Effect.suspend(() => failure === undefined ? Effect.void : Effect.fail(failure))
       yield* Effect.addFinalizer(() => close)
       yield* Queue.offer(accepted, {
         incoming: Stream.fromQueue(toServer),
-        send: (message) => Effect.asVoid(Queue.offer(toClient, message)),
+        send: (message) => Effect.sync(() => void inbound.offerNow([message])),
         close,
         fail: (error) =>
           Effect.suspend(() => {
-            failure ??= error
+            inbound.end(error)
             return close
           }),
         isOpen: Effect.sync(() => open)
       })
       const connection: McpTransport.Connection = {
         description: "in-memory",
-        incoming: Stream.concat(Stream.fromQueue(toClient), Stream.fromEffect(ended).pipe(Stream.drain)),
-        // the fast path: whatever is queued is handed over in one batch
-        push: (onMessages) =>
-          Queue.takeBetween(toClient, 1, Number.MAX_SAFE_INTEGER).pipe(
-            Effect.flatMap((batch) => Effect.sync(() => onMessages(Chunk.toReadonlyArray(batch)))),
-            Effect.forever,
-            Effect.catchAllCause(() => ended) // the queue was shut down: the connection ended
-          ),
+        inbound,
         send: (message) =>
           open ?
             Effect.asVoid(Queue.offer(toServer, message)) :

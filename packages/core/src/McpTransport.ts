@@ -1,8 +1,8 @@
 /**
  * The one thing a transport implements: a `Stream` of connections.
  *
- * The session pulls a connection, initializes over it and reads its
- * `incoming` stream until that ends (the peer went away). Then it pulls the
+ * The session pulls a connection, initializes over it and listens to its
+ * `inbound` buffer until that ends (the peer went away). Then it pulls the
  * next connection, which closes the previous connection's scope; the
  * transport may wait (a `Schedule`) before it yields the next one. When the
  * stream fails or ends, the session is over.
@@ -43,45 +43,22 @@ export type ConnectionError =
  */
 export interface Connection {
   /**
-   * Everything the server sends, in order. Ends (or fails) when the link is
-   * gone. Input that is not a valid message arrives as `JsonRpc.Malformed`.
-   */
-  readonly incoming: Stream.Stream<JsonRpc.Incoming, ConnectionError>
-  /**
-   * Optional fast path for the same messages: runs until the link is gone
-   * (ending or failing as `incoming` would), calling `onMessages`
-   * synchronously, in order, as messages arrive. A session that uses it
-   * reads nothing from `incoming`; transports whose input arrives in
-   * callbacks (stdio) offer it to spare a stream hop per message.
-   */
-  readonly push?:
-    | ((onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void) => Effect.Effect<
-      void,
-      ConnectionError
-    >)
-    | undefined
-  /**
-   * Optional, preferred over `push`: the same messages without a fiber
-   * waiting for the end. Starts handing messages to `onMessages`
-   * (synchronously, in order, as they arrive) and returns at once, with a
-   * function that stops it (nothing is called after it). When the link is
-   * gone it calls `onEnd` once, with an effect that ends (or fails) as
-   * `push` would; the session runs it in a fiber of its own, which exists
-   * only from then on. Transports whose input arrives in callbacks (stdio)
-   * offer it, so an idle session holds no reader fiber.
+   * Everything the server sends, in order: the transport offers what it
+   * reads into a buffer made with `makeInboundBuffer` (input that is not a
+   * valid message as `JsonRpc.Malformed`) and ends it when the link is
+   * gone; the session listens to it. The one inbound path: no stream, and
+   * no fiber of the session's waits on an idle connection.
    *
-   * @since 0.2.0
+   * @since 0.5.0
    */
-  readonly listen?:
-    | ((
-      onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void,
-      onEnd: (end: Effect.Effect<void, ConnectionError>) => void
-    ) => () => void)
-    | undefined
+  readonly inbound: Inbound
   /**
-   * Sends one message. Fails when the link is gone.
+   * Sends one message. Fails when the link is gone. `options` is what the
+   * session's era codec says about the message (see `SendOptions`): a
+   * transport learns from it, never from the message, which era a message
+   * belongs to and what it opens.
    */
-  readonly send: (message: JsonRpc.Message) => Effect.Effect<void, ConnectionError>
+  readonly send: (message: JsonRpc.Message, options?: SendOptions) => Effect.Effect<void, ConnectionError>
   /**
    * Optional: sends `message` synchronously when that completes without
    * waiting (the link is open and has room) and returns `true`; otherwise
@@ -91,16 +68,14 @@ export interface Connection {
    *
    * A transport whose send completes later (an HTTP POST waiting for the
    * server to accept it) may start it here and return `true`, and report a
-   * send that failed through `onFailure` (at most once, from any callback),
-   * where `send` would have failed with the error. The session passes
-   * `onFailure` for requests; a transport that needs it sends nothing
-   * without it.
+   * send that failed through `options.onFailure` (at most once, from any
+   * callback), where `send` would have failed with the error. The session
+   * passes `onFailure` for requests; a transport that needs it sends
+   * nothing without it.
    *
    * @since 0.2.0
    */
-  readonly sendNow?:
-    | ((message: JsonRpc.Message, onFailure?: (error: ConnectionError) => void) => boolean)
-    | undefined
+  readonly sendNow?: ((message: JsonRpc.Message, options?: SendOptions) => boolean) | undefined
   /**
    * Optional: the session gave up on request `id` sent on this connection
    * (interrupted or timed out). The transport closes what carries that
@@ -177,6 +152,49 @@ export interface Connection {
  */
 export interface Negotiated {
   readonly protocolVersion: string
+  /**
+   * The era of the version: `"legacy"` for the revisions opened with
+   * `initialize` (up to 2025-11-25), `"modern"` for 2026-07-28 (stateless:
+   * state in each request, no server-to-client stream of its own).
+   *
+   * @since 0.5.0
+   */
+  readonly era?: "legacy" | "modern" | undefined
+}
+
+/**
+ * What the session's era codec tells the transport about one message it
+ * sends (`Connection.send`). Transports read these instead of the message:
+ * none of them infers an era or a request's role from a method name or a
+ * `_meta`.
+ *
+ * @since 0.5.0
+ * @category models
+ */
+export interface SendOptions {
+  /**
+   * The protocol version a message of the 2026-07-28 era goes out under
+   * (HTTP sends it as `MCP-Protocol-Version` and no session id): set on
+   * every message of that era, the `server/discover` probe included (sent
+   * before `negotiated`). Unset in the 2025 era, where the version comes
+   * from `negotiated`.
+   */
+  readonly protocolVersion?: string | undefined
+  /** Headers the era mirrors from the message (2026-07-28: `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`). */
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  /**
+   * What the request is to the transport:
+   * - `"initialize"`: the opening of the 2025 era; a connection whose
+   *   `initialize` fails is of no use (HTTP ends it), its answer names the
+   *   session, and a server that refuses it may speak only the 2024-11-05
+   *   HTTP+SSE transport;
+   * - `"listen"`: a long-lived request (2026-07-28 `subscriptions/listen`)
+   *   whose response stream carries the server's notifications; a
+   *   transport that loses that stream opens it again.
+   */
+  readonly kind?: "initialize" | "listen" | undefined
+  /** For `sendNow`: how a send that failed after it returned `true` is reported. */
+  readonly onFailure?: ((error: ConnectionError) => void) | undefined
 }
 
 /**
@@ -431,36 +449,55 @@ export const layer = (
 ): Layer.Layer<McpTransport> => Layer.succeed(McpTransport, make(() => ({ connect, reconnect: options })))
 
 /**
+ * The read side of a connection's inbound buffer: what the session uses.
+ *
+ * @since 0.5.0
+ * @category models
+ */
+export interface Inbound {
+  /**
+   * Hands what waits to `onMessages`, then each batch as it is offered
+   * (synchronously, in order), in one step no interruption can split, and
+   * returns a function that stops it (messages offered later wait again).
+   * Once the link is gone and every message was handed on, calls `onEnd`
+   * once with how it ended: the error, or `undefined` when the peer closed
+   * it cleanly.
+   */
+  readonly listen: (
+    onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void,
+    onEnd: (error: ConnectionError | undefined) => void
+  ) => () => void
+}
+
+/**
  * The inbound side of one connection, for transports: what the transport's
- * readers hand over, until the session takes it, through `incoming` or
- * `push` (give both to the `Connection`).
+ * readers hand over, until the session takes it (`Inbound.listen`). Give
+ * it to the `Connection` as `inbound`.
  *
  * - Bounded: a batch is taken while fewer than `capacity` messages wait
  *   (so a batch is never split, and the buffer may exceed `capacity` by
  *   one batch); `offerNow` answers `false` (taking nothing) when full, and
  *   `offer` waits for room, which a transport whose input can be paused
- *   (HTTP, through TCP) uses. Nothing is dropped silently: a transport that
- *   cannot pause (WebSocket) ends the connection when `offerNow` refuses.
- * - `push` hands over the waiting messages and installs the session's
- *   callback in one synchronous step, so no interruption and no other
- *   fiber can strand a message in between; from then on messages go
- *   straight to the callback.
- * - `end` records how the link ended (the first end wins); `incoming` and
- *   `push` end with it once the waiting messages are taken.
+ *   (HTTP, through TCP; stdio, by pausing the pipe) uses. Nothing is
+ *   dropped silently: a transport that cannot pause (WebSocket) ends the
+ *   connection when `offerNow` refuses. While the session listens, every
+ *   batch goes straight to it (the session bounds its own backlog).
+ * - `end` records how the link ended (the first end wins; no error for a
+ *   clean end); the session is told once the waiting messages are taken.
+ *   Input offered after it is ignored.
+ *
+ * Its members are methods: call them on the buffer.
  *
  * @since 0.4.0
  * @category models
  */
-export interface InboundBuffer {
+export interface InboundBuffer extends Inbound {
   readonly offer: (messages: ReadonlyArray<JsonRpc.Incoming>) => Effect.Effect<void>
   readonly offerNow: (messages: ReadonlyArray<JsonRpc.Incoming>) => boolean
-  readonly end: (error: ConnectionError) => void
-  /** `end` as an effect. */
+  /** Ends the link: with `error`, or cleanly without one (since 0.5.0). */
+  readonly end: (error?: ConnectionError) => void
+  /** `end` with an error, as an effect. */
   readonly fail: (error: ConnectionError) => Effect.Effect<void>
-  readonly incoming: Stream.Stream<JsonRpc.Incoming, ConnectionError>
-  readonly push: (
-    onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void
-  ) => Effect.Effect<void, ConnectionError>
   /** Messages waiting. */
   readonly size: () => number
 }
@@ -472,3 +509,14 @@ export interface InboundBuffer {
  * @category constructors
  */
 export const makeInboundBuffer: (capacity: number) => InboundBuffer = inboundBuffer.make
+
+/**
+ * A connection's inbound messages as a `Stream` that ends (or fails) as
+ * the link does: for tools and tests that read a connection by hand. The
+ * session does not use it (it listens to `inbound` directly).
+ *
+ * @since 0.5.0
+ * @category combinators
+ */
+export const incoming: (connection: Connection) => Stream.Stream<JsonRpc.Incoming, ConnectionError> = (connection) =>
+  inboundBuffer.toStream(connection.inbound)

@@ -14,7 +14,7 @@ import * as TestServer from "../src/TestServer.js"
 import { clientInfo, reconnecting } from "./utils.js"
 
 const connection: McpTransport.Connection = {
-  incoming: Stream.never,
+  inbound: McpTransport.makeInboundBuffer(1),
   send: () => Effect.void,
   description: "test"
 }

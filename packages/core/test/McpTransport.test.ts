@@ -12,7 +12,7 @@ import { eventually } from "./utils.js"
 
 const connection: McpTransport.Connection = {
   description: "fake",
-  incoming: Stream.empty,
+  inbound: McpTransport.makeInboundBuffer(1),
   send: () => Effect.void
 }
 

@@ -6,19 +6,18 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import type { Live } from "../src/internal/session/link.js"
 import * as Pending from "../src/internal/session/pending.js"
 import * as JsonRpc from "../src/JsonRpc.js"
 import * as McpError from "../src/McpError.js"
-import type * as McpTransport from "../src/McpTransport.js"
+import * as McpTransport from "../src/McpTransport.js"
 
 /** A live connection recording every message sent on it; `sendNow` takes them at once unless `inline` is false. */
 const makeLive = (generation: number, inline = true, fail?: McpTransport.ConnectionError) => {
   const sent: Array<JsonRpc.Message> = []
   const connection: McpTransport.Connection = {
-    incoming: Stream.never,
+    inbound: McpTransport.makeInboundBuffer(1),
     description: `test ${generation}`,
     send: (message) => fail !== undefined ? Effect.fail(fail) : Effect.sync(() => void sent.push(message)),
     sendNow: inline ?

@@ -22,7 +22,6 @@ import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import type * as Schedule from "effect/Schedule"
 import * as HttpAuth from "./HttpAuth.js"
@@ -138,9 +137,10 @@ export const defaultSseReconnect: Schedule.Schedule<unknown, unknown> = internal
 
 /**
  * Builds the transport service. Picks up an `HttpAuth` hook from the context
- * when one is provided, and the `RequestHeaders` service the client fills
- * with tool definitions (for `Mcp-Param-*` headers; without one only the
- * standard headers are sent). An invalid option (a URL that is not absolute
+ * when one is provided. The `Mcp-*` headers of protocol 2026-07-28 come
+ * with each message from the session (from the `RequestHeaders` service
+ * that `layer` provides; without one, only the standard headers are sent).
+ * An invalid option (a URL that is not absolute
  * `http:` / `https:`, a header name or value that cannot be sent, a negative
  * timeout, ...) fails with `TransportError` (`phase: "options"`), never
  * with a defect.
@@ -152,13 +152,8 @@ export const make = (
   options: Options
 ): Effect.Effect<McpTransport.McpTransport["Type"], McpError.TransportError, HttpClient.HttpClient> =>
   Effect.gen(function*() {
-    const requestHeaders = yield* Effect.serviceOption(RequestHeaders.RequestHeaders)
     // (the URL, for what a SessionStore keeps: only ever hashed, as it may carry an API key)
-    return yield* internal.makeTransport(
-      options,
-      yield* Effect.serviceOption(HttpAuth.HttpAuth),
-      Option.isSome(requestHeaders) ? requestHeaders.value : yield* RequestHeaders.make
-    )
+    return yield* internal.makeTransport(options, yield* Effect.serviceOption(HttpAuth.HttpAuth))
   })
 
 /**
@@ -166,7 +161,9 @@ export const make = (
  * (`NodeHttpClient.layerUndici` on Node, `FetchHttpClient.layer` in a
  * browser). Beside `McpTransport` it provides the `RequestHeaders` service
  * through which `McpClient` (given this Layer) hands over the tool
- * definitions that `Mcp-Param-*` headers come from (protocol 2026-07-28).
+ * definitions that `Mcp-Param-*` headers come from (protocol 2026-07-28);
+ * the session computes each message's headers with it and hands them to
+ * the transport.
  *
  * @example
  * ```ts
@@ -198,7 +195,7 @@ export const layer = (
 > =>
   Layer.effectContext(Effect.gen(function*() {
     const requestHeaders = yield* RequestHeaders.make
-    const transport = yield* Effect.provideService(make(options), RequestHeaders.RequestHeaders, requestHeaders)
+    const transport = yield* make(options)
     return Context.make(McpTransport.McpTransport, transport).pipe(
       Context.add(RequestHeaders.RequestHeaders, requestHeaders)
     )

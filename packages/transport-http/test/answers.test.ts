@@ -1,7 +1,7 @@
 // What a POST's HTTP answer means: JSON-RPC errors in non-2xx bodies, content types that are no answer.
 import { FetchHttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { JsonRpc, McpClient, McpError } from "@mcp-effect/core"
+import { JsonRpc, McpClient, McpError, McpTransport } from "@mcp-effect/core"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -89,7 +89,7 @@ describe("HttpTransport: what an answer means", () => {
       const client = yield* peer(yield* next)
       const error = yield* Effect.flip(client.initialize)
       expect(error).toMatchObject({ _tag: "TransportError", reason: "Http", status: 200 })
-      const ended = yield* client.connection.incoming.pipe(Stream.runDrain, Effect.flip)
+      const ended = yield* McpTransport.incoming(client.connection).pipe(Stream.runDrain, Effect.flip)
       expect(ended).toBe(error)
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 })

@@ -14,7 +14,7 @@ import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import * as http from "node:http"
 import { HttpTransport } from "../src/index.js"
-import { connections, peer, realSleep, resource, resultOf, waitFor } from "./fixtures/harness.js"
+import { connections, peer, realSleep, resource, resultOf, routeOf, waitFor } from "./fixtures/harness.js"
 import { listenLoopback } from "./fixtures/loopback.js"
 import { startSdkServer } from "./fixtures/sdkServer.js"
 import { MODERN, startSdkV2Server } from "./fixtures/sdkV2Server.js"
@@ -66,12 +66,9 @@ describe("HttpTransport in protocol 2026-07-28 (official SDK v2 server)", () => 
     Effect.gen(function*() {
       const server = yield* resource(startSdkV2Server)
       const requestHeaders = yield* RequestHeaders.make
-      const next = yield* Effect.provideService(
-        connections({ url: server.url }),
-        RequestHeaders.RequestHeaders,
-        requestHeaders
-      )
-      const client = yield* peer(yield* next)
+      const next = yield* connections({ url: server.url })
+      // the session computes each message's `Mcp-*` headers with the app's RequestHeaders and hands them over
+      const client = yield* peer(yield* next, requestHeaders)
       const args = { region: "eu west", priority: 3, query: "SELECT 1" }
       // unregistered: the server misses the header and refuses the call
       const refused = errorOf(yield* client.request("tools/call", modern({ name: "regional", arguments: args })))
@@ -129,9 +126,12 @@ describe("HttpTransport in protocol 2026-07-28 (official SDK v2 server)", () => 
       const server = yield* resource(startSdkV2Server)
       const client = yield* peer(yield* (yield* connections({ url: server.url })))
       const id = 41
-      yield* client.connection.send(
-        JsonRpc.request(id, "tools/call", modern({ name: "slow", arguments: {}, _meta: { progressToken: "p" } }))
+      const call = JsonRpc.request(
+        id,
+        "tools/call",
+        modern({ name: "slow", arguments: {}, _meta: { progressToken: "p" } })
       )
+      yield* client.connection.send(call, routeOf(call))
       yield* waitFor("the slow call to run", () => server.running() === 1)
       yield* waitFor(
         "its progress",
@@ -151,9 +151,8 @@ describe("HttpTransport in protocol 2026-07-28 (official SDK v2 server)", () => 
       )
       const listChanged = () =>
         client.received.filter((m) => "method" in m && m.method === "notifications/tools/list_changed").length
-      yield* client.connection.send(
-        JsonRpc.request(7, "subscriptions/listen", modern({ notifications: { toolsListChanged: true } }))
-      )
+      const listen = JsonRpc.request(7, "subscriptions/listen", modern({ notifications: { toolsListChanged: true } }))
+      yield* client.connection.send(listen, routeOf(listen))
       yield* waitFor("the listen stream", () => server.requests.length === 1 && server.running() === 0)
       yield* waitFor(
         "the acknowledgement",
@@ -240,13 +239,7 @@ describe("HttpTransport in protocol 2026-07-28 (official SDK v2 server)", () => 
         return { ...listening, url: `http://127.0.0.1:${listening.port}/mcp` }
       })
       const requestHeaders = yield* RequestHeaders.make
-      const client = yield* peer(
-        yield* (yield* Effect.provideService(
-          connections({ url: front.url }),
-          RequestHeaders.RequestHeaders,
-          requestHeaders
-        ))
-      )
+      const client = yield* peer(yield* (yield* connections({ url: front.url })), requestHeaders)
       yield* requestHeaders.register(resultOf(yield* client.request("tools/list", modern())).tools)
       const call = resultOf(
         yield* client.request("tools/call", modern({ name: "regional", arguments: { region: "eu", query: "q" } }))

@@ -21,8 +21,8 @@ const counted = (url: string, taken: { count: number }) =>
     Effect.map(HttpTransport.make({ url, reconnect: { schedule: Schedule.stop } }), (transport) => ({
       connections: Stream.map(transport.connections, (connection): McpTransport.Connection => ({
         ...connection,
-        sendNow: (message, onFailure) => {
-          const sent = connection.sendNow?.(message, onFailure) ?? false
+        sendNow: (message, options) => {
+          const sent = connection.sendNow?.(message, options) ?? false
           if (sent) taken.count++
           return sent
         }
@@ -70,7 +70,9 @@ describe("HttpTransport: sendNow", () => {
       expect(sendNow(JsonRpc.request(40, "tools/list"))).toBe(false)
       server.faults.htmlFor = "tools/list"
       const failed = yield* Deferred.make<McpTransport.ConnectionError>()
-      expect(sendNow(JsonRpc.request(41, "tools/list"), (error) => Deferred.unsafeDone(failed, Effect.succeed(error))))
+      expect(sendNow(JsonRpc.request(41, "tools/list"), {
+        onFailure: (error) => Deferred.unsafeDone(failed, Effect.succeed(error))
+      }))
         .toBe(true)
       const error = yield* Deferred.await(failed)
       expect(error).toMatchObject({ _tag: "TransportError", reason: "Http", phase: "post", status: 200 })
@@ -82,7 +84,9 @@ describe("HttpTransport: sendNow", () => {
     Effect.gen(function*() {
       const { client, server } = yield* holdingToolCalls
       const reported: Array<McpTransport.ConnectionError> = []
-      expect(client.connection.sendNow!(JsonRpc.request(7, "tools/call", { name: "count" }), (e) => reported.push(e)))
+      expect(client.connection.sendNow!(JsonRpc.request(7, "tools/call", { name: "count" }), {
+        onFailure: (e) => reported.push(e)
+      }))
         .toBe(true)
       yield* waitFor("the held POST", () => server.requests.some((r) => r.body?.method === "tools/call"))
       const aborted = server.aborted()
@@ -118,7 +122,7 @@ describe("HttpTransport: sendNow", () => {
       expect(
         client.connection.sendNow!(
           JsonRpc.request(9, "tools/list"),
-          (e) => Deferred.unsafeDone(failed, Effect.succeed(e))
+          { onFailure: (e) => Deferred.unsafeDone(failed, Effect.succeed(e)) }
         )
       )
         .toBe(true)

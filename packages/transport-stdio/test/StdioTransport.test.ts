@@ -6,14 +6,14 @@ import * as McpTransport from "@mcp-effect/core/McpTransport"
 import * as Chunk from "effect/Chunk"
 import * as Config from "effect/Config"
 import * as ConfigProvider from "effect/ConfigProvider"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
-import * as Supervisor from "effect/Supervisor"
 import * as StdioError from "../src/StdioError.js"
 import * as StdioTransport from "../src/StdioTransport.js"
 import { backends, fixture, isAlive, nodeServer, reader, result } from "./utils.js"
@@ -122,29 +122,23 @@ for (const backend of backends) {
         assert.strictEqual((sendError as McpError.TransportError).reason, "Write")
       }))
 
-    it.scopedLive("reads through push on the reading fiber alone, and a line over the limit ends the read from its callback", () =>
+    it.scopedLive("reads into the inbound buffer as stdout arrives, and a line over the limit ends the read from its callback", () =>
       Effect.gen(function*() {
         const { next } = yield* start({ ...nodeServer("echo-server.mjs"), maxMessageBytes: 1024 })
         const connection = yield* next
         const received = yield* Queue.unbounded<JsonRpc.Incoming>()
-        // every fiber the read starts is counted (before, a race forked two per connection)
-        const supervisor = yield* Supervisor.track
-        const reading = yield* connection.push!((messages) => {
+        const ended = yield* Deferred.make<McpTransport.ConnectionError | undefined>()
+        const stop = connection.inbound.listen((messages) => {
           for (const message of messages) received.unsafeOffer(message)
-        }).pipe(
-          Effect.supervised(supervisor),
-          Effect.fork
-        )
+        }, (error) => Deferred.unsafeDone(ended, Exit.succeed(error)))
+        yield* Effect.addFinalizer(() => Effect.sync(stop))
         yield* connection.send(JsonRpc.request(1, "ping"))
         assert.deepStrictEqual(yield* Queue.take(received), JsonRpc.success(1, { echo: "ping" }))
-        // neither backend reads on a fiber of its own: the platform's stdout stream is pulled from the
-        // reading fiber (it was piped into a channel of ours, which forked one), Node's child process calls back
-        assert.strictEqual((yield* supervisor.value).length, 0)
         yield* connection.send(JsonRpc.request(2, "big", { bytes: 4096 }))
-        const error = yield* Effect.flip(Fiber.join(reading))
+        const error = yield* Deferred.await(ended)
         assert.instanceOf(error, McpError.TransportError)
         assert.strictEqual((error as McpError.TransportError).reason, "Read")
-        assert.include(error.message, "longer than the limit of 1024 bytes")
+        assert.include(error!.message, "longer than the limit of 1024 bytes")
         assert.strictEqual(yield* Queue.size(received), 0)
       }))
 

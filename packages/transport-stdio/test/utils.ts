@@ -5,7 +5,6 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import * as NodeStdioTransport from "../src/NodeStdioTransport.js"
@@ -58,16 +57,30 @@ export interface Reader {
 
 export const reader = (connection: McpTransport.Connection): Effect.Effect<Reader, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const queue = yield* Stream.toQueueOfElements(connection.incoming)
-    const next = Effect.flatMap(Queue.take(queue), (exit) =>
-      Exit.match(exit, {
+    // what the connection's inbound buffer hands on, then its end (kept, for every later read)
+    const queue = yield* Queue.unbounded<Exit.Exit<JsonRpc.Incoming, Option.Option<McpTransport.ConnectionError>>>()
+    let end: Exit.Exit<never, Option.Option<McpTransport.ConnectionError>> | undefined
+    const stop = connection.inbound.listen(
+      (messages) => {
+        for (const message of messages) queue.unsafeOffer(Exit.succeed(message))
+      },
+      (error) => {
+        end = Exit.fail(error === undefined ? Option.none() : Option.some(error))
+        queue.unsafeOffer(end)
+      }
+    )
+    yield* Effect.addFinalizer(() => Effect.sync(stop))
+    const next = Effect.flatMap(Queue.take(queue), (exit) => {
+      if (Exit.isFailure(exit) && end !== undefined) queue.unsafeOffer(end)
+      return Exit.match(exit, {
         onSuccess: Effect.succeedSome,
         onFailure: (cause) =>
           Effect.catchAll(
             Effect.failCause(cause),
             Option.match({ onNone: () => Effect.succeedNone, onSome: Effect.fail })
           )
-      }))
+      })
+    })
     const nextValue = Effect.flatMap(
       next,
       Option.match({

@@ -3,7 +3,7 @@
 // refusals, close codes, open timeouts and bad options, each a typed outcome.
 import * as Socket from "@effect/platform/Socket"
 import { describe, expect, it } from "@effect/vitest"
-import { JsonRpc, McpError, type McpTransport } from "@mcp-effect/core"
+import { JsonRpc, McpError, McpTransport } from "@mcp-effect/core"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -58,7 +58,7 @@ describe("WebSocketTransport: faults on one connection", () => {
     Effect.gen(function*() {
       const server = yield* resource(() => startWsServer())
       const connection = yield* (yield* connections({ url: server.url }))
-      const received = yield* connection.incoming.pipe(Stream.take(3), Stream.runCollect, Effect.fork)
+      const received = yield* McpTransport.incoming(connection).pipe(Stream.take(3), Stream.runCollect, Effect.fork)
       yield* waitFor("the server's socket", () => server.open() === 1)
       server.sendRaw("this is not json")
       server.sendRaw(new Uint8Array([123, 125]))
@@ -81,7 +81,7 @@ describe("WebSocketTransport: faults on one connection", () => {
       Effect.gen(function*() {
         const server = yield* resource(() => startWsServer())
         const connection = yield* (yield* connections({ url: server.url, maxMessageBytes: 1024 }))
-        const ended = yield* connection.incoming.pipe(Stream.runDrain, Effect.flip, Effect.fork)
+        const ended = yield* McpTransport.incoming(connection).pipe(Stream.runDrain, Effect.flip, Effect.fork)
         yield* waitFor("the server's socket", () => server.open() === 1)
         server.sendRaw(bigNotification(1000))
         const error = yield* Fiber.join(ended)
@@ -108,7 +108,7 @@ describe("WebSocketTransport: faults on one connection", () => {
       yield* waitFor("the socket to close", () => server.closeCodes.length === 1)
       expect(server.closeCodes).toEqual([1008])
       const read: Array<unknown> = []
-      const error = yield* connection.incoming.pipe(
+      const error = yield* McpTransport.incoming(connection).pipe(
         Stream.runForEach((m) => Effect.sync(() => read.push((m as JsonRpc.Notification).params?.data))),
         Effect.flip
       )
@@ -187,7 +187,7 @@ describe("WebSocketTransport: faults on one connection", () => {
       Effect.gen(function*() {
         const server = yield* resource(() => startWsServer())
         const connection = yield* (yield* connections({ url: server.url }))
-        const ended = yield* connection.incoming.pipe(Stream.runDrain, Effect.flip, Effect.fork)
+        const ended = yield* McpTransport.incoming(connection).pipe(Stream.runDrain, Effect.flip, Effect.fork)
         yield* waitFor("the server's socket", () => server.open() === 1)
         server.closeAll(code, reason)
         const error = yield* Fiber.join(ended)
@@ -240,7 +240,10 @@ describe("WebSocketTransport: faults on one connection", () => {
       const first = yield* pull
       yield* waitFor("the server's socket", () => server.open() === 1)
       server.closeAll(1012, "service restart")
-      expect(yield* Effect.flip(Stream.runDrain(first.incoming))).toMatchObject({ reason: "Closed", phase: "close" })
+      expect(yield* Effect.flip(Stream.runDrain(McpTransport.incoming(first)))).toMatchObject({
+        reason: "Closed",
+        phase: "close"
+      })
       const next = yield* Effect.fork(pull)
       yield* awaitSleepUntil(1000)
       yield* TestClock.adjust("999 millis")

@@ -9,10 +9,10 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Subscribable from "effect/Subscribable"
 import type * as ClientSession from "../ClientSession.js"
-import * as JsonRpc from "../JsonRpc.js"
 import * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import { McpTransport } from "../McpTransport.js"
+import * as RequestHeaders from "../RequestHeaders.js"
 import * as TaskPolling from "../TaskPolling.js"
 import * as LazySubscriptionRef from "./engine/lazySubscriptionRef.js"
 import * as Spans from "./engine/spans.js"
@@ -135,7 +135,10 @@ class Session implements ClientSession.Service {
   }
 
   readonly notify: ClientSession.Service["notify"] = (method, params) =>
-    Effect.flatMap(Link.awaitLive(this.link), (live) => live.connection.send(JsonRpc.notification(method, params)))
+    Effect.flatMap(
+      Link.awaitLive(this.link),
+      (live) => Pending.sendNotification(live.connection, this.table.route, method, params)
+    )
 
   get initialized(): ClientSession.Service["initialized"] {
     const link = this.link
@@ -231,7 +234,9 @@ export const make = (
       timeout: Duration.millis((Either.isRight(timing) ? timing.right.initialize : undefined) ?? 30_000),
       // at most one failing probe per server: the era it spoke is remembered across sessions
       spoken: resumer.era,
-      onSpoken: resumer.rememberEra
+      onSpoken: resumer.rememberEra,
+      // the `Mcp-*` headers of 2026-era messages, for the transports that send them (HTTP provides it)
+      headersFor: Option.getOrUndefined(yield* Effect.serviceOption(RequestHeaders.RequestHeaders))?.headersFor
     })
     const polling = Option.getOrElse(yield* Effect.serviceOption(TaskPolling.TaskPolling), () => TaskPolling.defaults)
     const link = yield* Link.make
@@ -244,7 +249,8 @@ export const make = (
       },
       defaultIdle: Either.isRight(timing) ? timing.right.idle : undefined,
       defaultTotal: Either.isRight(timing) ? timing.right.total : undefined,
-      decorate: handshake.decorate
+      decorate: handshake.decorate,
+      route: handshake.sendOptions
     })
     // one map for the router and the input rounds; one empty map for every session without handlers
     const handlers = options.handlers === undefined || Object.keys(options.handlers).length === 0 ?

@@ -4,7 +4,6 @@ import * as JsonRpc from "@mcp-effect/core/JsonRpc"
 import * as McpError from "@mcp-effect/core/McpError"
 import * as McpSchema from "@mcp-effect/core/McpSchema"
 import * as McpTransport from "@mcp-effect/core/McpTransport"
-import type * as RequestHeaders from "@mcp-effect/core/RequestHeaders"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -54,8 +53,7 @@ const acceptBoth = "application/json, text/event-stream"
  */
 export const makeTransport = (
   options: Options,
-  auth: Option.Option<HttpAuth.Service>,
-  requestHeaders: RequestHeaders.Service
+  auth: Option.Option<HttpAuth.Service>
 ): Effect.Effect<McpTransport.McpTransport["Type"], McpError.TransportError, HttpClient.HttpClient> =>
   Effect.flatMap(
     Effect.suspend(() => resolveConfig(options)),
@@ -79,7 +77,7 @@ export const makeTransport = (
               )
             )
           return {
-            connect: connect(config, watched, shared, requestHeaders, refs),
+            connect: connect(config, watched, shared, refs),
             reconnect: options.reconnect,
             giveUp: blocked
           }
@@ -91,7 +89,6 @@ const connect = (
   config: Config,
   execute: Execute,
   shared: Shared,
-  requestHeaders: RequestHeaders.Service,
   refs: RequestRefs.RequestRefs
 ): Effect.Effect<McpTransport.Connection, McpError.TransportError, Scope.Scope> =>
   Effect.gen(function*() {
@@ -106,14 +103,14 @@ const connect = (
       protocolVersion: undefined,
       failure: undefined,
       legacyEndpoint: undefined,
-      getStreamStarted: false
+      getStreamStarted: false,
+      modern: false
     }
     const ctx: Ctx = {
       config,
       execute,
       state,
       era: Modern.makeEra(),
-      requestHeaders,
       deliver: (items) => inbound.offer(items),
       deliverNow: (items) => inbound.offerNow(items),
       fail: (error) =>
@@ -163,51 +160,47 @@ const connect = (
     }
 
     /** POSTs one message; `accepted` is called once the server accepted it, and the fiber goes on reading the answer */
-    const post = (message: JsonRpc.Message, initialize: boolean) => (sending: Sends.Sending) => {
-      const endpoint = state.legacyEndpoint
-      const posted = endpoint !== undefined
-        ? Legacy.post(ctx, endpoint, message)
-        : postStreamable(
-          ctx,
-          message,
-          initialize,
-          shared,
-          (answer) => {
-            sending.accepted()
-            return answer
-          },
-          undefined,
-          sending
-        )
-      // a connection whose initialize failed is of no use: end it so the session moves on
-      return initialize ? Effect.tapError(posted, ctx.fail) : posted
-    }
+    const post =
+      (message: JsonRpc.Message, options: McpTransport.SendOptions | undefined) => (sending: Sends.Sending) => {
+        const endpoint = state.legacyEndpoint
+        const posted = endpoint !== undefined
+          ? Legacy.post(ctx, endpoint, message)
+          : postStreamable(
+            ctx,
+            message,
+            options,
+            shared,
+            (answer) => {
+              sending.accepted()
+              return answer
+            },
+            undefined,
+            sending
+          )
+        // a connection whose initialize failed is of no use: end it so the session moves on
+        return options?.kind === "initialize" ? Effect.tapError(posted, ctx.fail) : posted
+      }
 
-    const send = (message: JsonRpc.Message): Effect.Effect<void, McpTransport.ConnectionError> =>
+    const send = (
+      message: JsonRpc.Message,
+      options?: McpTransport.SendOptions
+    ): Effect.Effect<void, McpTransport.ConnectionError> =>
       Effect.suspend(() => {
         if (state.failure !== undefined) return Effect.fail(state.failure)
-        // the one message read by name: a failed initialize ends the connection, its answer carries the
-        // session id, and it is what falls back to HTTP+SSE
-        const isRequest = JsonRpc.isRequest(message)
         // (a request's send is found by its id when the session cancels it)
-        return sends.run(
-          post(message, isRequest && message.method === "initialize"),
-          isRequest ? message.id : undefined
-        )
+        return sends.run(post(message, options), JsonRpc.isRequest(message) ? message.id : undefined)
       })
 
     // a request's POST started from the caller's code, with no fiber of the session's own to wait for it
     // being accepted; a POST that fails before that is reported to the request (`onFailure`)
-    const sendNow = (
-      message: JsonRpc.Message,
-      onFailure?: (error: McpTransport.ConnectionError) => void
-    ): boolean =>
-      onFailure !== undefined && state.failure === undefined && JsonRpc.isRequest(message) &&
-      sends.start(message.id, post(message, message.method === "initialize"), onFailure)
+    const sendNow = (message: JsonRpc.Message, options?: McpTransport.SendOptions): boolean => {
+      const onFailure = options?.onFailure
+      return onFailure !== undefined && state.failure === undefined && JsonRpc.isRequest(message) &&
+        sends.start(message.id, post(message, options), onFailure)
+    }
 
     return {
-      incoming: inbound.incoming,
-      push: inbound.push,
+      inbound,
       send,
       sendNow,
       // a request the session gave up on: a POST the server has not taken yet is aborted, as a send interrupted
@@ -219,14 +212,18 @@ const connect = (
       networkTransport: "tcp",
       sessionId: () => state.sessionId,
       resumed,
-      // the session says which version it negotiated: every later request carries it
-      negotiated: ({ protocolVersion }) => Effect.sync(() => state.protocolVersion = protocolVersion),
+      // the session says which version (and era) it negotiated: every later request carries it
+      negotiated: ({ era, protocolVersion }) =>
+        Effect.sync(() => {
+          state.protocolVersion = protocolVersion
+          state.modern = era !== undefined ? era === "modern" : !legacyVersions.includes(protocolVersion)
+        }),
       // the session is ready: open the server's own stream (HTTP+SSE has it already; a resumed session too)
       ready: Effect.suspend(() => {
         // protocol 2026-07-28 has no GET stream: change notifications come through subscriptions/listen
-        const modern = ctx.era.version !== undefined ||
-          (state.protocolVersion !== undefined && !legacyVersions.includes(state.protocolVersion))
-        if (state.getStreamStarted || state.legacyEndpoint !== undefined || state.failure !== undefined || modern) {
+        if (
+          state.getStreamStarted || state.legacyEndpoint !== undefined || state.failure !== undefined || state.modern
+        ) {
           return Effect.void
         }
         state.getStreamStarted = true
@@ -277,7 +274,7 @@ const terminate = (ctx: Ctx): Effect.Effect<void> =>
 const postStreamable = (
   ctx: Ctx,
   message: JsonRpc.Message,
-  initialize: boolean,
+  options: McpTransport.SendOptions | undefined,
   shared: Shared,
   read: (answer: Effect.Effect<void>) => Effect.Effect<void>,
   listenBackoff?: Backoff.Backoff,
@@ -286,10 +283,14 @@ const postStreamable = (
   Effect.gen(function*() {
     const { config, state } = ctx
     const isRequest = JsonRpc.isRequest(message)
-    // a message of protocol 2026-07-28 mirrors its body in headers and carries no session id
-    const modern = Modern.track(ctx.era, message)
-    const headers = modern !== undefined && "method" in message
-      ? Modern.headers(modern, message, ctx.requestHeaders)
+    const initialize = options?.kind === "initialize"
+    // a message of protocol 2026-07-28 (the session's codec says so) mirrors its body in the headers it was
+    // handed and carries no session id
+    const modern = options?.protocolVersion
+    // a request of the 2025 era (initialize after a refused probe) returns the connection to it
+    if (modern === undefined && isRequest) ctx.era.confirmed = false
+    const headers = modern !== undefined
+      ? Modern.headers(modern, options?.headers)
       : ctx.sessionHeaders()
     const hadSession = state.sessionId !== undefined
     const total = config.totalMillis
@@ -362,7 +363,7 @@ const postStreamable = (
       }
       if (modern !== undefined && isRequest) ctx.era.confirmed = true
       const pending = new Set<JsonRpc.RequestId>(requestId !== undefined ? [requestId] : [])
-      const listen = Modern.isListen(message)
+      const listen = options?.kind === "listen"
       const body = modern !== undefined && kind === "sse"
         ? Modern.followStream(
           ctx,
@@ -370,7 +371,8 @@ const postStreamable = (
           pending,
           // the listen stream is long-lived: when it drops, the same request is posted again
           listen ?
-            (backoff) => postStreamable(ctx, message, false, shared, (reader) => ctx.fork(reader, requestId), backoff) :
+            (backoff) =>
+              postStreamable(ctx, message, options, shared, (reader) => ctx.fork(reader, requestId), backoff) :
             undefined,
           listenBackoff
         )

@@ -1,7 +1,6 @@
 import type * as JsonRpc from "@mcp-effect/core/JsonRpc"
 import type * as McpError from "@mcp-effect/core/McpError"
 import type * as McpTransport from "@mcp-effect/core/McpTransport"
-import type * as RequestHeaders from "@mcp-effect/core/RequestHeaders"
 import type * as Effect from "effect/Effect"
 import type { Config } from "./config.js"
 import type { Execute } from "./exchange.js"
@@ -22,6 +21,8 @@ export interface State {
   legacyEndpoint: URL | undefined
   /** set once the GET stream was opened (`Connection.ready`, or resuming) */
   getStreamStarted: boolean
+  /** set when the session negotiated protocol 2026-07-28 (`Connection.negotiated` names the era) */
+  modern: boolean
 }
 
 /**
@@ -35,15 +36,13 @@ export interface Ctx {
   readonly state: State
   /** what the connection knows of protocol 2026-07-28 */
   readonly era: Era
-  /** the `Mcp-*` headers of a message */
-  readonly requestHeaders: RequestHeaders.Service
   readonly deliver: (items: ReadonlyArray<JsonRpc.Incoming>) => Effect.Effect<void>
   /**
    * `deliver` when it need not wait (called from the body's own callbacks):
    * `false` when nothing was taken and `deliver` must be used.
    */
   readonly deliverNow: (items: ReadonlyArray<JsonRpc.Incoming>) => boolean
-  /** ends the connection: `incoming` fails with the error */
+  /** ends the connection: its inbound buffer ends with the error */
   readonly fail: (error: McpTransport.ConnectionError) => Effect.Effect<void>
   /** the server forgot the session (it answered `status`: 404, or 400 saying so): drops the id and ends the connection */
   readonly expire: (what: string, status: number) => Effect.Effect<McpError.SessionExpired>

@@ -1,23 +1,19 @@
 /**
  * Streamable HTTP as protocol 2026-07-28 (the modern, stateless era) binds
- * it: every POST carries `MCP-Protocol-Version` (the version in the
- * request's `_meta`) and the `Mcp-*` request headers, never a session id;
- * response streams cannot be resumed; closing a request's response stream
- * is its cancellation (`Connection.cancel`, which the session calls);
- * `subscriptions/listen` is a POST whose SSE response
- * stays open, posted again when it drops.
+ * it: every POST carries `MCP-Protocol-Version` and the `Mcp-*` request
+ * headers, never a session id; response streams cannot be resumed; closing
+ * a request's response stream is its cancellation (`Connection.cancel`,
+ * which the session calls); the listen request (`subscriptions/listen`) is
+ * a POST whose SSE response stays open, posted again when it drops.
  *
- * A request is modern when its `_meta` names a protocol version: the
- * transport mirrors the body, as the revision asks, and needs no state of
- * the session for it. Notifications carry no version; they follow the last
- * request, once the server accepted a modern one.
+ * The transport reads none of this off the message: the session's era
+ * codec hands each message's version, headers and kind over as
+ * `McpTransport.SendOptions`.
  */
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as JsonRpc from "@mcp-effect/core/JsonRpc"
+import type * as JsonRpc from "@mcp-effect/core/JsonRpc"
 import * as McpError from "@mcp-effect/core/McpError"
-import * as McpSchema from "@mcp-effect/core/McpSchema"
 import type * as McpTransport from "@mcp-effect/core/McpTransport"
-import type * as RequestHeaders from "@mcp-effect/core/RequestHeaders"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -25,72 +21,31 @@ import * as Backoff from "./backoff.js"
 import type { Ctx } from "./context.js"
 import { consume, makeProgress } from "./streams.js"
 
-const versionKey = McpSchema.MetaKey.ProtocolVersion
-
-/** The long-lived request whose response stream carries change notifications. */
-const listenMethod = "subscriptions/listen"
-
 /**
  * What one connection knows of the modern era.
  *
  * @internal
  */
 export interface Era {
-  /** the version of the last modern request sent; `undefined` while none was */
-  version: string | undefined
   /** set once a modern request was accepted (2xx): from then on every JSON-RPC error body is an answer */
   confirmed: boolean
 }
 
 /** @internal */
-export const makeEra = (): Era => ({ version: undefined, confirmed: false })
-
-const isObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+export const makeEra = (): Era => ({ confirmed: false })
 
 /**
- * The protocol version a request's `_meta` names, `undefined` for a message
- * of the legacy era.
- *
- * @internal
- */
-export const versionOf = (message: JsonRpc.Message): string | undefined => {
-  if (!JsonRpc.isRequest(message) || !isObject(message.params)) return undefined
-  const meta = message.params._meta
-  const version = isObject(meta) ? meta[versionKey] : undefined
-  return typeof version === "string" && version !== "" ? version : undefined
-}
-
-/**
- * Notes the era of a message about to be posted; returns the modern
- * version it is sent under, `undefined` for a legacy message. A legacy
- * request (`initialize` after a refused probe) returns the connection to the
- * legacy era; a notification is modern only once a modern request was
- * accepted.
- *
- * @internal
- */
-export const track = (era: Era, message: JsonRpc.Message): string | undefined => {
-  if (JsonRpc.isNotification(message)) return era.confirmed ? era.version : undefined
-  if (!JsonRpc.isRequest(message)) return undefined
-  const version = versionOf(message)
-  if (version === undefined) era.confirmed = false
-  era.version = version
-  return version
-}
-
-/**
- * The headers of a modern POST: the version, `Mcp-Method`, `Mcp-Name` and,
- * for a tool whose schema asks for them, `Mcp-Param-*`.
+ * The headers of a modern POST: the version, and the ones the session's
+ * codec mirrored from the message (`Mcp-Method`, `Mcp-Name` and, for a tool
+ * whose schema asks for them, `Mcp-Param-*`).
  *
  * @internal
  */
 export const headers = (
   version: string,
-  message: JsonRpc.Request | JsonRpc.Notification,
-  requestHeaders: RequestHeaders.Service
+  mirrored: Readonly<Record<string, string>> | undefined
 ): Record<string, string> => ({
-  ...requestHeaders.headersFor(message.method, message.params),
+  ...mirrored,
   "mcp-protocol-version": version
 })
 
@@ -117,10 +72,6 @@ const modernCodes: ReadonlySet<number> = new Set([
 export const isAnswer = (era: Era, status: number, failure: JsonRpc.Failure): boolean =>
   era.confirmed || modernCodes.has(failure.error.code) ||
   (status === 404 && failure.error.code === McpError.ErrorCode.MethodNotFound)
-
-/** @internal */
-export const isListen = (message: JsonRpc.Message): boolean =>
-  JsonRpc.isRequest(message) && message.method === listenMethod
 
 /**
  * Reads the SSE answer of a modern POST. A stream that ends before its

@@ -1,17 +1,16 @@
 import * as JsonRpc from "@mcp-effect/core/JsonRpc"
 import * as McpError from "@mcp-effect/core/McpError"
 import * as McpTransport from "@mcp-effect/core/McpTransport"
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
 import * as FiberRefs from "effect/FiberRefs"
-import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import * as StdioError from "../StdioError.js"
 import type * as StdioTransport from "../StdioTransport.js"
 import type { Backend, ExitStatus, Process, Signal } from "./backend.js"
@@ -115,8 +114,9 @@ const stderrLine = (frame: LineSplitter.Frame) =>
  * One connection: a server process and what reads and writes it, as one
  * object whose methods read its fields (an idle session holds the object
  * and the callbacks Node and the session need, not a closure per
- * operation). `send`, `sendNow`, `push` and `listen` are functions of
- * their own: the session calls them unbound.
+ * operation). `send` and `sendNow` are functions of their own: the session
+ * calls them unbound. What stdout carries goes into `inbound`, the core's
+ * buffer, which the session listens to.
  */
 class StdioConnection implements McpTransport.Connection {
   readonly description: string
@@ -136,7 +136,7 @@ class StdioConnection implements McpTransport.Connection {
   outbox: Outbox.Outbox = undefined as never
   // one watcher for every waiting sender (not a "drain" listener each); it ends with the connection
   roomGate: Deferred.Deferred<void> | undefined
-  listen: McpTransport.Connection["listen"]
+  readonly inbound: McpTransport.InboundBuffer
 
   constructor(
     readonly settings: Settings,
@@ -145,6 +145,7 @@ class StdioConnection implements McpTransport.Connection {
     readonly runtime: Runtime.Runtime<never>
   ) {
     this.description = settings.description
+    this.inbound = McpTransport.makeInboundBuffer(settings.incomingCapacity)
   }
 
   close(why: string): void {
@@ -161,12 +162,35 @@ class StdioConnection implements McpTransport.Connection {
     this.outbox = process.batchesWrites === true ?
       Outbox.direct((line) => process.write(line)) :
       Outbox.make((text) => process.write(text), Math.min(Outbox.defaultBatchChars, this.settings.stdinHighWaterBytes))
-    // the same as `push` without a fiber waiting for the end: an idle session holds none
-    this.listen = process.listenStdout === undefined ? undefined : (onMessages, onEnd) => {
-      const framing = new Framing(this, onMessages)
-      // the end is framed when its effect runs (after the messages handed on before it)
-      return process.listenStdout!(framing.onBytes, (failure) => onEnd(Effect.suspend(() => framing.end(failure))))
+  }
+
+  /**
+   * Reads stdout into `inbound` until the output ends (then the buffer ends
+   * with why) or the connection's scope closes. A backend that can listens
+   * in callbacks: no fiber waits on an idle connection, one runs the end.
+   */
+  readStdout(): Effect.Effect<void> {
+    const process = this.process
+    const framing = new Framing(this)
+    const listenStdout = process.listenStdout
+    if (listenStdout === undefined) {
+      return Effect.asVoid(Effect.forkIn(
+        Effect.matchEffect(process.readStdout(framing.onBytes), {
+          onSuccess: () => framing.finish(undefined),
+          onFailure: (failure) => framing.finish(failure)
+        }),
+        this.scope
+      ))
     }
+    return Effect.suspend(() => {
+      // the end is framed in a fiber of the connection's scope (it waits for the exit status)
+      const stop = listenStdout.call(
+        process,
+        framing.onBytes,
+        (failure) => Runtime.runSync(this.runtime, Effect.forkIn(framing.finish(failure), this.scope))
+      )
+      return Scope.addFinalizer(this.scope, Effect.sync(stop))
+    })
   }
 
   logStderr(lines: ReadonlyArray<string>): Effect.Effect<void> {
@@ -265,45 +289,6 @@ class StdioConnection implements McpTransport.Connection {
     })
   }
 
-  // the read stops in its own callback at a line too long: no fiber races it
-  readonly push = (onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void) =>
-    Effect.suspend(() => {
-      const framing = new Framing(this, onMessages)
-      return Effect.matchEffect(this.process.readStdout(framing.onBytes), {
-        onSuccess: () => framing.end(undefined),
-        onFailure: (failure) => framing.end(failure)
-      })
-    })
-
-  // for readers without `push`: at most `incomingCapacity` messages (plus one stdout chunk's)
-  // wait here; beyond that stdout is paused until the reader takes them (built when read: a
-  // session reads through `listen` or `push` and holds none of its stages)
-  get incoming(): Stream.Stream<JsonRpc.Incoming, McpError.TransportError> {
-    const connection = this
-    return Stream.unwrapScoped(Effect.gen(function*() {
-      const process = connection.process
-      const incomingCapacity = connection.settings.incomingCapacity
-      const mailbox = yield* Mailbox.make<JsonRpc.Incoming, McpError.TransportError>()
-      let paused = false
-      yield* connection.push((messages) => {
-        mailbox.unsafeOfferAll(messages)
-        if (!paused && Option.getOrElse(mailbox.unsafeSize(), () => 0) >= incomingCapacity) {
-          paused = true
-          process.pauseStdout()
-        }
-      }).pipe(Mailbox.into(mailbox), Effect.forkScoped)
-      return Mailbox.toStream(mailbox).pipe(
-        Stream.mapChunks((chunk) => {
-          if (paused) {
-            paused = false
-            process.resumeStdout()
-          }
-          return chunk
-        })
-      )
-    }))
-  }
-
   // below the high-water mark, a message is queued for the end of the tick at once
   readonly sendNow = (message: JsonRpc.Message): boolean => {
     if (this.closed !== undefined || !this.process.hasRoom()) return false
@@ -355,12 +340,62 @@ class Framing {
   readonly frames: Array<LineSplitter.Frame> = []
   // a line over the limit: the framing can no longer be trusted, the connection is over
   tooLarge: McpError.TransportError | undefined
+  // messages the inbound buffer had no room for (the session is not listening yet): stdout is paused
+  // until they are taken
+  held: Array<JsonRpc.Incoming> | undefined
 
-  constructor(
-    readonly connection: StdioConnection,
-    readonly onMessages: (messages: ReadonlyArray<JsonRpc.Incoming>) => void
-  ) {
+  constructor(readonly connection: StdioConnection) {
     this.splitter = LineSplitter.make(connection.settings.maxMessageBytes)
+  }
+
+  /** Hands messages to the inbound buffer; when it is full, holds them and pauses stdout until it has room. */
+  deliver(messages: Array<JsonRpc.Incoming>): void {
+    if (this.held !== undefined) {
+      for (const message of messages) this.held.push(message)
+      return
+    }
+    const connection = this.connection
+    if (connection.inbound.offerNow(messages)) return
+    this.held = messages
+    connection.process.pauseStdout()
+    Runtime.runSync(connection.runtime, Effect.forkIn(this.release, connection.scope))
+  }
+
+  /** Offers what is held once the buffer has room, then reads on. */
+  get release(): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      const held = this.held
+      if (held === undefined) return Effect.void
+      return Effect.zipRight(
+        this.connection.inbound.offer(held),
+        Effect.sync(() => {
+          this.held = undefined
+          this.connection.process.resumeStdout()
+        })
+      )
+    })
+  }
+
+  /** The output ended: the buffer ends with why, after every message read before. */
+  finish(failure: string | undefined): Effect.Effect<void> {
+    const inbound = this.connection.inbound
+    return Effect.flatMap(Effect.exit(this.end(failure)), (exit) =>
+      Effect.zipRight(
+        this.release,
+        Effect.sync(() =>
+          inbound.end(
+            exit._tag === "Success" ? undefined : Option.getOrElse(
+              Cause.failureOption(exit.cause),
+              () =>
+                new McpError.TransportError({
+                  reason: "Read",
+                  message: `${this.connection.description}: reading the server's output failed unexpectedly`,
+                  cause: Cause.squash(exit.cause)
+                })
+            )
+          )
+        )
+      ))
   }
 
   /** Hands on what is framed; `true` once a line was too long. */
@@ -378,7 +413,7 @@ class Framing {
       Ndjson.decodeFrame(frame, maxMessageBytes, out)
     }
     frames.length = 0
-    if (out.length > 0) this.onMessages(out)
+    if (out.length > 0) this.deliver(out)
     if (broken) {
       const why = `the server sent a line longer than the limit of ${maxMessageBytes} bytes`
       this.connection.close(why)
@@ -473,6 +508,7 @@ export const make = <R>(
           )
         )
         connection.started(process)
+        yield* connection.readStdout()
         // callbacks, not fibers waiting for the end: an idle session pays for every fiber
         yield* process.readStderr((bytes) => connection.stderrBytes(bytes), () => connection.stderrEnd())
         yield* process.onExit((status) => connection.exitedWith(status))

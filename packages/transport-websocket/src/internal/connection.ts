@@ -242,8 +242,7 @@ export const connect = (
       })
 
     return {
-      incoming: inbound.incoming,
-      push: inbound.push,
+      inbound,
       send,
       description: config.description,
       networkTransport: "tcp"

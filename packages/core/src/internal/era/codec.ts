@@ -27,6 +27,11 @@ export interface Envelope {
   readonly identity: Identity
   /** The level `setLoggingLevel` chose, sent with every request in the 2026 era. */
   readonly logLevel: McpSchema.LoggingLevel | undefined
+  /**
+   * The `Mcp-*` headers a message mirrors (the app's `RequestHeaders`, which
+   * knows the tools' `Mcp-Param-*` declarations); the standard ones without it.
+   */
+  readonly headersFor?: ((method: string, params: unknown) => Record<string, string>) | undefined
 }
 
 /**
@@ -63,6 +68,18 @@ export interface EraCodec {
     params: Record<string, unknown> | undefined,
     envelope: Envelope
   ) => Record<string, unknown> | undefined
+  /**
+   * What the transport is told with a message of the era (the params as
+   * sent): the 2026 era's version and mirrored headers, and which requests
+   * open something (`initialize`, `subscriptions/listen`), so that no
+   * transport reads them off the message. `undefined` when there is nothing
+   * to tell.
+   */
+  readonly sendOptions: (
+    method: string,
+    params: Record<string, unknown> | undefined,
+    envelope: Envelope | undefined
+  ) => McpTransport.SendOptions | undefined
   /** Whether a first answer is the result, asks for input, or is a task handle. */
   readonly classify: (method: string, raw: unknown) => Classified
   /** Follows an answer that is not complete through its rounds to the result. */

@@ -5,14 +5,20 @@
  * own.
  */
 import * as Effect from "effect/Effect"
+import type * as McpTransport from "../../McpTransport.js"
 import * as Methods from "../methods.js"
 import type { EraCodec } from "./codec.js"
+
+/** What an `initialize` request is to the transport. */
+const opening: McpTransport.SendOptions = { kind: "initialize" }
 
 /** @internal */
 export const codec: EraCodec = {
   era: "legacy",
   exists: (method) => Methods.existsIn(method, "legacy"),
   decorate: (_method, params) => params,
+  // only the opening is named: the version every later message goes out under is the negotiated one
+  sendOptions: (method) => Methods.lookup(method)?.handshake === true ? opening : undefined,
   classify: () => "complete",
   follow: (_method, _params, first) => Effect.succeed(first),
   cancel: "notice",

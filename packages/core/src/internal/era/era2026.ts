@@ -8,8 +8,10 @@
  */
 import * as Effect from "effect/Effect"
 import * as Methods from "../methods.js"
+import { standardHeaders } from "../wire/mcpHeaders.js"
 import type { EraCodec } from "./codec.js"
 import * as InputRounds from "./inputRounds.js"
+import * as Listen from "./listen.js"
 import { withModernMeta } from "./meta.js"
 import * as TaskHandles from "./taskHandles.js"
 
@@ -24,6 +26,12 @@ export const codec: EraCodec = {
     Methods.lookup(method)?.handshake === true ?
       params :
       withModernMeta(params, envelope.version, envelope.identity, envelope.logLevel),
+  sendOptions: (method, params, envelope) =>
+    envelope === undefined ? undefined : {
+      protocolVersion: envelope.version,
+      headers: (envelope.headersFor ?? standardHeaders)(method, params),
+      kind: method === Listen.method ? "listen" : undefined
+    },
   classify: (method, raw) => {
     const kind = kindOf(raw)
     const row = Methods.lookup(method)

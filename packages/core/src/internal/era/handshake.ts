@@ -19,10 +19,13 @@ import * as Effect from "effect/Effect"
 import type * as ClientSession from "../../ClientSession.js"
 import * as McpError from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
+import type * as McpTransport from "../../McpTransport.js"
+import * as Methods from "../methods.js"
 import * as Handshake from "../session/handshake.js"
 import * as Discover from "./discover.js"
+import * as Era2025 from "./era2025.js"
 import * as Era2026 from "./era2026.js"
-import { modernCapabilities } from "./meta.js"
+import { modernCapabilities, versionIn } from "./meta.js"
 import * as Negotiation from "./negotiation.js"
 
 /**
@@ -44,6 +47,11 @@ export const probeBudget: Duration.Duration = Duration.seconds(5)
  */
 export interface NegotiatingHandshake extends Handshake.Handshake {
   readonly decorate: NonNullable<Handshake.Handshake["decorate"]>
+  /** What the transport is told with a message (the era codec's `sendOptions`). */
+  readonly sendOptions: (
+    method: string,
+    params: Record<string, unknown> | undefined
+  ) => McpTransport.SendOptions | undefined
   /** The level every 2026-era request carries in its `_meta` from now on. */
   readonly setLogLevel: (level: McpSchema.LoggingLevel) => void
 }
@@ -63,6 +71,8 @@ export const make = (options: {
   readonly spoken?: Negotiation.Era | undefined
   /** Told the era the server spoke, each time a handshake succeeds. */
   readonly onSpoken?: ((era: Negotiation.Era) => Effect.Effect<void>) | undefined
+  /** The `Mcp-*` headers a 2026-era message mirrors (the app's `RequestHeaders`), when there is one. */
+  readonly headersFor?: ((method: string, params: unknown) => Record<string, string>) | undefined
 }): NegotiatingHandshake => {
   const identity = { clientInfo: options.clientInfo, capabilities: modernCapabilities(options.capabilities) }
   /** The modern version agreed on the current connection; `undefined` in the legacy era. */
@@ -142,9 +152,31 @@ export const make = (options: {
       params :
       Era2026.codec.decorate(method, params, { version: modernVersion, identity, logLevel })
 
+  const sendOptions: NegotiatingHandshake["sendOptions"] = (method, params) => {
+    if (modernVersion !== undefined) {
+      return Era2026.codec.sendOptions(method, params, {
+        version: modernVersion,
+        identity,
+        logLevel,
+        headersFor: options.headersFor
+      })
+    }
+    // before a version is agreed on, the modern probe goes out under the version its envelope offers
+    const probed = Methods.lookup(method)?.era === "modern" ? versionIn(params) : undefined
+    return probed !== undefined ?
+      Era2026.codec.sendOptions(method, params, {
+        version: probed,
+        identity,
+        logLevel,
+        headersFor: options.headersFor
+      }) :
+      Era2025.codec.sendOptions(method, params, undefined)
+  }
+
   return {
     run,
     decorate,
+    sendOptions,
     setLogLevel: (level) => {
       logLevel = level
     }

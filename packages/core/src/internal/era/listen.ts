@@ -18,6 +18,14 @@ import type * as McpSchema from "../../McpSchema.js"
 
 const acknowledged = "notifications/subscriptions/acknowledged"
 
+/**
+ * The listen request's method: the era's codec names it to the transport
+ * (`SendOptions.kind: "listen"`), whose stream it keeps open.
+ *
+ * @internal
+ */
+export const method = "subscriptions/listen"
+
 /** How long a new listen request may wait for its acknowledgement. */
 const acknowledgeMillis = 60_000
 
@@ -78,7 +86,7 @@ export const make = (
       // subscribed before the request is sent: the acknowledgement cannot be missed
       const notifications = yield* session().subscribeNotifications
       const fiber = yield* session().request(
-        "subscriptions/listen",
+        method,
         { notifications: filter },
         { timeout: "none", maxTotalTimeout: "none", replay: true, resetTimeoutOnProgress: false }
       ).pipe(Effect.forkIn(scope))

@@ -61,3 +61,17 @@ export const withModernMeta = (
     ...(logLevel !== undefined ? { [MetaKey.LogLevel]: logLevel } : {})
   }
 })
+
+/**
+ * The version a request's own envelope names (a `server/discover` probe,
+ * sent before any version is agreed on, carries the one it offers).
+ *
+ * @internal
+ */
+export const versionIn = (params: Record<string, unknown> | undefined): string | undefined => {
+  const meta = params?._meta
+  const version = typeof meta === "object" && meta !== null ?
+    (meta as Record<string, unknown>)[MetaKey.ProtocolVersion] :
+    undefined
+  return typeof version === "string" ? version : undefined
+}

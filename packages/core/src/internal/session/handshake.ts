@@ -1,13 +1,12 @@
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as ClientSession from "../../ClientSession.js"
-import * as JsonRpc from "../../JsonRpc.js"
 import * as McpError from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
 import type { Connection } from "../../McpTransport.js"
 import { checker } from "../engine/decode.js"
 import * as Codecs from "../era/codecs.js"
-import type { Decorate } from "./pending.js"
+import { type Decorate, type Route, sendNotification } from "./pending.js"
 
 /**
  * What a handshake may use of the connection it opens: requests bound to
@@ -125,5 +124,5 @@ export const initialize = (options: {
 })
 
 /** @internal */
-export const notifyOn = (connection: Connection) => (method: string, params?: Record<string, unknown>) =>
-  connection.send(JsonRpc.notification(method, params))
+export const notifyOn = (connection: Connection, route: Route) => (method: string, params?: Record<string, unknown>) =>
+  sendNotification(connection, route, method, params)

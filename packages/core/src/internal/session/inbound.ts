@@ -1,5 +1,4 @@
 import * as Cause from "effect/Cause"
-import type * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -9,12 +8,10 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import type * as ClientSession from "../../ClientSession.js"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as McpError from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
-import type { ConnectionError } from "../../McpTransport.js"
 import { checker } from "../engine/decode.js"
 import * as FanOut from "../engine/fanOut.js"
 import type { Live } from "./link.js"
@@ -83,8 +80,7 @@ const isDroppable = (incoming: JsonRpc.Incoming) =>
   JsonRpc.isMalformed(incoming) ? incoming.id === undefined : "method" in incoming && !("id" in incoming)
 
 /**
- * Where a connection's messages go when the transport hands them over in
- * callbacks.
+ * Where a connection's messages go: the listener of its inbound buffer.
  *
  * @internal
  */
@@ -106,9 +102,7 @@ export interface Sink {
  * @internal
  */
 export interface InboundRouter {
-  /** Reads a connection until it ends. */
-  readonly read: (live: Live) => Effect.Effect<void, ConnectionError>
-  /** The callback end of reading a connection, for a transport's `listen`; its worker forks in `runtime`. */
+  /** The callback end of reading a connection (what listens to its inbound buffer); its worker forks in `runtime`. */
   readonly sink: (live: Live, runtime: Runtime.Runtime<never>) => Sink
   /** The connection is gone: the server requests it carried are interrupted, unanswered. */
   readonly abandonServerRequests: Effect.Effect<void>
@@ -352,31 +346,6 @@ class Router implements InboundRouter {
 
   sink(live: Live, runtime: Runtime.Runtime<never>): Sink {
     return new ConnectionSink(this, live, runtime)
-  }
-
-  /** Reads a connection until it ends: through `push` (see `sink`) when the transport has it. */
-  read(live: Live): Effect.Effect<void, ConnectionError> {
-    const push = live.connection.push
-    if (push === undefined) {
-      return Stream.runForEachChunk(live.connection.incoming, (chunk) => this.#onChunk(live, chunk))
-    }
-    return Effect.flatMap(Effect.runtime<never>(), (runtime) => {
-      const sink = this.sink(live, runtime)
-      return Effect.onInterrupt(
-        Effect.flatMap(Effect.exit(push(sink.onMessages)), (exit) => Effect.zipRight(sink.finish, exit)),
-        () => sink.stop
-      )
-    })
-  }
-
-  /** Settles responses as they come; runs the effects of a chunk in order after it. */
-  #onChunk(live: Live, chunk: Chunk.Chunk<JsonRpc.Incoming>): Effect.Effect<void> {
-    let effects: Array<Effect.Effect<void>> | undefined
-    for (const incoming of chunk) {
-      const effect = this.onIncoming(live, incoming)
-      if (effect !== undefined) (effects ??= []).push(effect)
-    }
-    return effects === undefined ? Effect.void : Effect.forEach(effects, (effect) => effect, { discard: true })
   }
 
   get abandonServerRequests(): Effect.Effect<void> {

@@ -30,11 +30,11 @@ const isFatal = (error: McpError.McpClientError) =>
   error._tag === "ProtocolError" || error._tag === "DecodeError" || error._tag === "Unauthorized" ||
   error._tag === "InsufficientScope"
 
-/** How far a connection's reader is: whether it has the connection, and how its reading ended before it did. */
+/** How far a connection's reading is: whether the session has the connection, and how its reading ended before. */
 interface Reading {
   handedOver: boolean
   end: Exit.Exit<void, ConnectionError> | undefined
-  /** With `listen`, until the hand-over: completed with the end when it comes before. */
+  /** Until the hand-over: completed with the end when it comes before. */
   gate: Deferred.Deferred<void, ConnectionError> | undefined
 }
 
@@ -105,11 +105,15 @@ type Observer = ConnectionObserver
 
 class Lifecycle implements Observer {
   generation = 0
-  /** The readers that run (a reader goes on with the next connection's handshake before it ends). */
+  /**
+   * The fibers that run a connection's end (one goes on with the next connection's handshake before it
+   * ends): root fibers (one forked the usual way would keep its parent, the fiber that ran the handshake
+   * and ended, for as long as it runs).
+   */
   // made when the first one starts (an empty `Set` is ~0.12 KiB an idle session keeps)
   readers: Set<Fiber.RuntimeFiber<void, ConnectionError>> | undefined
   stopped = false
-  /** The stop function of the connection read through `listen` (at most one at a time; none once it ended). */
+  /** The stop function of the connection listened to (at most one at a time; none once it ended). */
   listening: (() => void) | undefined
   /** Connections pulled and not yet run. */
   readonly queued: Array<Connection> = []
@@ -137,16 +141,7 @@ class Lifecycle implements Observer {
     })
   }
 
-  /**
-   * Forks a connection's reader as a root fiber, stopped by `stopReading`: a fiber forked the
-   * usual way (`forkIn`) keeps its parent, here the fiber that ran the handshake and then ended,
-   * for as long as it runs (an idle session would hold that dead fiber and its fiber refs).
-   */
-  forkReader(effect: Effect.Effect<void, ConnectionError>): Effect.Effect<Fiber.RuntimeFiber<void, ConnectionError>> {
-    return Effect.map(Effect.runtime<never>(), (runtime) => this.adopt(Runtime.runFork(runtime, effect)))
-  }
-
-  /** Tracks a reader fiber until it ends, so that `stopReading` stops it. */
+  /** Tracks a fiber that runs a connection's end until it ends, so that `stopReading` stops it. */
   adopt(fiber: Fiber.RuntimeFiber<void, ConnectionError>): Fiber.RuntimeFiber<void, ConnectionError> {
     if (this.stopped) fiber.unsafeInterruptAsFork(FiberId.none)
     else {
@@ -169,37 +164,28 @@ class Lifecycle implements Observer {
   }
 
   /**
-   * Starts reading a connection: through its `listen` when it has one (no
-   * fiber until the connection ends: then one runs the end, settles the
-   * loss and goes on with the next connection), else in a reader fiber.
+   * Starts reading a connection: listens to its inbound buffer (no fiber
+   * until the connection ends: then one runs the end, settles the loss and
+   * goes on with the next connection).
    */
   startReading(live: Link.Live, reading: Reading): Effect.Effect<Reader> {
-    const listen = live.connection.listen
-    if (listen === undefined) {
-      return Effect.map(
-        this.forkReader(this.read(live, reading)),
-        (fiber) => ({ ended: Fiber.join(fiber), stop: Fiber.interrupt(fiber) })
-      )
-    }
     return Effect.map(Effect.runtime<never>(), (runtime) => {
       const sink = this.options.router.sink(live, runtime)
       // made only for the handshake: a ready connection holds no gate
-      reading.gate = Deferred.unsafeMake(FiberId.none)
+      const gate = reading.gate = Deferred.unsafeMake(FiberId.none)
       let endFiber: Fiber.RuntimeFiber<void, ConnectionError> | undefined
       // the end may come before `listen` returns
       let ended = false
       // what `listening` holds: made before `listen`, as the end callback may run before it returns
       const stop = () => stopListening()
-      const stopListening: () => void = listen(sink.onMessages, (ending) => {
+      const stopListening: () => void = live.connection.inbound.listen(sink.onMessages, (error) => {
         ended = true
         if (this.listening === stop) this.listening = undefined
         if (this.stopped) return
+        const exit: Exit.Exit<void, ConnectionError> = error === undefined ? Exit.void : Exit.fail(error)
         endFiber = this.adopt(Runtime.runFork(
           runtime,
-          Effect.flatMap(
-            Effect.exit(ending),
-            (exit) => Effect.zipRight(sink.finish, this.afterEnd(live, reading, exit))
-          ).pipe(
+          Effect.zipRight(sink.finish, this.afterEnd(live, reading, exit)).pipe(
             Effect.onExit((exit) =>
               Effect.sync(() => {
                 if (reading.gate !== undefined) Deferred.unsafeDone(reading.gate, exit)
@@ -210,7 +196,6 @@ class Lifecycle implements Observer {
       })
       if (this.stopped) stop()
       else if (!ended) this.listening = stop
-      const gate = reading.gate
       return {
         ended: Deferred.await(gate),
         stop: Effect.suspend(() => {
@@ -278,7 +263,7 @@ class Lifecycle implements Observer {
       const current = this.options.link.current
       const handshake = this.options.handshake.run({
         request: (method, params, requestOptions) => this.options.requestOn(live, method, params, requestOptions),
-        notify: notifyOn(live.connection),
+        notify: notifyOn(live.connection, this.options.table.route),
         connection: live.connection,
         generation: live.generation
       })
@@ -358,16 +343,6 @@ class Lifecycle implements Observer {
       reading.gate = undefined
       return true
     })
-  }
-
-  /**
-   * Reads a connection until it ends. Before the hand-over the fiber that
-   * opens the connection sees the end (it joins this one); after it, this
-   * fiber settles the loss and goes on with the next connection, so an
-   * idle session has one fiber here, not one waiting for another.
-   */
-  read(live: Link.Live, reading: Reading): Effect.Effect<void, ConnectionError> {
-    return Effect.flatMap(Effect.exit(this.options.router.read(live)), (end) => this.afterEnd(live, reading, end))
   }
 
   /** A connection's reading ended: told to the fiber that opens it, or settled here before the next connection. */

@@ -15,6 +15,7 @@ import type * as ClientSession from "../../ClientSession.js"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as McpError from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
+import type * as McpTransport from "../../McpTransport.js"
 import * as Spans from "../engine/spans.js"
 import { expiredKind, makeSweeper, type Member, type Timed, type Watch } from "../engine/timeouts.js"
 import * as Methods from "../methods.js"
@@ -132,6 +133,17 @@ export type Decorate = (
   params: Record<string, unknown> | undefined
 ) => Record<string, unknown> | undefined
 
+/**
+ * What the transport is told with a message (the era codec's
+ * `sendOptions`, of the params as sent).
+ *
+ * @internal
+ */
+export type Route = (
+  method: string,
+  params: Record<string, unknown> | undefined
+) => McpTransport.SendOptions | undefined
+
 /** Milliseconds of a timeout option (`undefined` for none); a value that is no duration is a typed error. @internal */
 export const toMillis = (
   name: string,
@@ -196,6 +208,8 @@ export interface PendingTable {
   /** Settles every entry with the error: the session is over. */
   readonly failAll: (error: McpError.McpClientError) => void
   readonly size: () => number
+  /** What the transport is told with a message the session sends (a notification, a notice). */
+  readonly route: Route
 }
 
 /**
@@ -212,16 +226,19 @@ class Table implements PendingTable, Member<Pending> {
   readonly #clock: Clock.Clock
   readonly #decorate: Decorate | undefined
   readonly #cancelByClosing: () => boolean
+  readonly route: Route
 
   constructor(
     clock: Clock.Clock,
     defaultIdle: number | undefined,
     defaultTotal: number | undefined,
     decorate: Decorate | undefined,
+    route: Route,
     cancelByClosing: () => boolean
   ) {
     this.#clock = clock
     this.#decorate = decorate
+    this.route = route
     this.#cancelByClosing = cancelByClosing
     this.#defaultIdleMillis = Either.right(defaultIdle)
     this.#defaultTotalMillis = Either.right(defaultTotal)
@@ -316,7 +333,7 @@ class Table implements PendingTable, Member<Pending> {
   sendOn(entry: Pending, live: Live): Effect.Effect<void> {
     return Effect.suspend(() =>
       this.#sent(entry, live) ?
-        Effect.catchAllCause(live.connection.send(this.#decorated(entry)), (cause) => {
+        Effect.catchAllCause(this.#sendWith(entry, live.connection.send), (cause) => {
           const failure = Cause.failureOption(cause)
           if (Option.isSome(failure)) this.#sendFailed(entry, live, failure.value)
           else if (Cause.isInterruptedOnly(cause)) return Effect.failCause(Cause.stripFailures(cause))
@@ -327,12 +344,29 @@ class Table implements PendingTable, Member<Pending> {
     )
   }
 
-  /** The message as it goes out now: the era's decoration is applied when sent (the era may be agreed on only then). */
-  #decorated(entry: Pending): JsonRpc.Request {
-    return JsonRpc.request(
-      entry.id,
-      entry.method,
-      this.#decorate === undefined ? entry.params : this.#decorate(entry.method, entry.params)
+  /**
+   * Hands the message, as it goes out now, to `send` with what the era tells
+   * the transport: the era's decoration is applied when sent (the era may
+   * be agreed on only then); `onFailure` for a send that reports later.
+   */
+  #sendWith<A>(
+    entry: Pending,
+    send: (message: JsonRpc.Message, options?: McpTransport.SendOptions) => A,
+    onFailure?: (error: McpError.McpClientError) => void
+  ): A {
+    const params = this.#decorate === undefined ? entry.params : this.#decorate(entry.method, entry.params)
+    const message = JsonRpc.request(entry.id, entry.method, params)
+    const route = this.route(entry.method, params)
+    if (onFailure === undefined) return send(message, route)
+    // (built field by field: a spread is slower, and every request sent at once makes one)
+    return send(
+      message,
+      route === undefined ? { onFailure } : {
+        protocolVersion: route.protocolVersion,
+        headers: route.headers,
+        kind: route.kind,
+        onFailure
+      }
     )
   }
 
@@ -352,7 +386,7 @@ class Table implements PendingTable, Member<Pending> {
     const now = ready !== undefined && ready.alive ? ready.connection.sendNow : undefined
     if (now !== undefined && this.#sent(entry, ready!)) {
       try {
-        if (now(this.#decorated(entry), (error) => this.#sendFailed(entry, ready!, error))) return
+        if (this.#sendWith(entry, now, (error) => this.#sendFailed(entry, ready!, error))) return
       } catch (defect) {
         return this.#sendDied(entry, Cause.die(defect))
       }
@@ -393,7 +427,7 @@ class Table implements PendingTable, Member<Pending> {
           : Effect.logError(`mcp: the transport's send of ${entry.method} died`, defect),
         notice === undefined
           ? Effect.void
-          : cancelOnServer(notice.live, entry.id, notice.reason, this.#cancelByClosing())
+          : cancelOnServer(notice.live, entry.id, notice.reason, this.#cancelByClosing(), this.route)
       ),
       Effect.failCause(cause)
     )
@@ -538,19 +572,40 @@ const awaitOutcome = (entry: Pending) =>
  * does not take the notice (it runs where interrupts are masked, so the
  * send is made interruptible for the bound to apply).
  */
-const cancelOnServer = (live: Live, requestId: JsonRpc.RequestId, reason: string, closes: boolean) =>
+const cancelOnServer = (
+  live: Live,
+  requestId: JsonRpc.RequestId,
+  reason: string,
+  closes: boolean,
+  route: Route
+) =>
   Effect.suspend(() => {
     // what carries the request's answer is closed first (HTTP: its POST, its response stream)
     const cancel = live.connection.cancel
     if (cancel !== undefined) cancel(requestId)
     return live.alive && !(closes && cancel !== undefined) ?
       Effect.interruptible(
-        live.connection.send(JsonRpc.notification("notifications/cancelled", { requestId, reason }))
+        sendNotification(live.connection, route, "notifications/cancelled", { requestId, reason })
       ).pipe(Effect.timeoutOption(cancelNoticeMillis), Effect.ignore) :
       Effect.void
   })
 
 const never = () => false
+
+const noRoute: Route = () => undefined
+
+/**
+ * Sends a notification with what the era tells the transport about it.
+ *
+ * @internal
+ */
+export const sendNotification = (
+  connection: McpTransport.Connection,
+  route: Route,
+  method: string,
+  params?: Record<string, unknown>
+): Effect.Effect<void, McpTransport.ConnectionError> =>
+  Effect.suspend(() => connection.send(JsonRpc.notification(method, params), route(method, params)))
 
 /** @internal */
 export const make = (options: {
@@ -558,6 +613,8 @@ export const make = (options: {
   readonly defaultIdle: number | undefined
   readonly defaultTotal: number | undefined
   readonly decorate?: Decorate | undefined
+  /** What the transport is told with each message. Default: nothing. */
+  readonly route?: Route | undefined
   /**
    * Whether the negotiated era cancels a request by closing its stream
    * (2026-07-28) rather than with `notifications/cancelled`. Default: never.
@@ -570,6 +627,7 @@ export const make = (options: {
       options.defaultIdle,
       options.defaultTotal,
       options.decorate,
+      options.route ?? noRoute,
       options.cancelByClosing ?? never
     )
     return Effect.map(makeSweeper<Pending>(options.clock, table), (watch) => {

@@ -2,8 +2,6 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as Runtime from "effect/Runtime"
-import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as JsonRpc from "../src/JsonRpc.js"
 import * as McpClient from "../src/McpClient.js"
@@ -12,53 +10,50 @@ import * as McpTransport from "../src/McpTransport.js"
 import * as TestServer from "../src/TestServer.js"
 import { batchInOrder, clientInfo, eventually, idleTimeout, receivedWith, reconnect, textResult } from "./utils.js"
 
-/** What a callback-driven connection's test double records. */
+/** What the test double records. */
 interface Wire {
-  /** Connections whose `listen` was stopped. */
+  /** Connections whose inbound buffer the session stopped listening to. */
   stopped: number
   /** Connections opened. */
   opened: number
 }
 
 /**
- * A transport with only `listen`: no stream, no `push`. It answers each request in the send itself,
- * a `tools/call` with a log notification and the response in one batch. The first connection ends
- * (cleanly) when `initialize` is sent (`"on initialize"`), or in `listen` itself, before it returns
+ * A transport that answers each request in the send itself, offering into its inbound buffer: a
+ * `tools/call` with a log notification and the response in one batch. The first connection ends
+ * (cleanly) when `initialize` is sent (`"on initialize"`), or before the session listens
  * (`"at once"`).
  */
-const listenOnly = (wire: Wire, endFirst?: "on initialize" | "at once") =>
+const answeringInSend = (wire: Wire, endFirst?: "on initialize" | "at once") =>
   Layer.succeed(McpTransport.McpTransport, {
     connections: McpTransport.fromConnect(
       Effect.sync(() => {
         const generation = ++wire.opened
-        let deliver: ((messages: ReadonlyArray<JsonRpc.Incoming>) => void) | undefined
-        let end: ((end: Effect.Effect<void, McpTransport.ConnectionError>) => void) | undefined
+        const buffer = McpTransport.makeInboundBuffer(16)
+        if (endFirst === "at once" && generation === 1) buffer.end()
         const connection: McpTransport.Connection = {
-          description: "listen-only",
-          incoming: Stream.die("the session must use listen"),
-          push: () => Effect.die("the session must use listen"),
-          listen: (onMessages, onEnd) => {
-            deliver = onMessages
-            end = onEnd
-            if (endFirst === "at once" && generation === 1) onEnd(Effect.void)
-            return () => {
-              wire.stopped++
-              deliver = undefined
-              end = undefined
+          description: "answering in send",
+          inbound: {
+            listen: (onMessages, onEnd) => {
+              const stop = buffer.listen(onMessages, onEnd)
+              return () => {
+                wire.stopped++
+                stop()
+              }
             }
           },
           send: (message) =>
             Effect.sync(() => {
               if (!JsonRpc.isRequest(message)) return
               if (message.method === "initialize") {
-                if (endFirst === "on initialize" && generation === 1) return end!(Effect.void)
-                return deliver!([JsonRpc.success(message.id, {
+                if (endFirst === "on initialize" && generation === 1) return buffer.end()
+                return void buffer.offerNow([JsonRpc.success(message.id, {
                   protocolVersion: "2025-11-25",
                   capabilities: { tools: {}, logging: {} },
-                  serverInfo: { name: "listen", version: "1" }
+                  serverInfo: { name: "inbound", version: "1" }
                 })])
               }
-              deliver!([
+              buffer.offerNow([
                 JsonRpc.notification("notifications/message", { level: "info", data: "before the result" }),
                 JsonRpc.success(message.id, textResult("done"))
               ])
@@ -69,31 +64,6 @@ const listenOnly = (wire: Wire, endFirst?: "on initialize" | "at once") =>
     )
   })
 
-/**
- * The TestServer's transport with `push` turned into `listen`: a fiber of the test (not the
- * session's) runs `push` and hands its end to `onEnd`; stopping interrupts it.
- */
-const listenOverTestServer = (server: TestServer.Options) =>
-  Layer.effect(
-    McpTransport.McpTransport,
-    Effect.gen(function*() {
-      const transport = yield* McpTransport.McpTransport
-      const runtime = yield* Effect.runtime<never>()
-      return {
-        connections: Stream.map(transport.connections, ({ push, ...connection }): McpTransport.Connection => ({
-          ...connection,
-          incoming: Stream.die("the session must use listen"),
-          listen: (onMessages, onEnd) => {
-            const fiber = Runtime.runFork(runtime)(
-              Effect.exit(push!(onMessages)).pipe(Effect.flatMap((exit) => Effect.sync(() => onEnd(exit))))
-            )
-            return () => fiber.unsafeInterruptAsFork(fiber.id())
-          }
-        }))
-      }
-    })
-  ).pipe(Layer.provideMerge(TestServer.layer(server)))
-
 const echoServer: TestServer.Options = {
   capabilities: { tools: {}, logging: {} },
   handlers: {
@@ -101,21 +71,21 @@ const echoServer: TestServer.Options = {
   }
 }
 
-/** A client over the echo TestServer, its transport reading through `listen`. */
+/** A client over the echo TestServer. */
 const listenClient = McpClient.layer({ clientInfo, prefetch: false }).pipe(
-  Layer.provideMerge(listenOverTestServer(echoServer))
+  Layer.provideMerge(TestServer.layer(echoServer))
 )
 
 const over = (transport: Layer.Layer<McpTransport.McpTransport>) =>
   McpClient.layer({ clientInfo, prefetch: false }).pipe(Layer.provide(transport))
 
-describe("a transport with listen", () => {
+describe("the one inbound path: the session listens to the connection's inbound buffer", () => {
   it.effect("delivers a batch in order, and the session stops listening when it closes", () => {
     const wire: Wire = { stopped: 0, opened: 0 }
     return Effect.gen(function*() {
       yield* batchInOrder.pipe(
         Effect.zipRight(Effect.sync(() => expect(wire.stopped).toBe(0))),
-        Effect.provide(over(listenOnly(wire)))
+        Effect.provide(over(answeringInSend(wire)))
       )
       // the session's end stopped the listening: nothing is called after it
       expect(wire.stopped).toBe(1)
@@ -132,11 +102,11 @@ describe("a transport with listen", () => {
         expect((yield* Fiber.join(initialized)).generation).toBe(2)
         expect(wire.opened).toBe(2)
         expect(yield* client.callTool({ name: "anything" })).toEqual(textResult("done"))
-      }).pipe(Effect.provide(over(listenOnly(wire, endFirst))))
+      }).pipe(Effect.provide(over(answeringInSend(wire, endFirst))))
     })
   }
 
-  it.effect("a lost connection is noticed from its end callback, and the session reconnects", () =>
+  it.effect("a lost connection is noticed from the buffer's end, and the session reconnects", () =>
     reconnect.pipe(
       Effect.zipRight(Effect.flatMap(McpClient.McpClient, (client) => client.callTool({ name: "y" }))),
       Effect.map((result) => expect(result).toEqual(textResult("listened"))),

@@ -17,12 +17,12 @@
  */
 import * as McpApps from "@mcp-effect/core/McpApps"
 import type * as McpSchema from "@mcp-effect/core/McpSchema"
-import * as deferred from "./internal/format/deferred.js"
+import * as Anthropic from "./internal/format/anthropic.js"
 import * as Gemini from "./internal/format/gemini.js"
+import * as GeminiSubset from "./internal/format/geminiSchema.js"
 import * as names from "./internal/format/names.js"
+import * as OpenAi from "./internal/format/openAi.js"
 import * as strict from "./internal/format/openAiStrict.js"
-import * as results from "./internal/format/results.js"
-import * as tools from "./internal/format/tools.js"
 
 // -----------------------------------------------------------------------------
 // models
@@ -403,7 +403,7 @@ export const isSafeName: (name: string) => boolean = names.isSafeName
  * @since 0.2.0
  * @category tools
  */
-export const openAiChatTool: (input: Input, options?: OpenAiOptions) => OpenAiChatTool = tools.openAiChat
+export const openAiChatTool: (input: Input, options?: OpenAiOptions) => OpenAiChatTool = OpenAi.chatTool
 
 /**
  * A function tool for the Responses API, with the same strict rule as
@@ -412,7 +412,7 @@ export const openAiChatTool: (input: Input, options?: OpenAiOptions) => OpenAiCh
  * @since 0.2.0
  * @category tools
  */
-export const openAiResponsesTool: (input: Input, options?: OpenAiOptions) => OpenAiResponsesTool = tools.openAiResponses
+export const openAiResponsesTool: (input: Input, options?: OpenAiOptions) => OpenAiResponsesTool = OpenAi.responsesTool
 
 /**
  * A tool for the Anthropic Messages API. `input_schema` is the tool's
@@ -426,7 +426,7 @@ export const openAiResponsesTool: (input: Input, options?: OpenAiOptions) => Ope
  * @since 0.2.0
  * @category tools
  */
-export const anthropicTool: (input: Input) => AnthropicTool = tools.anthropic
+export const anthropicTool: (input: Input) => AnthropicTool = Anthropic.declaration
 
 /**
  * Every tool for the Messages API with Claude's own tool search: the tool
@@ -445,7 +445,7 @@ export const anthropicTool: (input: Input) => AnthropicTool = tools.anthropic
 export const anthropicDeferredTools: (
   inputs: ReadonlyArray<DeferredInput>,
   options?: DeferredOptions & { readonly variant?: "bm25" | "regex" | undefined }
-) => Array<AnthropicToolSearchTool | AnthropicDeferredTool> = deferred.anthropicDeferred
+) => Array<AnthropicToolSearchTool | AnthropicDeferredTool> = Anthropic.deferred
 
 /**
  * Every tool for the Responses API with its hosted tool search:
@@ -464,7 +464,7 @@ export const anthropicDeferredTools: (
 export const openAiResponsesDeferredTools: (
   inputs: ReadonlyArray<DeferredInput>,
   options?: DeferredOptions & OpenAiOptions
-) => Array<OpenAiToolSearch | OpenAiNamespace | OpenAiResponsesDeferredTool> = deferred.openAiResponsesDeferred
+) => Array<OpenAiToolSearch | OpenAiNamespace | OpenAiResponsesDeferredTool> = OpenAi.responsesDeferred
 
 /**
  * A Gemini function declaration, its schema converted with
@@ -473,7 +473,7 @@ export const openAiResponsesDeferredTools: (
  * @since 0.2.0
  * @category tools
  */
-export const geminiFunctionDeclaration: (input: Input) => GeminiFunctionDeclaration = tools.gemini
+export const geminiFunctionDeclaration: (input: Input) => GeminiFunctionDeclaration = Gemini.declaration
 
 /**
  * The tool as a Gemini function declaration with `parametersJsonSchema`
@@ -486,7 +486,7 @@ export const geminiFunctionDeclaration: (input: Input) => GeminiFunctionDeclarat
  * @since 0.3.0
  * @category tools
  */
-export const geminiJsonFunctionDeclaration: (input: Input) => GeminiJsonFunctionDeclaration = tools.geminiJson
+export const geminiJsonFunctionDeclaration: (input: Input) => GeminiJsonFunctionDeclaration = Gemini.jsonDeclaration
 
 /**
  * A registry name as Gemini takes it (it must start with a letter or an
@@ -497,7 +497,7 @@ export const geminiJsonFunctionDeclaration: (input: Input) => GeminiJsonFunction
  * @since 0.3.0
  * @category names
  */
-export const geminiName: (name: string) => string = tools.geminiName
+export const geminiName: (name: string) => string = Gemini.nameOf
 
 // -----------------------------------------------------------------------------
 // schemas
@@ -528,7 +528,7 @@ export const openAiStrictSchema: (schema: unknown) => JsonObject | undefined = s
  * @since 0.2.0
  * @category schemas
  */
-export const geminiSchema: (schema: unknown) => GeminiSchema = Gemini.schema
+export const geminiSchema: (schema: unknown) => GeminiSchema = GeminiSubset.schema
 
 /**
  * The `parameters` of a Gemini function declaration: an `OBJECT` with
@@ -537,7 +537,7 @@ export const geminiSchema: (schema: unknown) => GeminiSchema = Gemini.schema
  * @since 0.2.0
  * @category schemas
  */
-export const geminiParameters: (schema: unknown) => GeminiSchema | undefined = Gemini.parameters
+export const geminiParameters: (schema: unknown) => GeminiSchema | undefined = GeminiSubset.parameters
 
 // -----------------------------------------------------------------------------
 // results
@@ -554,7 +554,7 @@ export const geminiParameters: (schema: unknown) => GeminiSchema | undefined = G
  * @category results
  */
 export const openAiChatResult: (toolCallId: string, result: McpSchema.CallToolResult) => OpenAiChatToolMessage =
-  results.openAiChatResult
+  OpenAi.chatResult
 
 /**
  * The content of {@link openAiChatResult} alone.
@@ -562,7 +562,7 @@ export const openAiChatResult: (toolCallId: string, result: McpSchema.CallToolRe
  * @since 0.2.0
  * @category results
  */
-export const openAiChatContent: (result: McpSchema.CallToolResult) => string = results.openAiChatContent
+export const openAiChatContent: (result: McpSchema.CallToolResult) => string = OpenAi.chatContent
 
 /**
  * The Responses `function_call_output` for a result: a string, or
@@ -573,7 +573,7 @@ export const openAiChatContent: (result: McpSchema.CallToolResult) => string = r
  * @category results
  */
 export const openAiResponsesResult: (callId: string, result: McpSchema.CallToolResult) => OpenAiResponsesToolOutput =
-  results.openAiResponsesResult
+  OpenAi.responsesResult
 
 /**
  * The `output` of {@link openAiResponsesResult} alone.
@@ -582,7 +582,7 @@ export const openAiResponsesResult: (callId: string, result: McpSchema.CallToolR
  * @category results
  */
 export const openAiResponsesOutput: (result: McpSchema.CallToolResult) => OpenAiResponsesOutput =
-  results.openAiResponsesOutput
+  OpenAi.responsesOutput
 
 /**
  * The Anthropic `tool_result` block: text and image blocks (JPEG, PNG, GIF,
@@ -592,7 +592,7 @@ export const openAiResponsesOutput: (result: McpSchema.CallToolResult) => OpenAi
  * @category results
  */
 export const anthropicResult: (toolUseId: string, result: McpSchema.CallToolResult) => AnthropicToolResult =
-  results.anthropicResult
+  Anthropic.result
 
 /**
  * The `content` of {@link anthropicResult} alone.
@@ -601,7 +601,7 @@ export const anthropicResult: (toolUseId: string, result: McpSchema.CallToolResu
  * @category results
  */
 export const anthropicContent: (result: McpSchema.CallToolResult) => ReadonlyArray<AnthropicContentBlock> =
-  results.anthropicContent
+  Anthropic.content
 
 /**
  * The parts answering a Gemini function call: a `functionResponse` (named
@@ -617,7 +617,7 @@ export const geminiResult: (
   name: string,
   result: McpSchema.CallToolResult,
   options?: { readonly id?: string | undefined }
-) => ReadonlyArray<GeminiPart> = results.geminiResult
+) => ReadonlyArray<GeminiPart> = Gemini.result
 
 /**
  * The `response` of {@link geminiResult}'s `functionResponse` alone.
@@ -625,7 +625,7 @@ export const geminiResult: (
  * @since 0.2.0
  * @category results
  */
-export const geminiResponse: (result: McpSchema.CallToolResult) => GeminiResponse = results.geminiResponse
+export const geminiResponse: (result: McpSchema.CallToolResult) => GeminiResponse = Gemini.response
 
 /**
  * What goes back to a model for a result, by provider, without the call id
@@ -638,12 +638,12 @@ export const geminiResponse: (result: McpSchema.CallToolResult) => GeminiRespons
 export const resultPayload = (provider: Provider, result: McpSchema.CallToolResult): unknown => {
   switch (provider) {
     case "openai-chat":
-      return results.openAiChatContent(result)
+      return OpenAi.chatContent(result)
     case "openai-responses":
-      return results.openAiResponsesOutput(result)
+      return OpenAi.responsesOutput(result)
     case "anthropic":
-      return results.anthropicContent(result)
+      return Anthropic.content(result)
     case "gemini":
-      return results.geminiResponse(result)
+      return Gemini.response(result)
   }
 }

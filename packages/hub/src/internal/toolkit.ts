@@ -17,7 +17,7 @@ import type { McpTool, McpToolkit, Options, Parameters, Result, Source, SourceTo
 import * as ToolFormat from "../ToolFormat.js"
 import type * as ToolSearch from "../ToolSearch.js"
 import { sanitizeName } from "./format/names.js"
-import { describe } from "./format/tools.js"
+import { describe } from "./format/tool.js"
 
 const parameters: Parameters = Schema.Struct({}, Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 

@@ -11,6 +11,7 @@ import * as McpSchema from "../McpSchema.js"
 import type { McpTransport } from "../McpTransport.js"
 import * as RequestHeaders from "../RequestHeaders.js"
 import * as TaskPolling from "../TaskPolling.js"
+import * as DurableTasks from "./client/durableTasks.js"
 import { coalesced, LiveView } from "./client/liveView.js"
 import * as SingleFlight from "./client/singleFlight.js"
 import { decoder, paginate } from "./engine/decode.js"
@@ -511,7 +512,18 @@ class Client implements McpClient.Service {
   }
 
   get cancelTask(): McpClient.Service["cancelTask"] {
-    return (taskId) => tasks.cancelTask(this.tasks, taskId)
+    return (taskId) => DurableTasks.cancel(this.tasks, taskId)
+  }
+
+  get resumeTask(): McpClient.Service["resumeTask"] {
+    return (taskId, options) => DurableTasks.resume(this.tasks, taskId, options)
+  }
+
+  get durableTasks(): McpClient.Service["durableTasks"] {
+    const durable = this.tasks.durable
+    return durable === undefined ?
+      Effect.succeed([]) :
+      Effect.flatMap(DurableTasks.serverName(this.tasks), (server) => DurableTasks.list(durable, server))
   }
 
   get getTaskResult(): McpClient.Service["getTaskResult"] {
@@ -544,8 +556,10 @@ const members = (): PropertyDescriptorMap => {
 }
 
 /** What the task and tool-call paths read of the client, as methods of one object. */
-class ClientTasks implements tasks.TaskContext, ToolCalls.ToolCallContext {
+class ClientTasks implements DurableTasks.DurableContext, ToolCalls.ToolCallContext {
   readonly server: string | undefined
+  // set once, while the client is built
+  durable: DurableTasks.Durable | undefined
   readonly trusted: boolean
   // functions of their own (the call path and `ToolCalls` pass them on unbound)
   readonly call: ToolCalls.ToolCallContext["call"]
@@ -609,6 +623,7 @@ const build = <R>(
       // keep the live views fresh
       onNotification: (notification) => client.refreshOn(notification.method)
     })
+    client.tasks.durable = yield* DurableTasks.fromContext
     const toolCalls = yield* ToolCalls.make(client.tasks)
     client.callTool = toolCalls.callTool
     client.callToolStream = toolCalls.callToolStream

@@ -17,6 +17,7 @@ import type * as ApprovalPolicy from "./ApprovalPolicy.js"
 import type * as Approver from "./Approver.js"
 import type * as ClientExtensions from "./ClientExtensions.js"
 import type * as ClientSession from "./ClientSession.js"
+import type * as DurableTasks from "./DurableTasks.js"
 import type * as Elicitation from "./Elicitation.js"
 import * as internal from "./internal/client.js"
 import type * as JsonRpc from "./JsonRpc.js"
@@ -229,16 +230,15 @@ export interface Service {
   readonly resumeTask: (
     taskId: string,
     options?: Pick<CallToolOptions, "maxTotalTimeout">
-  ) => Stream.Stream<CallToolEvent, McpError.McpClientError | TaskPolling.TaskNotFound>
+  ) => Stream.Stream<CallToolEvent, McpError.McpClientError | DurableTasks.TaskNotFound>
   /**
    * The durable records of this server's task-augmented calls that have no
    * stored result yet, oldest first, from every process sharing the store
-   * (the `SharedStore` of the client's context, or one over its
-   * `KeyValueStore`; empty without either).
+   * (the `SharedStore` of the client's context; empty without one).
    *
    * @since 0.4.0
    */
-  readonly durableTasks: Effect.Effect<ReadonlyArray<TaskPolling.TaskRecord>, McpError.McpClientError>
+  readonly durableTasks: Effect.Effect<ReadonlyArray<DurableTasks.TaskRecord>, McpError.McpClientError>
 }
 
 /**

@@ -33,7 +33,7 @@ import type * as McpClient from "@mcp-effect/core/McpClient"
 import type * as McpError from "@mcp-effect/core/McpError"
 import type * as McpSchema from "@mcp-effect/core/McpSchema"
 import type * as McpTransport from "@mcp-effect/core/McpTransport"
-import type * as TaskPolling from "@mcp-effect/core/TaskPolling"
+import type * as DurableTasks from "@mcp-effect/core/DurableTasks"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
@@ -269,7 +269,7 @@ export interface Service {
   readonly resumeTask: (
     server: string,
     taskId: string
-  ) => Stream.Stream<McpClient.CallToolEvent, RegistryError | McpError.McpClientError | TaskPolling.TaskNotFound>
+  ) => Stream.Stream<McpClient.CallToolEvent, RegistryError | McpError.McpClientError | DurableTasks.TaskNotFound>
   /**
    * Cancels a task of `server`; `tasks/cancel` is sent once however many
    * processes sharing the storage ask (`McpClient.Service.cancelTask`).
@@ -288,7 +288,7 @@ export interface Service {
    */
   readonly durableTasks: (
     server: string
-  ) => Effect.Effect<ReadonlyArray<TaskPolling.TaskRecord>, RegistryError | McpError.McpClientError>
+  ) => Effect.Effect<ReadonlyArray<DurableTasks.TaskRecord>, RegistryError | McpError.McpClientError>
 }
 
 /**

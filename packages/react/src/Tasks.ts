@@ -14,7 +14,7 @@
 import type * as McpClient from "@mcp-effect/core/McpClient"
 import type * as McpError from "@mcp-effect/core/McpError"
 import type * as McpSchema from "@mcp-effect/core/McpSchema"
-import type * as TaskPolling from "@mcp-effect/core/TaskPolling"
+import type * as DurableTasks from "@mcp-effect/core/DurableTasks"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
@@ -82,7 +82,7 @@ export interface ResumedTaskView {
   /** The call's result, once the task has one (checked against the tool's `outputSchema`). */
   readonly result: McpSchema.CallToolResult | undefined
   /** `TaskNotFound` when the server does not know the id (it expired, say). */
-  readonly error: McpError.McpClientError | TaskPolling.TaskNotFound | undefined
+  readonly error: McpError.McpClientError | DurableTasks.TaskNotFound | undefined
   /** Asks the server to cancel the task (once, however many tabs or processes ask). */
   readonly cancel: () => void
 }

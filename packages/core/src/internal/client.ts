@@ -11,7 +11,8 @@ import * as McpSchema from "../McpSchema.js"
 import type { McpTransport } from "../McpTransport.js"
 import * as RequestHeaders from "../RequestHeaders.js"
 import * as TaskPolling from "../TaskPolling.js"
-import * as DurableTasks from "./client/durableTasks.js"
+import * as DurableContext from "./client/durableContext.js"
+import type * as DurableTasks from "./client/durableTasks.js"
 import { coalesced, LiveView } from "./client/liveView.js"
 import * as SingleFlight from "./client/singleFlight.js"
 import { decoder, paginate } from "./engine/decode.js"
@@ -511,19 +512,27 @@ class Client implements McpClient.Service {
     )
   }
 
+  // a client with a store cancels through its task records (loaded on first use)
   get cancelTask(): McpClient.Service["cancelTask"] {
-    return (taskId) => DurableTasks.cancel(this.tasks, taskId)
+    return (taskId) =>
+      this.tasks.durable === undefined ?
+        tasks.cancelTask(this.tasks, taskId) :
+        Effect.flatMap(DurableContext.load, (durable) => durable.cancel(this.tasks, taskId))
   }
 
   get resumeTask(): McpClient.Service["resumeTask"] {
-    return (taskId, options) => DurableTasks.resume(this.tasks, taskId, options)
+    return (taskId, options) =>
+      Stream.unwrap(Effect.map(DurableContext.load, (durable) => durable.resume(this.tasks, taskId, options)))
   }
 
   get durableTasks(): McpClient.Service["durableTasks"] {
-    const durable = this.tasks.durable
-    return durable === undefined ?
+    const stores = this.tasks.durable
+    return stores === undefined ?
       Effect.succeed([]) :
-      Effect.flatMap(DurableTasks.serverName(this.tasks), (server) => DurableTasks.list(durable, server))
+      Effect.flatMap(
+        DurableContext.load,
+        (durable) => Effect.flatMap(durable.serverName(this.tasks), (server) => durable.list(stores, server))
+      )
   }
 
   get getTaskResult(): McpClient.Service["getTaskResult"] {
@@ -559,7 +568,7 @@ const members = (): PropertyDescriptorMap => {
 class ClientTasks implements DurableTasks.DurableContext, ToolCalls.ToolCallContext {
   readonly server: string | undefined
   // set once, while the client is built
-  durable: DurableTasks.Durable | undefined
+  durable: DurableContext.Stores | undefined
   readonly trusted: boolean
   // functions of their own (the call path and `ToolCalls` pass them on unbound)
   readonly call: ToolCalls.ToolCallContext["call"]
@@ -623,7 +632,7 @@ const build = <R>(
       // keep the live views fresh
       onNotification: (notification) => client.refreshOn(notification.method)
     })
-    client.tasks.durable = yield* DurableTasks.fromContext
+    client.tasks.durable = yield* DurableContext.fromContext
     const toolCalls = yield* ToolCalls.make(client.tasks)
     client.callTool = toolCalls.callTool
     client.callToolStream = toolCalls.callToolStream

@@ -11,7 +11,7 @@ import type * as McpClient from "../McpClient.js"
 import * as McpError from "../McpError.js"
 import type * as McpSchema from "../McpSchema.js"
 import * as ToolCallLog from "../ToolCallLog.js"
-import * as DurableTasks from "./client/durableTasks.js"
+import * as DurableContext from "./client/durableContext.js"
 import { currentOrigin } from "./policy/origin.js"
 import { resultStream } from "./tasks.js"
 
@@ -34,7 +34,7 @@ export interface ToolCallContext {
     options?: McpClient.CallToolOptions
   ) => Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError>
   /** Where task-augmented calls leave their durable records, if anywhere. */
-  readonly durable: DurableTasks.Durable | undefined
+  readonly durable: DurableContext.Stores | undefined
   /** The call's events, its `Result` validated against the tool's `outputSchema`. */
   readonly stream: (
     params: McpSchema.CallToolRequestParams,
@@ -171,17 +171,18 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
                   case "TaskStatus": {
                     const first = taskId === undefined
                     taskId = event.task.taskId
-                    const durably = durable === undefined || server === undefined ?
+                    const [name, historyId] = [server, id]
+                    const durably = durable === undefined || name === undefined ?
                       Effect.void :
-                      first ?
-                      DurableTasks.remember(durable, {
-                        server,
-                        tool: params.name,
-                        arguments: params.arguments,
-                        historyId: id,
-                        task: event.task
-                      }) :
-                      DurableTasks.observe(durable, server, event.task)
+                      Effect.flatMap(DurableContext.load, (tasks) =>
+                        first ?
+                          tasks.remember(durable, {
+                            server: name,
+                            tool: params.name,
+                            historyId,
+                            task: event.task
+                          }) :
+                          tasks.observe(durable, name, event.task))
                     return Effect.zipRight(
                       Effect.zipRight(durably, record({ taskId: event.task.taskId, taskStatus: event.task.status })),
                       emit?.(event) ?? Effect.void
@@ -205,16 +206,17 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
       }).pipe(
         Effect.onExit((exit) => {
           if (durable === undefined || server === undefined || taskId === undefined) {
-            return record(DurableTasks.outcomeOf(exit))
+            return record(DurableContext.outcomeOf(exit))
           }
           // a task the server may still run (the connection dropped) keeps its record, to be resumed;
           // otherwise the first process to settle it, this one or one that resumed it, completes the history
-          if (!DurableTasks.isSettled(exit)) return record(DurableTasks.outcomeOf(exit))
+          if (!DurableContext.isSettled(exit)) return record(DurableContext.outcomeOf(exit))
           const [name, task] = [server, taskId]
-          return Effect.flatMap(DurableTasks.settle(durable, name, task, true), (won) =>
-            won ?
-              Effect.zipRight(record(DurableTasks.outcomeOf(exit)), DurableTasks.forget(durable, name, task)) :
-              Effect.void)
+          return Effect.flatMap(DurableContext.load, (tasks) =>
+            Effect.flatMap(tasks.settle(durable, name, task, true), (won) =>
+              won ?
+                Effect.zipRight(record(DurableContext.outcomeOf(exit)), tasks.forget(durable, name, task)) :
+                Effect.void))
         })
       )
     }
@@ -227,10 +229,13 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
           options,
           onProgress === undefined
             ? undefined
-            : (event) => event._tag === "Progress" ? onProgress(event.progress) : Effect.void
+            : (event) =>
+              event._tag === "Progress" ? onProgress(event.progress) : Effect.void
         )
       },
       callToolStream: (params, options) =>
-        resultStream((emit) => run(params, options, (event) => Effect.sync(() => emit(event))))
+        resultStream((emit) =>
+          run(params, options, (event) => Effect.sync(() => emit(event)))
+        )
     }
   })

@@ -1,13 +1,11 @@
 /**
  * Durable task handles: the record a task-augmented call leaves in the
- * `SharedStore` (see `TaskPolling.TaskRecord`), following the task again by
+ * `SharedStore` (see `DurableTasks.TaskRecord`), following the task again by
  * id from any process sharing the store, and settling, exactly once across
  * processes, who completes the call's history record and who sends
  * `tasks/cancel` (each a compare-and-set on the task's record).
  */
-import * as KeyValueStore from "@effect/platform/KeyValueStore"
-import * as Cause from "effect/Cause"
-import * as DateTime from "effect/DateTime"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
@@ -15,25 +13,19 @@ import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type * as ClientSession from "../../ClientSession.js"
+import * as DurableTasks from "../../DurableTasks.js"
 import type * as McpClient from "../../McpClient.js"
 import * as McpError from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
-import * as Redaction from "../../Redaction.js"
-import * as SharedStore from "../../SharedStore.js"
-import * as TaskPolling from "../../TaskPolling.js"
-import * as ToolCallLog from "../../ToolCallLog.js"
+import type * as SharedStore from "../../SharedStore.js"
+import type * as ToolCallLog from "../../ToolCallLog.js"
 import * as Tasks from "../tasks.js"
-
-/** The collection every process sharing the store reads the task records from. */
-const collectionName = "mcp-effect/tasks/task"
-
-/** Arguments encoding to more than this many characters are left out of the record. */
-const maxArgumentsLength = 8192
+import { isSettled, outcomeOf, type Stores } from "./durableContext.js"
 
 /** How many times a compare-and-set is tried again after another process changed the record. */
 const maxAttempts = 16
 
-const Stored = Schema.parseJson(TaskPolling.TaskRecord)
+const Stored = Schema.parseJson(DurableTasks.TaskRecord)
 const decodeStored = Schema.decodeOption(Stored)
 const encodeStored = Schema.encodeSync(Stored)
 
@@ -42,68 +34,29 @@ const keyOf = (server: string, taskId: string) => `${encodeURIComponent(server)}
 const warn = (what: string) => (error: { readonly message: string }) =>
   Effect.logWarning(`mcp: durable tasks: could not ${what}`, error.message)
 
-/** Strings redacted as free text (credentials and queries of URLs), at any depth. */
-const redact = (value: unknown): unknown =>
-  typeof value === "string" ?
-    Redaction.text(value) :
-    Array.isArray(value) ?
-    value.map(redact) :
-    typeof value === "object" && value !== null ?
-    Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redact(v)])) :
-    value
+/** @internal */
+export type Durable = Stores
 
-const boundedArguments = (
-  args: { readonly [key: string]: unknown } | undefined
-): Pick<TaskPolling.TaskRecord, "arguments" | "argumentsOmitted"> => {
-  if (args === undefined) return {}
-  const redacted = redact(args) as { readonly [key: string]: unknown }
-  let length: number
-  try {
-    length = JSON.stringify(redacted).length
-  } catch {
-    return { argumentsOmitted: true }
+const collections = new WeakMap<Durable, SharedStore.Collection>()
+
+/** The collection of the records. */
+const recordsOf = (durable: Durable): SharedStore.Collection => {
+  let found = collections.get(durable)
+  if (found === undefined) {
+    found = durable.shared.collection(DurableTasks.collection)
+    collections.set(durable, found)
   }
-  return length > maxArgumentsLength ? { argumentsOmitted: true } : { arguments: redacted }
+  return found
 }
-
-/**
- * What the client keeps of the durable tasks: the store of the records, and
- * the call history it completes.
- *
- * @internal
- */
-export interface Durable {
-  readonly records: SharedStore.Collection
-  readonly log: ToolCallLog.Service | undefined
-}
-
-/**
- * The durable tasks of a client: on the `SharedStore` of its context, or one
- * over its `KeyValueStore`; none without either.
- *
- * @internal
- */
-export const fromContext: Effect.Effect<Durable | undefined> = Effect.gen(function*() {
-  const shared = yield* Effect.serviceOption(SharedStore.SharedStore)
-  const kv = yield* Effect.serviceOption(KeyValueStore.KeyValueStore)
-  const store = Option.isSome(shared) ?
-    shared.value :
-    Option.isSome(kv) ?
-    SharedStore.fromKeyValueStore(kv.value) :
-    undefined
-  if (store === undefined) return undefined
-  const log = yield* Effect.serviceOption(ToolCallLog.ToolCallLog)
-  return { records: store.collection(collectionName), log: Option.getOrUndefined(log) }
-})
 
 /** A record as stored (its text, for a compare-and-set) and decoded. */
 interface Read {
   readonly text: string
-  readonly record: TaskPolling.TaskRecord
+  readonly record: DurableTasks.TaskRecord
 }
 
 const read = (durable: Durable, key: string): Effect.Effect<Option.Option<Read>> =>
-  durable.records.get(key).pipe(
+  recordsOf(durable).get(key).pipe(
     Effect.map(Option.flatMap((text) => Option.map(decodeStored(text), (record) => ({ text, record })))),
     Effect.catchAll((error) => Effect.as(warn(`read task record ${key}`)(error), Option.none()))
   )
@@ -117,9 +70,9 @@ const read = (durable: Durable, key: string): Effect.Effect<Option.Option<Read>>
 const modify = (
   durable: Durable,
   key: string,
-  change: (record: TaskPolling.TaskRecord) => TaskPolling.TaskRecord | undefined
-): Effect.Effect<Option.Option<TaskPolling.TaskRecord>, never> => {
-  const attempt = (left: number): Effect.Effect<Option.Option<TaskPolling.TaskRecord>> =>
+  change: (record: DurableTasks.TaskRecord) => DurableTasks.TaskRecord | undefined
+): Effect.Effect<Option.Option<DurableTasks.TaskRecord>, never> => {
+  const attempt = (left: number): Effect.Effect<Option.Option<DurableTasks.TaskRecord>> =>
     Effect.flatMap(
       read(durable, key),
       Option.match({
@@ -127,7 +80,7 @@ const modify = (
         onSome: ({ record, text }) => {
           const next = change(record)
           if (next === undefined) return Effect.succeed(Option.none())
-          return durable.records.compareAndSet(key, Option.some(text), encodeStored(next)).pipe(
+          return recordsOf(durable).compareAndSet(key, Option.some(text), encodeStored(next)).pipe(
             Effect.flatMap((written) =>
               written ? Effect.succeed(Option.some(next)) : left > 1 ? attempt(left - 1) : Effect.succeed(Option.none())
             ),
@@ -149,17 +102,15 @@ export const remember = (
   start: {
     readonly server: string
     readonly tool: string
-    readonly arguments: { readonly [key: string]: unknown } | undefined
     readonly historyId: string | undefined
     readonly task: McpSchema.Task
   }
 ): Effect.Effect<void> =>
-  Effect.flatMap(DateTime.now, (now) => {
-    const record: TaskPolling.TaskRecord = {
+  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    const record: DurableTasks.TaskRecord = {
       server: start.server,
       taskId: start.task.taskId,
       tool: start.tool,
-      ...boundedArguments(start.arguments),
       ...(start.historyId !== undefined ? { historyId: start.historyId } : {}),
       status: start.task.status,
       ...(start.task.statusMessage !== undefined ? { statusMessage: start.task.statusMessage } : {}),
@@ -169,7 +120,7 @@ export const remember = (
       done: false
     }
     const key = keyOf(start.server, start.task.taskId)
-    return Effect.catchAll(durable.records.put(key, encodeStored(record)), warn(`write task record ${key}`))
+    return Effect.catchAll(recordsOf(durable).put(key, encodeStored(record)), warn(`write task record ${key}`))
   })
 
 /**
@@ -178,19 +129,22 @@ export const remember = (
  * @internal
  */
 export const observe = (durable: Durable, server: string, task: McpSchema.Task): Effect.Effect<void> =>
-  Effect.flatMap(DateTime.now, (now) =>
-    Effect.asVoid(modify(durable, keyOf(server, task.taskId), (record) => {
-      if (record.done || (record.status === task.status && record.statusMessage === task.statusMessage)) {
-        return undefined
-      }
-      const { statusMessage: _, ...rest } = record
-      return {
-        ...rest,
-        status: task.status,
-        ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}),
-        updatedAt: now
-      }
-    })))
+  Effect.flatMap(
+    Clock.currentTimeMillis,
+    (now) =>
+      Effect.asVoid(modify(durable, keyOf(server, task.taskId), (record) => {
+        if (record.done || (record.status === task.status && record.statusMessage === task.statusMessage)) {
+          return undefined
+        }
+        const { statusMessage: _, ...rest } = record
+        return {
+          ...rest,
+          status: task.status,
+          ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}),
+          updatedAt: now
+        }
+      }))
+  )
 
 /**
  * Whether this process completes the call: the one that marks the record
@@ -224,7 +178,7 @@ export const settle = (
  */
 export const forget = (durable: Durable, server: string, taskId: string): Effect.Effect<void> => {
   const key = keyOf(server, taskId)
-  return Effect.catchAll(durable.records.remove(key), warn(`remove task record ${key}`))
+  return Effect.catchAll(recordsOf(durable).remove(key), warn(`remove task record ${key}`))
 }
 
 /**
@@ -235,13 +189,13 @@ export const forget = (durable: Durable, server: string, taskId: string): Effect
 export const list = (
   durable: Durable,
   server: string
-): Effect.Effect<ReadonlyArray<TaskPolling.TaskRecord>> =>
-  durable.records.list.pipe(
+): Effect.Effect<ReadonlyArray<DurableTasks.TaskRecord>> =>
+  recordsOf(durable).list.pipe(
     Effect.map((entries) =>
       entries.flatMap(([, text]) => {
         const record = decodeStored(text)
         return Option.isSome(record) && record.value.server === server && !record.value.done ? [record.value] : []
-      }).sort((a, b) => DateTime.toEpochMillis(a.createdAt) - DateTime.toEpochMillis(b.createdAt))
+      }).sort((a, b) => a.createdAt - b.createdAt)
     ),
     Effect.catchAll((error) => Effect.as(warn("read the task records")(error), []))
   )
@@ -268,26 +222,6 @@ const isUnknownTask = (error: McpError.McpClientError) =>
   error._tag === "ProtocolError" && error.code === McpError.ErrorCode.InvalidParams
 
 /**
- * Whether a call that ended so is over on the server too: a result, the
- * server's own error or cancellation, an interrupt (which cancels the task).
- * After a lost connection, a timeout or an expired session, the task may
- * still run: its record stays, to be resumed.
- *
- * @internal
- */
-export const isSettled = <E extends { readonly _tag: string }>(exit: Exit.Exit<unknown, E>): boolean =>
-  Exit.match(exit, {
-    onSuccess: () => true,
-    onFailure: (cause) =>
-      Option.match(Cause.failureOption(cause), {
-        onNone: () => true,
-        onSome: (error) =>
-          !(error._tag === "TransportError" || error._tag === "RequestTimeout" || error._tag === "SessionExpired" ||
-            error._tag === "OutcomeUnknown" || error._tag === "Unauthorized" || error._tag === "InsufficientScope")
-      })
-  })
-
-/**
  * `tasks/cancel`, sent once for a task with a record however many processes
  * ask (compare-and-set on `cancelRequested`): a later cancel reads the task
  * with `tasks/get` instead. A task without a record is cancelled directly.
@@ -311,7 +245,11 @@ export const cancel = (
           onSome: ({ record, text }) =>
             record.cancelRequested || record.done || left === 0 ?
               Tasks.getTask(ctx, taskId) :
-              durable.records.compareAndSet(key, Option.some(text), encodeStored({ ...record, cancelRequested: true }))
+              recordsOf(durable).compareAndSet(
+                key,
+                Option.some(text),
+                encodeStored({ ...record, cancelRequested: true })
+              )
                 .pipe(
                   Effect.catchAll((error) => Effect.as(warn(`write task record ${key}`)(error), true)),
                   Effect.flatMap((written) => written ? Tasks.cancelTask(ctx, taskId, options) : attempt(left - 1))
@@ -334,8 +272,8 @@ export const resume = (
   ctx: DurableContext,
   taskId: string,
   options?: Pick<McpClient.CallToolOptions, "maxTotalTimeout">
-): Stream.Stream<McpClient.CallToolEvent, McpError.McpClientError | TaskPolling.TaskNotFound> =>
-  Tasks.resultStream<McpError.McpClientError | TaskPolling.TaskNotFound>((emit) =>
+): Stream.Stream<McpClient.CallToolEvent, McpError.McpClientError | DurableTasks.TaskNotFound> =>
+  Tasks.resultStream<McpError.McpClientError | DurableTasks.TaskNotFound>((emit) =>
     Effect.gen(function*() {
       const server = yield* serverName(ctx)
       const durable = ctx.durable
@@ -354,7 +292,7 @@ export const resume = (
       const first = yield* Tasks.getTask(ctx, taskId).pipe(
         Effect.catchIf(isUnknownTask, (error) =>
           Effect.fail(
-            new TaskPolling.TaskNotFound({
+            new DurableTasks.TaskNotFound({
               server,
               taskId,
               message: `the server does not know task ${taskId}: ${error.message}`
@@ -398,24 +336,3 @@ export const resume = (
       return yield* exit
     })
   )
-
-/**
- * The history update for how a call ended.
- *
- * @internal
- */
-export const outcomeOf = (exit: Exit.Exit<McpSchema.CallToolResult, McpError.McpClientError>): ToolCallLog.Update =>
-  Exit.match(exit, {
-    onSuccess: (result) => ({ status: result.isError === true ? "Failed" : "Completed", result }),
-    onFailure: (cause) =>
-      Option.match(Cause.failureOption(cause), {
-        onSome: (error) => ({
-          status: ToolCallLog.statusOfError(error),
-          error: { _tag: error._tag, message: error.message }
-        }),
-        onNone: () =>
-          Cause.isInterruptedOnly(cause) ?
-            { status: "Cancelled" } :
-            { status: "Failed", error: { _tag: "Defect", message: Cause.pretty(cause) } }
-      })
-  })

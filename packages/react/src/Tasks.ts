@@ -11,10 +11,10 @@
  *
  * @since 0.2.0
  */
+import type * as DurableTasks from "@mcp-effect/core/DurableTasks"
 import type * as McpClient from "@mcp-effect/core/McpClient"
 import type * as McpError from "@mcp-effect/core/McpError"
 import type * as McpSchema from "@mcp-effect/core/McpSchema"
-import type * as DurableTasks from "@mcp-effect/core/DurableTasks"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"

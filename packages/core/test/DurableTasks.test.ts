@@ -192,6 +192,26 @@ describe("durable tasks", () => {
       expect(history).toHaveLength(1)
     }))
 
+  it.scoped("a call interrupted after another process cancelled its task sends no second tasks/cancel", () =>
+    Effect.gen(function*() {
+      const server = taskServer()
+      const store = SharedStore.fromKeyValueStore(
+        yield* Effect.provide(KeyValueStore.KeyValueStore, KeyValueStore.layerMemory)
+      )
+      const a = yield* build(server.options, store)
+      const b = yield* build(server.options, store)
+      const call = yield* Effect.fork(a.client.callTool({ name: "research" }))
+      yield* eventually(Effect.map(Effect.orDie(b.client.durableTasks), (list) => list.length === 1))
+      yield* b.client.cancelTask("t1")
+      yield* Fiber.interrupt(call)
+      expect(server.received.filter((m) => m.startsWith("tasks/cancel"))).toEqual(["tasks/cancel t1"])
+      // the interrupted call still completes its history record, once
+      const history = yield* eventually(
+        Effect.map(b.log.records.get, (list) => list[0]?.status === "Cancelled" && list)
+      )
+      expect(history).toHaveLength(1)
+    }))
+
   it.scoped("resuming a task the server does not know fails with TaskNotFound", () =>
     Effect.gen(function*() {
       const server = taskServer()

@@ -598,6 +598,13 @@ class ClientTasks implements DurableTasks.DurableContext, ToolCalls.ToolCallCont
       (params, callOptions) => tasks.callTool(this, params, callOptions)
   }
 
+  // an interrupted call of a client with task records cancels its task once, whoever else cancels it
+  get cancelOnce(): tasks.TaskContext["cancelOnce"] {
+    return this.durable === undefined ?
+      undefined :
+      (taskId) => Effect.flatMap(DurableContext.load, (durable) => durable.cancel(this, taskId))
+  }
+
   session(): ClientSession.Service {
     return this.client.session
   }

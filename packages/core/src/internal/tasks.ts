@@ -24,6 +24,8 @@ export interface TaskContext {
     name: string,
     result: McpSchema.CallToolResult
   ) => Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError>
+  /** How an interrupted call cancels its task, when not with a plain `tasks/cancel` (durable tasks: once). */
+  readonly cancelOnce?: ((taskId: string) => Effect.Effect<McpSchema.Task, McpError.McpClientError>) | undefined
 }
 
 /** @internal */
@@ -116,7 +118,13 @@ export const followTask = (
         )
     ),
     Effect.onInterrupt(() =>
-      cancelOnInterrupt ? Effect.ignore(cancelTask(ctx, taskId, { timeout: "5 seconds" })) : Effect.void
+      cancelOnInterrupt ?
+        Effect.ignore(
+          ctx.cancelOnce !== undefined ?
+            Effect.timeout(ctx.cancelOnce(taskId), "5 seconds") :
+            cancelTask(ctx, taskId, { timeout: "5 seconds" })
+        ) :
+        Effect.void
     )
   )
 }

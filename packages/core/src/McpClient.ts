@@ -17,6 +17,7 @@ import type * as ApprovalPolicy from "./ApprovalPolicy.js"
 import type * as Approver from "./Approver.js"
 import type * as ClientExtensions from "./ClientExtensions.js"
 import type * as ClientSession from "./ClientSession.js"
+import type * as DurableTasks from "./DurableTasks.js"
 import type * as Elicitation from "./Elicitation.js"
 import * as internal from "./internal/client.js"
 import type * as JsonRpc from "./JsonRpc.js"
@@ -201,11 +202,43 @@ export interface Service {
 
   readonly getTask: (taskId: string) => Effect.Effect<McpSchema.Task, McpError.McpClientError>
   readonly listTasks: Effect.Effect<ReadonlyArray<McpSchema.Task>, McpError.McpClientError>
+  /**
+   * Sends `tasks/cancel`. A task with a durable record (`durableTasks`) is
+   * cancelled once, however many processes sharing the store ask: the
+   * first marks the record (compare-and-set) and sends the request; the
+   * others, and any later cancel, get the task from `tasks/get` instead.
+   */
   readonly cancelTask: (taskId: string) => Effect.Effect<McpSchema.Task, McpError.McpClientError>
   /** The tool result of a finished task (waits while the task is still running). */
   readonly getTaskResult: (taskId: string) => Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError>
   /** Polls a task at the server's `pollInterval` and emits each status until it is terminal. */
   readonly taskStatus: (taskId: string) => Stream.Stream<McpSchema.Task, McpError.McpClientError>
+  /**
+   * Follows a task-augmented call again by its task id, after a restart or
+   * from another process sharing the client's `SharedStore`: the events of
+   * `callToolStream` (`TaskStatus` from `tasks/get`, then the `Result` of
+   * `tasks/result`, checked against the tool's `outputSchema` when the
+   * durable record names the tool). The call's `ToolCallLog` record is
+   * updated, not duplicated, and completed by whichever process gets the
+   * result first. Progress notifications reach only the session that made
+   * the call. Interrupting stops following; it does not cancel the task
+   * (`cancelTask` does). A task the server does not know fails with
+   * `TaskNotFound`. 2025-11-25 tasks (`tasks/get` and `tasks/result`).
+   *
+   * @since 0.4.0
+   */
+  readonly resumeTask: (
+    taskId: string,
+    options?: Pick<CallToolOptions, "maxTotalTimeout">
+  ) => Stream.Stream<CallToolEvent, McpError.McpClientError | DurableTasks.TaskNotFound>
+  /**
+   * The durable records of this server's task-augmented calls that have no
+   * stored result yet, oldest first, from every process sharing the store
+   * (the `SharedStore` of the client's context; empty without one).
+   *
+   * @since 0.4.0
+   */
+  readonly durableTasks: Effect.Effect<ReadonlyArray<DurableTasks.TaskRecord>, McpError.McpClientError>
 }
 
 /**

@@ -97,6 +97,14 @@ export * as ToolCallLog from "./ToolCallLog.js"
 export * as SharedStore from "./SharedStore.js"
 
 /**
+ * Durable task handles: task-augmented calls resumed by id, listed and
+ * cancelled once from any process sharing a store. See `DurableTasks`.
+ *
+ * @since 0.4.0
+ */
+export * as DurableTasks from "./DurableTasks.js"
+
+/**
  * @since 0.2.0
  */
 export * as TestTracer from "./TestTracer.js"

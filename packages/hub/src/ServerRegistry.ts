@@ -33,6 +33,7 @@ import type * as McpClient from "@mcp-effect/core/McpClient"
 import type * as McpError from "@mcp-effect/core/McpError"
 import type * as McpSchema from "@mcp-effect/core/McpSchema"
 import type * as McpTransport from "@mcp-effect/core/McpTransport"
+import type * as DurableTasks from "@mcp-effect/core/DurableTasks"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
@@ -257,6 +258,37 @@ export interface Service {
   ) => Effect.Effect<ReadonlyArray<ToolSearch.Hit>>
   /** The client of a started server, for everything beyond tools. */
   readonly client: (name: string) => Effect.Effect<McpClient.Service, RegistryError>
+  /**
+   * Follows a task-augmented call of `server` again by its task id, from
+   * this process or another one sharing the hub's storage (after a
+   * restart, say): the statuses, then the result, with the call's history
+   * record updated, not duplicated (`McpClient.Service.resumeTask`).
+   *
+   * @since 0.4.0
+   */
+  readonly resumeTask: (
+    server: string,
+    taskId: string
+  ) => Stream.Stream<McpClient.CallToolEvent, RegistryError | McpError.McpClientError | DurableTasks.TaskNotFound>
+  /**
+   * Cancels a task of `server`; `tasks/cancel` is sent once however many
+   * processes sharing the storage ask (`McpClient.Service.cancelTask`).
+   *
+   * @since 0.4.0
+   */
+  readonly cancelTask: (
+    server: string,
+    taskId: string
+  ) => Effect.Effect<McpSchema.Task, RegistryError | McpError.McpClientError>
+  /**
+   * The task-augmented calls of `server` still waiting for their result,
+   * from every process sharing the hub's storage, oldest first.
+   *
+   * @since 0.4.0
+   */
+  readonly durableTasks: (
+    server: string
+  ) => Effect.Effect<ReadonlyArray<DurableTasks.TaskRecord>, RegistryError | McpError.McpClientError>
 }
 
 /**

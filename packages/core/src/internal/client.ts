@@ -11,6 +11,8 @@ import * as McpSchema from "../McpSchema.js"
 import type { McpTransport } from "../McpTransport.js"
 import * as RequestHeaders from "../RequestHeaders.js"
 import * as TaskPolling from "../TaskPolling.js"
+import * as DurableContext from "./client/durableContext.js"
+import type * as DurableTasks from "./client/durableTasks.js"
 import { coalesced, LiveView } from "./client/liveView.js"
 import * as SingleFlight from "./client/singleFlight.js"
 import { decoder, paginate } from "./engine/decode.js"
@@ -510,8 +512,27 @@ class Client implements McpClient.Service {
     )
   }
 
+  // a client with a store cancels through its task records (loaded on first use)
   get cancelTask(): McpClient.Service["cancelTask"] {
-    return (taskId) => tasks.cancelTask(this.tasks, taskId)
+    return (taskId) =>
+      this.tasks.durable === undefined ?
+        tasks.cancelTask(this.tasks, taskId) :
+        Effect.flatMap(DurableContext.load, (durable) => durable.cancel(this.tasks, taskId))
+  }
+
+  get resumeTask(): McpClient.Service["resumeTask"] {
+    return (taskId, options) =>
+      Stream.unwrap(Effect.map(DurableContext.load, (durable) => durable.resume(this.tasks, taskId, options)))
+  }
+
+  get durableTasks(): McpClient.Service["durableTasks"] {
+    const stores = this.tasks.durable
+    return stores === undefined ?
+      Effect.succeed([]) :
+      Effect.flatMap(
+        DurableContext.load,
+        (durable) => Effect.flatMap(durable.serverName(this.tasks), (server) => durable.list(stores, server))
+      )
   }
 
   get getTaskResult(): McpClient.Service["getTaskResult"] {
@@ -544,8 +565,10 @@ const members = (): PropertyDescriptorMap => {
 }
 
 /** What the task and tool-call paths read of the client, as methods of one object. */
-class ClientTasks implements tasks.TaskContext, ToolCalls.ToolCallContext {
+class ClientTasks implements DurableTasks.DurableContext, ToolCalls.ToolCallContext {
   readonly server: string | undefined
+  // set once, while the client is built
+  durable: DurableContext.Stores | undefined
   readonly trusted: boolean
   // functions of their own (the call path and `ToolCalls` pass them on unbound)
   readonly call: ToolCalls.ToolCallContext["call"]
@@ -573,6 +596,13 @@ class ClientTasks implements tasks.TaskContext, ToolCalls.ToolCallContext {
           )
         ) :
       (params, callOptions) => tasks.callTool(this, params, callOptions)
+  }
+
+  // an interrupted call of a client with task records cancels its task once, whoever else cancels it
+  get cancelOnce(): tasks.TaskContext["cancelOnce"] {
+    return this.durable === undefined ?
+      undefined :
+      (taskId) => Effect.flatMap(DurableContext.load, (durable) => durable.cancel(this, taskId))
   }
 
   session(): ClientSession.Service {
@@ -609,6 +639,7 @@ const build = <R>(
       // keep the live views fresh
       onNotification: (notification) => client.refreshOn(notification.method)
     })
+    client.tasks.durable = yield* DurableContext.fromContext
     const toolCalls = yield* ToolCalls.make(client.tasks)
     client.callTool = toolCalls.callTool
     client.callToolStream = toolCalls.callToolStream

@@ -24,9 +24,12 @@ export interface TaskContext {
     name: string,
     result: McpSchema.CallToolResult
   ) => Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError>
+  /** How an interrupted call cancels its task, when not with a plain `tasks/cancel` (durable tasks: once). */
+  readonly cancelOnce?: ((taskId: string) => Effect.Effect<McpSchema.Task, McpError.McpClientError>) | undefined
 }
 
-interface Listeners {
+/** @internal */
+export interface Listeners {
   readonly progress?: ((progress: McpSchema.ProgressNotificationParams) => void) | undefined
   readonly status?: ((task: McpSchema.Task) => void) | undefined
 }
@@ -79,13 +82,16 @@ const isWaitingForInput = (task: McpSchema.Task) => task.status === "input_requi
 /**
  * Polls until the task is terminal or needs input, then fetches its result
  * (`tasks/result` blocks while input is gathered). Interrupting sends
- * `tasks/cancel`.
+ * `tasks/cancel`, unless `cancelOnInterrupt` is `false` (a resumed task).
+ *
+ * @internal
  */
-const followTask = (
+export const followTask = (
   ctx: TaskContext,
   created: McpSchema.Task,
   options: McpClient.CallToolOptions | undefined,
-  listeners: Listeners
+  listeners: Listeners,
+  cancelOnInterrupt = true
 ): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError> => {
   const taskId = created.taskId
   const poll = Effect.tap(getTask(ctx, taskId), (task) => Effect.sync(() => listeners.status?.(task)))
@@ -111,7 +117,15 @@ const followTask = (
           options?.maxTotalTimeout !== undefined ? { maxTotalTimeout: options.maxTotalTimeout } : {}
         )
     ),
-    Effect.onInterrupt(() => Effect.ignore(cancelTask(ctx, taskId, { timeout: "5 seconds" })))
+    Effect.onInterrupt(() =>
+      cancelOnInterrupt ?
+        Effect.ignore(
+          ctx.cancelOnce !== undefined ?
+            Effect.timeout(ctx.cancelOnce(taskId), "5 seconds") :
+            cancelTask(ctx, taskId, { timeout: "5 seconds" })
+        ) :
+        Effect.void
+    )
   )
 }
 
@@ -222,12 +236,12 @@ export const callToolStream = (
  *
  * @internal
  */
-export const resultStream = (
+export const resultStream = <E = McpError.McpClientError>(
   run: (
     emit: (event: McpClient.CallToolEvent) => void
-  ) => Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError>
-): Stream.Stream<McpClient.CallToolEvent, McpError.McpClientError> =>
-  Stream.asyncScoped<McpClient.CallToolEvent, McpError.McpClientError>((emit) =>
+  ) => Effect.Effect<McpSchema.CallToolResult, E>
+): Stream.Stream<McpClient.CallToolEvent, E> =>
+  Stream.asyncScoped<McpClient.CallToolEvent, E>((emit) =>
     run((event) => void emit.single(event)).pipe(
       Effect.matchEffect({
         onFailure: (error) => Effect.promise(() => emit.fail(error)),

@@ -1,6 +1,4 @@
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
@@ -13,6 +11,7 @@ import type * as McpClient from "../McpClient.js"
 import * as McpError from "../McpError.js"
 import type * as McpSchema from "../McpSchema.js"
 import * as ToolCallLog from "../ToolCallLog.js"
+import * as DurableContext from "./client/durableContext.js"
 import { currentOrigin } from "./policy/origin.js"
 import { resultStream } from "./tasks.js"
 
@@ -34,6 +33,8 @@ export interface ToolCallContext {
     params: McpSchema.CallToolRequestParams,
     options?: McpClient.CallToolOptions
   ) => Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError>
+  /** Where task-augmented calls leave their durable records, if anywhere. */
+  readonly durable: DurableContext.Stores | undefined
   /** The call's events, its `Result` validated against the tool's `outputSchema`. */
   readonly stream: (
     params: McpSchema.CallToolRequestParams,
@@ -49,17 +50,6 @@ export interface ToolCalls {
 
 type Emit = (event: McpClient.CallToolEvent) => Effect.Effect<void>
 
-const errorInfo = (error: McpError.McpClientError) => ({ _tag: error._tag, message: error.message })
-
-const outcomeOf = (cause: Cause.Cause<McpError.McpClientError>): ToolCallLog.Update =>
-  Option.match(Cause.failureOption(cause), {
-    onSome: (error) => ({ status: ToolCallLog.statusOfError(error), error: errorInfo(error) }),
-    onNone: () =>
-      Cause.isInterruptedOnly(cause) ?
-        { status: "Cancelled" } :
-        { status: "Failed", error: { _tag: "Defect", message: Cause.pretty(cause) } }
-  })
-
 const unlisted = (name: string): McpSchema.Tool => ({ name, inputSchema: { type: "object" } })
 
 /**
@@ -74,7 +64,8 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
     const approver = yield* Effect.serviceOption(Approver.Approver)
     const log = yield* Effect.serviceOption(ToolCallLog.ToolCallLog)
 
-    if (Option.isNone(policy) && Option.isNone(log)) {
+    const durable = ctx.durable
+    if (Option.isNone(policy) && Option.isNone(log) && durable === undefined) {
       return { callTool: ctx.call, callToolStream: ctx.stream }
     }
 
@@ -131,6 +122,9 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
     ): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError> => {
       // the record's id once it exists; its final status is set by the `onExit` below, whatever ends the call
       let id: string | undefined
+      // the server's name and the task the call created, for its durable record
+      let server: string | undefined
+      let taskId: string | undefined
       const record = (update: ToolCallLog.Update) =>
         Option.isSome(log) && id !== undefined ? log.value.update(id, update) : Effect.void
       const begin = (server: string, status: "AwaitingApproval" | "Running" | "Denied") =>
@@ -146,7 +140,7 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
         )
 
       return Effect.gen(function*() {
-        const server = yield* serverName
+        server = yield* serverName
         const denial = yield* authorize(server, params, begin(server, "AwaitingApproval"))
         if (denial !== undefined) {
           yield* begin(server, "Denied")
@@ -154,7 +148,7 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
         }
         yield* begin(server, "Running")
 
-        const execute = Option.isNone(log) && emit === undefined ?
+        const execute = Option.isNone(log) && emit === undefined && durable === undefined ?
           ctx.call(params, options) :
           Effect.suspend(() => {
             let result: McpSchema.CallToolResult | undefined
@@ -174,11 +168,26 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
                       emit?.(event) ?? Effect.void
                     )
                   }
-                  case "TaskStatus":
+                  case "TaskStatus": {
+                    const first = taskId === undefined
+                    taskId = event.task.taskId
+                    const [name, historyId] = [server, id]
+                    const durably = durable === undefined || name === undefined ?
+                      Effect.void :
+                      Effect.flatMap(DurableContext.load, (tasks) =>
+                        first ?
+                          tasks.remember(durable, {
+                            server: name,
+                            tool: params.name,
+                            historyId,
+                            task: event.task
+                          }) :
+                          tasks.observe(durable, name, event.task))
                     return Effect.zipRight(
-                      record({ taskId: event.task.taskId, taskStatus: event.task.status }),
+                      Effect.zipRight(durably, record({ taskId: event.task.taskId, taskStatus: event.task.status })),
                       emit?.(event) ?? Effect.void
                     )
+                  }
                   case "Result":
                     return Effect.sync(() => {
                       result = event.result
@@ -195,12 +204,20 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
 
         return yield* execute
       }).pipe(
-        Effect.onExit((exit) =>
-          Exit.match(exit, {
-            onSuccess: (result) => record({ status: result.isError === true ? "Failed" : "Completed", result }),
-            onFailure: (cause) => record(outcomeOf(cause))
-          })
-        )
+        Effect.onExit((exit) => {
+          if (durable === undefined || server === undefined || taskId === undefined) {
+            return record(DurableContext.outcomeOf(exit))
+          }
+          // a task the server may still run (the connection dropped) keeps its record, to be resumed;
+          // otherwise the first process to settle it, this one or one that resumed it, completes the history
+          if (!DurableContext.isSettled(exit)) return record(DurableContext.outcomeOf(exit))
+          const [name, task] = [server, taskId]
+          return Effect.flatMap(DurableContext.load, (tasks) =>
+            Effect.flatMap(tasks.settle(durable, name, task, true), (won) =>
+              won ?
+                Effect.zipRight(record(DurableContext.outcomeOf(exit)), tasks.forget(durable, name, task)) :
+                Effect.void))
+        })
       )
     }
 
@@ -212,10 +229,13 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
           options,
           onProgress === undefined
             ? undefined
-            : (event) => event._tag === "Progress" ? onProgress(event.progress) : Effect.void
+            : (event) =>
+              event._tag === "Progress" ? onProgress(event.progress) : Effect.void
         )
       },
       callToolStream: (params, options) =>
-        resultStream((emit) => run(params, options, (event) => Effect.sync(() => emit(event))))
+        resultStream((emit) =>
+          run(params, options, (event) => Effect.sync(() => emit(event)))
+        )
     }
   })

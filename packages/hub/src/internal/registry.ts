@@ -332,6 +332,21 @@ const make_ = (
     }
 
     const servers = Subscribable.make({ get: SubscriptionRef.get(statuses), changes: statuses.changes })
+    const clientOf = (name: string) =>
+      Effect.flatMap(
+        entryOf(name),
+        (entry) =>
+          entry.client === undefined || entry.status._tag === "Failed" || entry.status._tag === "NeedsAuth"
+            ? Effect.fail(
+              new Errors.RegistryError({
+                reason: "Unavailable",
+                server: name,
+                message: `server "${name}" is ${entry.status._tag}`
+              })
+            )
+            : Effect.succeed(entry.client)
+      )
+
     return {
       servers,
       tools: Subscribable.make({ get: SubscriptionRef.get(tools), changes: tools.changes }),
@@ -414,20 +429,11 @@ const make_ = (
           const checked = yield* guard.check(server, entry.tools)
           yield* update(entry, run, (e) => void (e.checked = checked))
         }),
-      client: (name) =>
-        Effect.flatMap(
-          entryOf(name),
-          (entry) =>
-            entry.client === undefined || entry.status._tag === "Failed" || entry.status._tag === "NeedsAuth"
-              ? Effect.fail(
-                new Errors.RegistryError({
-                  reason: "Unavailable",
-                  server: name,
-                  message: `server "${name}" is ${entry.status._tag}`
-                })
-              )
-              : Effect.succeed(entry.client)
-        )
+      client: clientOf,
+      resumeTask: (server, taskId) =>
+        Stream.unwrap(Effect.map(clientOf(server), (client) => client.resumeTask(taskId))),
+      cancelTask: (server, taskId) => Effect.flatMap(clientOf(server), (client) => client.cancelTask(taskId)),
+      durableTasks: (server) => Effect.flatMap(clientOf(server), (client) => client.durableTasks)
     }
   })
 

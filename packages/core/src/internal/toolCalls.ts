@@ -13,6 +13,7 @@ import type * as McpClient from "../McpClient.js"
 import * as McpError from "../McpError.js"
 import type * as McpSchema from "../McpSchema.js"
 import * as ToolCallLog from "../ToolCallLog.js"
+import { currentLogId } from "./policy/continuationHooks.js"
 import { currentOrigin } from "./policy/origin.js"
 import { resultStream } from "./tasks.js"
 
@@ -193,7 +194,8 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
             )
           })
 
-        return yield* execute
+        // a continuation of this call (another process may complete it) updates this record
+        return yield* id === undefined ? execute : Effect.locally(execute, currentLogId, id)
       }).pipe(
         Effect.onExit((exit) =>
           Exit.match(exit, {

@@ -148,8 +148,16 @@ export const make = (
       return refused === undefined ? Effect.succeed(decoded.right) : Effect.fail(refused)
     }
 
-    const updateLog = (record: Record, exit: Exit.Exit<unknown, McpError.McpClientError>) => {
-      if (Option.isNone(log) || record.logId === undefined || record.method !== "tools/call") return Effect.void
+    // the call log of this service's context, else of the answering fiber's (a hub provides its own)
+    const updateLog = (record: Record, exit: Exit.Exit<unknown, McpError.McpClientError>) =>
+      record.logId === undefined || record.method !== "tools/call" ?
+        Effect.void :
+        Effect.flatMap(
+          Option.isSome(log) ? Effect.succeed(log) : Effect.serviceOption(ToolCallLog.ToolCallLog),
+          (found) => Option.isNone(found) ? Effect.void : updateIn(found.value, record.logId!, exit)
+        )
+
+    const updateIn = (log: ToolCallLog.Service, logId: string, exit: Exit.Exit<unknown, McpError.McpClientError>) => {
       const update: ToolCallLog.Update = Exit.match(exit, {
         onSuccess: (result) =>
           Option.match(decodeCallToolResult(result), {
@@ -163,7 +171,7 @@ export const make = (
             { status: ToolCallLog.statusOfError(error), error: { _tag: error._tag, message: error.message } }
         }
       })
-      return log.value.update(record.logId, update)
+      return log.update(logId, update)
     }
 
     /** Stores how the retry of `answered` (the record's raw value) ended; a record moved since is left alone. */

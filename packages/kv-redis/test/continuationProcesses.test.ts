@@ -51,7 +51,7 @@ describe("continuations shared by app processes on one Redis", () => {
         step: "history",
         records: [{ status: "Completed", result: { content: [{ type: "text", text: "booked 7 for Ada" }] } }]
       })
-    }), { timeout: 60_000 })
+    }), { timeout: 120_000 })
 
   it.scopedLive("two processes answer at once: one answer reaches the server, the other gets ContinuationAlreadyAnswered", () =>
     Effect.gen(function*() {
@@ -80,5 +80,5 @@ describe("continuations shared by app processes on one Redis", () => {
       expect(server.booked).toHaveLength(1)
       // A, still alive, had its own prompt interrupted and completes with the winner's result
       expect(yield* a.next).toEqual({ step: "called", result: won[0]!.result })
-    }), { timeout: 60_000 })
+    }), { timeout: 120_000 })
 })

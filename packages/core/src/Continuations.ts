@@ -20,8 +20,10 @@
  *   result the answering process stores.
  * - A further `input_required` round moves the same record to its next
  *   round, pending again.
- * - A record expires `ttl` after its round began: the caller's call fails
- *   with `RequestCancelled`, an `answer` with `ContinuationExpired`. `expire`
+ * - A pending record expires `ttl` after its round began: the caller's call
+ *   fails with `RequestCancelled`, an `answer` with `ContinuationExpired`
+ *   (an answered one whose outcome is not stored `ttl` after the answer
+ *   fails the waiting call with `OutcomeUnknown`). `expire`
  *   gives one up now, and `cleanup` removes the records that are done or
  *   expired. Interrupting the caller leaves its record pending (a restarted
  *   app finds it again); `expire` it to give it up.

@@ -122,6 +122,10 @@ export const make = (
         return Effect.map(collection.compareAndSet(record.id, Option.some(raw), next), (moved) => moved ? next : undefined)
       })
 
+    /** Claims a pending record for one answer; its retry then has a further `ttl` to be stored. */
+    const claim = (raw: string, record: Record) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => move(raw, { ...record, state: "Answered", expiresAt: now + ttl }))
+
     /** The bounds on what a server may make us store; `undefined` when within them. */
     const refusal = (method: string, result: McpSchema.InputRequiredResult) => {
       const stateLength = result.requestState?.length ?? 0
@@ -278,7 +282,7 @@ export const make = (
               Effect.as(changedFrom(raw, record, Effect.void), Option.none())
             )
             if (Option.isNone(outcome)) return yield* settle(id, input)
-            const answered = yield* Effect.orDie(move(raw, { ...record, state: "Answered" }))
+            const answered = yield* Effect.orDie(claim(raw, record))
             if (answered === undefined) return yield* settle(id, input)
             return yield* send(id, answered, record, outcome.value, input)
           }
@@ -406,7 +410,7 @@ export const make = (
             return yield* new ContinuationExpired({ id })
           }
           if (record.state !== "Pending") return yield* new ContinuationAlreadyAnswered({ id, state: record.state })
-          const answered = yield* move(raw, { ...record, state: "Answered" })
+          const answered = yield* claim(raw, record)
           if (answered === undefined) {
             const now = yield* read(id)
             const state = Option.match(now, { onNone: () => "Completed" as const, onSome: ([, r]) => r.state })

@@ -1,7 +1,7 @@
 // Process B (or A after a restart): lists alice's pending continuations and answers the first one
 // with the name given on the command line; the server completes the call once.
-import { Continuations, McpClient } from "@mcp-effect/core"
 import { NodeRuntime } from "@effect/platform-node"
+import { Continuations, McpClient } from "@mcp-effect/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
@@ -23,7 +23,9 @@ const program = Effect.gen(function*() {
   })
   yield* say(`B: the call completed: ${JSON.stringify(result)}`)
   // a second answer is refused: exactly once
-  const again = yield* Effect.flip(continuations.answer(first!.id, {}, { client: yield* McpClient.McpClient, identity: "alice" }))
+  const again = yield* Effect.flip(
+    continuations.answer(first!.id, {}, { client: yield* McpClient.McpClient, identity: "alice" })
+  )
   yield* say(`B: answering again: ${again._tag}`)
   yield* continuations.cleanup
 })

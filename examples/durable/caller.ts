@@ -1,7 +1,7 @@
 // Process A: calls the `ask-name` tool. The server asks for a name (input_required); this process's
 // person never answers, so the call waits, a record in Redis. Kill this process: the record stays.
-import { Continuations, Elicitation, McpClient } from "@mcp-effect/core"
 import { NodeRuntime } from "@effect/platform-node"
+import { Continuations, Elicitation, McpClient } from "@mcp-effect/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Client, Durable, say } from "./shared.js"

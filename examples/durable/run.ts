@@ -41,13 +41,26 @@ const freePort = () =>
 
 const tsx = (script: string, env: Record<string, string>, args: Array<string> = []) =>
   // node with tsx as a loader (one process: a kill reaches the app itself)
-  start(process.execPath, ["--import", "tsx", "--conditions=@mcp-effect/source", `examples/durable/${script}`, ...args], env)
+  start(
+    process.execPath,
+    ["--import", "tsx", "--conditions=@mcp-effect/source", `examples/durable/${script}`, ...args],
+    env
+  )
 
 const main = async () => {
   let redisUrl = process.env.REDIS_URL
   if (redisUrl === undefined) {
     const port = await freePort()
-    const redis = start("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+    const redis = start("redis-server", [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--save",
+      "",
+      "--appendonly",
+      "no"
+    ])
     await line(redis, /Ready to accept connections/, false)
     redisUrl = `redis://127.0.0.1:${port}`
   }

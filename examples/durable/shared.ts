@@ -21,11 +21,14 @@ export const Durable = Layer.unwrapEffect(
 
 /** A client of the 2026-07-28 server at `MCP_URL`. */
 export const Client = Layer.unwrapEffect(
-  Effect.map(Config.string("MCP_URL"), (url) =>
-    McpClient.layer({ clientInfo: { name: "durable-example", version: "1.0.0" }, server }).pipe(
-      Layer.provide(HttpTransport.layer({ url })),
-      Layer.provide(FetchHttpClient.layer)
-    ))
+  Effect.map(
+    Config.string("MCP_URL"),
+    (url) =>
+      McpClient.layer({ clientInfo: { name: "durable-example", version: "1.0.0" }, server }).pipe(
+        Layer.provide(HttpTransport.layer({ url })),
+        Layer.provide(FetchHttpClient.layer)
+      )
+  )
 )
 
 export const say = (line: string) => Effect.sync(() => process.stdout.write(`${line}\n`))

@@ -58,13 +58,6 @@ import * as SharedStore from "./SharedStore.js"
 
 export {
   /**
-   * No continuation has this id (never made, or removed by `cleanup`).
-   *
-   * @since 0.2.0
-   * @category errors
-   */
-  ContinuationNotFound,
-  /**
    * The continuation was answered already (by this process or another):
    * exactly one answer is sent to the server.
    *
@@ -87,7 +80,14 @@ export {
    * @since 0.2.0
    * @category errors
    */
-  ContinuationForbidden
+  ContinuationForbidden,
+  /**
+   * No continuation has this id (never made, or removed by `cleanup`).
+   *
+   * @since 0.2.0
+   * @category errors
+   */
+  ContinuationNotFound
 } from "./internal/policy/continuations.js"
 
 /**

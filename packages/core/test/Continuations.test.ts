@@ -1,5 +1,5 @@
-import { describe, expect, it } from "@effect/vitest"
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
+import { describe, expect, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -12,7 +12,6 @@ import * as Continuations from "../src/Continuations.js"
 import * as Elicitation from "../src/Elicitation.js"
 import * as SharedStore from "../src/SharedStore.js"
 import { continuationsContract } from "./continuations/contract.js"
-import { Pair } from "./sharedStore/contract.js"
 import {
   accept,
   ask,
@@ -24,7 +23,7 @@ import {
   pending,
   scriptedServer
 } from "./continuations/fixtures.js"
-
+import { Pair } from "./sharedStore/contract.js"
 
 const backends: ReadonlyArray<readonly [string, Effect.Effect<SharedStore.Service>]> = [
   ["memory", Effect.provide(SharedStore.SharedStore, SharedStore.layerMemory)],

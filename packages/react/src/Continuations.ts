@@ -71,8 +71,7 @@ export const useContinuations = (options?: Options): UseContinuations => {
     const refresh = Effect.flatMap(service.list(filter), (list) => Effect.sync(() => setContinuations(list)))
     // subscribe first, then list: a change between the two is not missed
     const watch = Effect.scoped(
-      Effect.flatMap(service.changes, (changes) =>
-        Effect.zipRight(refresh, Stream.runForEach(changes, () => refresh)))
+      Effect.flatMap(service.changes, (changes) => Effect.zipRight(refresh, Stream.runForEach(changes, () => refresh)))
     )
     return runtime.runCallback(Effect.ignoreLogged(watch))
   }, [runtime, service, server, identity, state])
@@ -82,10 +81,13 @@ export const useContinuations = (options?: Options): UseContinuations => {
       return Promise.reject(new Error("no Continuations service in the runtime"))
     }
     const sender = client === undefined ?
-      Effect.flatMap(Effect.serviceOption(McpClient.McpClient), Option.match({
-        onNone: () => Effect.dieMessage("useContinuations: no client given and no McpClient in the runtime"),
-        onSome: (found): Effect.Effect<Continuations.Sender> => Effect.succeed(found)
-      })) :
+      Effect.flatMap(
+        Effect.serviceOption(McpClient.McpClient),
+        Option.match({
+          onNone: () => Effect.dieMessage("useContinuations: no client given and no McpClient in the runtime"),
+          onSome: (found): Effect.Effect<Continuations.Sender> => Effect.succeed(found)
+        })
+      ) :
       Effect.succeed(client)
     // rejects with the typed error itself (not wrapped in a FiberFailure), for `_tag` checks
     return runtime.runPromise(

@@ -52,7 +52,9 @@ const Pending = () => {
       {hook.continuations.map((c) => (
         <li key={c.id}>
           <span data-testid="prompt">{String(c.inputRequests.name?.params?.message)}</span>
-          <button onClick={() => answered = hook!.answer(c.id, { name: { action: "accept", content: { name: "Ada" } } })}>
+          <button
+            onClick={() => answered = hook!.answer(c.id, { name: { action: "accept", content: { name: "Ada" } } })}
+          >
             answer
           </button>
         </li>

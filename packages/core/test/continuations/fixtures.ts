@@ -52,7 +52,13 @@ export const request = (
   Effect.flatMap(
     server.send(params),
     (first) =>
-      InputRounds.run(method, first, (answers) => server.send(InputRounds.withAnswers(params, answers)), handlers, params)
+      InputRounds.run(
+        method,
+        first,
+        (answers) => server.send(InputRounds.withAnswers(params, answers)),
+        handlers,
+        params
+      )
   )
 
 /** A call made through a client that has `Continuations` in its context (server key `weather`). */
@@ -61,7 +67,12 @@ export const call = (
   server: Server,
   handlers: ReadonlyMap<string, ClientSession.ServerRequestHandler> = new Map(),
   params: Params = { name: "forecast", arguments: { city: "Oslo" } }
-) => Effect.locally(request(server, "tools/call", params, handlers), currentTracker, trackerOf(service, Effect.succeed("weather")))
+) =>
+  Effect.locally(
+    request(server, "tools/call", params, handlers),
+    currentTracker,
+    trackerOf(service, Effect.succeed("weather"))
+  )
 
 /** Another process's client for the same server: no handlers of its own. */
 export const clientOf = (server: Server): Continuations.Sender => ({

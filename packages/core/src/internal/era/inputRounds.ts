@@ -65,18 +65,21 @@ export const run = (
   handlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>,
   params?: Record<string, unknown>
 ): Effect.Effect<unknown, McpError.McpClientError> =>
-  Effect.flatMap(FiberRef.get(Continuations.currentTracker), (tracker) =>
-    tracker === undefined || !isInputRequired(first) ?
-      local(method, first, retry, handlers) :
-      tracker.follow({
-        method,
-        params,
-        first,
-        retry,
-        answer: (requests) => answer(method, requests, handlers),
-        canAnswer: (requestMethod) => handlers.has(requestMethod),
-        maxRounds
-      }))
+  Effect.flatMap(
+    FiberRef.get(Continuations.currentTracker),
+    (tracker) =>
+      tracker === undefined || !isInputRequired(first) ?
+        local(method, first, retry, handlers) :
+        tracker.follow({
+          method,
+          params,
+          first,
+          retry,
+          answer: (requests) => answer(method, requests, handlers),
+          canAnswer: (requestMethod) => handlers.has(requestMethod),
+          maxRounds
+        })
+  )
 
 const local = (
   method: string,

@@ -56,7 +56,10 @@ export interface Tracker {
 export const currentTracker = FiberRef.unsafeMake<Tracker | undefined>(undefined)
 
 /** @internal */
-export const internals = new WeakMap<Continuations.Service, (server: Effect.Effect<string, McpError.McpClientError>) => Tracker>()
+export const internals = new WeakMap<
+  Continuations.Service,
+  (server: Effect.Effect<string, McpError.McpClientError>) => Tracker
+>()
 
 /**
  * The tracker that makes a client's input rounds records of `service`,
@@ -68,4 +71,3 @@ export const trackerOf = (
   service: Continuations.Service,
   server: Effect.Effect<string, McpError.McpClientError>
 ): Tracker | undefined => internals.get(service)?.(server)
-

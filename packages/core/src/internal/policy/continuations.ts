@@ -16,7 +16,14 @@ import * as McpError from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
 import type * as SharedStore from "../../SharedStore.js"
 import * as ToolCallLog from "../../ToolCallLog.js"
-import { currentIdentity, currentLogId, currentTracker, type FollowInput, internals, type Tracker } from "./continuationHooks.js"
+import {
+  currentIdentity,
+  currentLogId,
+  currentTracker,
+  type FollowInput,
+  internals,
+  type Tracker
+} from "./continuationHooks.js"
 
 /** @internal */
 export const State = Schema.Literal("Pending", "Answered", "Completed", "Failed", "Expired")
@@ -95,7 +102,9 @@ export const identityKey = (identity: Continuations.Identity): Effect.Effect<str
   typeof identity === "string" ?
     Effect.succeed(identity) :
     Effect.map(
-      Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(Redacted.value(identity)))),
+      Effect.promise(() =>
+        globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(Redacted.value(identity)))
+      ),
       (digest) => `sha256:${hex(digest)}`
     )
 
@@ -114,17 +123,26 @@ export const make = (
     const maxInputRequests = options?.maxInputRequestsLength ?? 256 * 1024
 
     const read = (id: string) =>
-      Effect.map(collection.get(id), Option.flatMap((raw) => Option.map(decode(raw), (record) => [raw, record] as const)))
+      Effect.map(
+        collection.get(id),
+        Option.flatMap((raw) => Option.map(decode(raw), (record) => [raw, record] as const))
+      )
 
     const move = (raw: string, record: Record) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const next = encode({ ...record, updatedAt: now })
-        return Effect.map(collection.compareAndSet(record.id, Option.some(raw), next), (moved) => moved ? next : undefined)
+        return Effect.map(
+          collection.compareAndSet(record.id, Option.some(raw), next),
+          (moved) => moved ? next : undefined
+        )
       })
 
     /** Claims a pending record for one answer; its retry then has a further `ttl` to be stored. */
     const claim = (raw: string, record: Record) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => move(raw, { ...record, state: "Answered", expiresAt: now + ttl }))
+      Effect.flatMap(
+        Clock.currentTimeMillis,
+        (now) => move(raw, { ...record, state: "Answered", expiresAt: now + ttl })
+      )
 
     /** The bounds on what a server may make us store; `undefined` when within them. */
     const refusal = (method: string, result: McpSchema.InputRequiredResult) => {
@@ -145,7 +163,11 @@ export const make = (
       const decoded = decodeInputRequired(raw)
       if (decoded._tag === "Left") {
         return Effect.fail(
-          new McpError.DecodeError({ reason: "Schema", method, message: `invalid input_required result: ${decoded.left}` })
+          new McpError.DecodeError({
+            reason: "Schema",
+            method,
+            message: `invalid input_required result: ${decoded.left}`
+          })
         )
       }
       const refused = refusal(method, decoded.right)
@@ -433,7 +455,8 @@ export const make = (
                 )
               )),
               // after a further round the record has moved on, and this write is left out
-              (exit) => Effect.zipRight(Effect.orDie(settleWith(answered, { ...record, state: "Answered" }, exit)), exit)
+              (exit) =>
+                Effect.zipRight(Effect.orDie(settleWith(answered, { ...record, state: "Answered" }, exit)), exit)
             )
           )
         }),
@@ -478,4 +501,3 @@ export const make = (
 /** Whether a result asks for input. @internal */
 export const isInputRequired = (raw: unknown): boolean =>
   typeof raw === "object" && raw !== null && (raw as { resultType?: unknown }).resultType === "input_required"
-

@@ -33,6 +33,11 @@
  * call with a `DecodeError` (`TooLarge`) and nothing is stored. No secret is
  * stored: a `Redacted` identity is kept as its SHA-256 digest.
  *
+ * The store is the record of truth: a store failure while the calling
+ * process writes or watches its record is a defect of the call (it cannot
+ * know whether another process answered); `list`, `answer`, `expire` and
+ * `cleanup` fail with the store's `PlatformError`.
+ *
  * The 2025 era's server-to-client requests (`elicitation/create` sent on
  * the session) live on one connection and are not durable: only the
  * 2026-07-28 era's `input_required` rounds are.

@@ -160,6 +160,25 @@ describe("Continuations", () => {
       expect(yield* service.get(record!.id)).toEqual(Option.none())
     }))
 
+  it.effect("claimed by a process that died before storing the outcome: the waiting call fails with OutcomeUnknown (TestClock)", () =>
+    Effect.gen(function*() {
+      const store = yield* Effect.provide(SharedStore.SharedStore, SharedStore.layerMemory)
+      const service = yield* Continuations.make(store, { ttl: 60_000 })
+      const server = scriptedServer([inputRequired("s1")])
+      const caller = yield* Effect.fork(call(service, server))
+      const [record] = yield* pending(service)
+      // another process claims it (one compare-and-set), then dies before its retry is answered
+      const records = store.collection("mcp-continuations")
+      const raw = Option.getOrThrow(yield* records.get(record!.id))
+      const claimed = JSON.stringify({ ...JSON.parse(raw), state: "Answered", expiresAt: 60_000 })
+      expect(yield* records.compareAndSet(record!.id, Option.some(raw), claimed)).toBe(true)
+      yield* TestClock.adjust("59 seconds")
+      expect(Option.isNone(yield* Fiber.poll(caller))).toBe(true)
+      yield* TestClock.adjust("1 second")
+      expect(yield* Effect.flip(Fiber.join(caller))).toMatchObject({ _tag: "OutcomeUnknown", method: "tools/call" })
+      expect(server.retries()).toEqual([])
+    }))
+
   it.effect("expire gives a pending continuation up at once", () =>
     Effect.gen(function*() {
       const service = yield* Continuations.make(yield* Effect.provide(SharedStore.SharedStore, SharedStore.layerMemory))

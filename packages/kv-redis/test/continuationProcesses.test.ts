@@ -19,12 +19,13 @@ describe("continuations shared by app processes on one Redis", () => {
         const server = yield* resource(() => startSdkV2Server())
         const env = { REDIS_URL: redis.url, MCP_URL: server.url }
 
+        // both start at once (a process takes seconds to start on a loaded machine); B answers after A is dead
         const a = yield* appProcess({ ...env, ROLE: "call" }, script)
+        const b = yield* appProcess({ ...env, ROLE: "answer", NAME: "Ada" }, script)
         expect(yield* a.next).toEqual({ step: "started" })
         expect(yield* a.next).toEqual({ step: "asked" })
         yield* a.kill
 
-        const b = yield* appProcess({ ...env, ROLE: "answer", NAME: "Ada" }, script)
         expect(yield* b.next).toEqual({ step: "started" })
         const pending = yield* b.next
         expect(pending).toMatchObject({
@@ -66,11 +67,10 @@ describe("continuations shared by app processes on one Redis", () => {
         const env = { REDIS_URL: redis.url, MCP_URL: server.url }
 
         const a = yield* appProcess({ ...env, ROLE: "call" }, script)
-        expect(yield* a.next).toEqual({ step: "started" })
-        expect(yield* a.next).toEqual({ step: "asked" })
-
         const b = yield* appProcess({ ...env, ROLE: "answer", NAME: "Bea" }, script)
         const c = yield* appProcess({ ...env, ROLE: "answer", NAME: "Cy" }, script)
+        expect(yield* a.next).toEqual({ step: "started" })
+        expect(yield* a.next).toEqual({ step: "asked" })
         yield* Effect.all([b.next, c.next], { concurrency: 2 })
         const [pendingB, pendingC] = yield* Effect.all([b.next, c.next], { concurrency: 2 })
         expect(pendingB).toMatchObject({ step: "pending" })

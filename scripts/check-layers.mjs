@@ -55,6 +55,7 @@ export const packages = {
       "ToolCallLog.ts": "policy",
       "SharedStore.ts": "policy",
       "DurableTasks.ts": "policy",
+      "Continuations.ts": "policy",
       "JsonSchemaValidator.ts": "policy",
       // client: the typed client over the session
       "McpClient.ts": "client",

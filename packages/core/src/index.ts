@@ -105,6 +105,15 @@ export * as SharedStore from "./SharedStore.js"
 export * as DurableTasks from "./DurableTasks.js"
 
 /**
+ * Durable multi-round-trip requests: an `input_required` request kept as a
+ * shared record that any process can list and answer exactly once. See
+ * `Continuations`.
+ *
+ * @since 0.4.0
+ */
+export * as Continuations from "./Continuations.js"
+
+/**
  * @since 0.2.0
  */
 export * as TestTracer from "./TestTracer.js"

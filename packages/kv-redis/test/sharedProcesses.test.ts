@@ -12,74 +12,14 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
-import * as Path from "node:path"
-import { fileURLToPath } from "node:url"
 import { browserFor, protectedServer } from "../../oauth/test/fixtures/harness.js"
 import * as RedisClient from "../src/RedisClient.js"
 import * as RedisKeyValueStore from "../src/RedisKeyValueStore.js"
 import * as RedisTokenStore from "../src/RedisTokenStore.js"
+import { appProcess } from "./fixtures/appProcesses.js"
 import { redisServer } from "./fixtures/redisServer.js"
 
-const root = fileURLToPath(new URL("../../../", import.meta.url))
 const sealKey = "q4b7S8kX1m2N3p4Q5r6S7t8U9v0W1x2Y3z4A5b6C7d8="
-
-interface AppProcess {
-  readonly send: (line: string) => Effect.Effect<void>
-  readonly next: Effect.Effect<Record<string, unknown>>
-}
-
-/** Starts an app process; its stdout lines are JSON reports, read one at a time. */
-const appProcess = (env: Record<string, string>) =>
-  Effect.acquireRelease(
-    Effect.sync(() =>
-      spawn(Path.join(root, "node_modules/.bin/tsx"), [
-        "--conditions=@mcp-effect/source",
-        "packages/kv-redis/test/fixtures/appProcess.ts"
-      ], {
-        cwd: root,
-        env: { ...process.env, ...env },
-        stdio: ["pipe", "pipe", "pipe"]
-      }) as ChildProcessWithoutNullStreams
-    ),
-    (child) =>
-      Effect.async<void>((resume) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
-        child.once("exit", () => resume(Effect.void))
-        child.kill("SIGKILL")
-      })
-  ).pipe(Effect.map((child): AppProcess => {
-    const reports: Array<Record<string, unknown>> = []
-    const waiting: Array<(report: Record<string, unknown>) => void> = []
-    let buffer = ""
-    let stderr = ""
-    child.stderr.on("data", (chunk) => stderr += chunk)
-    child.stdout.on("data", (chunk) => {
-      buffer += chunk
-      let newline = buffer.indexOf("\n")
-      while (newline >= 0) {
-        const line = buffer.slice(0, newline)
-        buffer = buffer.slice(newline + 1)
-        newline = buffer.indexOf("\n")
-        if (!line.startsWith("{")) continue
-        const report = JSON.parse(line) as Record<string, unknown>
-        const waiter = waiting.shift()
-        if (waiter) waiter(report)
-        else reports.push(report)
-      }
-    })
-    child.on("exit", (code) => {
-      for (const waiter of waiting.splice(0)) waiter({ step: "exited", code, stderr })
-    })
-    return {
-      send: (line) => Effect.sync(() => void child.stdin.write(`${line}\n`)),
-      next: Effect.async((resume) => {
-        const report = reports.shift()
-        if (report) return resume(Effect.succeed(report))
-        waiting.push((r) => resume(Effect.succeed(r)))
-      })
-    }
-  }))
 
 describe("two app processes on one Redis", () => {
   it.scopedLive("share tokens (one refresh for both) and approvals", () =>

@@ -57,3 +57,11 @@ export * as McpApp from "./McpApp.js"
  * @since 0.4.0
  */
 export * as ToolSearch from "./ToolSearch.js"
+
+/**
+ * Pending continuations (core's `Continuations`) listed live and answered
+ * from the UI, so a reloaded page reattaches to the requests waiting for input.
+ *
+ * @since 0.4.0
+ */
+export * as Continuations from "./Continuations.js"

@@ -21,6 +21,7 @@ import type { EraCodec } from "./era/codec.js"
 import * as Codecs from "./era/codecs.js"
 import * as Listen from "./era/listen.js"
 import * as Handlers from "./handlers.js"
+import * as Continuations from "./policy/continuationHooks.js"
 import { checkStructuredContent, validatorFromContext } from "./policy/validation.js"
 import * as Results from "./results.js"
 import * as Session from "./session.js"
@@ -168,6 +169,10 @@ class Client implements McpClient.Service {
   #listener: ReturnType<typeof Listen.make> | undefined
   callTool: McpClient.Service["callTool"] = undefined as never
   callToolStream: McpClient.Service["callToolStream"] = undefined as never
+  /** Makes the input rounds of a request durable records, when `Continuations` is in the context. */
+  tracker: Continuations.Tracker | undefined = undefined
+  readonly durable = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    this.tracker === undefined ? effect : Effect.locally(effect, Continuations.currentTracker, this.tracker)
   readonly tasks: ClientTasks
   /** The members built on first read, then kept (most are seldom used: an idle client holds none). */
   #built: { -readonly [K in BuiltMember]?: McpClient.Service[K] } | undefined
@@ -388,7 +393,8 @@ class Client implements McpClient.Service {
   get readResource(): McpClient.Service["readResource"] {
     return (uri) =>
       this.#requireCapability("resources", "resources/read").pipe(
-        Effect.zipRight(decodeReadResource(this.session, { uri }))
+        Effect.zipRight(decodeReadResource(this.session, { uri })),
+        this.durable
       )
   }
 
@@ -441,7 +447,8 @@ class Client implements McpClient.Service {
       this.#requireCapability("prompts", "prompts/get").pipe(
         Effect.zipRight(
           decodeGetPrompt(this.session, args === undefined ? { name } : { name, arguments: args })
-        )
+        ),
+        this.durable
       )
   }
 
@@ -573,7 +580,15 @@ class ClientTasks implements DurableTasks.DurableContext, ToolCalls.ToolCallCont
   // functions of their own (the call path and `ToolCalls` pass them on unbound)
   readonly call: ToolCalls.ToolCallContext["call"]
   readonly stream: ToolCalls.ToolCallContext["stream"] = (params, callOptions) =>
-    tasks.callToolStream(this, params, callOptions)
+    this.client.tracker === undefined ?
+      tasks.callToolStream(this, params, callOptions) :
+      // the call's fiber is forked when the stream starts, and inherits the tracker set here
+      Stream.unwrapScoped(
+        Effect.as(
+          Effect.locallyScoped(Continuations.currentTracker, this.client.tracker),
+          tasks.callToolStream(this, params, callOptions)
+        )
+      )
   // the tool as listed after the call: a call of a tool the client did not know has just fetched the list
   readonly validate = (name: string, result: McpSchema.CallToolResult) =>
     checkStructuredContent(this.client.validator, this.client.toolIndex.get(name), result)
@@ -581,7 +596,7 @@ class ClientTasks implements DurableTasks.DurableContext, ToolCalls.ToolCallCont
   constructor(readonly client: Client, readonly polling: TaskPolling.Service, headers: boolean) {
     this.server = client.options.server
     this.trusted = client.options.trusted ?? false
-    this.call = headers ?
+    const call: ToolCalls.ToolCallContext["call"] = headers ?
       (params, callOptions) =>
         tasks.callTool(this, params, callOptions).pipe(
           // over HTTP, a HeaderMismatch means the tool's x-mcp-header annotations changed: the server
@@ -596,6 +611,7 @@ class ClientTasks implements DurableTasks.DurableContext, ToolCalls.ToolCallCont
           )
         ) :
       (params, callOptions) => tasks.callTool(this, params, callOptions)
+    this.call = (params, callOptions) => client.durable(call(params, callOptions))
   }
 
   // an interrupted call of a client with task records cancels its task once, whoever else cancels it
@@ -628,6 +644,18 @@ const build = <R>(
     const validator = yield* validatorFromContext
     const requestHeaders = yield* Effect.serviceOption(RequestHeaders.RequestHeaders)
     const client = new Client(options, scope, polling, validator, requestHeaders)
+    const continuations = yield* Effect.serviceOption(Continuations.tag)
+    if (Option.isSome(continuations)) {
+      // the app's name for the server, else the name it gives (as the call log and approvals have it)
+      client.tracker = Continuations.trackerOf(
+        continuations.value,
+        Effect.suspend(() =>
+          options.server !== undefined ?
+            Effect.succeed(options.server) :
+            Effect.map(client.session.initialized, (init) => init.serverInfo.name)
+        )
+      )
+    }
     Object.defineProperties(client, members())
     // on the scope itself: `Effect.addFinalizer` would keep a copy of this fiber's refs for the client's life
     yield* Scope.addFinalizerExit(scope, () => {

@@ -12,6 +12,7 @@ import * as McpError from "../McpError.js"
 import type * as McpSchema from "../McpSchema.js"
 import * as ToolCallLog from "../ToolCallLog.js"
 import * as DurableContext from "./client/durableContext.js"
+import { currentLogId } from "./policy/continuationHooks.js"
 import { currentOrigin } from "./policy/origin.js"
 import { resultStream } from "./tasks.js"
 
@@ -202,7 +203,8 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
             )
           })
 
-        return yield* execute
+        // a continuation of this call (another process may complete it) updates this record
+        return yield* id === undefined ? execute : Effect.locally(execute, currentLogId, id)
       }).pipe(
         Effect.onExit((exit) => {
           if (durable === undefined || server === undefined || taskId === undefined) {

@@ -7,6 +7,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { IDBFactory } from "fake-indexeddb"
 import { vi } from "vitest"
+import { continuationsContract } from "../../../core/test/continuations/contract.js"
 import { Pair, sharedStoreContract } from "../../../core/test/sharedStore/contract.js"
 import * as IndexedDbKeyValueStore from "../../src/IndexedDbKeyValueStore.js"
 import { keyValueContract } from "./contract.js"
@@ -49,16 +50,16 @@ describe("IndexedDbKeyValueStore", () => {
 })
 
 // the SharedStore contract on IndexedDB: two instances on one database, as two tabs have
-sharedStoreContract(
-  "browser IndexedDB",
-  Layer.scoped(
-    Pair,
-    Effect.suspend(() => {
-      const factory = new IDBFactory()
-      return Effect.all({
-        a: IndexedDbKeyValueStore.makeShared({ factory, database: "shared" }),
-        b: IndexedDbKeyValueStore.makeShared({ factory, database: "shared" })
-      })
+const twoTabs = Layer.scoped(
+  Pair,
+  Effect.suspend(() => {
+    const factory = new IDBFactory()
+    return Effect.all({
+      a: IndexedDbKeyValueStore.makeShared({ factory, database: "shared" }),
+      b: IndexedDbKeyValueStore.makeShared({ factory, database: "shared" })
     })
-  )
+  })
 )
+sharedStoreContract("browser IndexedDB", twoTabs)
+// continuations on IndexedDB: a request waiting in one tab answered from another (or after a reload)
+continuationsContract("browser IndexedDB", twoTabs)

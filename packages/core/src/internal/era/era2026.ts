@@ -53,7 +53,8 @@ export const codec: EraCodec = {
           method,
           first,
           (answers) => context.request(method, InputRounds.withAnswers(params, answers), requestOptions),
-          context.handlers
+          context.handlers,
+          params
         ),
         task
       ) :

@@ -10,12 +10,17 @@
  *
  * Each round is a request of its own, with its own timeout; interrupting the
  * caller interrupts whichever round (or handler) is running.
+ *
+ * With a continuation tracker set (`Continuations` in the client's context),
+ * the rounds are a shared record instead (`policy/continuations.ts`).
  */
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import type * as ClientSession from "../../ClientSession.js"
 import * as McpError from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
 import { checker } from "../engine/decode.js"
+import * as Continuations from "../policy/continuationHooks.js"
 
 /**
  * How many times in a row a server may ask for input before the request
@@ -49,10 +54,34 @@ export const isInputRequired = (raw: unknown): boolean =>
  * Follows a request's `first` result through its input rounds: while the
  * server's result is `input_required`, answers its input requests and sends
  * the request again with the answers (`retry`), until a result is not.
+ * `params` (the original ones) go into a continuation's record.
  *
  * @internal
  */
 export const run = (
+  method: string,
+  first: unknown,
+  retry: (answers: Answers) => Effect.Effect<unknown, McpError.McpClientError>,
+  handlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>,
+  params?: Record<string, unknown>
+): Effect.Effect<unknown, McpError.McpClientError> =>
+  Effect.flatMap(
+    FiberRef.get(Continuations.currentTracker),
+    (tracker) =>
+      tracker === undefined || !isInputRequired(first) ?
+        local(method, first, retry, handlers) :
+        tracker.follow({
+          method,
+          params,
+          first,
+          retry,
+          answer: (requests) => answer(method, requests, handlers),
+          canAnswer: (requestMethod) => handlers.has(requestMethod),
+          maxRounds
+        })
+  )
+
+const local = (
   method: string,
   first: unknown,
   retry: (answers: Answers) => Effect.Effect<unknown, McpError.McpClientError>,

@@ -54,6 +54,7 @@ export const packages = {
       "Approver.ts": "policy",
       "ToolCallLog.ts": "policy",
       "SharedStore.ts": "policy",
+      "ResponseCache.ts": "policy",
       "JsonSchemaValidator.ts": "policy",
       // client: the typed client over the session
       "McpClient.ts": "client",

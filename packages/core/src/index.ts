@@ -97,6 +97,15 @@ export * as ToolCallLog from "./ToolCallLog.js"
 export * as SharedStore from "./SharedStore.js"
 
 /**
+ * Response caches (SEP-2549): list and read results kept in the
+ * `KeyValueStore` per their `ttlMs` / `cacheScope`, served stale while the
+ * server is down. See `ResponseCache`.
+ *
+ * @since 0.3.0
+ */
+export * as ResponseCache from "./ResponseCache.js"
+
+/**
  * @since 0.2.0
  */
 export * as TestTracer from "./TestTracer.js"

@@ -214,7 +214,8 @@ const listsOf: Readonly<Record<string, ReadonlyArray<Cacheable>>> = {
  * @internal
  */
 export const make = (cache: ResponseCache.Service, server: string): Effect.Effect<Hook> =>
-  Effect.gen(function*() {
+  // without WebCrypto (a page on an insecure origin) nothing can be hashed, so nothing is cached
+  globalThis.crypto?.subtle === undefined ? Effect.succeed(none) : Effect.gen(function*() {
     const startedAt = yield* Clock.currentTimeMillis
     let lastUp = startedAt
     let lastInitialized: ClientSession.Initialized | undefined

@@ -109,6 +109,14 @@ export interface ServerStatus {
   readonly transport: ServerConfig.TransportKind | undefined
   readonly trusted: boolean
   readonly toolCount: number
+  /**
+   * The tools shown were served by the `ResponseCache` (core) past their
+   * `ttlMs` or while the server was down; `false` once a fresh listing
+   * arrives. Always `false` without a cache in the context.
+   *
+   * @since 0.5.0
+   */
+  readonly toolsStale?: boolean | undefined
   /** The HTTP session id, where the transport has one. */
   readonly sessionId: string | undefined
   readonly protocolVersion: string | undefined

@@ -202,6 +202,9 @@ const reasonOf = (state: State): string =>
     "the session is closed" :
     "connecting"
 
+/** After a request found the server unreachable, tool calls fail fast for this long; the next one probes. */
+const probeMillis = 5_000
+
 const listsOf: Readonly<Record<string, ReadonlyArray<Cacheable>>> = {
   "notifications/tools/list_changed": ["tools/list"],
   "notifications/prompts/list_changed": ["prompts/list"],
@@ -222,6 +225,15 @@ export const make = (cache: ResponseCache.Service, server: string): Effect.Effec
     // the watcher's copy of the state, for `lastUp`; decisions read the session's own (the copy lags)
     let seen: State = { _tag: "Connecting", generation: 1 }
     let current: ClientSession.Service | undefined
+    // a transport without a connection to lose (stateless HTTP) stays Ready: a request that could not reach
+    // the server says it is down, until one reaches it again
+    let unreachable: { readonly since: number; lastTried: number; readonly reason: string } | undefined
+    const markUnreachable = (error: McpError.McpClientError) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.sync(() => {
+          if (unreachable === undefined) unreachable = { since: now, lastTried: now, reason: error.message }
+          else unreachable.lastTried = now
+        }))
     const stateNow: Effect.Effect<State> = Effect.suspend(() =>
       current === undefined ? Effect.succeed(seen) : current.state.get
     )
@@ -367,14 +379,14 @@ export const make = (cache: ResponseCache.Service, server: string): Effect.Effec
           }
         }
         const result = yield* Effect.catchIf(
-          fetch,
+          Effect.tap(fetch, () =>
+            Effect.sync(() => unreachable = undefined)),
           isUnreachable,
           (error) =>
             Effect.flatMap(
-              serveOffline(method, key),
+              Effect.zipRight(markUnreachable(error), serveOffline(method, key)),
               Option.match({
-                onNone: () =>
-                  Effect.fail(error),
+                onNone: () => Effect.fail(error),
                 onSome: Effect.succeed
               })
             )
@@ -425,13 +437,27 @@ export const make = (cache: ResponseCache.Service, server: string): Effect.Effec
       },
       guard: (method, effect) =>
         cache.failFast ?
-          Effect.flatMap(stateNow, (state) =>
-            isDown(state) ? Effect.flatMap(unavailable(method, state), Effect.fail) : effect) :
+          Effect.flatMap(Effect.zip(stateNow, Clock.currentTimeMillis), ([state, now]) => {
+            if (isDown(state)) {
+              return Effect.flatMap(unavailable(method, state), Effect.fail)
+            }
+            const lost = unreachable
+            if (lost !== undefined && now - lost.lastTried < probeMillis) {
+              return Effect.fail(
+                new McpError.ServerUnavailable({ server, method, since: lost.since, reason: lost.reason })
+              )
+            }
+            // this call is the probe: it tells whether the server is back
+            return effect.pipe(
+              Effect.tap(() =>
+                Effect.sync(() => unreachable = undefined)
+              ),
+              Effect.tapError((error) => isUnreachable(error) ? markUnreachable(error) : Effect.void)
+            )
+          }) :
           effect,
       watch: (session) =>
-        Effect.sync(() =>
-          current = session
-        ).pipe(
+        Effect.sync(() => current = session).pipe(
           Effect.zipRight(session.state.changes.pipe(
             Stream.runForEach((next) =>
               Effect.map(Clock.currentTimeMillis, (now) => {

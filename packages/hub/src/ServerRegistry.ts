@@ -110,9 +110,10 @@ export interface ServerStatus {
   readonly trusted: boolean
   readonly toolCount: number
   /**
-   * The tools shown were served by the `ResponseCache` (core) past their
-   * `ttlMs` or while the server was down; `false` once a fresh listing
-   * arrives. Always `false` without a cache in the context.
+   * The tools shown are not a fresh listing: the server is reconnecting
+   * and they are its last listing, or the listing came from the
+   * `ResponseCache` (core, when in the registry's context) past its `ttlMs`
+   * or while the server was down. `false` again once a fresh listing arrives.
    *
    * @since 0.5.0
    */

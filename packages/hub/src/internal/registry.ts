@@ -163,10 +163,16 @@ const make_ = (
       Effect.flatMap(sessionId, (id) =>
         update(entry, run, (e) => {
           switch (state._tag) {
+            // the tools shown are the last listing, from before the server went: stale until listed again
             case "Connecting":
-              return setStatus(e, { _tag: state.generation === 1 ? "Connecting" : "Reconnecting" })
+              return setStatus(
+                e,
+                state.generation === 1 ?
+                  { _tag: "Connecting" } :
+                  { _tag: "Reconnecting", toolsStale: e.tools.length > 0 }
+              )
             case "Reconnecting":
-              return setStatus(e, { _tag: "Reconnecting" })
+              return setStatus(e, { _tag: "Reconnecting", toolsStale: e.tools.length > 0 })
             case "Ready":
               return setStatus(e, {
                 _tag: "Connected",

@@ -42,11 +42,13 @@ import { measureMinimalClient } from "../browser/bundle.js"
 // the client's members own properties so it survives a spread, the log level in 2026-07-28's `_meta`,
 // `ping` as `server/discover`) take it to 42.6 / 122.8 KB (+0.9 own code); with steps 3-4 (the request
 // state machine, the transport's cancel and `make`/`open`) and the answer logged when its id matches no
-// request, 42.8 / 123.0 KB; an approval request that names the MCP App asking (`origin`), 42.9 / 123.0 KB. The budgets are a little above the last sizes: they stop growth. Issue 27's
+// request, 42.8 / 123.0 KB; an approval request that names the MCP App asking (`origin`), 42.9 / 123.0 KB; issue 29's response
+// caches (the client's cache hook, `ServerUnavailable`, the hint fields; loaded on demand it cost more up front,
+// as a shared chunk), 45.4 / 125.3 KB. The budgets are a little above the last sizes: they stop growth. Issue 27's
 // budget is lower (own code ≤ 33 KB, total ≤ 115 KB, ≤ 100 KB pinned to one era); lower these as the
 // bundle shrinks.
-const ownBudgetKb = 43.0
-const totalBudgetKb = 123.1
+const ownBudgetKb = 45.5
+const totalBudgetKb = 125.4
 const onDemandBudgetKb = 6.5
 
 describe("browser bundle size", () => {

@@ -166,7 +166,7 @@ export const layer = (options: Options = {}): Layer.Layer<ResponseCache, never, 
  * @since 0.3.0
  * @category fiber refs
  */
-export const currentMode: FiberRef.FiberRef<Mode> = FiberRef.unsafeMake<Mode>("use")
+export const currentMode: FiberRef.FiberRef<Mode> = /* @__PURE__ */ FiberRef.unsafeMake<Mode>("use")
 
 /**
  * What the pages served in a `cached` region were (internal bookkeeping of `cached`).
@@ -187,7 +187,7 @@ const nothingServed: Served = { fromCache: false, stale: false, offline: false, 
  * @since 0.3.0
  * @category fiber refs
  */
-export const currentServed: FiberRef.FiberRef<Option.Option<Ref.Ref<Served>>> = FiberRef.unsafeMake<
+export const currentServed: FiberRef.FiberRef<Option.Option<Ref.Ref<Served>>> = /* @__PURE__ */ FiberRef.unsafeMake<
   Option.Option<Ref.Ref<Served>>
 >(Option.none())
 
@@ -200,7 +200,7 @@ export const currentServed: FiberRef.FiberRef<Option.Option<Ref.Ref<Served>>> = 
 export const withMode: {
   (mode: Mode): <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   <A, E, R>(effect: Effect.Effect<A, E, R>, mode: Mode): Effect.Effect<A, E, R>
-} = dual(
+} = /* @__PURE__ */ dual(
   2,
   <A, E, R>(effect: Effect.Effect<A, E, R>, mode: Mode): Effect.Effect<A, E, R> =>
     Effect.locally(effect, currentMode, mode)

@@ -12,8 +12,9 @@ import type { McpTransport } from "../McpTransport.js"
 import * as RequestHeaders from "../RequestHeaders.js"
 import * as ResponseCache from "../ResponseCache.js"
 import * as TaskPolling from "../TaskPolling.js"
+import * as CacheHook from "./client/cacheHook.js"
+import * as CacheImpl from "./client/responseCache.js"
 import { coalesced, LiveView } from "./client/liveView.js"
-import * as CacheHook from "./client/responseCache.js"
 import * as SingleFlight from "./client/singleFlight.js"
 import { decoder, paginate } from "./engine/decode.js"
 import type * as LazySubscriptionRef from "./engine/lazySubscriptionRef.js"
@@ -606,7 +607,7 @@ const build = <R>(
     Object.defineProperties(client, members())
     const cache = yield* Effect.serviceOption(ResponseCache.ResponseCache)
     if (Option.isSome(cache) && options.server !== undefined) {
-      client.cache = yield* CacheHook.make(cache.value, options.server)
+      client.cache = yield* CacheImpl.make(cache.value, options.server)
     }
     // on the scope itself: `Effect.addFinalizer` would keep a copy of this fiber's refs for the client's life
     yield* Scope.addFinalizerExit(scope, () => {

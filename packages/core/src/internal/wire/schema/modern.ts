@@ -50,7 +50,7 @@ export const ResultType = Schema.String
  * @since 0.3.0
  * @category schemas
  */
-export const CacheHints = Schema.Struct({
+export const CacheHints = /* @__PURE__ */ Schema.Struct({
   ttlMs: Schema.optional(Schema.Number),
   cacheScope: Schema.optional(Schema.String)
 })

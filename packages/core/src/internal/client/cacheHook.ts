@@ -1,8 +1,8 @@
 /**
- * What the client holds of the response cache up front: the hook's shape,
- * the plain requests (`none`), and whether a call runs on its own. The
- * cache itself (`responseCache.ts`) is loaded when a client finds a
- * `ResponseCache` in its context: an app without one does not bundle it.
+ * The shape of the client's response-cache hook, the plain requests a
+ * client without a cache uses (`none`), and whether a call runs on its own.
+ * The cache itself is `responseCache.ts`. (Loading that on demand was tried:
+ * the chunk it shares with the client cost more up front than it saved.)
  *
  * @internal
  */

@@ -24,7 +24,9 @@
  * - Stale-if-error: while the server is down, lists and reads answer with
  *   the last entry (up to `Options.maxStale` old), flagged `offline`, and
  *   `callTool` fails at once with `McpError.ServerUnavailable` instead of
- *   waiting for the reconnect. After the reconnect, the next use revalidates:
+ *   waiting for the reconnect. (Over stateless HTTP, which stays connected,
+ *   a request failing with a `TransportError` marks the server down: calls
+ *   are refused for 5 s, then the next one probes.) After the reconnect, the next use revalidates:
  *   an expired entry is fetched again.
  *
  * A hostile server cannot fill the store: an entry over

@@ -2,6 +2,7 @@ import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
@@ -44,6 +45,12 @@ const toolsServer = (hints: Record<string, unknown>, names: ReadonlyArray<string
 })
 
 const memory = KeyValueStore.layerMemory
+
+const receivedCount = (context: Context.Context<TestServer.TestServer>, method: string) =>
+  Effect.map(
+    Context.get(context, TestServer.TestServer).received,
+    (messages) => messages.filter((m) => "method" in m && m.method === method).length
+  )
 
 /** Waits (real time, a few ms a round: the cache hashes with WebCrypto, a promise) until `check` holds. */
 const until = <A, E, R>(check: Effect.Effect<A | false, E, R>): Effect.Effect<A, E, R> =>
@@ -278,6 +285,29 @@ describe("ResponseCache", () => {
         expect(yield* sent("tools/list")).toBe(2)
       }).pipe(Effect.provide(memory))
   )
+
+  it.scoped("a list that times out is served from the cache flagged offline; tool calls are not refused for it", () =>
+    Effect.gen(function*() {
+      let hang = false
+      const context = yield* Layer.build(TestServer.layer({
+        era: "modern",
+        handlers: {
+          "tools/list": () =>
+            hang ? Effect.never : Effect.succeed(complete({ cacheScope: "public" }, { tools: [tool("a")] })),
+          "tools/call": () => Effect.succeed({ resultType: "complete", content: [] })
+        }
+      }))
+      const client = yield* McpClient.make({ clientInfo, prefetch: false, server: "srv", requestTimeout: "1 second" })
+        .pipe(Effect.provide(Layer.merge(Layer.succeedContext(context), ResponseCache.layer())))
+      yield* client.listTools
+      hang = true
+      const fiber = yield* Effect.fork(ResponseCache.cached(client.listTools))
+      yield* until(Effect.map(receivedCount(context, "tools/list"), (n) => n === 2))
+      yield* TestClock.adjust("1 second")
+      const served = yield* Fiber.join(fiber)
+      expect(served).toMatchObject({ fromCache: true, stale: true, offline: true })
+      expect(yield* client.callTool({ name: "a" })).toMatchObject({ content: [] })
+    }).pipe(Effect.provide(memory)))
 
   it.scoped("a client without a cache in its context is unchanged: callTool waits for the reconnect", () =>
     Effect.gen(function*() {

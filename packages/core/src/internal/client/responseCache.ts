@@ -313,7 +313,11 @@ export const make = (cache: ResponseCache.Service, server: string): Effect.Effec
           isUnreachable,
           (error) =>
             Effect.flatMap(
-              Effect.zipRight(markUnreachable(error), serveOffline(method, key)),
+              // a timeout serves the entry too, but says nothing of tool calls: only a failed transport marks it down
+              Effect.zipRight(
+                error._tag === "RequestTimeout" ? Effect.void : markUnreachable(error),
+                serveOffline(method, key)
+              ),
               Option.match({
                 onNone: () => Effect.fail(error),
                 onSome: Effect.succeed
@@ -381,7 +385,7 @@ export const make = (cache: ResponseCache.Service, server: string): Effect.Effec
               Effect.tap(() =>
                 Effect.sync(() => unreachable = undefined)
               ),
-              Effect.tapError((error) => isUnreachable(error) ? markUnreachable(error) : Effect.void)
+              Effect.tapError((error) => error._tag === "TransportError" ? markUnreachable(error) : Effect.void)
             )
           }) :
           effect,

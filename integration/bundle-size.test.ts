@@ -42,15 +42,14 @@ import { measureMinimalClient } from "../browser/bundle.js"
 // the client's members own properties so it survives a spread, the log level in 2026-07-28's `_meta`,
 // `ping` as `server/discover`) take it to 42.6 / 122.8 KB (+0.9 own code); with steps 3-4 (the request
 // state machine, the transport's cancel and `make`/`open`) and the answer logged when its id matches no
-// request, 42.8 / 123.0 KB; an approval request that names the MCP App asking (`origin`), 42.9 / 123.0 KB. Durable task
-// handles (issue 29): 44.8 / 127.0 KB up front, 7.6 KB on demand; the records' code is a chunk loaded on first use, in a
-// client with a `SharedStore` only (1.6 KB on demand), but splitting it off costs the entry ~1 KB of cross-chunk names.
-// The budgets are a little above the last sizes: they stop growth. Issue 27's
+// request, 42.8 / 123.0 KB; an approval request that names the MCP App asking (`origin`), 42.9 / 123.0 KB; issue 29's response
+// caches (the client's cache hook, `ServerUnavailable`, the hint fields; loaded on demand it cost more up front,
+// as a shared chunk), 45.4 / 125.3 KB. The budgets are a little above the last sizes: they stop growth. Issue 27's
 // budget is lower (own code ≤ 33 KB, total ≤ 115 KB, ≤ 100 KB pinned to one era); lower these as the
 // bundle shrinks.
-const ownBudgetKb = 44.8
-const totalBudgetKb = 127.1
-const onDemandBudgetKb = 7.7
+const ownBudgetKb = 45.5
+const totalBudgetKb = 125.4
+const onDemandBudgetKb = 6.5
 
 describe("browser bundle size", () => {
   it("stays within the own-code and total gzip budgets, and loads the JSON Schema validator on demand", {

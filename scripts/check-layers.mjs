@@ -56,6 +56,7 @@ export const packages = {
       "SharedStore.ts": "policy",
       "DurableTasks.ts": "policy",
       "Continuations.ts": "policy",
+      "ResponseCache.ts": "policy",
       "JsonSchemaValidator.ts": "policy",
       // client: the typed client over the session
       "McpClient.ts": "client",

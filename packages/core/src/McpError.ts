@@ -281,6 +281,39 @@ export class DecodeError extends Schema.TaggedError<DecodeError>("@mcp-effect/co
 }
 
 /**
+ * The server is down (its connection is being made again, or was given up)
+ * and the call was refused at once instead of waiting for the reconnect. Only
+ * a client with a `ResponseCache` in its context fails fast this way; its
+ * lists and reads are served from the cache meanwhile, flagged offline.
+ *
+ * @since 0.4.0
+ * @category errors
+ */
+export class ServerUnavailable extends Schema.TaggedError<ServerUnavailable>("@mcp-effect/core/ServerUnavailable")(
+  "ServerUnavailable",
+  {
+    server: Schema.String,
+    method: Schema.String,
+    /** When the server was last seen up, or the client started without reaching it (epoch milliseconds). */
+    since: Schema.Number,
+    reason: Schema.String
+  }
+) {
+  /**
+   * @since 0.3.0
+   */
+  readonly [TypeId]: TypeId = TypeId
+
+  /**
+   * @since 0.3.0
+   */
+  override get message(): string {
+    return `server "${this.server}" is unavailable since ${new Date(this.since).toISOString()} ` +
+      `(${this.reason}); ${this.method} was not sent`
+  }
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -296,6 +329,7 @@ export type McpClientError =
   | ApprovalDenied
   | UnsupportedCapability
   | DecodeError
+  | ServerUnavailable
 
 /**
  * Standard JSON-RPC and MCP error codes.

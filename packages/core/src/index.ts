@@ -114,6 +114,15 @@ export * as DurableTasks from "./DurableTasks.js"
 export * as Continuations from "./Continuations.js"
 
 /**
+ * Response caches (SEP-2549): list and read results kept in the
+ * `KeyValueStore` per their `ttlMs` / `cacheScope`, served stale while the
+ * server is down. See `ResponseCache`.
+ *
+ * @since 0.4.0
+ */
+export * as ResponseCache from "./ResponseCache.js"
+
+/**
  * @since 0.2.0
  */
 export * as TestTracer from "./TestTracer.js"

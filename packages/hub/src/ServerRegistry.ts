@@ -110,6 +110,15 @@ export interface ServerStatus {
   readonly transport: ServerConfig.TransportKind | undefined
   readonly trusted: boolean
   readonly toolCount: number
+  /**
+   * The tools shown are not a fresh listing: the server is reconnecting
+   * and they are its last listing, or the listing came from the
+   * `ResponseCache` (core, when in the registry's context) past its `ttlMs`
+   * or while the server was down. `false` again once a fresh listing arrives.
+   *
+   * @since 0.5.0
+   */
+  readonly toolsStale?: boolean | undefined
   /** The HTTP session id, where the transport has one. */
   readonly sessionId: string | undefined
   readonly protocolVersion: string | undefined

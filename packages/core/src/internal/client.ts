@@ -10,10 +10,13 @@ import * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import type { McpTransport } from "../McpTransport.js"
 import * as RequestHeaders from "../RequestHeaders.js"
+import * as ResponseCache from "../ResponseCache.js"
 import * as TaskPolling from "../TaskPolling.js"
 import * as DurableContext from "./client/durableContext.js"
 import type * as DurableTasks from "./client/durableTasks.js"
+import * as CacheHook from "./client/cacheHook.js"
 import { coalesced, LiveView } from "./client/liveView.js"
+import * as CacheImpl from "./client/responseCache.js"
 import * as SingleFlight from "./client/singleFlight.js"
 import { decoder, paginate } from "./engine/decode.js"
 import type * as LazySubscriptionRef from "./engine/lazySubscriptionRef.js"
@@ -29,11 +32,6 @@ import * as tasks from "./tasks.js"
 import * as ToolCalls from "./toolCalls.js"
 import * as ToolList from "./toolList.js"
 
-const decodeListTools = Results.request("tools/list")
-const decodeListResources = Results.request("resources/list")
-const decodeListTemplates = Results.request("resources/templates/list")
-const decodeListPrompts = Results.request("prompts/list")
-const decodeReadResource = Results.request("resources/read")
 const decodeGetPrompt = Results.request("prompts/get")
 const decodeComplete = Results.request("completion/complete")
 const decodeResourceUpdated = decoder(McpSchema.ResourceUpdatedNotificationParams)
@@ -168,6 +166,8 @@ class Client implements McpClient.Service {
   // the modern era's subscriptions/listen, made on first use: only a server of the modern era has it
   #listener: ReturnType<typeof Listen.make> | undefined
   callTool: McpClient.Service["callTool"] = undefined as never
+  // the cacheable requests: through the `ResponseCache` when the context has one
+  cache: CacheHook.Hook = CacheHook.none
   callToolStream: McpClient.Service["callToolStream"] = undefined as never
   /** Makes the input rounds of a request durable records, when `Continuations` is in the context. */
   tracker: Continuations.Tracker | undefined = undefined
@@ -213,7 +213,7 @@ class Client implements McpClient.Service {
     capability: Capability,
     method: string
   ): Effect.Effect<ClientSession.Initialized, McpError.McpClientError> {
-    return Effect.flatMap(this.session.initialized, (init) =>
+    return Effect.flatMap(this.cache.initialized(this.session), (init) =>
       init.capabilities[capability] === undefined ?
         Effect.fail(new McpError.UnsupportedCapability({ capability, method })) :
         Effect.succeed(init))
@@ -226,7 +226,10 @@ class Client implements McpClient.Service {
       this.#requireCapability("tools", "tools/list").pipe(
         Effect.zipRight(Effect.suspend(() => {
           const dropped: Array<McpClient.DroppedTool> = []
-          return paginate((cursor) => decodeListTools(this.session, cursor), (r) => ToolList.sort(r.tools, dropped))
+          return paginate(
+            (cursor) => this.cache.page(this.session, "tools/list", cursor),
+            (r) => ToolList.sort(r.tools, dropped)
+          )
             .pipe(
               Effect.tap(() => {
                 this.#droppedTools = dropped
@@ -249,7 +252,7 @@ class Client implements McpClient.Service {
     return this.#resources.latest(
       this.#requireCapability("resources", "resources/list").pipe(
         Effect.zipRight(
-          paginate((cursor) => decodeListResources(this.session, cursor), (r) => r.resources)
+          paginate((cursor) => this.cache.page(this.session, "resources/list", cursor), (r) => r.resources)
         )
       )
     )
@@ -258,13 +261,16 @@ class Client implements McpClient.Service {
   get #fetchPrompts(): Effect.Effect<ReadonlyArray<McpSchema.Prompt>, McpError.McpClientError> {
     return this.#prompts.latest(
       this.#requireCapability("prompts", "prompts/list").pipe(
-        Effect.zipRight(paginate((cursor) => decodeListPrompts(this.session, cursor), (r) => r.prompts))
+        Effect.zipRight(paginate((cursor) => this.cache.page(this.session, "prompts/list", cursor), (r) => r.prompts))
       )
     )
   }
 
   #shared<A, E>(key: string, fetch: Effect.Effect<A, E>): Effect.Effect<A, E> {
-    return Effect.suspend(() => this.scopeClosed ? fetch : this.#singleFlight(key, fetch))
+    return Effect.flatMap(
+      CacheHook.alone,
+      (alone) => alone || this.scopeClosed ? fetch : this.#singleFlight(key, fetch)
+    )
   }
 
   get droppedTools(): McpClient.Service["droppedTools"] {
@@ -382,7 +388,7 @@ class Client implements McpClient.Service {
       this.#requireCapability("resources", "resources/templates/list").pipe(
         Effect.zipRight(
           paginate(
-            (cursor) => decodeListTemplates(this.session, cursor),
+            (cursor) => this.cache.page(this.session, "resources/templates/list", cursor),
             (r) => r.resourceTemplates
           )
         )
@@ -393,7 +399,7 @@ class Client implements McpClient.Service {
   get readResource(): McpClient.Service["readResource"] {
     return (uri) =>
       this.#requireCapability("resources", "resources/read").pipe(
-        Effect.zipRight(decodeReadResource(this.session, { uri })),
+        Effect.zipRight(this.cache.page(this.session, "resources/read", { uri })),
         this.durable
       )
   }
@@ -657,6 +663,10 @@ const build = <R>(
       )
     }
     Object.defineProperties(client, members())
+    const cache = yield* Effect.serviceOption(ResponseCache.ResponseCache)
+    if (Option.isSome(cache) && options.server !== undefined) {
+      client.cache = yield* CacheImpl.make(cache.value, options.server)
+    }
     // on the scope itself: `Effect.addFinalizer` would keep a copy of this fiber's refs for the client's life
     yield* Scope.addFinalizerExit(scope, () => {
       client.scopeClosed = true
@@ -665,11 +675,23 @@ const build = <R>(
     client.session = yield* start({
       onInitialized: (init) => client.onInitialized(init),
       // keep the live views fresh
-      onNotification: (notification) => client.refreshOn(notification.method)
+      onNotification: (notification) => {
+        const refreshed = client.refreshOn(notification.method)
+        const invalidated = client.cache.invalidate(notification)
+        // the entries go first: the refresh must not be served what the notification made wrong
+        return invalidated === undefined
+          ? refreshed
+          : refreshed === undefined
+          ? invalidated
+          : Effect.zipRight(invalidated, refreshed)
+      }
     })
     client.tasks.durable = yield* DurableContext.fromContext
+    yield* client.cache.watch(client.session)
     const toolCalls = yield* ToolCalls.make(client.tasks)
-    client.callTool = toolCalls.callTool
+    client.callTool = client.cache === CacheHook.none ?
+      toolCalls.callTool :
+      (params, callOptions) => client.cache.guard("tools/call", toolCalls.callTool(params, callOptions))
     client.callToolStream = toolCalls.callToolStream
     return client
   })

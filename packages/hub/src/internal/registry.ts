@@ -5,6 +5,7 @@ import * as McpApps from "@mcp-effect/core/McpApps"
 import * as McpClient from "@mcp-effect/core/McpClient"
 import * as McpError from "@mcp-effect/core/McpError"
 import type * as McpSchema from "@mcp-effect/core/McpSchema"
+import * as ResponseCache from "@mcp-effect/core/ResponseCache"
 import * as ToolCallLog from "@mcp-effect/core/ToolCallLog"
 import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
@@ -51,6 +52,7 @@ const statusOf = (name: string, config: ServerConfig.ServerConfig | undefined): 
   transport: config === undefined ? undefined : ServerConfig.transportKind(config),
   trusted: config?.trusted ?? false,
   toolCount: 0,
+  toolsStale: false,
   sessionId: undefined,
   protocolVersion: undefined,
   serverInfo: undefined,
@@ -134,7 +136,13 @@ const make_ = (
     }
 
     /** A listing of the entry's tools, checked against their pins, with the tools the client left out of it. */
-    const takeListing = (entry: Entry, runId: number, client: McpClient.Service, list: ReadonlyArray<McpSchema.Tool>) =>
+    const takeListing = (
+      entry: Entry,
+      runId: number,
+      client: McpClient.Service,
+      list: ReadonlyArray<McpSchema.Tool>,
+      toolsStale = false
+    ) =>
       Effect.flatMap(
         Effect.zip(guard.check(entry.name, list), client.droppedTools),
         ([checked, dropped]) =>
@@ -142,7 +150,7 @@ const make_ = (
             e.tools = list
             e.checked = checked
             e.dropped = dropped.map(droppedWarning)
-            setStatus(e, { toolCount: list.length })
+            setStatus(e, { toolCount: list.length, toolsStale })
           })
       )
 
@@ -155,10 +163,16 @@ const make_ = (
       Effect.flatMap(sessionId, (id) =>
         update(entry, run, (e) => {
           switch (state._tag) {
+            // the tools shown are the last listing, from before the server went: stale until listed again
             case "Connecting":
-              return setStatus(e, { _tag: state.generation === 1 ? "Connecting" : "Reconnecting" })
+              return setStatus(
+                e,
+                state.generation === 1 ?
+                  { _tag: "Connecting" } :
+                  { _tag: "Reconnecting", toolsStale: e.tools.length > 0 }
+              )
             case "Reconnecting":
-              return setStatus(e, { _tag: "Reconnecting" })
+              return setStatus(e, { _tag: "Reconnecting", toolsStale: e.tools.length > 0 })
             case "Ready":
               return setStatus(e, {
                 _tag: "Connected",
@@ -200,8 +214,14 @@ const make_ = (
         // the first tools/list after the start settles the server for `awaitReady`
         yield* Effect.forkIn(
           client.initialized.pipe(
-            Effect.zipRight(client.listTools),
-            Effect.flatMap((list) => takeListing(entry, runId, client, list)),
+            // with a ResponseCache in the context, the listing may come from it: say when it is stale or offline
+            Effect.zipRight(Effect.serviceOption(ResponseCache.ResponseCache)),
+            Effect.flatMap((cache) =>
+              Option.isNone(cache) ?
+                Effect.map(client.listTools, (value) => ({ value, stale: false, offline: false })) :
+                ResponseCache.cached(client.listTools)
+            ),
+            Effect.flatMap((listed) => takeListing(entry, runId, client, listed.value, listed.stale || listed.offline)),
             Effect.ignore,
             Effect.zipRight(update(entry, runId, (e) => void (e.listed = true)))
           ),

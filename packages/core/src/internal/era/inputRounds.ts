@@ -43,6 +43,14 @@ export interface Answers {
 const decodeInputRequired = checker(McpSchema.InputRequiredResult)
 
 /**
+ * The results a server gave to a retry with answers (never cached: they
+ * depend on the answers, which no cache key holds).
+ *
+ * @internal
+ */
+export const answered = new WeakSet<object>()
+
+/**
  * Whether a result asks for input (`run` then follows its rounds).
  *
  * @internal
@@ -88,7 +96,10 @@ const local = (
   handlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>
 ): Effect.Effect<unknown, McpError.McpClientError> => {
   const round = (raw: unknown, n: number): Effect.Effect<unknown, McpError.McpClientError> => {
-    if (!isInputRequired(raw)) return Effect.succeed(raw)
+    if (!isInputRequired(raw)) {
+      if (n > 0 && typeof raw === "object" && raw !== null) answered.add(raw)
+      return Effect.succeed(raw)
+    }
     const decoded = decodeInputRequired(raw)
     if (decoded._tag === "Left") {
       return Effect.fail(

@@ -40,6 +40,22 @@ export const MetaKey = {
 export const ResultType = Schema.String
 
 /**
+ * The caching hints (SEP-2549) of a 2026-07-28 result of `server/discover`,
+ * `tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`
+ * and `resources/read`: `ttlMs`, how long the result stays fresh (absent
+ * means 0: stale at once), and `cacheScope`, `"public"` (the same for every
+ * caller) or `"private"` (kept as a string: an unknown value counts as
+ * private). Interim `input_required` results carry none.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const CacheHints = /* @__PURE__ */ Schema.Struct({
+  ttlMs: Schema.optional(Schema.Number),
+  cacheScope: Schema.optional(Schema.String)
+})
+
+/**
  * The result of `server/discover`: the versions the server speaks, its
  * capabilities and instructions. The server's name and version are in
  * `_meta` under {@link MetaKey}`.ServerInfo` (some servers put a
@@ -55,8 +71,7 @@ export const DiscoverResult = Schema.Struct({
   capabilities: ServerCapabilities,
   instructions: Schema.optional(Schema.String),
   serverInfo: Schema.optional(Implementation),
-  ttlMs: Schema.optional(Schema.Number),
-  cacheScope: Schema.optional(Schema.String)
+  ...CacheHints.fields
 })
 
 /**

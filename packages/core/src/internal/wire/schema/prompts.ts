@@ -15,6 +15,7 @@ import {
   Role
 } from "./common.js"
 import { ContentBlock } from "./content.js"
+import { CacheHints } from "./modern.js"
 
 /**
  * @since 0.1.0
@@ -55,6 +56,7 @@ export type Prompt = typeof Prompt.Type
  * @category schemas
  */
 export const ListPromptsResult = Schema.Struct({
+  ...CacheHints.fields,
   ...PaginatedResult.fields,
   prompts: Schema.Array(Prompt)
 })

@@ -6,6 +6,7 @@
  */
 import * as Schema from "effect/Schema"
 import { Annotations, BaseMetadata, Icons, Meta, NotificationParams, PaginatedResult, RequestParams } from "./common.js"
+import { CacheHints } from "./modern.js"
 
 /**
  * A resource the server can read.
@@ -107,6 +108,7 @@ export type ResourceContents = typeof ResourceContents.Type
  * @category schemas
  */
 export const ListResourcesResult = Schema.Struct({
+  ...CacheHints.fields,
   ...PaginatedResult.fields,
   resources: Schema.Array(Resource)
 })
@@ -122,6 +124,7 @@ export type ListResourcesResult = typeof ListResourcesResult.Type
  * @category schemas
  */
 export const ListResourceTemplatesResult = Schema.Struct({
+  ...CacheHints.fields,
   ...PaginatedResult.fields,
   resourceTemplates: Schema.Array(ResourceTemplate)
 })
@@ -152,6 +155,7 @@ export type ReadResourceRequestParams = typeof ReadResourceRequestParams.Type
  * @category schemas
  */
 export const ReadResourceResult = Schema.Struct({
+  ...CacheHints.fields,
   _meta: Schema.optional(Meta),
   contents: Schema.Array(ResourceContents)
 })

@@ -15,6 +15,7 @@ import {
   RequestParams
 } from "./common.js"
 import { ContentBlock } from "./content.js"
+import { CacheHints } from "./modern.js"
 import { TaskMetadata } from "./tasks.js"
 
 /**
@@ -113,6 +114,7 @@ export type Tool = typeof Tool.Type
  * @category schemas
  */
 export const ListToolsResult = Schema.Struct({
+  ...CacheHints.fields,
   ...PaginatedResult.fields,
   tools: Schema.Array(Tool)
 })

@@ -116,7 +116,7 @@ export interface ServerStatus {
    * `ResponseCache` (core, when in the registry's context) past its `ttlMs`
    * or while the server was down. `false` again once a fresh listing arrives.
    *
-   * @since 0.5.0
+   * @since 0.4.0
    */
   readonly toolsStale?: boolean | undefined
   /** The HTTP session id, where the transport has one. */

@@ -7,15 +7,25 @@ import * as McpTransport from "../src/McpTransport.js"
 import * as TestServer from "../src/TestServer.js"
 import { clientInfo } from "./utils.js"
 
-/** A transport that records what the session sends and the hand-offs it makes, in order. */
+/** What the era codec told the transport with a message: its kind, its version, its `Mcp-Method` header. */
+const told = (options: McpTransport.SendOptions | undefined) => {
+  const said = [options?.kind, options?.protocolVersion, options?.headers?.["mcp-method"]].filter((x) =>
+    x !== undefined
+  )
+  return said.length === 0 ? "" : ` [${said.join(" ")}]`
+}
+
+/** A transport that records what the session sends (with its send options) and the hand-offs it makes, in order. */
 const recording = (era?: TestServer.Options["era"]) => {
   const events: Array<string> = []
   const record = (connection: McpTransport.Connection): McpTransport.Connection => ({
     ...connection,
-    send: (message) =>
+    send: (message, options) =>
       Effect.zipRight(
-        Effect.sync(() => events.push("method" in message ? `send ${message.method}` : "send a response")),
-        connection.send(message)
+        Effect.sync(() =>
+          events.push("method" in message ? `send ${message.method}${told(options)}` : "send a response")
+        ),
+        connection.send(message, options)
       ),
     // the version, the era and how a request is given up (the codec's), in that order
     negotiated: (info) => Effect.sync(() => events.push(`negotiated ${Object.values(info).join(" ")}`)),
@@ -34,14 +44,15 @@ const recording = (era?: TestServer.Options["era"]) => {
 
 describe("the session's hand-off to its transport", () => {
   const run = recording()
-  it.effect("names the negotiated version before notifications/initialized, and is ready before any request", () =>
+  it.effect("names the negotiated version before notifications/initialized, is ready before any request, and says what each message is", () =>
     Effect.gen(function*() {
       const client = yield* McpClient.McpClient
       // asked for at once: it goes out only once the connection is ready
       yield* client.ping
       expect(run.events).toEqual([
-        "send server/discover", // the probe of the modern era, which this server does not speak
-        "send initialize",
+        // the probe of the modern era, which this server does not speak, under the version it offers
+        "send server/discover [2026-07-28 server/discover]",
+        "send initialize [initialize]",
         "negotiated 2025-11-25 legacy notice",
         "send notifications/initialized",
         "ready",
@@ -55,10 +66,10 @@ describe("the session's hand-off to its transport", () => {
       const client = yield* McpClient.McpClient
       yield* Effect.either(client.listTools) // answered -32601: only the order of what was sent matters here
       expect(modern.events).toEqual([
-        "send server/discover",
+        "send server/discover [2026-07-28 server/discover]",
         "negotiated 2026-07-28 modern stream",
         "ready",
-        "send tools/list"
+        "send tools/list [2026-07-28 tools/list]"
       ])
     }).pipe(Effect.provide(modern.layer)))
 })

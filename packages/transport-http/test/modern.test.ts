@@ -62,6 +62,20 @@ describe("HttpTransport in protocol 2026-07-28 (official SDK v2 server)", () => 
       expect(server.requests.every((r) => r.method === "POST")).toBe(true)
     }).pipe(Effect.provide(FetchHttpClient.layer)))
 
+  it.scopedLive("the era comes from the send options, never from the message: a request whose _meta names 2026-07-28, sent without them, goes out as a 2025-era POST", () =>
+    Effect.gen(function*() {
+      const server = yield* resource(startSdkV2Server)
+      const connection = yield* (yield* connections({ url: server.url }))
+      // the message alone says 2026-07-28; the session's codec said nothing
+      yield* Effect.either(connection.send(JsonRpc.request(1, "tools/list", modern())))
+      // the same message with what the codec says about it
+      const listed = JsonRpc.request(2, "tools/list", modern())
+      yield* connection.send(listed, routeOf(listed))
+      const sent = posts(server.requests, "tools/list")
+      expect(sent.map((r) => r.headers["mcp-protocol-version"])).toEqual([undefined, MODERN])
+      expect(sent.map((r) => r.headers["mcp-method"])).toEqual([undefined, "tools/list"])
+    }).pipe(Effect.provide(FetchHttpClient.layer)))
+
   it.scopedLive("x-mcp-header arguments go out as Mcp-Param-* once the client registered the tool list", () =>
     Effect.gen(function*() {
       const server = yield* resource(startSdkV2Server)

@@ -44,11 +44,12 @@ import { measureMinimalClient } from "../browser/bundle.js"
 // state machine, the transport's cancel and `make`/`open`) and the answer logged when its id matches no
 // request, 42.8 / 123.0 KB; an approval request that names the MCP App asking (`origin`), 42.9 / 123.0 KB; issue 29's response
 // caches (the client's cache hook, `ServerUnavailable`, the hint fields; loaded on demand it cost more up front,
-// as a shared chunk), 45.4 / 125.3 KB. The budgets are a little above the last sizes: they stop growth. Issue 27's
-// budget is lower (own code ≤ 33 KB, total ≤ 115 KB, ≤ 100 KB pinned to one era); lower these as the
-// bundle shrinks.
-const ownBudgetKb = 45.5
-const totalBudgetKb = 125.4
+// as a shared chunk), 45.4 / 125.3 KB; with durable task records and continuations (issue 29), 47.3 / 127.2 KB
+// (loading the task records on demand instead cost 2.5 KB more in total: the chunks shared with the entry
+// compress apart). The budgets are a little above the last sizes: they stop growth. Issue 27's budget is
+// lower (own code ≤ 33 KB, total ≤ 115 KB, ≤ 100 KB pinned to one era); lower these as the bundle shrinks.
+const ownBudgetKb = 47.4
+const totalBudgetKb = 127.3
 const onDemandBudgetKb = 6.5
 
 describe("browser bundle size", () => {

@@ -29,11 +29,11 @@
  * @since 0.2.0
  */
 import type * as KeyValueStore from "@effect/platform/KeyValueStore"
+import type * as DurableTasks from "@mcp-effect/core/DurableTasks"
 import type * as McpClient from "@mcp-effect/core/McpClient"
 import type * as McpError from "@mcp-effect/core/McpError"
 import type * as McpSchema from "@mcp-effect/core/McpSchema"
 import type * as McpTransport from "@mcp-effect/core/McpTransport"
-import type * as DurableTasks from "@mcp-effect/core/DurableTasks"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"

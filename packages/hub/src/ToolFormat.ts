@@ -581,8 +581,7 @@ export const openAiResponsesResult: (callId: string, result: McpSchema.CallToolR
  * @since 0.2.0
  * @category results
  */
-export const openAiResponsesOutput: (result: McpSchema.CallToolResult) => OpenAiResponsesOutput =
-  OpenAi.responsesOutput
+export const openAiResponsesOutput: (result: McpSchema.CallToolResult) => OpenAiResponsesOutput = OpenAi.responsesOutput
 
 /**
  * The Anthropic `tool_result` block: text and image blocks (JPEG, PNG, GIF,

@@ -12,9 +12,9 @@ import type { McpTransport } from "../McpTransport.js"
 import * as RequestHeaders from "../RequestHeaders.js"
 import * as ResponseCache from "../ResponseCache.js"
 import * as TaskPolling from "../TaskPolling.js"
-import * as DurableContext from "./client/durableContext.js"
-import type * as DurableTasks from "./client/durableTasks.js"
 import * as CacheHook from "./client/cacheHook.js"
+import * as DurableContext from "./client/durableContext.js"
+import * as DurableRecords from "./client/durableTasks.js"
 import { coalesced, LiveView } from "./client/liveView.js"
 import * as CacheImpl from "./client/responseCache.js"
 import * as SingleFlight from "./client/singleFlight.js"
@@ -525,27 +525,23 @@ class Client implements McpClient.Service {
     )
   }
 
-  // a client with a store cancels through its task records (loaded on first use)
+  // a client with a store cancels through its task records
   get cancelTask(): McpClient.Service["cancelTask"] {
     return (taskId) =>
       this.tasks.durable === undefined ?
         tasks.cancelTask(this.tasks, taskId) :
-        Effect.flatMap(DurableContext.load, (durable) => durable.cancel(this.tasks, taskId))
+        DurableRecords.cancel(this.tasks, taskId)
   }
 
   get resumeTask(): McpClient.Service["resumeTask"] {
-    return (taskId, options) =>
-      Stream.unwrap(Effect.map(DurableContext.load, (durable) => durable.resume(this.tasks, taskId, options)))
+    return (taskId, options) => DurableRecords.resume(this.tasks, taskId, options)
   }
 
   get durableTasks(): McpClient.Service["durableTasks"] {
     const stores = this.tasks.durable
     return stores === undefined ?
       Effect.succeed([]) :
-      Effect.flatMap(
-        DurableContext.load,
-        (durable) => Effect.flatMap(durable.serverName(this.tasks), (server) => durable.list(stores, server))
-      )
+      Effect.flatMap(DurableRecords.serverName(this.tasks), (server) => DurableRecords.list(stores, server))
   }
 
   get getTaskResult(): McpClient.Service["getTaskResult"] {
@@ -578,7 +574,7 @@ const members = (): PropertyDescriptorMap => {
 }
 
 /** What the task and tool-call paths read of the client, as methods of one object. */
-class ClientTasks implements DurableTasks.DurableContext, ToolCalls.ToolCallContext {
+class ClientTasks implements DurableRecords.DurableContext, ToolCalls.ToolCallContext {
   readonly server: string | undefined
   // set once, while the client is built
   durable: DurableContext.Stores | undefined
@@ -624,7 +620,7 @@ class ClientTasks implements DurableTasks.DurableContext, ToolCalls.ToolCallCont
   get cancelOnce(): tasks.TaskContext["cancelOnce"] {
     return this.durable === undefined ?
       undefined :
-      (taskId) => Effect.flatMap(DurableContext.load, (durable) => durable.cancel(this, taskId))
+      (taskId) => DurableRecords.cancel(this, taskId)
   }
 
   session(): ClientSession.Service {

@@ -12,6 +12,7 @@ import * as McpError from "../McpError.js"
 import type * as McpSchema from "../McpSchema.js"
 import * as ToolCallLog from "../ToolCallLog.js"
 import * as DurableContext from "./client/durableContext.js"
+import * as DurableRecords from "./client/durableTasks.js"
 import { currentLogId } from "./policy/continuationHooks.js"
 import { currentOrigin } from "./policy/origin.js"
 import { resultStream } from "./tasks.js"
@@ -175,15 +176,14 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
                     const [name, historyId] = [server, id]
                     const durably = durable === undefined || name === undefined ?
                       Effect.void :
-                      Effect.flatMap(DurableContext.load, (tasks) =>
-                        first ?
-                          tasks.remember(durable, {
-                            server: name,
-                            tool: params.name,
-                            historyId,
-                            task: event.task
-                          }) :
-                          tasks.observe(durable, name, event.task))
+                      first ?
+                      DurableRecords.remember(durable, {
+                        server: name,
+                        tool: params.name,
+                        historyId,
+                        task: event.task
+                      }) :
+                      DurableRecords.observe(durable, name, event.task)
                     return Effect.zipRight(
                       Effect.zipRight(durably, record({ taskId: event.task.taskId, taskStatus: event.task.status })),
                       emit?.(event) ?? Effect.void
@@ -214,11 +214,10 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
           // otherwise the first process to settle it, this one or one that resumed it, completes the history
           if (!DurableContext.isSettled(exit)) return record(DurableContext.outcomeOf(exit))
           const [name, task] = [server, taskId]
-          return Effect.flatMap(DurableContext.load, (tasks) =>
-            Effect.flatMap(tasks.settle(durable, name, task, true), (won) =>
-              won ?
-                Effect.zipRight(record(DurableContext.outcomeOf(exit)), tasks.forget(durable, name, task)) :
-                Effect.void))
+          return Effect.flatMap(DurableRecords.settle(durable, name, task, true), (won) =>
+            won ?
+              Effect.zipRight(record(DurableContext.outcomeOf(exit)), DurableRecords.forget(durable, name, task)) :
+              Effect.void)
         })
       )
     }
@@ -231,13 +230,10 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
           options,
           onProgress === undefined
             ? undefined
-            : (event) =>
-              event._tag === "Progress" ? onProgress(event.progress) : Effect.void
+            : (event) => event._tag === "Progress" ? onProgress(event.progress) : Effect.void
         )
       },
       callToolStream: (params, options) =>
-        resultStream((emit) =>
-          run(params, options, (event) => Effect.sync(() => emit(event)))
-        )
+        resultStream((emit) => run(params, options, (event) => Effect.sync(() => emit(event))))
     }
   })

@@ -1,9 +1,8 @@
 /**
  * What every client holds of the durable task handles: the `SharedStore`
  * of its context (read by its key, so that a client without one carries
- * none of its code) and how a call's end is recorded. The records
- * themselves are written and followed by `durableTasks.ts`, loaded with a
- * dynamic `import()` on first use.
+ * none of the store's code) and how a call's end is recorded. The records
+ * themselves are written and followed by `durableTasks.ts`.
  */
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -14,7 +13,6 @@ import type * as McpError from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
 import type * as SharedStore from "../../SharedStore.js"
 import * as ToolCallLog from "../../ToolCallLog.js"
-import type * as DurableTasks from "./durableTasks.js"
 
 const sharedStoreTag = Context.GenericTag<SharedStore.SharedStore, SharedStore.Service>("@mcp-effect/core/SharedStore")
 
@@ -38,18 +36,6 @@ export const fromContext: Effect.Effect<Stores | undefined> = Effect.map(
   Effect.all([Effect.serviceOption(sharedStoreTag), Effect.serviceOption(ToolCallLog.ToolCallLog)]),
   ([shared, log]) => Option.isNone(shared) ? undefined : { shared: shared.value, log: Option.getOrUndefined(log) }
 )
-
-/** @internal */
-export type Module = typeof DurableTasks
-
-let loading: Promise<Module> | undefined
-
-/**
- * The module that writes and follows the records, loaded once.
- *
- * @internal
- */
-export const load: Effect.Effect<Module> = Effect.promise(() => loading ??= import("./durableTasks.js"))
 
 /**
  * Whether a call that ended so is over on the server too: a result, the

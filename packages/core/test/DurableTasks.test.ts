@@ -425,11 +425,21 @@ describe("durable tasks of the 2026-07-28 tasks extension", () => {
       expect(history).toHaveLength(1)
     }))
 
-  it.scoped("resuming a task id the 2026 server does not know fails with TaskNotFound", () =>
+  it.scoped("resuming a task id the 2026 server does not know fails with TaskNotFound; its record goes", () =>
     Effect.gen(function*() {
       const server = handleServer()
-      const b = yield* build(server.options, yield* memoryStore)
+      const store = yield* memoryStore
+      const a = yield* build(server.options, store)
+      const b = yield* build(server.options, store)
       const error = yield* Effect.flip(Stream.runDrain(b.client.resumeTask("nope")))
       expect(error).toMatchObject({ _tag: "TaskNotFound", server: "reports", taskId: "nope" })
+      // a recorded task the server has forgotten (expired): resuming it fails, and removes the record
+      yield* Effect.fork(a.client.callTool({ name: "research" }))
+      yield* eventually(Effect.map(Effect.orDie(b.client.durableTasks), (list) => list.length === 1))
+      server.tasks.delete("t1")
+      expect(yield* Effect.flip(Stream.runDrain(b.client.resumeTask("t1")))).toMatchObject({ _tag: "TaskNotFound" })
+      expect(yield* b.client.durableTasks).toEqual([])
+      const history = yield* b.log.records.get
+      expect(history.map((r) => r.status)).toEqual(["Failed"])
     }))
 })

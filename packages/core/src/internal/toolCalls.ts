@@ -72,12 +72,6 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
       return { callTool: ctx.call, callToolStream: ctx.stream }
     }
 
-    const serverName = Effect.suspend(() =>
-      ctx.server !== undefined ?
-        Effect.succeed(ctx.server) :
-        Effect.map(ctx.session().initialized, (init) => init.serverInfo.name)
-    )
-
     /** Asks the policy (and the approver); `undefined` means approved. */
     const authorize = (
       server: string,
@@ -143,7 +137,7 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
         )
 
       return Effect.gen(function*() {
-        server = yield* serverName
+        server = yield* DurableRecords.serverName(ctx)
         const denial = yield* authorize(server, params, begin(server, "AwaitingApproval"))
         if (denial !== undefined) {
           yield* begin(server, "Denied")

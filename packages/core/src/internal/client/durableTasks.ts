@@ -5,8 +5,6 @@
  * processes, who completes the call's history record and who sends
  * `tasks/cancel` (each a compare-and-set on the task's record).
  */
-import * as Cause from "effect/Cause"
-import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -218,7 +216,9 @@ export interface DurableContext extends Tasks.TaskContext {
 }
 
 /** The server's name in the app: the client's `server` option, or the name it gives in `initialize`. */
-export const serverName = (ctx: DurableContext): Effect.Effect<string, McpError.McpClientError> =>
+export const serverName = (
+  ctx: Pick<DurableContext, "server" | "session">
+): Effect.Effect<string, McpError.McpClientError> =>
   Effect.suspend(() =>
     ctx.server !== undefined ?
       Effect.succeed(ctx.server) :
@@ -381,11 +381,6 @@ const followHandle = (
       yield* new McpError.DecodeError({ reason: "Schema", method: "tools/call", message: result.left })
   })
 
-const isKnown = (
-  exit: Exit.Exit<McpSchema.CallToolResult, McpError.McpClientError | DurableTasks.TaskNotFound>
-): exit is Exit.Exit<McpSchema.CallToolResult, McpError.McpClientError> =>
-  !Exit.isFailure(exit) || !Cause.failures(exit.cause).pipe(Chunk.some((error) => error._tag === "TaskNotFound"))
-
 /**
  * Follows a task by id again: its statuses, then its result (validated
  * against the tool's `outputSchema` when the record names the tool), the
@@ -427,8 +422,9 @@ export const resume = (
           ),
           Effect.exit
         )
-      // an interrupted resume leaves the task (and its record) to be followed again; so does an unknown id
-      if (durable !== undefined && isKnown(exit) && isSettled(exit) && !Exit.isInterrupted(exit)) {
+      // an interrupted resume leaves the task (and its record) to be followed again; a task the server
+      // does not know (any more) is over: its record goes, its history fails
+      if (durable !== undefined && isSettled(exit) && !Exit.isInterrupted(exit)) {
         if (yield* settle(durable, server, taskId, record !== undefined)) {
           yield* history(outcomeOf(exit))
           yield* forget(durable, server, taskId)

@@ -46,10 +46,12 @@ import { measureMinimalClient } from "../browser/bundle.js"
 // caches (the client's cache hook, `ServerUnavailable`, the hint fields; loaded on demand it cost more up front,
 // as a shared chunk), 45.4 / 125.3 KB; with durable task records and continuations (issue 29), 47.3 / 127.2 KB
 // (loading the task records on demand instead cost 2.5 KB more in total: the chunks shared with the entry
-// compress apart). The budgets are a little above the last sizes: they stop growth. Issue 27's budget is
+// compress apart); durable 2026-07-28 task handles (the task-handle hook, `resumeTask` / `cancelTask` of
+// the tasks extension), 47.9 / 127.7 KB (+0.6 own code; with the 2026 resume and cancel bodies taken out
+// it is still 47.6, and loading them on demand cost 1.2 KB more up front). The budgets are a little above the last sizes: they stop growth. Issue 27's budget is
 // lower (own code ≤ 33 KB, total ≤ 115 KB, ≤ 100 KB pinned to one era); lower these as the bundle shrinks.
-const ownBudgetKb = 47.4
-const totalBudgetKb = 127.3
+const ownBudgetKb = 48.0
+const totalBudgetKb = 127.8
 const onDemandBudgetKb = 6.5
 
 describe("browser bundle size", () => {

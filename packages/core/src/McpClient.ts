@@ -207,6 +207,8 @@ export interface Service {
    * cancelled once, however many processes sharing the store ask: the
    * first marks the record (compare-and-set) and sends the request; the
    * others, and any later cancel, get the task from `tasks/get` instead.
+   * With a durable record in 2026-07-28 (whose `tasks/cancel` answers no
+   * task), the task is read with `tasks/get` after the cancel.
    */
   readonly cancelTask: (taskId: string) => Effect.Effect<McpSchema.Task, McpError.McpClientError>
   /** The tool result of a finished task (waits while the task is still running). */
@@ -216,14 +218,18 @@ export interface Service {
   /**
    * Follows a task-augmented call again by its task id, after a restart or
    * from another process sharing the client's `SharedStore`: the events of
-   * `callToolStream` (`TaskStatus` from `tasks/get`, then the `Result` of
-   * `tasks/result`, checked against the tool's `outputSchema` when the
-   * durable record names the tool). The call's `ToolCallLog` record is
+   * `callToolStream` (`TaskStatus` from `tasks/get`, then the `Result`,
+   * checked against the tool's `outputSchema` when the durable record names
+   * the tool). 2025-11-25 tasks: the result of `tasks/result`. The
+   * 2026-07-28 tasks extension: the task's `result`, or its `error` as a
+   * `ProtocolError`; an `input_required` task is answered with this client's
+   * handlers through `tasks/update` (a question it has no handler for fails
+   * with `ProtocolError` -32601). The call's `ToolCallLog` record is
    * updated, not duplicated, and completed by whichever process gets the
    * result first. Progress notifications reach only the session that made
    * the call. Interrupting stops following; it does not cancel the task
    * (`cancelTask` does). A task the server does not know fails with
-   * `TaskNotFound`. 2025-11-25 tasks (`tasks/get` and `tasks/result`).
+   * `TaskNotFound` (its record, if any, is removed).
    *
    * @since 0.4.0
    */

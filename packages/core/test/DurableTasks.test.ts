@@ -6,11 +6,14 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as DurableTasks from "../src/DurableTasks.js"
+import * as Elicitation from "../src/Elicitation.js"
 import * as McpClient from "../src/McpClient.js"
 import * as McpError from "../src/McpError.js"
 import type * as McpSchema from "../src/McpSchema.js"
@@ -222,5 +225,221 @@ describe("durable tasks", () => {
       const error = yield* Effect.flip(Stream.runDrain(b.client.resumeTask("nope")))
       expect(error).toBeInstanceOf(DurableTasks.TaskNotFound)
       expect(error).toMatchObject({ _tag: "TaskNotFound", server: "reports", taskId: "nope" })
+    }))
+})
+
+/** A 2026-07-28 server of the tasks extension: tools/call answers a task handle; tasks/get carries the result. */
+const handleServer = () => {
+  const tasks = new Map<string, { status: string; inputRequests?: Record<string, unknown> }>()
+  const received: Array<string> = []
+  const updates: Array<unknown> = []
+  const task = (taskId: string) => {
+    const state = tasks.get(taskId)!
+    return {
+      taskId,
+      ...state,
+      ttlMs: null,
+      pollIntervalMs: 500,
+      ...(state.status === "completed" ?
+        {
+          result: {
+            resultType: "complete",
+            content: [{ type: "text", text: "12 pages" }],
+            structuredContent: { pages: 12 }
+          }
+        } :
+        state.status === "failed" ?
+        { error: { code: -32603, message: "disk full" } } :
+        {})
+    }
+  }
+  const known = (params: Record<string, unknown>, method: string) => {
+    const taskId = String(params.taskId)
+    received.push(`${method} ${taskId}`)
+    return tasks.has(taskId) ?
+      Effect.succeed(taskId) :
+      Effect.fail(
+        new McpError.ProtocolError({ code: McpError.ErrorCode.InvalidParams, message: `unknown task ${taskId}` })
+      )
+  }
+  const options: TestServer.Options = {
+    era: "modern",
+    serverInfo: { name: "reports", version: "1.0.0" },
+    capabilities: { tools: {} },
+    handlers: {
+      "tools/list": () =>
+        Effect.succeed({
+          tools: [{
+            name: "research",
+            inputSchema: { type: "object" },
+            outputSchema: { type: "object", properties: { pages: { type: "number" } }, required: ["pages"] }
+          }]
+        }),
+      "tools/call": () =>
+        Effect.sync(() => {
+          const taskId = `t${tasks.size + 1}`
+          tasks.set(taskId, { status: "working" })
+          return { resultType: "task", ...task(taskId) }
+        }),
+      "tasks/get": ({ params }) =>
+        Effect.map(known(params, "tasks/get"), (id) => ({ resultType: "complete", ...task(id) })),
+      "tasks/update": ({ params }) =>
+        Effect.map(known(params, "tasks/update"), (id) => {
+          updates.push(params.inputResponses)
+          tasks.set(id, { status: "working" })
+          return { resultType: "complete" }
+        }),
+      "tasks/cancel": ({ params }) =>
+        Effect.map(known(params, "tasks/cancel"), (id) => {
+          tasks.set(id, { status: "cancelled" })
+          return { resultType: "complete" }
+        })
+    }
+  }
+  return { tasks, received, updates, options }
+}
+
+describe("durable tasks of the 2026-07-28 tasks extension", () => {
+  const memoryStore = Effect.map(
+    Effect.provide(KeyValueStore.KeyValueStore, KeyValueStore.layerMemory),
+    SharedStore.fromKeyValueStore
+  )
+
+  it.scoped("a task handle leaves a record; another process resumes it by id: statuses, result, one history record", () =>
+    Effect.gen(function*() {
+      const server = handleServer()
+      const store = yield* memoryStore
+      const a = yield* build(server.options, store)
+      const b = yield* build(server.options, store)
+      const call = yield* Effect.fork(
+        a.client.callToolStream({ name: "research", arguments: { callback: "https://u:p@x.test/" } })
+          .pipe(Stream.runCollect)
+      )
+      const [record] = yield* eventually(
+        Effect.map(Effect.orDie(b.client.durableTasks), (list) => list.length === 1 && list)
+      )
+      expect(record).toMatchObject({
+        server: "reports",
+        taskId: "t1",
+        tool: "research",
+        status: "working",
+        cancelRequested: false,
+        done: false
+      })
+      expect(record!.historyId).toBeDefined()
+      expect(JSON.stringify(yield* Effect.orDie(store.collection(DurableTasks.collection).list))).not.toContain("u:p")
+
+      const resumed = yield* Effect.fork(b.client.resumeTask("t1").pipe(Stream.runCollect))
+      yield* eventually(Effect.sync(() => server.received.includes("tasks/get t1")))
+      server.tasks.set("t1", { status: "input_required", inputRequests: {} })
+      yield* TestClock.adjust("500 millis")
+      // the status change is recorded for every process
+      yield* eventually(
+        Effect.map(Effect.orDie(b.client.durableTasks), (list) => list[0]?.status === "input_required")
+      )
+      server.tasks.set("t1", { status: "completed" })
+      yield* TestClock.adjust("500 millis")
+      const [viaA, viaB] = [yield* Fiber.join(call), yield* Fiber.join(resumed)]
+      expect(statuses(viaB).slice(-2)).toEqual(["completed", "Result"])
+      expect(statuses(viaA)).toEqual(["working", "input_required", "completed", "Result"])
+      expect(Chunk.last(viaA)).toEqual(Chunk.last(viaB))
+
+      const history = yield* eventually(
+        Effect.map(b.log.records.get, (list) => list[0]?.status === "Completed" && list)
+      )
+      expect(history).toHaveLength(1)
+      expect(history[0]).toMatchObject({ tool: "research", taskId: "t1", taskStatus: "completed" })
+      expect(history[0]!.result?.structuredContent).toEqual({ pages: 12 })
+      expect(yield* b.client.durableTasks).toEqual([])
+    }))
+
+  it.scoped("a resumed task that fails is its JSON-RPC error; the history record fails once", () =>
+    Effect.gen(function*() {
+      const server = handleServer()
+      const store = yield* memoryStore
+      const a = yield* build(server.options, store)
+      const b = yield* build(server.options, store)
+      const call = yield* Effect.fork(Effect.flip(a.client.callTool({ name: "research" })))
+      yield* eventually(Effect.map(Effect.orDie(b.client.durableTasks), (list) => list.length === 1))
+      const resumed = yield* Effect.fork(Effect.flip(Stream.runDrain(b.client.resumeTask("t1"))))
+      yield* eventually(Effect.sync(() => server.received.includes("tasks/get t1")))
+      server.tasks.set("t1", { status: "failed" })
+      yield* TestClock.adjust("500 millis")
+      expect(yield* Fiber.join(resumed)).toMatchObject({ _tag: "ProtocolError", code: -32603, message: "disk full" })
+      expect(yield* Fiber.join(call)).toMatchObject({ _tag: "ProtocolError", message: "disk full" })
+      const history = yield* eventually(Effect.map(b.log.records.get, (list) => list[0]?.status === "Failed" && list))
+      expect(history).toHaveLength(1)
+      expect(yield* b.client.durableTasks).toEqual([])
+    }))
+
+  it.scoped("a resumed input_required task is answered with the resuming client's handlers through tasks/update", () =>
+    Effect.gen(function*() {
+      const server = handleServer()
+      const store = yield* memoryStore
+      // process A (no elicitation handler) makes the call, then stops: its task runs on
+      const scopeA = yield* Scope.make()
+      const a = yield* Scope.extend(build(server.options, store), scopeA)
+      const b = yield* Effect.provide(build(server.options, store), Elicitation.layerAcceptDefaults)
+      yield* Effect.fork(a.client.callTool({ name: "research" }))
+      yield* eventually(Effect.map(Effect.orDie(b.client.durableTasks), (list) => list.length === 1))
+      yield* Scope.close(scopeA, Exit.void)
+      server.tasks.set("t1", {
+        status: "input_required",
+        inputRequests: {
+          q1: {
+            method: "elicitation/create",
+            params: {
+              message: "go on?",
+              requestedSchema: { type: "object", properties: { ok: { type: "boolean", default: true } } }
+            }
+          }
+        }
+      })
+      const resumed = yield* Effect.fork(b.client.resumeTask("t1").pipe(Stream.runCollect))
+      yield* eventually(Effect.sync(() => server.updates.length === 1))
+      expect(server.updates).toEqual([{ q1: { action: "accept", content: { ok: true } } }])
+      server.tasks.set("t1", { status: "completed" })
+      yield* TestClock.adjust("500 millis")
+      expect(Chunk.last(yield* Fiber.join(resumed))).toMatchObject({ _tag: "Some", value: { _tag: "Result" } })
+      expect(server.received.filter((m) => m.startsWith("tasks/cancel"))).toEqual([])
+      expect(yield* b.client.durableTasks).toEqual([])
+    }))
+
+  it.scoped("two processes cancel at once: one tasks/cancel; an interrupted call sends none after that", () =>
+    Effect.gen(function*() {
+      const server = handleServer()
+      const store = yield* memoryStore
+      const a = yield* build(server.options, store)
+      const b = yield* build(server.options, store)
+      const call = yield* Effect.fork(a.client.callTool({ name: "research" }))
+      yield* eventually(Effect.map(Effect.orDie(b.client.durableTasks), (list) => list.length === 1))
+      const [fromA, fromB] = yield* Effect.all([a.client.cancelTask("t1"), b.client.cancelTask("t1")], {
+        concurrency: 2
+      })
+      expect([fromA.status, fromB.status]).toEqual(["cancelled", "cancelled"])
+      yield* Fiber.interrupt(call)
+      expect(server.received.filter((m) => m.startsWith("tasks/cancel"))).toEqual(["tasks/cancel t1"])
+      const history = yield* eventually(
+        Effect.map(b.log.records.get, (list) => list[0]?.status === "Cancelled" && list)
+      )
+      expect(history).toHaveLength(1)
+    }))
+
+  it.scoped("resuming a task id the 2026 server does not know fails with TaskNotFound; its record goes", () =>
+    Effect.gen(function*() {
+      const server = handleServer()
+      const store = yield* memoryStore
+      const a = yield* build(server.options, store)
+      const b = yield* build(server.options, store)
+      const error = yield* Effect.flip(Stream.runDrain(b.client.resumeTask("nope")))
+      expect(error).toMatchObject({ _tag: "TaskNotFound", server: "reports", taskId: "nope" })
+      // a recorded task the server has forgotten (expired): resuming it fails, and removes the record
+      yield* Effect.fork(a.client.callTool({ name: "research" }))
+      yield* eventually(Effect.map(Effect.orDie(b.client.durableTasks), (list) => list.length === 1))
+      server.tasks.delete("t1")
+      expect(yield* Effect.flip(Stream.runDrain(b.client.resumeTask("t1")))).toMatchObject({ _tag: "TaskNotFound" })
+      expect(yield* b.client.durableTasks).toEqual([])
+      const history = yield* b.log.records.get
+      expect(history.map((r) => r.status)).toEqual(["Failed"])
     }))
 })

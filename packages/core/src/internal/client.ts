@@ -649,14 +649,7 @@ const build = <R>(
     const continuations = yield* Effect.serviceOption(Continuations.tag)
     if (Option.isSome(continuations)) {
       // the app's name for the server, else the name it gives (as the call log and approvals have it)
-      client.tracker = Continuations.trackerOf(
-        continuations.value,
-        Effect.suspend(() =>
-          options.server !== undefined ?
-            Effect.succeed(options.server) :
-            Effect.map(client.session.initialized, (init) => init.serverInfo.name)
-        )
-      )
+      client.tracker = Continuations.trackerOf(continuations.value, DurableRecords.serverName(client.tasks))
     }
     Object.defineProperties(client, members())
     const cache = yield* Effect.serviceOption(ResponseCache.ResponseCache)

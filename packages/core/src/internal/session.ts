@@ -16,6 +16,7 @@ import * as RequestHeaders from "../RequestHeaders.js"
 import * as TaskPolling from "../TaskPolling.js"
 import * as LazySubscriptionRef from "./engine/lazySubscriptionRef.js"
 import * as Spans from "./engine/spans.js"
+import type { FollowContext } from "./era/codec.js"
 import * as Codecs from "./era/codecs.js"
 import * as EraHandshake from "./era/handshake.js"
 import * as Negotiation from "./era/negotiation.js"
@@ -42,6 +43,16 @@ export const setLogLevel = (session: ClientSession.Service, level: McpSchema.Log
   session.setLogLevel(level)
   return true
 }
+
+/**
+ * How the session follows a result's rounds (its requests without rounds,
+ * its input handlers, its task polling); `undefined` for a session not made
+ * here. A resumed 2026 task is followed with it.
+ *
+ * @internal
+ */
+export const followContext = (session: ClientSession.Service): FollowContext | undefined =>
+  session instanceof Session ? session.followContext : undefined
 
 /**
  * The session's service as one object whose members read its fields: the
@@ -104,6 +115,15 @@ class Session implements ClientSession.Service {
     })
   }
 
+  get followContext(): FollowContext {
+    return {
+      // a request as the rounds send it: no rounds, no task handles of its own
+      request: (method, params, requestOptions) => this.call(method, params, requestOptions, undefined),
+      handlers: this.inputHandlers,
+      polling: this.polling
+    }
+  }
+
   readonly request: ClientSession.Service["request"] = (method, params, requestOptions) =>
     this.resumer.track(
       method,
@@ -116,12 +136,7 @@ class Session implements ClientSession.Service {
           const codec = current === undefined ? undefined : Codecs.of(current.protocolVersion)
           return codec === undefined || codec.classify(method, first) === "complete" ?
             Effect.succeed(first) :
-            codec.follow(method, params, first, requestOptions, {
-              // a request as the rounds send it: no rounds, no task handles of its own
-              request: (method, params, requestOptions) => this.call(method, params, requestOptions, undefined),
-              handlers: this.inputHandlers,
-              polling: this.polling
-            })
+            codec.follow(method, params, first, requestOptions, this.followContext)
         }) :
         this.call(method, params, requestOptions, undefined)
     )

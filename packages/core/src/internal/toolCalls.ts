@@ -13,6 +13,7 @@ import type * as McpSchema from "../McpSchema.js"
 import * as ToolCallLog from "../ToolCallLog.js"
 import * as DurableContext from "./client/durableContext.js"
 import * as DurableRecords from "./client/durableTasks.js"
+import * as TaskHandleHook from "./era/taskHandleHook.js"
 import { currentLogId } from "./policy/continuationHooks.js"
 import { currentOrigin } from "./policy/origin.js"
 import { resultStream } from "./tasks.js"
@@ -70,12 +71,6 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
     if (Option.isNone(policy) && Option.isNone(log) && durable === undefined) {
       return { callTool: ctx.call, callToolStream: ctx.stream }
     }
-
-    const serverName = Effect.suspend(() =>
-      ctx.server !== undefined ?
-        Effect.succeed(ctx.server) :
-        Effect.map(ctx.session().initialized, (init) => init.serverInfo.name)
-    )
 
     /** Asks the policy (and the approver); `undefined` means approved. */
     const authorize = (
@@ -142,7 +137,7 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
         )
 
       return Effect.gen(function*() {
-        server = yield* serverName
+        server = yield* DurableRecords.serverName(ctx)
         const denial = yield* authorize(server, params, begin(server, "AwaitingApproval"))
         if (denial !== undefined) {
           yield* begin(server, "Denied")
@@ -150,9 +145,34 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
         }
         yield* begin(server, "Running")
 
+        // each status of the call's task: its durable record, its history, its event
+        const status = (task: McpSchema.Task) => {
+          const first = taskId === undefined
+          taskId = task.taskId
+          const [name, historyId] = [server, id]
+          const durably = durable === undefined || name === undefined ?
+            Effect.void :
+            first ?
+            DurableRecords.remember(durable, { server: name, tool: params.name, historyId, task }) :
+            DurableRecords.observe(durable, name, task)
+          return Effect.zipRight(
+            Effect.zipRight(durably, record({ taskId: task.taskId, taskStatus: task.status })),
+            emit?.({ _tag: "TaskStatus", task }) ?? Effect.void
+          )
+        }
+        // a 2026 task handle, followed inside the session, reports through the hook; its interrupt cancels once
+        const hook: TaskHandleHook.Hook = {
+          status,
+          cancel: (task, send) => {
+            const name = server
+            return durable === undefined || name === undefined ?
+              send :
+              Effect.flatMap(DurableRecords.claimCancel(durable, name, task), (mine) => mine ? send : Effect.void)
+          }
+        }
         const execute = Option.isNone(log) && emit === undefined && durable === undefined ?
           ctx.call(params, options) :
-          Effect.suspend(() => {
+          Effect.locally(TaskHandleHook.current, hook)(Effect.suspend(() => {
             let result: McpSchema.CallToolResult | undefined
             return ctx.stream(params, options).pipe(
               Stream.runForEach((event) => {
@@ -170,25 +190,8 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
                       emit?.(event) ?? Effect.void
                     )
                   }
-                  case "TaskStatus": {
-                    const first = taskId === undefined
-                    taskId = event.task.taskId
-                    const [name, historyId] = [server, id]
-                    const durably = durable === undefined || name === undefined ?
-                      Effect.void :
-                      first ?
-                      DurableRecords.remember(durable, {
-                        server: name,
-                        tool: params.name,
-                        historyId,
-                        task: event.task
-                      }) :
-                      DurableRecords.observe(durable, name, event.task)
-                    return Effect.zipRight(
-                      Effect.zipRight(durably, record({ taskId: event.task.taskId, taskStatus: event.task.status })),
-                      emit?.(event) ?? Effect.void
-                    )
-                  }
+                  case "TaskStatus":
+                    return status(event.task)
                   case "Result":
                     return Effect.sync(() => {
                       result = event.result
@@ -201,7 +204,7 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
                   Effect.succeed(result)
               )
             )
-          })
+          }))
 
         // a continuation of this call (another process may complete it) updates this record
         return yield* id === undefined ? execute : Effect.locally(execute, currentLogId, id)

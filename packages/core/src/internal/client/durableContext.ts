@@ -9,6 +9,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import type * as DurableTasks from "../../DurableTasks.js"
 import type * as McpError from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
 import type * as SharedStore from "../../SharedStore.js"
@@ -62,13 +63,15 @@ export const isSettled = <E extends { readonly _tag: string }>(exit: Exit.Exit<u
  *
  * @internal
  */
-export const outcomeOf = (exit: Exit.Exit<McpSchema.CallToolResult, McpError.McpClientError>): ToolCallLog.Update =>
+export const outcomeOf = (
+  exit: Exit.Exit<McpSchema.CallToolResult, McpError.McpClientError | DurableTasks.TaskNotFound>
+): ToolCallLog.Update =>
   Exit.match(exit, {
     onSuccess: (result) => ({ status: result.isError === true ? "Failed" : "Completed", result }),
     onFailure: (cause) =>
       Option.match(Cause.failureOption(cause), {
         onSome: (error) => ({
-          status: ToolCallLog.statusOfError(error),
+          status: error._tag === "TaskNotFound" ? "Failed" : ToolCallLog.statusOfError(error),
           error: { _tag: error._tag, message: error.message }
         }),
         onNone: () =>

@@ -16,9 +16,14 @@ import type * as ClientSession from "../../ClientSession.js"
 import * as DurableTasks from "../../DurableTasks.js"
 import type * as McpClient from "../../McpClient.js"
 import * as McpError from "../../McpError.js"
-import type * as McpSchema from "../../McpSchema.js"
+import * as McpSchema from "../../McpSchema.js"
 import type * as SharedStore from "../../SharedStore.js"
 import type * as ToolCallLog from "../../ToolCallLog.js"
+import { checker } from "../engine/decode.js"
+import * as Codecs from "../era/codecs.js"
+import * as TaskHandleHook from "../era/taskHandleHook.js"
+import * as TaskHandles from "../era/taskHandles.js"
+import * as Session from "../session.js"
 import * as Tasks from "../tasks.js"
 import { isSettled, outcomeOf, type Stores } from "./durableContext.js"
 
@@ -211,7 +216,9 @@ export interface DurableContext extends Tasks.TaskContext {
 }
 
 /** The server's name in the app: the client's `server` option, or the name it gives in `initialize`. */
-export const serverName = (ctx: DurableContext): Effect.Effect<string, McpError.McpClientError> =>
+export const serverName = (
+  ctx: Pick<DurableContext, "server" | "session">
+): Effect.Effect<string, McpError.McpClientError> =>
   Effect.suspend(() =>
     ctx.server !== undefined ?
       Effect.succeed(ctx.server) :
@@ -222,9 +229,57 @@ const isUnknownTask = (error: McpError.McpClientError) =>
   error._tag === "ProtocolError" && error.code === McpError.ErrorCode.InvalidParams
 
 /**
+ * Whether this process sends `tasks/cancel` for a task: the one that marks
+ * its record `cancelRequested` first (compare-and-set), or any process when
+ * the task has no record.
+ *
+ * @internal
+ */
+export const claimCancel = (durable: Durable, server: string, taskId: string): Effect.Effect<boolean> => {
+  const key = keyOf(server, taskId)
+  const attempt = (left: number): Effect.Effect<boolean> =>
+    Effect.flatMap(
+      read(durable, key),
+      Option.match({
+        onNone: () => Effect.succeed(true),
+        onSome: ({ record, text }) =>
+          record.cancelRequested || record.done || left === 0 ?
+            Effect.succeed(false) :
+            recordsOf(durable).compareAndSet(key, Option.some(text), encodeStored({ ...record, cancelRequested: true }))
+              .pipe(
+                Effect.catchAll((error) => Effect.as(warn(`write task record ${key}`)(error), true)),
+                Effect.flatMap((written) => written ? Effect.succeed(true) : attempt(left - 1))
+              )
+      })
+    )
+  return attempt(maxAttempts)
+}
+
+/** Whether the server speaks the 2026-07-28 tasks extension (task handles, no `tasks/result`). */
+const isExtension = (ctx: DurableContext): Effect.Effect<boolean, McpError.McpClientError> =>
+  Effect.map(ctx.session().initialized, (init) => Codecs.of(init.protocolVersion).tasks === "server")
+
+/** A task of the extension, from `tasks/get`, as `McpSchema.Task`. */
+const extensionTask = (
+  ctx: DurableContext,
+  taskId: string
+): Effect.Effect<[TaskHandles.ExtensionTask, McpSchema.Task], McpError.McpClientError> =>
+  ctx.session().request("tasks/get", { taskId }).pipe(
+    Effect.flatMap((raw) => TaskHandles.decoded("tasks/get", raw)),
+    Effect.flatMap((task) =>
+      Effect.map(Clock.currentTimeMillis, (now): [TaskHandles.ExtensionTask, McpSchema.Task] => [
+        task,
+        TaskHandles.toTask(task, now)
+      ])
+    )
+  )
+
+/**
  * `tasks/cancel`, sent once for a task with a record however many processes
- * ask (compare-and-set on `cancelRequested`): a later cancel reads the task
- * with `tasks/get` instead. A task without a record is cancelled directly.
+ * ask (`claimCancel`): a later cancel reads the task with `tasks/get`
+ * instead. A task without a record is cancelled directly. With a server of
+ * the 2026-07-28 tasks extension (whose `tasks/cancel` answers no task),
+ * the task is read with `tasks/get` after the cancel.
  *
  * @internal
  */
@@ -234,31 +289,97 @@ export const cancel = (
   options?: ClientSession.RequestOptions
 ): Effect.Effect<McpSchema.Task, McpError.McpClientError> => {
   const durable = ctx.durable
-  if (durable === undefined) return Tasks.cancelTask(ctx, taskId, options)
-  return Effect.flatMap(serverName(ctx), (server) => {
-    const key = keyOf(server, taskId)
-    const attempt = (left: number): Effect.Effect<McpSchema.Task, McpError.McpClientError> =>
-      Effect.flatMap(
-        read(durable, key),
-        Option.match({
-          onNone: () => Tasks.cancelTask(ctx, taskId, options),
-          onSome: ({ record, text }) =>
-            record.cancelRequested || record.done || left === 0 ?
-              Tasks.getTask(ctx, taskId) :
-              recordsOf(durable).compareAndSet(
-                key,
-                Option.some(text),
-                encodeStored({ ...record, cancelRequested: true })
-              )
-                .pipe(
-                  Effect.catchAll((error) => Effect.as(warn(`write task record ${key}`)(error), true)),
-                  Effect.flatMap((written) => written ? Tasks.cancelTask(ctx, taskId, options) : attempt(left - 1))
-                )
-        })
-      )
-    return attempt(maxAttempts)
-  })
+  const mine = durable === undefined ?
+    Effect.succeed(true) :
+    Effect.flatMap(serverName(ctx), (server) => claimCancel(durable, server, taskId))
+  return Effect.flatMap(Effect.zip(isExtension(ctx), mine), ([extension, mine]) =>
+    extension ?
+      Effect.zipRight(
+        mine ? ctx.session().request("tasks/cancel", { taskId }, options) : Effect.void,
+        Effect.map(extensionTask(ctx, taskId), ([, task]) => task)
+      ) :
+      mine ?
+      Tasks.cancelTask(ctx, taskId, options) :
+      Tasks.getTask(ctx, taskId))
 }
+
+const notFound = (server: string, taskId: string) => (error: McpError.McpClientError) =>
+  Effect.fail(
+    new DurableTasks.TaskNotFound({
+      server,
+      taskId,
+      message: `the server does not know task ${taskId}: ${error.message}`
+    })
+  )
+
+/**
+ * A 2025-11-25 task followed again: `tasks/get` until it settles, then
+ * `tasks/result`. Each status goes to `status`, in order.
+ */
+const followTask = (
+  ctx: DurableContext,
+  server: string,
+  taskId: string,
+  options: Pick<McpClient.CallToolOptions, "maxTotalTimeout"> | undefined,
+  status: (task: McpSchema.Task) => Effect.Effect<void>
+): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError | DurableTasks.TaskNotFound> =>
+  Effect.gen(function*() {
+    const first = yield* Tasks.getTask(ctx, taskId).pipe(Effect.catchIf(isUnknownTask, notFound(server, taskId)))
+    yield* status(first)
+    // the statuses come from the polling fiber, synchronously: handled in order on a fiber of their own
+    const queue = yield* Queue.unbounded<McpSchema.Task | null>()
+    const consumer = yield* Effect.fork(
+      Stream.fromQueue(queue).pipe(
+        Stream.takeWhile((task): task is McpSchema.Task => task !== null),
+        Stream.runForEach(status)
+      )
+    )
+    const exit = yield* Effect.exit(
+      Tasks.followTask(ctx, first, options, { status: (task) => queue.unsafeOffer(task) }, false)
+    )
+    queue.unsafeOffer(null)
+    yield* Effect.ignore(consumer.await)
+    return yield* exit
+  })
+
+const decodeCallToolResult = checker(McpSchema.CallToolResult)
+
+/**
+ * A task of the 2026-07-28 tasks extension followed again, as a call's task
+ * handle is (`taskHandles.ts`): `tasks/get` at the task's interval, the
+ * questions of an `input_required` task answered with this client's
+ * handlers through `tasks/update` (a `ProtocolError` "method not found"
+ * when it has none for one), then the task's `result` or its `error`.
+ */
+const followHandle = (
+  ctx: DurableContext,
+  server: string,
+  taskId: string,
+  status: (task: McpSchema.Task) => Effect.Effect<void>
+): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError | DurableTasks.TaskNotFound> =>
+  Effect.gen(function*() {
+    const session = ctx.session()
+    const [first] = yield* extensionTask(ctx, taskId).pipe(Effect.catchIf(isUnknownTask, notFound(server, taskId)))
+    const follow = Session.followContext(session) ??
+      { request: session.request, handlers: new Map(), polling: ctx.polling }
+    // resuming is not the call: an interrupt stops following, and sends no tasks/cancel
+    const hook: TaskHandleHook.Hook = { status, cancel: () => Effect.void }
+    const raw = yield* Effect.locally(
+      TaskHandles.follow(
+        "tools/call",
+        { ...first, resultType: "task" },
+        follow.request,
+        follow.handlers,
+        follow.polling
+      ),
+      TaskHandleHook.current,
+      hook
+    )
+    const result = decodeCallToolResult(raw)
+    return result._tag === "Right" ?
+      result.right :
+      yield* new McpError.DecodeError({ reason: "Schema", method: "tools/call", message: result.left })
+  })
 
 /**
  * Follows a task by id again: its statuses, then its result (validated
@@ -284,49 +405,25 @@ export const resume = (
       const history = (update: ToolCallLog.Update) =>
         log !== undefined && historyId !== undefined ? log.update(historyId, update) : Effect.void
       const status = (task: McpSchema.Task) =>
-        Effect.zipRight(
-          durable === undefined ? Effect.void : observe(durable, server, task),
-          history({ taskId, taskStatus: task.status })
+        Effect.sync(() => emit({ _tag: "TaskStatus", task })).pipe(
+          Effect.zipRight(durable === undefined ? Effect.void : observe(durable, server, task)),
+          Effect.zipRight(history({ taskId, taskStatus: task.status }))
         )
 
-      const first = yield* Tasks.getTask(ctx, taskId).pipe(
-        Effect.catchIf(isUnknownTask, (error) =>
-          Effect.fail(
-            new DurableTasks.TaskNotFound({
-              server,
-              taskId,
-              message: `the server does not know task ${taskId}: ${error.message}`
-            })
-          ))
-      )
-      emit({ _tag: "TaskStatus", task: first })
-      yield* status(first)
-
-      // the statuses come from the polling fiber, synchronously: stored in order on a fiber of their own
-      const queue = yield* Queue.unbounded<McpSchema.Task | null>()
-      const consumer = yield* Effect.fork(
-        Stream.fromQueue(queue).pipe(
-          Stream.takeWhile((task): task is McpSchema.Task => task !== null),
-          Stream.runForEach(status)
+      const extension = yield* isExtension(ctx)
+      const exit = yield* (extension ?
+        followHandle(ctx, server, taskId, status) :
+        followTask(ctx, server, taskId, options, status)).pipe(
+          Effect.flatMap((result) =>
+            record === undefined ?
+              Effect.succeed(result) :
+              // the tool as listed: a client that has not listed the tools yet lists them first
+              Effect.flatMap(ctx.findTool(record.tool), () => ctx.validate(record.tool, result))
+          ),
+          Effect.exit
         )
-      )
-      const exit = yield* Tasks.followTask(ctx, first, options, {
-        status: (task) => {
-          queue.unsafeOffer(task)
-          emit({ _tag: "TaskStatus", task })
-        }
-      }, false).pipe(
-        Effect.flatMap((result) =>
-          record === undefined ?
-            Effect.succeed(result) :
-            // the tool as listed: a client that has not listed the tools yet lists them first
-            Effect.flatMap(ctx.findTool(record.tool), () => ctx.validate(record.tool, result))
-        ),
-        Effect.exit
-      )
-      queue.unsafeOffer(null)
-      yield* Effect.ignore(consumer.await)
-      // an interrupted resume leaves the task (and its record) to be followed again
+      // an interrupted resume leaves the task (and its record) to be followed again; a task the server
+      // does not know (any more) is over: its record goes, its history fails
       if (durable !== undefined && isSettled(exit) && !Exit.isInterrupted(exit)) {
         if (yield* settle(durable, server, taskId, record !== undefined)) {
           yield* history(outcomeOf(exit))

@@ -9,9 +9,13 @@
  * multi-round-trip requests), and returns the task's `result`, or fails with
  * its `error` (`ProtocolError`) or `RequestCancelled`. Interrupting the
  * caller sends `tasks/cancel`. The caller sees a plain result either way.
+ * A client that set a hook (`taskHandleHook.ts`) is told each state of the
+ * task, and decides how the interrupt's `tasks/cancel` is sent.
  */
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Schema from "effect/Schema"
 import type * as ClientSession from "../../ClientSession.js"
 import * as McpError from "../../McpError.js"
@@ -19,12 +23,16 @@ import * as McpSchema from "../../McpSchema.js"
 import type * as TaskPolling from "../../TaskPolling.js"
 import { checker } from "../engine/decode.js"
 import { answer } from "./inputRounds.js"
+import * as TaskHandleHook from "./taskHandleHook.js"
 
 /** A task as `tasks/get` (and the handle) describe it in the extension. */
 const ExtensionTask = Schema.Struct({
   taskId: Schema.String,
   status: Schema.String,
   statusMessage: Schema.optional(Schema.String),
+  createdAt: Schema.optional(Schema.String),
+  lastUpdatedAt: Schema.optional(Schema.String),
+  ttlMs: Schema.optional(Schema.NullOr(Schema.Number)),
   pollIntervalMs: Schema.optional(Schema.Number),
   inputRequests: Schema.optional(Schema.Record({ key: Schema.String, value: McpSchema.InputRequest })),
   result: Schema.optional(McpSchema.JsonObject),
@@ -34,7 +42,8 @@ const ExtensionTask = Schema.Struct({
     data: Schema.optional(Schema.Unknown)
   }))
 })
-type ExtensionTask = typeof ExtensionTask.Type
+/** @internal */
+export type ExtensionTask = typeof ExtensionTask.Type
 
 const decodeTask = checker(ExtensionTask)
 
@@ -44,7 +53,34 @@ const cancelMillis = 5_000
 const isTaskHandle = (raw: unknown): boolean =>
   typeof raw === "object" && raw !== null && (raw as { resultType?: unknown }).resultType === "task"
 
-const decoded = (method: string, raw: unknown): Effect.Effect<ExtensionTask, McpError.DecodeError> => {
+const statuses: ReadonlyArray<string> = ["working", "input_required", "completed", "failed", "cancelled"]
+
+/**
+ * A task of the extension as `McpSchema.Task` (the shape of `TaskStatus`
+ * events and task records): a status the 2025 schema does not name is
+ * `working`, a missing time is `now`.
+ *
+ * @internal
+ */
+export const toTask = (task: ExtensionTask, now: number): McpSchema.Task => {
+  const at = new Date(now).toISOString()
+  return {
+    taskId: task.taskId,
+    status: statuses.includes(task.status) ? task.status as McpSchema.TaskStatus : "working",
+    ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}),
+    createdAt: task.createdAt ?? at,
+    lastUpdatedAt: task.lastUpdatedAt ?? at,
+    ttl: task.ttlMs ?? null,
+    ...(task.pollIntervalMs !== undefined ? { pollInterval: task.pollIntervalMs } : {})
+  }
+}
+
+/**
+ * A task handle or `tasks/get` answer, decoded.
+ *
+ * @internal
+ */
+export const decoded = (method: string, raw: unknown): Effect.Effect<ExtensionTask, McpError.DecodeError> => {
   const task = decodeTask(raw)
   return task._tag === "Right" ?
     Effect.succeed(task.right) :
@@ -70,9 +106,14 @@ export const follow = (
   polling: TaskPolling.Service
 ): Effect.Effect<unknown, McpError.McpClientError> => {
   if (!isTaskHandle(raw)) return Effect.succeed(raw)
-  return Effect.flatMap(decoded(method, raw), (handle) => {
+  return Effect.flatMap(Effect.zip(FiberRef.get(TaskHandleHook.current), decoded(method, raw)), ([hook, handle]) => {
     const taskId = handle.taskId
     const answered = new Set<string>()
+    // each state to the client's hook (task records, history, `TaskStatus` events), if it set one
+    const seen = (task: ExtensionTask): Effect.Effect<ExtensionTask> =>
+      hook === undefined ?
+        Effect.succeed(task) :
+        Effect.as(Effect.flatMap(Clock.currentTimeMillis, (now) => hook.status(toTask(task, now))), task)
 
     const step = (task: ExtensionTask): Effect.Effect<unknown, McpError.McpClientError> => {
       switch (task.status) {
@@ -114,16 +155,18 @@ export const follow = (
             Effect.zipRight(Effect.sleep(delayOf(polling, task))),
             Effect.zipRight(request("tasks/get", { taskId })),
             Effect.flatMap((next) => decoded("tasks/get", next)),
+            Effect.flatMap(seen),
             Effect.flatMap(step)
           )
         }
       }
     }
 
-    return step(handle).pipe(
+    const cancel = request("tasks/cancel", { taskId })
+    return Effect.flatMap(seen(handle), step).pipe(
       Effect.onInterrupt(() =>
         // bounded: an interrupt never hangs on a server that does not answer (interruptible inside the finalizer)
-        Effect.interruptible(request("tasks/cancel", { taskId })).pipe(
+        Effect.interruptible(hook === undefined ? cancel : hook.cancel(taskId, cancel)).pipe(
           Effect.timeoutOption(cancelMillis),
           Effect.ignore
         )

@@ -34,6 +34,25 @@ export interface TaskView {
   readonly cancel: () => void
 }
 
+/** Cancels the task (its new status, or the error, shown by the hook that asked). */
+const useCancel = (
+  client: McpClient.Service | undefined,
+  taskId: string | undefined,
+  setTask: (task: McpSchema.Task) => void,
+  setError: (error: McpError.McpClientError) => void
+) =>
+  React.useCallback(() => {
+    if (client === undefined || taskId === undefined) return
+    Effect.runFork(
+      client.cancelTask(taskId).pipe(
+        Effect.matchEffect({
+          onFailure: (e) => Effect.sync(() => setError(e)),
+          onSuccess: (status) => Effect.sync(() => setTask(status))
+        })
+      )
+    )
+  }, [client, taskId, setTask, setError])
+
 /**
  * @since 0.2.0
  * @category hooks
@@ -57,17 +76,7 @@ export const useTask = (taskId: string | undefined, client?: McpClient.Service):
     return () => void Effect.runFork(Fiber.interrupt(fiber))
   }, [resolved, taskId])
 
-  const cancel = React.useCallback(() => {
-    if (resolved === undefined || taskId === undefined) return
-    Effect.runFork(
-      resolved.cancelTask(taskId).pipe(
-        Effect.matchEffect({
-          onFailure: (e) => Effect.sync(() => setError(e)),
-          onSuccess: (status) => Effect.sync(() => setTask(status))
-        })
-      )
-    )
-  }, [resolved, taskId])
+  const cancel = useCancel(resolved, taskId, setTask, setError)
 
   return { task, error, cancel }
 }
@@ -121,17 +130,7 @@ export const useResumedTask = (taskId: string | undefined, client?: McpClient.Se
     return () => void Effect.runFork(Fiber.interrupt(fiber))
   }, [resolved, taskId])
 
-  const cancel = React.useCallback(() => {
-    if (resolved === undefined || taskId === undefined) return
-    Effect.runFork(
-      resolved.cancelTask(taskId).pipe(
-        Effect.matchEffect({
-          onFailure: (e) => Effect.sync(() => setError(e)),
-          onSuccess: (status) => Effect.sync(() => setTask(status))
-        })
-      )
-    )
-  }, [resolved, taskId])
+  const cancel = useCancel(resolved, taskId, setTask, setError)
 
   return { task, result, error, cancel }
 }

@@ -499,6 +499,27 @@ export const geminiJsonFunctionDeclaration: (input: Input) => GeminiJsonFunction
  */
 export const geminiName: (name: string) => string = Gemini.nameOf
 
+/**
+ * The `args` of a Gemini `functionCall` for a tool declared with
+ * {@link geminiFunctionDeclaration}, as the tool's server takes them. A
+ * parameter whose name Gemini refuses (it holds a character other than a
+ * letter, digit or underscore, or starts with a digit, like `file-path` or
+ * `2fa`) is declared under a name Gemini takes (`file_path`, `_2fa`, with a
+ * suffix when that name is taken); this gives each one its server's name
+ * back, at any depth. Other arguments are returned as they are.
+ *
+ * @example
+ * import { ToolFormat } from "@mcp-effect/hub"
+ *
+ * const tool = { name: "fetch", inputSchema: { type: "object" as const, properties: { "max-length": { type: "number" } } } }
+ * ToolFormat.geminiFunctionDeclaration(tool).parameters?.properties // { max_length: { type: "NUMBER" } }
+ * ToolFormat.geminiArguments(tool, { max_length: 10 }) // { "max-length": 10 }
+ *
+ * @since 0.5.0
+ * @category tools
+ */
+export const geminiArguments: (input: Input, args: unknown) => unknown = Gemini.callArguments
+
 // -----------------------------------------------------------------------------
 // schemas
 // -----------------------------------------------------------------------------

@@ -72,6 +72,7 @@ const problems = (node: unknown, path = "$"): Array<string> => {
     const properties = n.properties as Record<string, unknown>
     if (Object.keys(properties).length === 0) out.push(`${path}.properties: empty`)
     for (const [name, schema] of Object.entries(properties)) {
+      if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(name)) out.push(`${path}.properties: a name Gemini refuses: ${name}`)
       out.splice(out.length, 0, ...problems(schema, `${path}.properties.${name}`))
     }
   }
@@ -159,7 +160,9 @@ const { schema: arbitrarySchema } = fc.letrec((tie) => ({
       typeName,
       fc.array(typeName, { maxLength: 3 }),
       ref,
-      fc.dictionary(fc.constantFrom("a", "b", "x", "__proto__", "c d"), tie("schema"), { maxKeys: 3 }),
+      fc.dictionary(fc.constantFrom("a", "b", "x", "__proto__", "c d", "c_d", "2fa", "a-b"), tie("schema"), {
+        maxKeys: 3
+      }),
       fc.array(tie("schema"), { maxLength: 3 }),
       fc.array(fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.boolean()), { maxLength: 4 }),
       fc.jsonValue({ maxDepth: 1 }),
@@ -178,6 +181,77 @@ describe("ToolFormat.geminiSchema", () => {
       }),
       { numRuns: 3000, seed: 20261122 }
     )
+  })
+
+  it("declares a parameter Gemini refuses under a name it takes, and gives the call's arguments their server's names back", () => {
+    const tool: McpSchema.Tool = {
+      name: "write",
+      inputSchema: {
+        type: "object",
+        properties: {
+          "file-path": { type: "string" },
+          "2fa": { type: "string" },
+          file_path: { type: "number" },
+          nested: { type: "object", properties: { "a.b": { type: "integer" } } },
+          list: { type: "array", items: { type: "object", properties: { "x-y": { type: "boolean" } } } },
+          choice: {
+            anyOf: [{ type: "object", properties: { "k-1": { type: "string" } } }, { type: "string" }]
+          }
+        },
+        required: ["file-path", "2fa"]
+      }
+    }
+    const parameters = ToolFormat.geminiFunctionDeclaration(tool).parameters
+    expect(Object.keys(parameters?.properties ?? {})).toEqual([
+      "file_path_2",
+      "_2fa",
+      "file_path",
+      "nested",
+      "list",
+      "choice"
+    ])
+    expect(parameters?.required).toEqual(["file_path_2", "_2fa"])
+    expect(Object.keys(parameters?.properties?.nested.properties ?? {})).toEqual(["a_b"])
+    expect(problems(parameters)).toEqual([])
+    expect(
+      ToolFormat.geminiArguments(tool, {
+        file_path_2: "/tmp/x",
+        _2fa: "123456",
+        file_path: 1,
+        nested: { a_b: 2 },
+        list: [{ x_y: true }, { x_y: false }],
+        choice: { k_1: "v" }
+      })
+    ).toEqual({
+      "file-path": "/tmp/x",
+      "2fa": "123456",
+      file_path: 1,
+      nested: { "a.b": 2 },
+      list: [{ "x-y": true }, { "x-y": false }],
+      choice: { "k-1": "v" }
+    })
+    // a string for the union, and arguments of a tool with no renamed parameter, pass as they are
+    expect(ToolFormat.geminiArguments(tool, { choice: "plain" })).toEqual({ choice: "plain" })
+    const plain = { ...tool, inputSchema: { type: "object" as const, properties: { q: { type: "string" } } } }
+    expect(ToolFormat.geminiArguments(plain, { q: "x" })).toEqual({ q: "x" })
+  })
+
+  it("keeps the server's names of renamed parameters when object branches are merged", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        target: {
+          oneOf: [
+            { type: "object", properties: { "by-id": { type: "string" } }, required: ["by-id"] },
+            { type: "object", properties: { "by-name": { type: "string" } }, required: ["by-name"] }
+          ]
+        }
+      }
+    }
+    const parameters = ToolFormat.geminiParameters(schema)
+    expect(Object.keys(parameters?.properties?.target.properties ?? {})).toEqual(["by_id", "by_name"])
+    const tool: McpSchema.Tool = { name: "find", inputSchema: schema as McpSchema.Tool["inputSchema"] }
+    expect(ToolFormat.geminiArguments(tool, { target: { by_name: "x" } })).toEqual({ target: { "by-name": "x" } })
   })
 
   it("a `properties` that is not an object declares nothing (found by the property above)", () => {

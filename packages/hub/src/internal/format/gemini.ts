@@ -40,6 +40,16 @@ export const jsonDeclaration = (input: Input): GeminiJsonFunctionDeclaration => 
 }
 
 /**
+ * The arguments of a Gemini function call as the tool's server takes them:
+ * a parameter declared under another name (see `geminiSchema.ts`) gets its
+ * server's name back.
+ *
+ * @internal
+ */
+export const callArguments = (input: Input, args: unknown): unknown =>
+  GeminiSchema.serverArguments(GeminiSchema.parameters(split(input).tool.inputSchema), args)
+
+/**
  * `{ output }` for a result (its structured content when it has some and no
  * media, its text otherwise), `{ error }` for a failed call.
  *

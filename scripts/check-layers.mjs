@@ -56,7 +56,7 @@ export const packages = {
       "SharedStore.ts": "policy",
       "DurableTasks.ts": "policy",
       "Continuations.ts": "policy",
-      "ResponseCache.ts": "policy",
+      "ResponseCache.ts": "client",
       "JsonSchemaValidator.ts": "policy",
       // client: the typed client over the session
       "McpClient.ts": "client",

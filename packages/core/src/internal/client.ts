@@ -10,13 +10,11 @@ import * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import type { McpTransport } from "../McpTransport.js"
 import * as RequestHeaders from "../RequestHeaders.js"
-import * as ResponseCache from "../ResponseCache.js"
 import * as TaskPolling from "../TaskPolling.js"
 import * as CacheHook from "./client/cacheHook.js"
 import * as DurableContext from "./client/durableContext.js"
 import * as DurableRecords from "./client/durableTasks.js"
 import { coalesced, LiveView } from "./client/liveView.js"
-import * as CacheImpl from "./client/responseCache.js"
 import * as SingleFlight from "./client/singleFlight.js"
 import { decoder, paginate } from "./engine/decode.js"
 import type * as LazySubscriptionRef from "./engine/lazySubscriptionRef.js"
@@ -652,9 +650,9 @@ const build = <R>(
       client.tracker = Continuations.trackerOf(continuations.value, DurableRecords.serverName(client.tasks))
     }
     Object.defineProperties(client, members())
-    const cache = yield* Effect.serviceOption(ResponseCache.ResponseCache)
+    const cache = yield* Effect.serviceOption(CacheHook.tag)
     if (Option.isSome(cache) && options.server !== undefined) {
-      client.cache = yield* CacheImpl.make(cache.value, options.server)
+      client.cache = yield* cache.value.forServer(options.server)
     }
     // on the scope itself: `Effect.addFinalizer` would keep a copy of this fiber's refs for the client's life
     yield* Scope.addFinalizerExit(scope, () => {

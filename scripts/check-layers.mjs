@@ -54,7 +54,7 @@ export const packages = {
       "Approver.ts": "policy",
       "ToolCallLog.ts": "policy",
       "SharedStore.ts": "policy",
-      "DurableTasks.ts": "policy",
+      "DurableTasks.ts": "client",
       "Continuations.ts": "policy",
       "ResponseCache.ts": "client",
       "JsonSchemaValidator.ts": "policy",

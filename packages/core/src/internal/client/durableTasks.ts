@@ -5,6 +5,7 @@
  * processes, who completes the call's history record and who sends
  * `tasks/cancel` (each a compare-and-set on the task's record).
  */
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -13,7 +14,6 @@ import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type * as ClientSession from "../../ClientSession.js"
-import * as DurableTasks from "../../DurableTasks.js"
 import type * as McpClient from "../../McpClient.js"
 import * as McpError from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
@@ -25,7 +25,8 @@ import * as TaskHandleHook from "../era/taskHandleHook.js"
 import * as TaskHandles from "../era/taskHandles.js"
 import * as Session from "../session.js"
 import * as Tasks from "../tasks.js"
-import { isSettled, outcomeOf, type Stores } from "./durableContext.js"
+import { type ClientContext, outcomeOf, type Records, serverName } from "./durableContext.js"
+import * as DurableTasks from "./taskRecord.js"
 
 /** How many times a compare-and-set is tried again after another process changed the record. */
 const maxAttempts = 16
@@ -39,8 +40,36 @@ const keyOf = (server: string, taskId: string) => `${encodeURIComponent(server)}
 const warn = (what: string) => (error: { readonly message: string }) =>
   Effect.logWarning(`mcp: durable tasks: could not ${what}`, error.message)
 
-/** @internal */
-export type Durable = Stores
+/**
+ * Where a client keeps its task records (the service's `SharedStore`), and
+ * the call history it completes (the client's `ToolCallLog`).
+ *
+ * @internal
+ */
+export interface Durable {
+  readonly shared: SharedStore.Service
+  readonly log: ToolCallLog.Service | undefined
+}
+
+type TaskRecord = typeof DurableTasks.TaskRecord.Type
+
+/**
+ * Whether a call that ended so is over on the server too: a result, the
+ * server's own error or cancellation, an interrupt (which cancels the task).
+ * After a lost connection, a timeout or an expired session, the task may
+ * still run: its record stays, to be resumed.
+ */
+const isSettled = <E extends { readonly _tag: string }>(exit: Exit.Exit<unknown, E>): boolean =>
+  Exit.match(exit, {
+    onSuccess: () => true,
+    onFailure: (cause) =>
+      Option.match(Cause.failureOption(cause), {
+        onNone: () => true,
+        onSome: (error) =>
+          !(error._tag === "TransportError" || error._tag === "RequestTimeout" || error._tag === "SessionExpired" ||
+            error._tag === "OutcomeUnknown" || error._tag === "Unauthorized" || error._tag === "InsufficientScope")
+      })
+  })
 
 const collections = new WeakMap<Durable, SharedStore.Collection>()
 
@@ -57,7 +86,7 @@ const recordsOf = (durable: Durable): SharedStore.Collection => {
 /** A record as stored (its text, for a compare-and-set) and decoded. */
 interface Read {
   readonly text: string
-  readonly record: DurableTasks.TaskRecord
+  readonly record: TaskRecord
 }
 
 const read = (durable: Durable, key: string): Effect.Effect<Option.Option<Read>> =>
@@ -75,9 +104,9 @@ const read = (durable: Durable, key: string): Effect.Effect<Option.Option<Read>>
 const modify = (
   durable: Durable,
   key: string,
-  change: (record: DurableTasks.TaskRecord) => DurableTasks.TaskRecord | undefined
-): Effect.Effect<Option.Option<DurableTasks.TaskRecord>, never> => {
-  const attempt = (left: number): Effect.Effect<Option.Option<DurableTasks.TaskRecord>> =>
+  change: (record: TaskRecord) => TaskRecord | undefined
+): Effect.Effect<Option.Option<TaskRecord>, never> => {
+  const attempt = (left: number): Effect.Effect<Option.Option<TaskRecord>> =>
     Effect.flatMap(
       read(durable, key),
       Option.match({
@@ -112,7 +141,7 @@ export const remember = (
   }
 ): Effect.Effect<void> =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => {
-    const record: DurableTasks.TaskRecord = {
+    const record: TaskRecord = {
       server: start.server,
       taskId: start.task.taskId,
       tool: start.tool,
@@ -194,7 +223,7 @@ export const forget = (durable: Durable, server: string, taskId: string): Effect
 export const list = (
   durable: Durable,
   server: string
-): Effect.Effect<ReadonlyArray<DurableTasks.TaskRecord>> =>
+): Effect.Effect<ReadonlyArray<TaskRecord>> =>
   recordsOf(durable).list.pipe(
     Effect.map((entries) =>
       entries.flatMap(([, text]) => {
@@ -203,26 +232,6 @@ export const list = (
       }).sort((a, b) => a.createdAt - b.createdAt)
     ),
     Effect.catchAll((error) => Effect.as(warn("read the task records")(error), []))
-  )
-
-/**
- * What the durable paths read of the client.
- *
- * @internal
- */
-export interface DurableContext extends Tasks.TaskContext {
-  readonly server: string | undefined
-  readonly durable: Durable | undefined
-}
-
-/** The server's name in the app: the client's `server` option, or the name it gives in `initialize`. */
-export const serverName = (
-  ctx: Pick<DurableContext, "server" | "session">
-): Effect.Effect<string, McpError.McpClientError> =>
-  Effect.suspend(() =>
-    ctx.server !== undefined ?
-      Effect.succeed(ctx.server) :
-      Effect.map(ctx.session().initialized, (init) => init.serverInfo.name)
   )
 
 const isUnknownTask = (error: McpError.McpClientError) =>
@@ -256,12 +265,12 @@ export const claimCancel = (durable: Durable, server: string, taskId: string): E
 }
 
 /** Whether the server speaks the 2026-07-28 tasks extension (task handles, no `tasks/result`). */
-const isExtension = (ctx: DurableContext): Effect.Effect<boolean, McpError.McpClientError> =>
+const isExtension = (ctx: ClientContext): Effect.Effect<boolean, McpError.McpClientError> =>
   Effect.map(ctx.session().initialized, (init) => Codecs.of(init.protocolVersion).tasks === "server")
 
 /** A task of the extension, from `tasks/get`, as `McpSchema.Task`. */
 const extensionTask = (
-  ctx: DurableContext,
+  ctx: ClientContext,
   taskId: string
 ): Effect.Effect<[TaskHandles.ExtensionTask, McpSchema.Task], McpError.McpClientError> =>
   ctx.session().request("tasks/get", { taskId }).pipe(
@@ -284,14 +293,12 @@ const extensionTask = (
  * @internal
  */
 export const cancel = (
-  ctx: DurableContext,
+  ctx: ClientContext,
+  durable: Durable,
   taskId: string,
   options?: ClientSession.RequestOptions
 ): Effect.Effect<McpSchema.Task, McpError.McpClientError> => {
-  const durable = ctx.durable
-  const mine = durable === undefined ?
-    Effect.succeed(true) :
-    Effect.flatMap(serverName(ctx), (server) => claimCancel(durable, server, taskId))
+  const mine = Effect.flatMap(serverName(ctx), (server) => claimCancel(durable, server, taskId))
   return Effect.flatMap(Effect.zip(isExtension(ctx), mine), ([extension, mine]) =>
     extension ?
       Effect.zipRight(
@@ -317,7 +324,7 @@ const notFound = (server: string, taskId: string) => (error: McpError.McpClientE
  * `tasks/result`. Each status goes to `status`, in order.
  */
 const followTask = (
-  ctx: DurableContext,
+  ctx: ClientContext,
   server: string,
   taskId: string,
   options: Pick<McpClient.CallToolOptions, "maxTotalTimeout"> | undefined,
@@ -352,7 +359,7 @@ const decodeCallToolResult = checker(McpSchema.CallToolResult)
  * when it has none for one), then the task's `result` or its `error`.
  */
 const followHandle = (
-  ctx: DurableContext,
+  ctx: ClientContext,
   server: string,
   taskId: string,
   status: (task: McpSchema.Task) => Effect.Effect<void>
@@ -390,23 +397,23 @@ const followHandle = (
  * @internal
  */
 export const resume = (
-  ctx: DurableContext,
+  ctx: ClientContext,
+  durable: Durable,
   taskId: string,
   options?: Pick<McpClient.CallToolOptions, "maxTotalTimeout">
 ): Stream.Stream<McpClient.CallToolEvent, McpError.McpClientError | DurableTasks.TaskNotFound> =>
   Tasks.resultStream<McpError.McpClientError | DurableTasks.TaskNotFound>((emit) =>
     Effect.gen(function*() {
       const server = yield* serverName(ctx)
-      const durable = ctx.durable
-      const found = durable === undefined ? Option.none<Read>() : yield* read(durable, keyOf(server, taskId))
+      const found = yield* read(durable, keyOf(server, taskId))
       const record = Option.getOrUndefined(Option.map(found, (r) => r.record))
-      const log = durable?.log
+      const log = durable.log
       const historyId = record?.historyId
       const history = (update: ToolCallLog.Update) =>
         log !== undefined && historyId !== undefined ? log.update(historyId, update) : Effect.void
       const status = (task: McpSchema.Task) =>
         Effect.sync(() => emit({ _tag: "TaskStatus", task })).pipe(
-          Effect.zipRight(durable === undefined ? Effect.void : observe(durable, server, task)),
+          Effect.zipRight(observe(durable, server, task)),
           Effect.zipRight(history({ taskId, taskStatus: task.status }))
         )
 
@@ -424,7 +431,7 @@ export const resume = (
         )
       // an interrupted resume leaves the task (and its record) to be followed again; a task the server
       // does not know (any more) is over: its record goes, its history fails
-      if (durable !== undefined && isSettled(exit) && !Exit.isInterrupted(exit)) {
+      if (isSettled(exit) && !Exit.isInterrupted(exit)) {
         if (yield* settle(durable, server, taskId, record !== undefined)) {
           yield* history(outcomeOf(exit))
           yield* forget(durable, server, taskId)
@@ -433,3 +440,27 @@ export const resume = (
       return yield* exit
     })
   )
+
+/**
+ * The records of a client whose call history is `durable.log`, as the
+ * functions its task and tool-call paths call.
+ *
+ * @internal
+ */
+export const records = (durable: Durable): Records => ({
+  remember: (start) => remember(durable, start),
+  observe: (server, task) => observe(durable, server, task),
+  claimCancel: (server, taskId) => claimCancel(durable, server, taskId),
+  ended: (server, taskId, exit, history) =>
+    // a task the server may still run (the connection dropped) keeps its record, to be resumed;
+    // otherwise the first process to settle it, this one or one that resumed it, completes the history
+    !isSettled(exit) ?
+      history(outcomeOf(exit)) :
+      Effect.flatMap(settle(durable, server, taskId, true), (won) =>
+        won ?
+          Effect.zipRight(history(outcomeOf(exit)), forget(durable, server, taskId)) :
+          Effect.void),
+  cancel: (ctx, taskId, options) => cancel(ctx, durable, taskId, options),
+  resume: (ctx, taskId, options) => resume(ctx, durable, taskId, options),
+  list: (server) => list(durable, server)
+})

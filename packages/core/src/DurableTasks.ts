@@ -9,8 +9,9 @@
  *
  * The records' code is carried by the service this module's `layer`
  * builds: a client built without it bundles the tag's key and nothing else
- * of the feature (`resumeTask` then fails with `UnsupportedCapability`,
- * `durableTasks` is empty and `cancelTask` sends a plain `tasks/cancel`).
+ * of the feature (`durableTasks` is then empty, `cancelTask` sends a plain
+ * `tasks/cancel`, and `resumeTask` follows a task by the id the app kept,
+ * with no record or history to complete).
  * A `SharedStore` in the context alone does not turn the records on. The
  * hub's `ServerRegistry` provides the layer to its clients when its context
  * has a `SharedStore` (every hub storage does).
@@ -36,7 +37,7 @@ export {
    * @category errors
    */
   TaskNotFound
-} from "./internal/client/taskRecord.js"
+} from "./internal/client/resumeTask.js"
 
 /**
  * The name of the `SharedStore` collection of the records.

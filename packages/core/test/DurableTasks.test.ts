@@ -98,7 +98,7 @@ const statuses = (events: Chunk.Chunk<McpClient.CallToolEvent>) =>
   Chunk.toReadonlyArray(events).map((e) => e._tag === "TaskStatus" ? e.task.status : e._tag)
 
 describe("durable tasks", () => {
-  it.scoped("a SharedStore alone turns no records on: without DurableTasks.layer, resumeTask is unsupported", () =>
+  it.scoped("a SharedStore alone turns no records on: without DurableTasks.layer a task is still resumed by id", () =>
     Effect.gen(function*() {
       const server = taskServer()
       const store = SharedStore.fromKeyValueStore(
@@ -109,8 +109,14 @@ describe("durable tasks", () => {
       yield* eventually(Effect.sync(() => server.tasks.size === 1))
       expect(yield* client.durableTasks).toEqual([])
       expect(yield* store.collection(DurableTasks.collection).list).toEqual([])
-      const resumed = yield* Effect.flip(Stream.runDrain(client.resumeTask("t1")))
-      expect(resumed).toMatchObject({ _tag: "UnsupportedCapability", capability: "DurableTasks" })
+      const resumed = yield* Effect.fork(Stream.runCollect(client.resumeTask("t1")))
+      yield* TestClock.adjust("1 second")
+      server.tasks.set("t1", "completed")
+      yield* TestClock.adjust("1 second")
+      const events = statuses(yield* Fiber.join(resumed))
+      expect(events[0]).toBe("working")
+      expect(events.slice(-2)).toEqual(["completed", "Result"])
+      expect(yield* store.collection(DurableTasks.collection).list).toEqual([])
       yield* Fiber.interrupt(result)
     }))
 

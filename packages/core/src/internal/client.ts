@@ -15,6 +15,7 @@ import * as TaskPolling from "../TaskPolling.js"
 import * as CacheHook from "./client/cacheHook.js"
 import * as Durable from "./client/durableContext.js"
 import { coalesced, LiveView } from "./client/liveView.js"
+import * as ResumeTask from "./client/resumeTask.js"
 import * as SingleFlight from "./client/singleFlight.js"
 import { decoder, paginate } from "./engine/decode.js"
 import type * as LazySubscriptionRef from "./engine/lazySubscriptionRef.js"
@@ -532,12 +533,7 @@ class Client implements McpClient.Service {
   }
 
   get resumeTask(): McpClient.Service["resumeTask"] {
-    return (taskId, options) => {
-      const durable = this.tasks.durable
-      return durable === undefined ?
-        Stream.fail(new McpError.UnsupportedCapability({ capability: "DurableTasks", method: "tasks/get" })) :
-        durable.resume(this.tasks, taskId, options)
-    }
+    return (taskId, options) => ResumeTask.resume(this.tasks, this.tasks.durable, taskId, options)
   }
 
   get durableTasks(): McpClient.Service["durableTasks"] {

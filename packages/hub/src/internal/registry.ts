@@ -99,8 +99,8 @@ const make_ = (
     const publishLock = yield* Effect.makeSemaphore(1)
     const changeLock = yield* Effect.makeSemaphore(1)
     const embeddings = yield* Effect.serviceOption(Embeddings)
-    // durable task records for every client: the app's `DurableTasks`, else records in the app's shared
-    // storage (every hub storage is a `SharedStore`); a registry without either keeps none
+    // durable task records for every client: the app's `DurableTasks`, else records in the hub's shared
+    // storage (the file, IndexedDB and Redis stores are a `SharedStore`); the default memory storage keeps none
     const sharedStore = yield* Effect.serviceOption(SharedStore.SharedStore)
     const durableTasks = Option.orElse(
       yield* Effect.serviceOption(DurableTasks.DurableTasks),

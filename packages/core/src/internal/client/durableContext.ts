@@ -3,18 +3,16 @@
  * (by its key, so that a client without `DurableTasks.layer` carries none
  * of the records' code), the shape of the records the service hands a
  * client, the server's name in the app, and how a call's end is recorded
- * in the history. The records themselves are written and followed by
- * `durableTasks.ts`, reached only through the service.
+ * in the history. The records themselves are written by `durableTasks.ts`,
+ * reached only through the service.
  */
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import type * as Stream from "effect/Stream"
 import type * as ClientSession from "../../ClientSession.js"
 import type * as DurableTasks from "../../DurableTasks.js"
-import type * as McpClient from "../../McpClient.js"
 import type * as McpError from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
 import * as ToolCallLog from "../../ToolCallLog.js"
@@ -74,15 +72,42 @@ export interface Records {
     taskId: string,
     options?: ClientSession.RequestOptions
   ) => Effect.Effect<McpSchema.Task, McpError.McpClientError>
-  /** Follows a task again by id (`McpClient.Service.resumeTask`). */
-  readonly resume: (
-    ctx: ClientContext,
-    taskId: string,
-    options?: Pick<McpClient.CallToolOptions, "maxTotalTimeout">
-  ) => Stream.Stream<McpClient.CallToolEvent, McpError.McpClientError | DurableTasks.TaskNotFound>
   /** The records of a server without a stored result, oldest first. */
   readonly list: (server: string) => Effect.Effect<ReadonlyArray<DurableTasks.TaskRecord>>
+  /** The call history a resumed call completes. */
+  readonly log: ToolCallLog.Service | undefined
+  /** The record of a task, if any. */
+  readonly find: (server: string, taskId: string) => Effect.Effect<DurableTasks.TaskRecord | undefined>
+  /**
+   * Whether this process completes the call: the one that marks the record
+   * `done` first. A process that wrote or read the record (`known`) and
+   * finds it gone lost to another; one that never had a record completes
+   * its own call.
+   */
+  readonly settle: (server: string, taskId: string, known: boolean) => Effect.Effect<boolean>
+  /** Removes a settled record. */
+  readonly forget: (server: string, taskId: string) => Effect.Effect<void>
 }
+
+/**
+ * Whether a call that ended so is over on the server too: a result, the
+ * server's own error or cancellation, an interrupt (which cancels the task).
+ * After a lost connection, a timeout or an expired session, the task may
+ * still run: its record stays, to be resumed.
+ *
+ * @internal
+ */
+export const isSettled = <E extends { readonly _tag: string }>(exit: Exit.Exit<unknown, E>): boolean =>
+  Exit.match(exit, {
+    onSuccess: () => true,
+    onFailure: (cause) =>
+      Option.match(Cause.failureOption(cause), {
+        onNone: () => true,
+        onSome: (error) =>
+          !(error._tag === "TransportError" || error._tag === "RequestTimeout" || error._tag === "SessionExpired" ||
+            error._tag === "OutcomeUnknown" || error._tag === "Unauthorized" || error._tag === "InsufficientScope")
+      })
+  })
 
 /**
  * The server's name in the app: the client's `server` option, or the name it gives in `initialize`.

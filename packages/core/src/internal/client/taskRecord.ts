@@ -1,8 +1,8 @@
 /**
- * The durable task record, its collection and the error for a task the
- * server does not know: defined here so that the records' code
- * (`durableTasks.ts`) and the public `DurableTasks` module (which builds
- * the service over that code) share them without importing each other.
+ * The durable task record and its collection: defined here so that the
+ * records' code (`durableTasks.ts`) and the public `DurableTasks` module
+ * (which builds the service over that code) share them without importing
+ * each other.
  *
  * @internal
  */
@@ -27,13 +27,3 @@ export const TaskRecord = Schema.Struct({
   cancelRequested: Schema.Boolean,
   done: Schema.Boolean
 })
-
-/** @internal */
-export class TaskNotFound extends Schema.TaggedError<TaskNotFound>("@mcp-effect/core/TaskNotFound")(
-  "TaskNotFound",
-  {
-    server: Schema.String,
-    taskId: Schema.String,
-    message: Schema.String
-  }
-) {}

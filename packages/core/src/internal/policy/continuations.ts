@@ -21,7 +21,6 @@ import {
   currentLogId,
   currentTracker,
   type FollowInput,
-  internals,
   type Tracker
 } from "./continuationHooks.js"
 
@@ -407,6 +406,7 @@ export const make = (
     )
 
     const service: Continuations.Service = {
+      tracker,
       list: (filter) =>
         Effect.gen(function*() {
           const records = yield* all
@@ -494,7 +494,6 @@ export const make = (
           )
       )
     }
-    internals.set(service, tracker)
     return service
   })
 

@@ -20,7 +20,7 @@ const minimalClientModules = async (): Promise<ReadonlyArray<string>> => {
 }
 
 describe("optional features in the minimal browser client", () => {
-  it("bundles no code of the response cache, durable tasks or continuations", { timeout: 60_000 }, async () => {
+  it("bundles no code of the response cache, durable tasks, continuations or approval requests", { timeout: 60_000 }, async () => {
     const modules = await minimalClientModules()
     const core = "packages/core/src/"
     for (
@@ -31,7 +31,8 @@ describe("optional features in the minimal browser client", () => {
         "internal/client/durableTasks.ts",
         "internal/policy/continuations.ts",
         "DurableTasks.ts",
-        "Continuations.ts"
+        "Continuations.ts",
+        "ApprovalRequest.ts"
       ]
     ) {
       expect(modules, `${feature} is in the minimal client`).not.toContain(core + feature)

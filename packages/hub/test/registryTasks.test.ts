@@ -1,8 +1,8 @@
 // The registry's task methods name a server: one it does not have is a typed error, nothing is sent.
 // Its clients keep durable task records in the registry's shared storage (`DurableTasks`), and none without it.
+import { describe, expect, it } from "@effect/vitest"
 import * as SharedStore from "@mcp-effect/core/SharedStore"
 import type * as TestServer from "@mcp-effect/core/TestServer"
-import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"

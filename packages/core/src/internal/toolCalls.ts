@@ -4,7 +4,6 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as ApprovalDecision from "../ApprovalDecision.js"
 import * as ApprovalPolicy from "../ApprovalPolicy.js"
-import * as ApprovalRequest from "../ApprovalRequest.js"
 import * as Approver from "../Approver.js"
 import type * as ClientSession from "../ClientSession.js"
 import type * as McpClient from "../McpClient.js"
@@ -83,7 +82,7 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
         const tool = (yield* ctx.findTool(params.name)) ?? unlisted(params.name)
         // an MCP App's call runs with its origin set (`ToolCallLog.withOrigin`): the approver is told who asks
         const origin = yield* FiberRef.get(currentOrigin)
-        const request = ApprovalRequest.make({
+        const request = rules.request({
           server,
           trusted: ctx.trusted || rules.trusts(server),
           tool,

@@ -221,7 +221,9 @@ const make_ = (
         }).pipe(
           Effect.provide(built.context),
           (make) =>
-            Option.isSome(durableTasks) ? Effect.provideService(make, DurableTasks.DurableTasks, durableTasks.value) : make,
+            Option.isSome(durableTasks)
+              ? Effect.provideService(make, DurableTasks.DurableTasks, durableTasks.value)
+              : make,
           Scope.extend(scope)
         )
         yield* update(entry, runId, (e) => void (e.client = client))

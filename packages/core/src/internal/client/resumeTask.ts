@@ -68,7 +68,6 @@ export const extensionTask = (
     )
   )
 
-
 const notFound = (server: string, taskId: string) => (error: McpError.McpClientError) =>
   Effect.fail(
     new TaskNotFound({
@@ -198,4 +197,3 @@ export const resume = (
       return yield* exit
     })
   )
-

@@ -16,13 +16,7 @@ import * as McpError from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
 import type * as SharedStore from "../../SharedStore.js"
 import * as ToolCallLog from "../../ToolCallLog.js"
-import {
-  currentIdentity,
-  currentLogId,
-  currentTracker,
-  type FollowInput,
-  type Tracker
-} from "./continuationHooks.js"
+import { currentIdentity, currentLogId, currentTracker, type FollowInput, type Tracker } from "./continuationHooks.js"
 
 /** @internal */
 export const State = Schema.Literal("Pending", "Answered", "Completed", "Failed", "Expired")

@@ -15,11 +15,14 @@ export const server = "names"
  * same records. Each is opt-in: a client without its Layer keeps no such record (and bundles none of its code).
  */
 export const Durable = Layer.unwrapEffect(
-  Effect.map(Config.redacted("REDIS_URL"), (url) =>
-    Layer.merge(Continuations.layer({ ttl: 5 * 60_000 }), DurableTasks.layer).pipe(
-      Layer.provide(RedisKeyValueStore.layer({ prefix: "durable-example:" })),
-      Layer.provide(RedisClient.layer({ url }))
-    ))
+  Effect.map(
+    Config.redacted("REDIS_URL"),
+    (url) =>
+      Layer.merge(Continuations.layer({ ttl: 5 * 60_000 }), DurableTasks.layer).pipe(
+        Layer.provide(RedisKeyValueStore.layer({ prefix: "durable-example:" })),
+        Layer.provide(RedisClient.layer({ url }))
+      )
+  )
 )
 
 /** A client of the 2026-07-28 server at `MCP_URL`. */

@@ -21,10 +21,8 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Schema from "effect/Schema"
 import type * as DurableContext from "./internal/client/durableContext.js"
 import * as internal from "./internal/client/durableTasks.js"
-import * as records from "./internal/client/taskRecord.js"
 import * as SharedStore from "./SharedStore.js"
 import type * as ToolCallLog from "./ToolCallLog.js"
 
@@ -39,34 +37,29 @@ export {
   TaskNotFound
 } from "./internal/client/resumeTask.js"
 
-/**
- * The name of the `SharedStore` collection of the records.
- *
- * @since 0.4.0
- * @category constants
- */
-export const collection: string = records.collection
-
-/**
- * The durable record of a task-augmented call, kept in the `SharedStore`
- * collection `"mcp-effect/tasks/task"` from the task's creation until its
- * result is stored: the server (its name in the app), the tool, the id of
- * its `ToolCallLog` record (which has the arguments: the record holds none,
- * so no secret a call was given and no unbounded value), the last status seen by any process, and
- * whether a process has sent `tasks/cancel` for it. `done` is set by the one
- * process that completes the call (compare-and-set), just before the
- * record is removed.
- *
- * @since 0.4.0
- * @category schemas
- */
-export const TaskRecord: typeof records.TaskRecord = records.TaskRecord
-
-/**
- * @since 0.4.0
- * @category models
- */
-export interface TaskRecord extends Schema.Schema.Type<typeof records.TaskRecord> {}
+export {
+  /**
+   * The name of the `SharedStore` collection of the records.
+   *
+   * @since 0.4.0
+   * @category constants
+   */
+  collection,
+  /**
+   * The durable record of a task-augmented call, kept in the `SharedStore`
+   * collection `"mcp-effect/tasks/task"` from the task's creation until its
+   * result is stored: the server (its name in the app), the tool, the id of
+   * its `ToolCallLog` record (which has the arguments: the record holds none,
+   * so no secret a call was given and no unbounded value), the last status seen by any process, and
+   * whether a process has sent `tasks/cancel` for it. `done` is set by the one
+   * process that completes the call (compare-and-set), just before the
+   * record is removed.
+   *
+   * @since 0.4.0
+   * @category schemas
+   */
+  TaskRecord
+} from "./internal/client/taskRecord.js"
 
 /**
  * The store of the records, and the records of one client (`McpClient`

@@ -27,3 +27,6 @@ export const TaskRecord = Schema.Struct({
   cancelRequested: Schema.Boolean,
   done: Schema.Boolean
 })
+
+/** @internal */
+export interface TaskRecord extends Schema.Schema.Type<typeof TaskRecord> {}

@@ -54,9 +54,9 @@ export const packages = {
       "Approver.ts": "policy",
       "ToolCallLog.ts": "policy",
       "SharedStore.ts": "policy",
-      "DurableTasks.ts": "policy",
+      "DurableTasks.ts": "client",
       "Continuations.ts": "policy",
-      "ResponseCache.ts": "policy",
+      "ResponseCache.ts": "client",
       "JsonSchemaValidator.ts": "policy",
       // client: the typed client over the session
       "McpClient.ts": "client",

@@ -1,7 +1,7 @@
 // What both processes of the example share: the MCP server (one client each, under the name "names")
-// and the continuations, kept in Redis.
+// and the durable work, kept in Redis: the continuations, and the records of task-augmented calls.
 import { FetchHttpClient } from "@effect/platform"
-import { Continuations, McpClient } from "@mcp-effect/core"
+import { Continuations, DurableTasks, McpClient } from "@mcp-effect/core"
 import { RedisClient, RedisKeyValueStore } from "@mcp-effect/kv-redis"
 import { HttpTransport } from "@mcp-effect/transport-http"
 import * as Config from "effect/Config"
@@ -10,13 +10,19 @@ import * as Layer from "effect/Layer"
 
 export const server = "names"
 
-/** `Continuations` on the Redis at `REDIS_URL`: every process using it sees the same records. */
+/**
+ * `Continuations` and `DurableTasks` on the Redis at `REDIS_URL`: every process using them sees the
+ * same records. Each is opt-in: a client without its Layer keeps no such record (and bundles none of its code).
+ */
 export const Durable = Layer.unwrapEffect(
-  Effect.map(Config.redacted("REDIS_URL"), (url) =>
-    Continuations.layer({ ttl: 5 * 60_000 }).pipe(
-      Layer.provide(RedisKeyValueStore.layer({ prefix: "durable-example:" })),
-      Layer.provide(RedisClient.layer({ url }))
-    ))
+  Effect.map(
+    Config.redacted("REDIS_URL"),
+    (url) =>
+      Layer.merge(Continuations.layer({ ttl: 5 * 60_000 }), DurableTasks.layer).pipe(
+        Layer.provide(RedisKeyValueStore.layer({ prefix: "durable-example:" })),
+        Layer.provide(RedisClient.layer({ url }))
+      )
+  )
 )
 
 /** A client of the 2026-07-28 server at `MCP_URL`. */

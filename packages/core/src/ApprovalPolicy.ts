@@ -93,6 +93,16 @@ export type Remembered = internal.Remembered
  */
 export interface Service {
   readonly options: Options
+  /**
+   * Builds what the policy and the `Approver` are shown of a call
+   * (`ApprovalRequest.make`): the client asks the policy for it, so a client
+   * without a policy bundles none of its code.
+   *
+   * @internal
+   */
+  readonly request: (
+    options: Omit<ApprovalRequest.ApprovalRequest, "warnings" | "listed">
+  ) => ApprovalRequest.ApprovalRequest
   /** Whether the policy trusts this server by name. */
   readonly trusts: (server: string) => boolean
   readonly evaluate: (request: ApprovalRequest.ApprovalRequest) => Effect.Effect<Verdict>

@@ -195,6 +195,13 @@ export type AnswerError =
  * @category models
  */
 export interface Service {
+  /**
+   * What a client built with this service calls once, with its server's
+   * name: follows its requests' input rounds as records of this service.
+   *
+   * @internal
+   */
+  readonly tracker: (server: Effect.Effect<string, McpError.McpClientError>) => hooks.Tracker
   /** The continuations, oldest first (`Pending` ones unless `filter.state` says otherwise). */
   readonly list: (filter?: Filter) => Effect.Effect<ReadonlyArray<Continuation>, PlatformError.PlatformError>
   readonly get: (id: string) => Effect.Effect<Option.Option<Continuation>, PlatformError.PlatformError>

@@ -217,7 +217,8 @@ export interface Service {
   readonly taskStatus: (taskId: string) => Stream.Stream<McpSchema.Task, McpError.McpClientError>
   /**
    * Follows a task-augmented call again by its task id, after a restart or
-   * from another process sharing the client's `SharedStore`: the events of
+   * from another process sharing the store of the client's `DurableTasks`
+   * (without `DurableTasks.layer`, by the id the app kept): the events of
    * `callToolStream` (`TaskStatus` from `tasks/get`, then the `Result`,
    * checked against the tool's `outputSchema` when the durable record names
    * the tool). 2025-11-25 tasks: the result of `tasks/result`. The
@@ -240,7 +241,7 @@ export interface Service {
   /**
    * The durable records of this server's task-augmented calls that have no
    * stored result yet, oldest first, from every process sharing the store
-   * (the `SharedStore` of the client's context; empty without one).
+   * (the store of the client's `DurableTasks`; empty without `DurableTasks.layer`).
    *
    * @since 0.4.0
    */
@@ -261,7 +262,10 @@ export class McpClient extends Context.Tag("@mcp-effect/core/McpClient")<McpClie
  * `ApprovalPolicy` (asking the `Approver`) and are recorded in the
  * `ToolCallLog` when those are in the context; `structuredContent` and
  * elicitation answers are checked by the `JsonSchemaValidator` in the context
- * (`JsonSchemaValidator.cfworker` when there is none).
+ * (`JsonSchemaValidator.cfworker` when there is none). `DurableTasks`,
+ * `Continuations` and `ResponseCache` in the context turn on durable task
+ * records, durable input rounds and response caching; each carries its own
+ * code, so a client built without them bundles none of it.
  *
  * @since 0.1.0
  * @category constructors

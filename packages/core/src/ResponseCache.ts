@@ -43,12 +43,14 @@ import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
+import type * as FiberRef from "effect/FiberRef"
 import { dual } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
+import * as CacheHook from "./internal/client/cacheHook.js"
+import * as internal from "./internal/client/responseCache.js"
 
 /**
  * How one call uses the cache: `"use"` serves a fresh entry if there is one
@@ -115,10 +117,12 @@ export interface Options {
 }
 
 /**
+ * What the service was made with (`Options` with their defaults).
+ *
  * @since 0.4.0
  * @category models
  */
-export interface Service {
+export interface Settings {
   readonly store: KeyValueStore.KeyValueStore
   readonly identity: Option.Option<Redacted.Redacted<string>>
   readonly prefix: string
@@ -127,6 +131,20 @@ export interface Service {
   readonly maxStaleMillis: number
   readonly legacy: Option.Option<{ readonly ttlMs: number; readonly scope: Scope }>
   readonly failFast: boolean
+}
+
+/**
+ * The settings, and the cache a client of one server uses (`McpClient`
+ * calls `forServer` once, when it is built with a server name). The
+ * cache's code is reached only through this value: a client built without
+ * `layer` bundles none of it.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Service extends Settings {
+  /** @internal */
+  readonly forServer: (server: string) => Effect.Effect<CacheHook.Hook>
 }
 
 /**
@@ -142,18 +160,21 @@ export class ResponseCache extends Context.Tag("@mcp-effect/core/ResponseCache")
  * @category constructors
  */
 export const make = (options: Options = {}): Effect.Effect<Service, never, KeyValueStore.KeyValueStore> =>
-  Effect.map(KeyValueStore.KeyValueStore, (store) => ({
-    store,
-    identity: Option.fromNullable(options.identity),
-    prefix: options.prefix ?? "mcp-cache",
-    maxEntryBytes: options.maxEntryBytes ?? 256 * 1024,
-    maxEntries: options.maxEntries ?? 256,
-    maxStaleMillis: Duration.toMillis(options.maxStale ?? Duration.hours(24)),
-    legacy: options.legacy === undefined ?
-      Option.none() :
-      Option.some({ ttlMs: Duration.toMillis(options.legacy.ttl), scope: options.legacy.scope ?? "private" }),
-    failFast: options.failFast ?? true
-  }))
+  Effect.map(KeyValueStore.KeyValueStore, (store) => {
+    const settings: Settings = {
+      store,
+      identity: Option.fromNullable(options.identity),
+      prefix: options.prefix ?? "mcp-cache",
+      maxEntryBytes: options.maxEntryBytes ?? 256 * 1024,
+      maxEntries: options.maxEntries ?? 256,
+      maxStaleMillis: Duration.toMillis(options.maxStale ?? Duration.hours(24)),
+      legacy: options.legacy === undefined ?
+        Option.none() :
+        Option.some({ ttlMs: Duration.toMillis(options.legacy.ttl), scope: options.legacy.scope ?? "private" }),
+      failFast: options.failFast ?? true
+    }
+    return { ...settings, forServer: (server) => internal.make(settings, server) }
+  })
 
 /**
  * @since 0.4.0
@@ -168,7 +189,7 @@ export const layer = (options: Options = {}): Layer.Layer<ResponseCache, never, 
  * @since 0.4.0
  * @category fiber refs
  */
-export const currentMode: FiberRef.FiberRef<Mode> = /* @__PURE__ */ FiberRef.unsafeMake<Mode>("use")
+export const currentMode: FiberRef.FiberRef<Mode> = CacheHook.currentMode
 
 /**
  * What the pages served in a `cached` region were (internal bookkeeping of `cached`).
@@ -189,9 +210,7 @@ const nothingServed: Served = { fromCache: false, stale: false, offline: false, 
  * @since 0.4.0
  * @category fiber refs
  */
-export const currentServed: FiberRef.FiberRef<Option.Option<Ref.Ref<Served>>> = /* @__PURE__ */ FiberRef.unsafeMake<
-  Option.Option<Ref.Ref<Served>>
->(Option.none())
+export const currentServed: FiberRef.FiberRef<Option.Option<Ref.Ref<Served>>> = CacheHook.currentServed
 
 /**
  * Runs `effect` (a list or read of a client) with the cache in `mode`.

@@ -98,7 +98,7 @@ export * as SharedStore from "./SharedStore.js"
 
 /**
  * Durable task handles: task-augmented calls resumed by id, listed and
- * cancelled once from any process sharing a store. See `DurableTasks`.
+ * cancelled once from any process sharing a store, with `DurableTasks.layer`.
  *
  * @since 0.4.0
  */

@@ -78,17 +78,18 @@ const taskServer = () => {
   return { tasks, received, options }
 }
 
-/** One app "process": a client of the server, with a history, on the shared store. */
-const process = (server: TestServer.Options, store: SharedStore.Service) =>
+/** One app "process": a client of the server, with a history, its task records on the shared store. */
+const process = (server: TestServer.Options, store: SharedStore.Service, durable = true) =>
   McpClient.layer({ clientInfo, prefetch: false, server: "reports" }).pipe(
+    Layer.provideMerge(durable ? DurableTasks.layer : Layer.empty),
     Layer.provideMerge(TestServer.layer(server)),
     Layer.provideMerge(ToolCallLog.layer()),
     Layer.provideMerge(Layer.succeed(SharedStore.SharedStore, store)),
     Layer.provideMerge(KeyValueStore.layerMemory)
   )
 
-const build = (server: TestServer.Options, store: SharedStore.Service) =>
-  Effect.map(Layer.build(process(server, store)), (context) => ({
+const build = (server: TestServer.Options, store: SharedStore.Service, durable = true) =>
+  Effect.map(Layer.build(process(server, store, durable)), (context) => ({
     client: Context.get(context, McpClient.McpClient),
     log: Context.get(context, ToolCallLog.ToolCallLog)
   }))
@@ -97,6 +98,28 @@ const statuses = (events: Chunk.Chunk<McpClient.CallToolEvent>) =>
   Chunk.toReadonlyArray(events).map((e) => e._tag === "TaskStatus" ? e.task.status : e._tag)
 
 describe("durable tasks", () => {
+  it.scoped("a SharedStore alone turns no records on: without DurableTasks.layer a task is still resumed by id", () =>
+    Effect.gen(function*() {
+      const server = taskServer()
+      const store = SharedStore.fromKeyValueStore(
+        yield* Effect.provide(KeyValueStore.KeyValueStore, KeyValueStore.layerMemory)
+      )
+      const { client } = yield* build(server.options, store, false)
+      const result = yield* client.callTool({ name: "research", arguments: {} }).pipe(Effect.fork)
+      yield* eventually(Effect.sync(() => server.tasks.size === 1))
+      expect(yield* client.durableTasks).toEqual([])
+      expect(yield* store.collection(DurableTasks.collection).list).toEqual([])
+      const resumed = yield* Effect.fork(Stream.runCollect(client.resumeTask("t1")))
+      yield* TestClock.adjust("1 second")
+      server.tasks.set("t1", "completed")
+      yield* TestClock.adjust("1 second")
+      const events = statuses(yield* Fiber.join(resumed))
+      expect(events[0]).toBe("working")
+      expect(events.slice(-2)).toEqual(["completed", "Result"])
+      expect(yield* store.collection(DurableTasks.collection).list).toEqual([])
+      yield* Fiber.interrupt(result)
+    }))
+
   it.scoped("another process resumes a task by id: its statuses and result, one history record, completed once", () =>
     Effect.gen(function*() {
       const server = taskServer()

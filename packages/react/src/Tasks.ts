@@ -7,7 +7,10 @@
  * after a reload (`McpClient.Service.resumeTask`): its statuses, then its
  * result, with the call's history record completed, not duplicated. Keep
  * the id where a reload finds it (the URL, `sessionStorage`), or list the
- * calls still waiting with `client.durableTasks`.
+ * calls still waiting with `client.durableTasks` (with core's
+ * `DurableTasks.layer` in the client's context, as the hub's registry
+ * gives it over its IndexedDB storage; without it there are no records,
+ * and a task is followed by the id the app kept).
  *
  * @since 0.2.0
  */

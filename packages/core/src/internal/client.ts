@@ -10,13 +10,12 @@ import * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import type { McpTransport } from "../McpTransport.js"
 import * as RequestHeaders from "../RequestHeaders.js"
-import * as ResponseCache from "../ResponseCache.js"
 import * as TaskPolling from "../TaskPolling.js"
+import * as ToolCallLog from "../ToolCallLog.js"
 import * as CacheHook from "./client/cacheHook.js"
-import * as DurableContext from "./client/durableContext.js"
-import * as DurableRecords from "./client/durableTasks.js"
+import * as Durable from "./client/durableContext.js"
 import { coalesced, LiveView } from "./client/liveView.js"
-import * as CacheImpl from "./client/responseCache.js"
+import * as ResumeTask from "./client/resumeTask.js"
 import * as SingleFlight from "./client/singleFlight.js"
 import { decoder, paginate } from "./engine/decode.js"
 import type * as LazySubscriptionRef from "./engine/lazySubscriptionRef.js"
@@ -525,23 +524,23 @@ class Client implements McpClient.Service {
     )
   }
 
-  // a client with a store cancels through its task records
+  // a client with `DurableTasks` cancels through its task records
   get cancelTask(): McpClient.Service["cancelTask"] {
-    return (taskId) =>
-      this.tasks.durable === undefined ?
-        tasks.cancelTask(this.tasks, taskId) :
-        DurableRecords.cancel(this.tasks, taskId)
+    return (taskId) => {
+      const durable = this.tasks.durable
+      return durable === undefined ? tasks.cancelTask(this.tasks, taskId) : durable.cancel(this.tasks, taskId)
+    }
   }
 
   get resumeTask(): McpClient.Service["resumeTask"] {
-    return (taskId, options) => DurableRecords.resume(this.tasks, taskId, options)
+    return (taskId, options) => ResumeTask.resume(this.tasks, this.tasks.durable, taskId, options)
   }
 
   get durableTasks(): McpClient.Service["durableTasks"] {
-    const stores = this.tasks.durable
-    return stores === undefined ?
+    const durable = this.tasks.durable
+    return durable === undefined ?
       Effect.succeed([]) :
-      Effect.flatMap(DurableRecords.serverName(this.tasks), (server) => DurableRecords.list(stores, server))
+      Effect.flatMap(Durable.serverName(this.tasks), durable.list)
   }
 
   get getTaskResult(): McpClient.Service["getTaskResult"] {
@@ -574,10 +573,10 @@ const members = (): PropertyDescriptorMap => {
 }
 
 /** What the task and tool-call paths read of the client, as methods of one object. */
-class ClientTasks implements DurableRecords.DurableContext, ToolCalls.ToolCallContext {
+class ClientTasks implements Durable.ClientContext, ToolCalls.ToolCallContext {
   readonly server: string | undefined
-  // set once, while the client is built
-  durable: DurableContext.Stores | undefined
+  // set once, while the client is built: the task records, with `DurableTasks` in the context
+  durable: Durable.Records | undefined
   readonly trusted: boolean
   // functions of their own (the call path and `ToolCalls` pass them on unbound)
   readonly call: ToolCalls.ToolCallContext["call"]
@@ -618,9 +617,8 @@ class ClientTasks implements DurableRecords.DurableContext, ToolCalls.ToolCallCo
 
   // an interrupted call of a client with task records cancels its task once, whoever else cancels it
   get cancelOnce(): tasks.TaskContext["cancelOnce"] {
-    return this.durable === undefined ?
-      undefined :
-      (taskId) => DurableRecords.cancel(this, taskId)
+    const durable = this.durable
+    return durable === undefined ? undefined : (taskId) => durable.cancel(this, taskId)
   }
 
   session(): ClientSession.Service {
@@ -649,12 +647,12 @@ const build = <R>(
     const continuations = yield* Effect.serviceOption(Continuations.tag)
     if (Option.isSome(continuations)) {
       // the app's name for the server, else the name it gives (as the call log and approvals have it)
-      client.tracker = Continuations.trackerOf(continuations.value, DurableRecords.serverName(client.tasks))
+      client.tracker = Continuations.trackerOf(continuations.value, Durable.serverName(client.tasks))
     }
     Object.defineProperties(client, members())
-    const cache = yield* Effect.serviceOption(ResponseCache.ResponseCache)
+    const cache = yield* Effect.serviceOption(CacheHook.tag)
     if (Option.isSome(cache) && options.server !== undefined) {
-      client.cache = yield* CacheImpl.make(cache.value, options.server)
+      client.cache = yield* cache.value.forServer(options.server)
     }
     // on the scope itself: `Effect.addFinalizer` would keep a copy of this fiber's refs for the client's life
     yield* Scope.addFinalizerExit(scope, () => {
@@ -675,7 +673,12 @@ const build = <R>(
           : Effect.zipRight(invalidated, refreshed)
       }
     })
-    client.tasks.durable = yield* DurableContext.fromContext
+    const durable = yield* Effect.serviceOption(Durable.tag)
+    if (Option.isSome(durable)) {
+      // a resumed call completes its record in the call history of this client's context
+      const log = yield* Effect.serviceOption(ToolCallLog.ToolCallLog)
+      client.tasks.durable = durable.value.client(Option.getOrUndefined(log))
+    }
     yield* client.cache.watch(client.session)
     const toolCalls = yield* ToolCalls.make(client.tasks)
     client.callTool = client.cache === CacheHook.none ?

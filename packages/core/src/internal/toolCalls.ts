@@ -4,15 +4,13 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as ApprovalDecision from "../ApprovalDecision.js"
 import * as ApprovalPolicy from "../ApprovalPolicy.js"
-import * as ApprovalRequest from "../ApprovalRequest.js"
 import * as Approver from "../Approver.js"
 import type * as ClientSession from "../ClientSession.js"
 import type * as McpClient from "../McpClient.js"
 import * as McpError from "../McpError.js"
 import type * as McpSchema from "../McpSchema.js"
 import * as ToolCallLog from "../ToolCallLog.js"
-import * as DurableContext from "./client/durableContext.js"
-import * as DurableRecords from "./client/durableTasks.js"
+import * as Durable from "./client/durableContext.js"
 import * as TaskHandleHook from "./era/taskHandleHook.js"
 import { currentLogId } from "./policy/continuationHooks.js"
 import { currentOrigin } from "./policy/origin.js"
@@ -37,7 +35,7 @@ export interface ToolCallContext {
     options?: McpClient.CallToolOptions
   ) => Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError>
   /** Where task-augmented calls leave their durable records, if anywhere. */
-  readonly durable: DurableContext.Stores | undefined
+  readonly durable: Durable.Records | undefined
   /** The call's events, its `Result` validated against the tool's `outputSchema`. */
   readonly stream: (
     params: McpSchema.CallToolRequestParams,
@@ -84,7 +82,7 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
         const tool = (yield* ctx.findTool(params.name)) ?? unlisted(params.name)
         // an MCP App's call runs with its origin set (`ToolCallLog.withOrigin`): the approver is told who asks
         const origin = yield* FiberRef.get(currentOrigin)
-        const request = ApprovalRequest.make({
+        const request = rules.request({
           server,
           trusted: ctx.trusted || rules.trusts(server),
           tool,
@@ -137,7 +135,7 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
         )
 
       return Effect.gen(function*() {
-        server = yield* DurableRecords.serverName(ctx)
+        server = yield* Durable.serverName(ctx)
         const denial = yield* authorize(server, params, begin(server, "AwaitingApproval"))
         if (denial !== undefined) {
           yield* begin(server, "Denied")
@@ -153,8 +151,8 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
           const durably = durable === undefined || name === undefined ?
             Effect.void :
             first ?
-            DurableRecords.remember(durable, { server: name, tool: params.name, historyId, task }) :
-            DurableRecords.observe(durable, name, task)
+            durable.remember({ server: name, tool: params.name, historyId, task }) :
+            durable.observe(name, task)
           return Effect.zipRight(
             Effect.zipRight(durably, record({ taskId: task.taskId, taskStatus: task.status })),
             emit?.({ _tag: "TaskStatus", task }) ?? Effect.void
@@ -167,7 +165,7 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
             const name = server
             return durable === undefined || name === undefined ?
               send :
-              Effect.flatMap(DurableRecords.claimCancel(durable, name, task), (mine) => mine ? send : Effect.void)
+              Effect.flatMap(durable.claimCancel(name, task), (mine) => mine ? send : Effect.void)
           }
         }
         const execute = Option.isNone(log) && emit === undefined && durable === undefined ?
@@ -210,17 +208,9 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
         return yield* id === undefined ? execute : Effect.locally(execute, currentLogId, id)
       }).pipe(
         Effect.onExit((exit) => {
-          if (durable === undefined || server === undefined || taskId === undefined) {
-            return record(DurableContext.outcomeOf(exit))
-          }
-          // a task the server may still run (the connection dropped) keeps its record, to be resumed;
-          // otherwise the first process to settle it, this one or one that resumed it, completes the history
-          if (!DurableContext.isSettled(exit)) return record(DurableContext.outcomeOf(exit))
-          const [name, task] = [server, taskId]
-          return Effect.flatMap(DurableRecords.settle(durable, name, task, true), (won) =>
-            won ?
-              Effect.zipRight(record(DurableContext.outcomeOf(exit)), DurableRecords.forget(durable, name, task)) :
-              Effect.void)
+          return durable === undefined || server === undefined || taskId === undefined ?
+            record(Durable.outcomeOf(exit)) :
+            durable.ended(server, taskId, exit, record)
         })
       )
     }

@@ -1,11 +1,13 @@
 import type * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as ApprovalRequest from "@mcp-effect/core/ApprovalRequest"
 import type * as ClientSession from "@mcp-effect/core/ClientSession"
+import * as DurableTasks from "@mcp-effect/core/DurableTasks"
 import * as McpApps from "@mcp-effect/core/McpApps"
 import * as McpClient from "@mcp-effect/core/McpClient"
 import * as McpError from "@mcp-effect/core/McpError"
 import type * as McpSchema from "@mcp-effect/core/McpSchema"
 import * as ResponseCache from "@mcp-effect/core/ResponseCache"
+import * as SharedStore from "@mcp-effect/core/SharedStore"
 import * as ToolCallLog from "@mcp-effect/core/ToolCallLog"
 import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
@@ -97,6 +99,13 @@ const make_ = (
     const publishLock = yield* Effect.makeSemaphore(1)
     const changeLock = yield* Effect.makeSemaphore(1)
     const embeddings = yield* Effect.serviceOption(Embeddings)
+    // durable task records for every client: the app's `DurableTasks`, else records in the hub's shared
+    // storage (the file, IndexedDB and Redis stores are a `SharedStore`); the default memory storage keeps none
+    const sharedStore = yield* Effect.serviceOption(SharedStore.SharedStore)
+    const durableTasks = Option.orElse(
+      yield* Effect.serviceOption(DurableTasks.DurableTasks),
+      () => Option.map(sharedStore, DurableTasks.fromSharedStore)
+    )
     const rank = Option.map(embeddings, SearchRanking.ranker)
     // built on the first search after the tools or the servers' instructions changed
     let index: ToolSearch.Index | undefined
@@ -209,7 +218,14 @@ const make_ = (
           server: config.name,
           trusted: config.trusted,
           ...(resolved.timeout === undefined ? {} : { requestTimeout: resolved.timeout })
-        }).pipe(Effect.provide(built.context), Scope.extend(scope))
+        }).pipe(
+          Effect.provide(built.context),
+          (make) =>
+            Option.isSome(durableTasks)
+              ? Effect.provideService(make, DurableTasks.DurableTasks, durableTasks.value)
+              : make,
+          Scope.extend(scope)
+        )
         yield* update(entry, runId, (e) => void (e.client = client))
         // the first tools/list after the start settles the server for `awaitReady`
         yield* Effect.forkIn(

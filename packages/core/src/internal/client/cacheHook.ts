@@ -1,20 +1,41 @@
 /**
- * The shape of the client's response-cache hook, the plain requests a
- * client without a cache uses (`none`), and whether a call runs on its own.
- * The cache itself is `responseCache.ts`. (Loading that on demand was tried:
- * the chunk it shares with the client cost more up front than it saved.)
+ * What a client holds of `ResponseCache`: the tag (by its key), the shape
+ * of the hook the service hands a client, the plain requests a client
+ * without a cache uses (`none`), the fiber refs of `withMode` / `cached`
+ * and whether a call runs on its own. The cache itself is `responseCache.ts`,
+ * reached only through the service `ResponseCache.layer` builds, so a
+ * client without that Layer bundles none of it.
  *
  * @internal
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
+import type * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import type * as ClientSession from "../../ClientSession.js"
 import type * as JsonRpc from "../../JsonRpc.js"
 import type * as McpError from "../../McpError.js"
-import * as ResponseCache from "../../ResponseCache.js"
+import type * as ResponseCache from "../../ResponseCache.js"
 import * as Results from "../results.js"
+
+/**
+ * The public module's tag, by its key (the public module is imported as a type only).
+ *
+ * @internal
+ */
+export const tag = Context.GenericTag<ResponseCache.ResponseCache, ResponseCache.Service>(
+  "@mcp-effect/core/ResponseCache"
+)
+
+/** @internal */
+export const currentMode: FiberRef.FiberRef<ResponseCache.Mode> = FiberRef.unsafeMake<ResponseCache.Mode>("use")
+
+/** @internal */
+export const currentServed: FiberRef.FiberRef<Option.Option<Ref.Ref<ResponseCache.Served>>> = FiberRef.unsafeMake<
+  Option.Option<Ref.Ref<ResponseCache.Served>>
+>(Option.none())
 
 /**
  * The methods whose results are cached.
@@ -81,7 +102,7 @@ export const none: Hook = {
  * @internal
  */
 export const alone: Effect.Effect<boolean> = Effect.zipWith(
-  FiberRef.get(ResponseCache.currentMode),
-  FiberRef.get(ResponseCache.currentServed),
+  FiberRef.get(currentMode),
+  FiberRef.get(currentServed),
   (mode, served) => mode !== "use" || Option.isSome(served)
 )

@@ -1,42 +1,93 @@
 /**
- * What every client holds of the durable task handles: the `SharedStore`
- * of its context (read by its key, so that a client without one carries
- * none of the store's code) and how a call's end is recorded. The records
- * themselves are written and followed by `durableTasks.ts`.
+ * What every client holds of durable task handles: the `DurableTasks` tag
+ * (by its key, so that a client without `DurableTasks.layer` carries none
+ * of the records' code), the shape of the records the service hands a
+ * client, the server's name in the app, and how a call's end is recorded
+ * in the history. The records themselves are written by `durableTasks.ts`,
+ * reached only through the service.
  */
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import type * as ClientSession from "../../ClientSession.js"
 import type * as DurableTasks from "../../DurableTasks.js"
 import type * as McpError from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
-import type * as SharedStore from "../../SharedStore.js"
 import * as ToolCallLog from "../../ToolCallLog.js"
-
-const sharedStoreTag = Context.GenericTag<SharedStore.SharedStore, SharedStore.Service>("@mcp-effect/core/SharedStore")
+import type * as Tasks from "../tasks.js"
 
 /**
- * Where a client keeps its task records (its `SharedStore`), and the call
- * history it completes.
+ * The public module's tag, by its key (the public module is imported as a type only).
  *
  * @internal
  */
-export interface Stores {
-  readonly shared: SharedStore.Service
-  readonly log: ToolCallLog.Service | undefined
+export const tag = Context.GenericTag<DurableTasks.DurableTasks, DurableTasks.Service>(
+  "@mcp-effect/core/DurableTasks"
+)
+
+/**
+ * What the task and tool-call paths of a client read of it.
+ *
+ * @internal
+ */
+export interface ClientContext extends Tasks.TaskContext {
+  /** `McpClient.Options.server`; the server's own name when absent. */
+  readonly server: string | undefined
 }
 
 /**
- * The stores of the context; `undefined` without a `SharedStore`.
+ * The records of one client's task-augmented calls (its call history is
+ * the `ToolCallLog` of its context, if any).
  *
  * @internal
  */
-export const fromContext: Effect.Effect<Stores | undefined> = Effect.map(
-  Effect.all([Effect.serviceOption(sharedStoreTag), Effect.serviceOption(ToolCallLog.ToolCallLog)]),
-  ([shared, log]) => Option.isNone(shared) ? undefined : { shared: shared.value, log: Option.getOrUndefined(log) }
-)
+export interface Records {
+  /** Writes the record of a task the call has just created. */
+  readonly remember: (start: {
+    readonly server: string
+    readonly tool: string
+    readonly historyId: string | undefined
+    readonly task: McpSchema.Task
+  }) => Effect.Effect<void>
+  /** Records a status of the task (any process following it). */
+  readonly observe: (server: string, task: McpSchema.Task) => Effect.Effect<void>
+  /** Whether this process sends `tasks/cancel` for the task (the first to claim it). */
+  readonly claimCancel: (server: string, taskId: string) => Effect.Effect<boolean>
+  /**
+   * After a call with a task ended: a task the server may still run keeps
+   * its record (`history` is told how the call ended); otherwise the first
+   * process to settle it completes the history and removes the record.
+   */
+  readonly ended: (
+    server: string,
+    taskId: string,
+    exit: Exit.Exit<McpSchema.CallToolResult, McpError.McpClientError>,
+    history: (update: ToolCallLog.Update) => Effect.Effect<void>
+  ) => Effect.Effect<void>
+  /** `tasks/cancel`, sent once across processes. */
+  readonly cancel: (
+    ctx: ClientContext,
+    taskId: string,
+    options?: ClientSession.RequestOptions
+  ) => Effect.Effect<McpSchema.Task, McpError.McpClientError>
+  /** The records of a server without a stored result, oldest first. */
+  readonly list: (server: string) => Effect.Effect<ReadonlyArray<DurableTasks.TaskRecord>>
+  /** The call history a resumed call completes. */
+  readonly log: ToolCallLog.Service | undefined
+  /** The record of a task, if any. */
+  readonly find: (server: string, taskId: string) => Effect.Effect<DurableTasks.TaskRecord | undefined>
+  /**
+   * Whether this process completes the call: the one that marks the record
+   * `done` first. A process that wrote or read the record (`known`) and
+   * finds it gone lost to another; one that never had a record completes
+   * its own call.
+   */
+  readonly settle: (server: string, taskId: string, known: boolean) => Effect.Effect<boolean>
+  /** Removes a settled record. */
+  readonly forget: (server: string, taskId: string) => Effect.Effect<void>
+}
 
 /**
  * Whether a call that ended so is over on the server too: a result, the
@@ -57,6 +108,20 @@ export const isSettled = <E extends { readonly _tag: string }>(exit: Exit.Exit<u
             error._tag === "OutcomeUnknown" || error._tag === "Unauthorized" || error._tag === "InsufficientScope")
       })
   })
+
+/**
+ * The server's name in the app: the client's `server` option, or the name it gives in `initialize`.
+ *
+ * @internal
+ */
+export const serverName = (
+  ctx: { readonly server: string | undefined; readonly session: () => ClientSession.Service }
+): Effect.Effect<string, McpError.McpClientError> =>
+  Effect.suspend(() =>
+    ctx.server !== undefined ?
+      Effect.succeed(ctx.server) :
+      Effect.map(ctx.session().initialized, (init) => init.serverInfo.name)
+  )
 
 /**
  * The history update for how a call ended.

@@ -1,31 +1,24 @@
 /**
  * Durable task handles: the record a task-augmented call leaves in the
- * `SharedStore` (see `DurableTasks.TaskRecord`), following the task again by
- * id from any process sharing the store, and settling, exactly once across
- * processes, who completes the call's history record and who sends
- * `tasks/cancel` (each a compare-and-set on the task's record).
+ * `SharedStore` (see `DurableTasks.TaskRecord`), and settling, exactly once
+ * across processes, who completes the call's history record and who sends
+ * `tasks/cancel` (each a compare-and-set on the task's record). Reached
+ * only through the service `DurableTasks.layer` builds (`records`);
+ * following a task again is `resumeTask.ts`.
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
-import * as Stream from "effect/Stream"
 import type * as ClientSession from "../../ClientSession.js"
-import * as DurableTasks from "../../DurableTasks.js"
-import type * as McpClient from "../../McpClient.js"
-import * as McpError from "../../McpError.js"
-import * as McpSchema from "../../McpSchema.js"
+import type * as McpError from "../../McpError.js"
+import type * as McpSchema from "../../McpSchema.js"
 import type * as SharedStore from "../../SharedStore.js"
 import type * as ToolCallLog from "../../ToolCallLog.js"
-import { checker } from "../engine/decode.js"
-import * as Codecs from "../era/codecs.js"
-import * as TaskHandleHook from "../era/taskHandleHook.js"
-import * as TaskHandles from "../era/taskHandles.js"
-import * as Session from "../session.js"
 import * as Tasks from "../tasks.js"
-import { isSettled, outcomeOf, type Stores } from "./durableContext.js"
+import { type ClientContext, isSettled, outcomeOf, type Records, serverName } from "./durableContext.js"
+import { extensionTask, isExtension } from "./resumeTask.js"
+import * as DurableTasks from "./taskRecord.js"
 
 /** How many times a compare-and-set is tried again after another process changed the record. */
 const maxAttempts = 16
@@ -39,8 +32,18 @@ const keyOf = (server: string, taskId: string) => `${encodeURIComponent(server)}
 const warn = (what: string) => (error: { readonly message: string }) =>
   Effect.logWarning(`mcp: durable tasks: could not ${what}`, error.message)
 
-/** @internal */
-export type Durable = Stores
+/**
+ * Where a client keeps its task records (the service's `SharedStore`), and
+ * the call history it completes (the client's `ToolCallLog`).
+ *
+ * @internal
+ */
+export interface Durable {
+  readonly shared: SharedStore.Service
+  readonly log: ToolCallLog.Service | undefined
+}
+
+type TaskRecord = typeof DurableTasks.TaskRecord.Type
 
 const collections = new WeakMap<Durable, SharedStore.Collection>()
 
@@ -57,7 +60,7 @@ const recordsOf = (durable: Durable): SharedStore.Collection => {
 /** A record as stored (its text, for a compare-and-set) and decoded. */
 interface Read {
   readonly text: string
-  readonly record: DurableTasks.TaskRecord
+  readonly record: TaskRecord
 }
 
 const read = (durable: Durable, key: string): Effect.Effect<Option.Option<Read>> =>
@@ -75,9 +78,9 @@ const read = (durable: Durable, key: string): Effect.Effect<Option.Option<Read>>
 const modify = (
   durable: Durable,
   key: string,
-  change: (record: DurableTasks.TaskRecord) => DurableTasks.TaskRecord | undefined
-): Effect.Effect<Option.Option<DurableTasks.TaskRecord>, never> => {
-  const attempt = (left: number): Effect.Effect<Option.Option<DurableTasks.TaskRecord>> =>
+  change: (record: TaskRecord) => TaskRecord | undefined
+): Effect.Effect<Option.Option<TaskRecord>, never> => {
+  const attempt = (left: number): Effect.Effect<Option.Option<TaskRecord>> =>
     Effect.flatMap(
       read(durable, key),
       Option.match({
@@ -112,7 +115,7 @@ export const remember = (
   }
 ): Effect.Effect<void> =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => {
-    const record: DurableTasks.TaskRecord = {
+    const record: TaskRecord = {
       server: start.server,
       taskId: start.task.taskId,
       tool: start.tool,
@@ -194,7 +197,7 @@ export const forget = (durable: Durable, server: string, taskId: string): Effect
 export const list = (
   durable: Durable,
   server: string
-): Effect.Effect<ReadonlyArray<DurableTasks.TaskRecord>> =>
+): Effect.Effect<ReadonlyArray<TaskRecord>> =>
   recordsOf(durable).list.pipe(
     Effect.map((entries) =>
       entries.flatMap(([, text]) => {
@@ -204,29 +207,6 @@ export const list = (
     ),
     Effect.catchAll((error) => Effect.as(warn("read the task records")(error), []))
   )
-
-/**
- * What the durable paths read of the client.
- *
- * @internal
- */
-export interface DurableContext extends Tasks.TaskContext {
-  readonly server: string | undefined
-  readonly durable: Durable | undefined
-}
-
-/** The server's name in the app: the client's `server` option, or the name it gives in `initialize`. */
-export const serverName = (
-  ctx: Pick<DurableContext, "server" | "session">
-): Effect.Effect<string, McpError.McpClientError> =>
-  Effect.suspend(() =>
-    ctx.server !== undefined ?
-      Effect.succeed(ctx.server) :
-      Effect.map(ctx.session().initialized, (init) => init.serverInfo.name)
-  )
-
-const isUnknownTask = (error: McpError.McpClientError) =>
-  error._tag === "ProtocolError" && error.code === McpError.ErrorCode.InvalidParams
 
 /**
  * Whether this process sends `tasks/cancel` for a task: the one that marks
@@ -255,25 +235,6 @@ export const claimCancel = (durable: Durable, server: string, taskId: string): E
   return attempt(maxAttempts)
 }
 
-/** Whether the server speaks the 2026-07-28 tasks extension (task handles, no `tasks/result`). */
-const isExtension = (ctx: DurableContext): Effect.Effect<boolean, McpError.McpClientError> =>
-  Effect.map(ctx.session().initialized, (init) => Codecs.of(init.protocolVersion).tasks === "server")
-
-/** A task of the extension, from `tasks/get`, as `McpSchema.Task`. */
-const extensionTask = (
-  ctx: DurableContext,
-  taskId: string
-): Effect.Effect<[TaskHandles.ExtensionTask, McpSchema.Task], McpError.McpClientError> =>
-  ctx.session().request("tasks/get", { taskId }).pipe(
-    Effect.flatMap((raw) => TaskHandles.decoded("tasks/get", raw)),
-    Effect.flatMap((task) =>
-      Effect.map(Clock.currentTimeMillis, (now): [TaskHandles.ExtensionTask, McpSchema.Task] => [
-        task,
-        TaskHandles.toTask(task, now)
-      ])
-    )
-  )
-
 /**
  * `tasks/cancel`, sent once for a task with a record however many processes
  * ask (`claimCancel`): a later cancel reads the task with `tasks/get`
@@ -284,14 +245,12 @@ const extensionTask = (
  * @internal
  */
 export const cancel = (
-  ctx: DurableContext,
+  ctx: ClientContext,
+  durable: Durable,
   taskId: string,
   options?: ClientSession.RequestOptions
 ): Effect.Effect<McpSchema.Task, McpError.McpClientError> => {
-  const durable = ctx.durable
-  const mine = durable === undefined ?
-    Effect.succeed(true) :
-    Effect.flatMap(serverName(ctx), (server) => claimCancel(durable, server, taskId))
+  const mine = Effect.flatMap(serverName(ctx), (server) => claimCancel(durable, server, taskId))
   return Effect.flatMap(Effect.zip(isExtension(ctx), mine), ([extension, mine]) =>
     extension ?
       Effect.zipRight(
@@ -303,133 +262,30 @@ export const cancel = (
       Tasks.getTask(ctx, taskId))
 }
 
-const notFound = (server: string, taskId: string) => (error: McpError.McpClientError) =>
-  Effect.fail(
-    new DurableTasks.TaskNotFound({
-      server,
-      taskId,
-      message: `the server does not know task ${taskId}: ${error.message}`
-    })
-  )
-
 /**
- * A 2025-11-25 task followed again: `tasks/get` until it settles, then
- * `tasks/result`. Each status goes to `status`, in order.
- */
-const followTask = (
-  ctx: DurableContext,
-  server: string,
-  taskId: string,
-  options: Pick<McpClient.CallToolOptions, "maxTotalTimeout"> | undefined,
-  status: (task: McpSchema.Task) => Effect.Effect<void>
-): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError | DurableTasks.TaskNotFound> =>
-  Effect.gen(function*() {
-    const first = yield* Tasks.getTask(ctx, taskId).pipe(Effect.catchIf(isUnknownTask, notFound(server, taskId)))
-    yield* status(first)
-    // the statuses come from the polling fiber, synchronously: handled in order on a fiber of their own
-    const queue = yield* Queue.unbounded<McpSchema.Task | null>()
-    const consumer = yield* Effect.fork(
-      Stream.fromQueue(queue).pipe(
-        Stream.takeWhile((task): task is McpSchema.Task => task !== null),
-        Stream.runForEach(status)
-      )
-    )
-    const exit = yield* Effect.exit(
-      Tasks.followTask(ctx, first, options, { status: (task) => queue.unsafeOffer(task) }, false)
-    )
-    queue.unsafeOffer(null)
-    yield* Effect.ignore(consumer.await)
-    return yield* exit
-  })
-
-const decodeCallToolResult = checker(McpSchema.CallToolResult)
-
-/**
- * A task of the 2026-07-28 tasks extension followed again, as a call's task
- * handle is (`taskHandles.ts`): `tasks/get` at the task's interval, the
- * questions of an `input_required` task answered with this client's
- * handlers through `tasks/update` (a `ProtocolError` "method not found"
- * when it has none for one), then the task's `result` or its `error`.
- */
-const followHandle = (
-  ctx: DurableContext,
-  server: string,
-  taskId: string,
-  status: (task: McpSchema.Task) => Effect.Effect<void>
-): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError | DurableTasks.TaskNotFound> =>
-  Effect.gen(function*() {
-    const session = ctx.session()
-    const [first] = yield* extensionTask(ctx, taskId).pipe(Effect.catchIf(isUnknownTask, notFound(server, taskId)))
-    const follow = Session.followContext(session) ??
-      { request: session.request, handlers: new Map(), polling: ctx.polling }
-    // resuming is not the call: an interrupt stops following, and sends no tasks/cancel
-    const hook: TaskHandleHook.Hook = { status, cancel: () => Effect.void }
-    const raw = yield* Effect.locally(
-      TaskHandles.follow(
-        "tools/call",
-        { ...first, resultType: "task" },
-        follow.request,
-        follow.handlers,
-        follow.polling
-      ),
-      TaskHandleHook.current,
-      hook
-    )
-    const result = decodeCallToolResult(raw)
-    return result._tag === "Right" ?
-      result.right :
-      yield* new McpError.DecodeError({ reason: "Schema", method: "tools/call", message: result.left })
-  })
-
-/**
- * Follows a task by id again: its statuses, then its result (validated
- * against the tool's `outputSchema` when the record names the tool), the
- * history record completed by whichever process gets the result first.
- * Interrupting stops following; it does not cancel the task.
+ * The records of a client whose call history is `durable.log`, as the
+ * functions its task and tool-call paths call.
  *
  * @internal
  */
-export const resume = (
-  ctx: DurableContext,
-  taskId: string,
-  options?: Pick<McpClient.CallToolOptions, "maxTotalTimeout">
-): Stream.Stream<McpClient.CallToolEvent, McpError.McpClientError | DurableTasks.TaskNotFound> =>
-  Tasks.resultStream<McpError.McpClientError | DurableTasks.TaskNotFound>((emit) =>
-    Effect.gen(function*() {
-      const server = yield* serverName(ctx)
-      const durable = ctx.durable
-      const found = durable === undefined ? Option.none<Read>() : yield* read(durable, keyOf(server, taskId))
-      const record = Option.getOrUndefined(Option.map(found, (r) => r.record))
-      const log = durable?.log
-      const historyId = record?.historyId
-      const history = (update: ToolCallLog.Update) =>
-        log !== undefined && historyId !== undefined ? log.update(historyId, update) : Effect.void
-      const status = (task: McpSchema.Task) =>
-        Effect.sync(() => emit({ _tag: "TaskStatus", task })).pipe(
-          Effect.zipRight(durable === undefined ? Effect.void : observe(durable, server, task)),
-          Effect.zipRight(history({ taskId, taskStatus: task.status }))
-        )
-
-      const extension = yield* isExtension(ctx)
-      const exit = yield* (extension ?
-        followHandle(ctx, server, taskId, status) :
-        followTask(ctx, server, taskId, options, status)).pipe(
-          Effect.flatMap((result) =>
-            record === undefined ?
-              Effect.succeed(result) :
-              // the tool as listed: a client that has not listed the tools yet lists them first
-              Effect.flatMap(ctx.findTool(record.tool), () => ctx.validate(record.tool, result))
-          ),
-          Effect.exit
-        )
-      // an interrupted resume leaves the task (and its record) to be followed again; a task the server
-      // does not know (any more) is over: its record goes, its history fails
-      if (durable !== undefined && isSettled(exit) && !Exit.isInterrupted(exit)) {
-        if (yield* settle(durable, server, taskId, record !== undefined)) {
-          yield* history(outcomeOf(exit))
-          yield* forget(durable, server, taskId)
-        }
-      }
-      return yield* exit
-    })
-  )
+export const records = (durable: Durable): Records => ({
+  remember: (start) => remember(durable, start),
+  observe: (server, task) => observe(durable, server, task),
+  claimCancel: (server, taskId) => claimCancel(durable, server, taskId),
+  ended: (server, taskId, exit, history) =>
+    // a task the server may still run (the connection dropped) keeps its record, to be resumed;
+    // otherwise the first process to settle it, this one or one that resumed it, completes the history
+    !isSettled(exit) ?
+      history(outcomeOf(exit)) :
+      Effect.flatMap(settle(durable, server, taskId, true), (won) =>
+        won ?
+          Effect.zipRight(history(outcomeOf(exit)), forget(durable, server, taskId)) :
+          Effect.void),
+  cancel: (ctx, taskId, options) => cancel(ctx, durable, taskId, options),
+  list: (server) => list(durable, server),
+  log: durable.log,
+  find: (server, taskId) =>
+    Effect.map(read(durable, keyOf(server, taskId)), (found) => Option.isSome(found) ? found.value.record : undefined),
+  settle: (server, taskId, known) => settle(durable, server, taskId, known),
+  forget: (server, taskId) => forget(durable, server, taskId)
+})

@@ -24,11 +24,11 @@ import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import type * as ClientSession from "../../ClientSession.js"
 import * as McpError from "../../McpError.js"
-import * as ResponseCache from "../../ResponseCache.js"
+import type * as ResponseCache from "../../ResponseCache.js"
 import { decoder } from "../engine/decode.js"
 import { answered } from "../era/inputRounds.js"
 import * as Results from "../results.js"
-import { type Cacheable, type Hook, none, type Page, requests } from "./cacheHook.js"
+import { type Cacheable, currentMode, currentServed, type Hook, none, type Page, requests } from "./cacheHook.js"
 
 const encoder = new TextEncoder()
 
@@ -145,7 +145,7 @@ const listsOf: Readonly<Record<string, ReadonlyArray<Cacheable>>> = {
  *
  * @internal
  */
-export const make = (cache: ResponseCache.Service, server: string): Effect.Effect<Hook> =>
+export const make = (cache: ResponseCache.Settings, server: string): Effect.Effect<Hook> =>
   // without WebCrypto (a page on an insecure origin) nothing can be hashed, so nothing is cached
   globalThis.crypto?.subtle === undefined ? Effect.succeed(none) : Effect.gen(function*() {
     const startedAt = yield* Clock.currentTimeMillis
@@ -253,7 +253,7 @@ export const make = (cache: ResponseCache.Service, server: string): Effect.Effec
       )
 
     const record = (entry: Entry, stale: boolean, offline: boolean) =>
-      Effect.flatMap(FiberRef.get(ResponseCache.currentServed), (served) =>
+      Effect.flatMap(FiberRef.get(currentServed), (served) =>
         Option.isNone(served) ? Effect.void : Ref.update(served.value, (s) => ({
           fromCache: true,
           stale: s.stale || stale,
@@ -286,7 +286,7 @@ export const make = (cache: ResponseCache.Service, server: string): Effect.Effec
       params?: Record<string, unknown>
     ) =>
       Effect.gen(function*() {
-        const mode = yield* FiberRef.get(ResponseCache.currentMode)
+        const mode = yield* FiberRef.get(currentMode)
         const fetch = requests[method](session, params)
         if (mode === "bypass") {
           return yield* fetch

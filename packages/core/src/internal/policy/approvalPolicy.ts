@@ -68,6 +68,7 @@ export const make = (
 
     const service: ApprovalPolicy.Service = {
       options,
+      request: ApprovalRequest.make,
       trusts: (server) => trustedServers.has(server),
       evaluate: (request) =>
         Effect.gen(function*() {

@@ -55,19 +55,14 @@ export interface Tracker {
 /** @internal */
 export const currentTracker = FiberRef.unsafeMake<Tracker | undefined>(undefined)
 
-/** @internal */
-export const internals = new WeakMap<
-  Continuations.Service,
-  (server: Effect.Effect<string, McpError.McpClientError>) => Tracker
->()
-
 /**
  * The tracker that makes a client's input rounds records of `service`,
- * under the server key `server` evaluates to.
+ * under the server key `server` evaluates to (the service carries the
+ * records' code: a client reads only this tag and this member).
  *
  * @internal
  */
 export const trackerOf = (
   service: Continuations.Service,
   server: Effect.Effect<string, McpError.McpClientError>
-): Tracker | undefined => internals.get(service)?.(server)
+): Tracker => service.tracker(server)

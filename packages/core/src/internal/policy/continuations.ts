@@ -16,14 +16,7 @@ import * as McpError from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
 import type * as SharedStore from "../../SharedStore.js"
 import * as ToolCallLog from "../../ToolCallLog.js"
-import {
-  currentIdentity,
-  currentLogId,
-  currentTracker,
-  type FollowInput,
-  internals,
-  type Tracker
-} from "./continuationHooks.js"
+import { currentIdentity, currentLogId, currentTracker, type FollowInput, type Tracker } from "./continuationHooks.js"
 
 /** @internal */
 export const State = Schema.Literal("Pending", "Answered", "Completed", "Failed", "Expired")
@@ -407,6 +400,7 @@ export const make = (
     )
 
     const service: Continuations.Service = {
+      tracker,
       list: (filter) =>
         Effect.gen(function*() {
           const records = yield* all
@@ -494,7 +488,6 @@ export const make = (
           )
       )
     }
-    internals.set(service, tracker)
     return service
   })
 

@@ -22,9 +22,7 @@ import type * as McpSchema from "../../McpSchema.js"
 import type * as McpTransport from "../../McpTransport.js"
 import * as Methods from "../methods.js"
 import * as Handshake from "../session/handshake.js"
-import * as Discover from "./discover.js"
-import * as Era2025 from "./era2025.js"
-import * as Era2026 from "./era2026.js"
+import type { Codec2025, Codec2026, EraCodec } from "./codec.js"
 import { modernCapabilities, versionIn } from "./meta.js"
 import * as Negotiation from "./negotiation.js"
 
@@ -63,6 +61,11 @@ export interface NegotiatingHandshake extends Handshake.Handshake {
  */
 export const make = (options: {
   readonly offer: Negotiation.Offer
+  /**
+   * The codecs the session was made with: the only place either era's
+   * opening comes from. An offer names versions of these eras only.
+   */
+  readonly codecs: ReadonlyArray<EraCodec>
   readonly clientInfo: McpSchema.Implementation
   readonly capabilities: McpSchema.ClientCapabilities
   /** How long `initialize` may take; each `server/discover` probe a third of it, at most `probeBudget`. */
@@ -75,6 +78,8 @@ export const make = (options: {
   readonly headersFor?: ((method: string, params: unknown) => Record<string, string>) | undefined
 }): NegotiatingHandshake => {
   const identity = { clientInfo: options.clientInfo, capabilities: modernCapabilities(options.capabilities) }
+  const legacy = options.codecs.find((codec): codec is Codec2025 => codec.era === "legacy")
+  const modern = options.codecs.find((codec): codec is Codec2026 => codec.era === "modern")
   /** The modern version agreed on the current connection; `undefined` in the legacy era. */
   let modernVersion: string | undefined
   /** The level `setLoggingLevel` chose (sent in 2026-era requests' `_meta`). */
@@ -90,9 +95,21 @@ export const make = (options: {
       return options.onSpoken === undefined ? Effect.void : options.onSpoken(era)
     })
 
+  /** An opening of an era the session was not made with (the offer never names one: kept as a typed error). */
+  const missing = (
+    era: string,
+    version: string
+  ): Effect.Effect<ClientSession.Initialized, McpError.McpClientError> =>
+    Effect.fail(
+      new McpError.ProtocolError({
+        code: McpError.ErrorCode.UnsupportedProtocolVersion,
+        message: `protocol version ${version} belongs to the ${era} era, which this session was not made with`
+      })
+    )
+
   /** The 2025 era's opening: `initialize` (the era, not the 2024-11-05 HTTP+SSE transport). */
   const initialize2025 = (context: Handshake.HandshakeContext, version: string) =>
-    Handshake.initialize({
+    legacy === undefined ? missing("2025-11-25", version) : legacy.initialize({
       protocolVersion: version,
       capabilities: options.capabilities,
       clientInfo: options.clientInfo,
@@ -103,9 +120,9 @@ export const make = (options: {
 
   /** The 2026-07-28 era's opening: the `server/discover` probe, falling back to `initialize2025`. */
   const discover2026 = (context: Handshake.HandshakeContext, offer: Negotiation.Offer) =>
-    Effect.flatMap(
+    modern === undefined ? missing("2026-07-28", offer.modern[0] ?? "") : Effect.flatMap(
       // a budget of its own: a legacy server that ignores the probe gets `initialize` soon after
-      Discover.discover(
+      modern.discover(
         context.request,
         offer,
         identity,
@@ -148,13 +165,14 @@ export const make = (options: {
     })
 
   const decorate: NegotiatingHandshake["decorate"] = (method, params) =>
-    modernVersion === undefined ?
+    modernVersion === undefined || modern === undefined ?
       params :
-      Era2026.codec.decorate(method, params, { version: modernVersion, identity, logLevel })
+      modern.decorate(method, params, { version: modernVersion, identity, logLevel })
 
   const sendOptions: NegotiatingHandshake["sendOptions"] = (method, params) => {
+    if (modern === undefined) return legacy?.sendOptions(method, params, undefined)
     if (modernVersion !== undefined) {
-      return Era2026.codec.sendOptions(method, params, {
+      return modern.sendOptions(method, params, {
         version: modernVersion,
         identity,
         logLevel,
@@ -164,13 +182,13 @@ export const make = (options: {
     // before a version is agreed on, the modern probe goes out under the version its envelope offers
     const probed = Methods.lookup(method)?.era === "modern" ? versionIn(params) : undefined
     return probed !== undefined ?
-      Era2026.codec.sendOptions(method, params, {
+      modern.sendOptions(method, params, {
         version: probed,
         identity,
         logLevel,
         headersFor: options.headersFor
       }) :
-      Era2025.codec.sendOptions(method, params, undefined)
+      legacy?.sendOptions(method, params, undefined)
   }
 
   return {

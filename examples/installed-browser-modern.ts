@@ -1,11 +1,12 @@
 /**
  * The minimal browser client of `installed-browser.ts`, pinned to the 2026 protocol era at bundle
- * time: `McpClient.layerWith` and `HttpTransport.layerWith` get only `ProtocolEra2026.era`, so the
+ * time: `McpClient.layerWith` gets only `ProtocolEra2026.era` and `HttpTransport.layerWith` only `HttpEra2026.era`, so the
  * bundle holds none of the other era's code. Measured by `browser/bundle.ts` (`measurePinned`).
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as McpClient from "@mcp-effect/core/McpClient"
 import * as ProtocolEra2026 from "@mcp-effect/core/ProtocolEra2026"
+import * as HttpEra2026 from "@mcp-effect/transport-http/HttpEra2026"
 import * as HttpTransport from "@mcp-effect/transport-http/HttpTransport"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -18,7 +19,7 @@ export const run = (url: string) =>
   }).pipe(
     Effect.provide(
       McpClient.layerWith([ProtocolEra2026.era], { clientInfo: { name: "browser-app", version: "1.0.0" } }).pipe(
-        Layer.provide(HttpTransport.layer({ url })),
+        Layer.provide(HttpTransport.layerWith([HttpEra2026.era], { url })),
         Layer.provide(FetchHttpClient.layer)
       )
     ),

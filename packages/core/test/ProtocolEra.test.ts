@@ -88,7 +88,7 @@ describe("the protocol eras as values", () => {
       const session = yield* ClientSession.ClientSession
       const error = yield* Effect.flip(session.initialized)
       expect(error).toMatchObject({ _tag: "TransportError", phase: "options" })
-      expect(error.message).toContain("was not made with")
+      expect(error.message).toContain("not made with this era")
     }).pipe(
       Effect.provide(
         ClientSession.layerWith([ProtocolEra2025.era], { clientInfo, era: "modern" }).pipe(

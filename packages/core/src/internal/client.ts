@@ -305,7 +305,7 @@ class Client implements McpClient.Service {
 
   #listen(init: ClientSession.Initialized): Effect.Effect<void, McpError.McpClientError> {
     return Effect.suspend(() =>
-      (this.#listener ??= Codecs.listener(init.protocolVersion, () => this.session, this.#scope)).update(
+      (this.#listener ??= Codecs.listener(() => this.session, this.#scope)).update(
         Listen.filterOf(init.capabilities, this.#subscriptions)
       )
     )

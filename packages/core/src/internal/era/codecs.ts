@@ -31,17 +31,12 @@ export const register = (codecs: ReadonlyArray<EraCodec>): void => {
 /**
  * The codec of the era `version` belongs to. Only a version a session
  * negotiated is asked for, and a session negotiates only versions of the
- * codecs it registered.
+ * codecs it registered (`Negotiation.offerOf` offers no other), so the
+ * codec is there.
  *
  * @internal
  */
-export const of = (version: string): EraCodec => {
-  const codec = eraOf(version) === "modern" ? modern : legacy
-  if (codec === undefined) {
-    throw new Error(`no session of this app was made with the era of protocol version ${version}`)
-  }
-  return codec
-}
+export const of = (version: string): EraCodec => (eraOf(version) === "modern" ? modern : legacy)!
 
 /**
  * What the transport is handed for `version`.
@@ -54,17 +49,10 @@ export const handed = (version: string): Handed => {
 }
 
 /**
- * The `subscriptions/listen` listener of a session that negotiated
- * `version` (an era whose codec `subscriptions` is `"listen"`).
+ * The `subscriptions/listen` listener of a session of the 2026-07-28 era
+ * (the only era whose `subscriptions` is `"listen"`).
  *
  * @internal
  */
-export const listener = (
-  version: string,
-  session: () => ClientSession.Service,
-  scope: Scope.Scope
-): Listen.Listener => {
-  const codec = of(version)
-  if (codec.era !== "modern") throw new Error(`protocol version ${version} has no subscriptions/listen`)
-  return codec.listener(session, scope)
-}
+export const listener = (session: () => ClientSession.Service, scope: Scope.Scope): Listen.Listener =>
+  modern!.listener(session, scope)

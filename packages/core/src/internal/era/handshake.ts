@@ -95,21 +95,10 @@ export const make = (options: {
       return options.onSpoken === undefined ? Effect.void : options.onSpoken(era)
     })
 
-  /** An opening of an era the session was not made with (the offer never names one: kept as a typed error). */
-  const missing = (
-    era: string,
-    version: string
-  ): Effect.Effect<ClientSession.Initialized, McpError.McpClientError> =>
-    Effect.fail(
-      new McpError.ProtocolError({
-        code: McpError.ErrorCode.UnsupportedProtocolVersion,
-        message: `protocol version ${version} belongs to the ${era} era, which this session was not made with`
-      })
-    )
-
   /** The 2025 era's opening: `initialize` (the era, not the 2024-11-05 HTTP+SSE transport). */
   const initialize2025 = (context: Handshake.HandshakeContext, version: string) =>
-    legacy === undefined ? missing("2025-11-25", version) : legacy.initialize({
+    // (called only for a legacy version, which the offer names only when the session has the 2025 codec)
+    legacy!.initialize({
       protocolVersion: version,
       capabilities: options.capabilities,
       clientInfo: options.clientInfo,
@@ -120,9 +109,10 @@ export const make = (options: {
 
   /** The 2026-07-28 era's opening: the `server/discover` probe, falling back to `initialize2025`. */
   const discover2026 = (context: Handshake.HandshakeContext, offer: Negotiation.Offer) =>
-    modern === undefined ? missing("2026-07-28", offer.modern[0] ?? "") : Effect.flatMap(
+    Effect.flatMap(
       // a budget of its own: a legacy server that ignores the probe gets `initialize` soon after
-      modern.discover(
+      // (called only with modern versions, which the offer names only when the session has the 2026 codec)
+      modern!.discover(
         context.request,
         offer,
         identity,

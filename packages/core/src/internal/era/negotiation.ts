@@ -38,6 +38,8 @@ export interface Offer {
   readonly legacy: string | undefined
 }
 
+const notMadeWith = "the session was not made with this era (ProtocolEra2025 / ProtocolEra2026)"
+
 /**
  * The offer of a session's options, among the eras it was made with
  * (`available`: the eras of its codecs). A pinned `protocolVersion` decides
@@ -55,7 +57,7 @@ export const offerOf = (
       new McpError.TransportError({ reason: "Connect", phase: "options", message: `invalid options: ${message}` })
     )
   const has = (era: Era) => available.some((codec) => codec.era === era)
-  if (available.length === 0) return invalid("no protocol era to offer")
+  if (available.length === 0) return invalid(`no protocol era: ${notMadeWith}`)
   const era = options.era ?? "auto"
   const pinned = options.protocolVersion
   if (pinned !== undefined) {
@@ -63,14 +65,12 @@ export const offerOf = (
     if (era !== "auto" && era !== pinnedEra) {
       return invalid(`protocolVersion ${pinned} belongs to the ${pinnedEra} era, but era is "${era}"`)
     }
-    if (!has(pinnedEra)) {
-      return invalid(`protocolVersion ${pinned} belongs to the ${pinnedEra} era, which this session was not made with`)
-    }
+    if (!has(pinnedEra)) return invalid(`protocolVersion ${pinned}: ${notMadeWith}`)
     return Either.right(
       pinnedEra === "modern" ? { modern: [pinned], legacy: undefined } : { modern: [], legacy: pinned }
     )
   }
-  if (era !== "auto" && !has(era)) return invalid(`era is "${era}", which this session was not made with`)
+  if (era !== "auto" && !has(era)) return invalid(`era "${era}": ${notMadeWith}`)
   return Either.right({
     modern: era === "legacy" || !has("modern") ? [] : modernVersions,
     legacy: era === "modern" || !has("legacy") ? undefined : McpSchema.LATEST_PROTOCOL_VERSION

@@ -329,12 +329,13 @@ export const layer = (options: Options): Layer.Layer<McpClient, never, McpTransp
  * import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
  * import * as McpClient from "@mcp-effect/core/McpClient"
  * import * as ProtocolEra2026 from "@mcp-effect/core/ProtocolEra2026"
+ * import * as HttpEra2026 from "@mcp-effect/transport-http/HttpEra2026"
  * import * as HttpTransport from "@mcp-effect/transport-http/HttpTransport"
  * import * as Layer from "effect/Layer"
  *
  * // speaks 2026-07-28 only, and bundles none of the 2025 era's code
  * const Client = McpClient.layerWith([ProtocolEra2026.era], { clientInfo: { name: "app", version: "1.0.0" } }).pipe(
- *   Layer.provide(HttpTransport.layerWith([ProtocolEra2026.era], { url: "https://example.com/mcp" })),
+ *   Layer.provide(HttpTransport.layerWith([HttpEra2026.era], { url: "https://example.com/mcp" })),
  *   Layer.provide(FetchHttpClient.layer)
  * )
  * ```

@@ -7,6 +7,9 @@
  * `server/discover`, state carried in each request's `_meta`) is
  * `era2026.ts`. The client, the task path and the handlers read the codec
  * of the version a session agreed on; none of them asks which era it is.
+ * The codecs are the public `ProtocolEra2025.era` / `ProtocolEra2026.era`
+ * values: a session is made with a list of them (`codecs.ts`), so an app
+ * that offers one era bundles one codec.
  */
 import type * as Effect from "effect/Effect"
 import type * as ClientSession from "../../ClientSession.js"

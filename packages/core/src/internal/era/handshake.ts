@@ -1,7 +1,9 @@
 /**
- * The session's handshake when two eras are on offer: the `server/discover`
- * probe of the modern era, falling back to the legacy `initialize` (the
- * rule is in `negotiation.ts`). The era a server spoke is remembered and
+ * The session's handshake: the `server/discover` probe of the modern era,
+ * falling back to the legacy `initialize` (the rule is in
+ * `negotiation.ts`). Each opening comes from the codec of its era, among
+ * those the session was made with; with one era, the offer never names the
+ * other, so its branch is never taken and its code never bundled. The era a server spoke is remembered and
  * tried first on the next connection (and, with a `SessionStore`, by later
  * sessions of the same server: at most one failing probe per server); a
  * legacy server that answers `initialize` with `-32022` naming a modern

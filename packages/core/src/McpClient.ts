@@ -9,7 +9,7 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
@@ -22,6 +22,7 @@ import type * as DurableTasks from "./DurableTasks.js"
 import type * as Elicitation from "./Elicitation.js"
 import * as internal from "./internal/client.js"
 import type { EraCodec } from "./internal/era/codec.js"
+import * as Codecs from "./internal/era/codecs.js"
 import type * as JsonRpc from "./JsonRpc.js"
 import type * as JsonSchemaValidator from "./JsonSchemaValidator.js"
 import type * as McpError from "./McpError.js"
@@ -258,6 +259,9 @@ export interface Service {
  */
 export class McpClient extends Context.Tag("@mcp-effect/core/McpClient")<McpClient, Service>() {}
 
+/** Both eras, newest first: what `make`, `layer` and `fromSession` speak. */
+const bothEras: ReadonlyArray<ProtocolEra.ProtocolEra> = [ProtocolEra2026.era, ProtocolEra2025.era]
+
 /**
  * Starts a client under the scope. Optional services in the context decide
  * the advertised capabilities: `Sampling`, `Elicitation`, `Roots`,
@@ -272,7 +276,7 @@ export class McpClient extends Context.Tag("@mcp-effect/core/McpClient")<McpClie
  * @category constructors
  */
 export const make = (options: Options): Effect.Effect<Service, never, McpTransport.McpTransport | Scope.Scope> =>
-  makeWith([ProtocolEra2026.era, ProtocolEra2025.era], options)
+  makeWith(bothEras, options)
 
 /**
  * `make`, speaking only the given protocol eras (`ProtocolEra2025.era`,
@@ -355,14 +359,20 @@ export const layerWith = (
  * session's layer saw) are the session's; `options` set what the client
  * adds (`server`, `trusted`, `prefetch`). The client follows the session's
  * notifications through a subscription, so a `list_changed` can be lost
- * only if it falls `notificationCapacity` behind.
+ * only if it falls `notificationCapacity` behind. The client knows both
+ * protocol eras, whatever session it is on (a test double included).
  *
  * @since 0.2.0
  * @category constructors
  */
-export const fromSession: (
+export const fromSession = (
   options: Pick<Options, "server" | "trusted" | "prefetch">
-) => Effect.Effect<Service, never, ClientSession.ClientSession | Scope.Scope> = internal.fromSession
+): Effect.Effect<Service, never, ClientSession.ClientSession | Scope.Scope> =>
+  Effect.zipRight(
+    // a session not made by `ClientSession.make*` registered no codec: the client reads the codec of its version
+    Effect.sync(() => Codecs.register(bothEras.map((era) => era as EraCodec))),
+    internal.fromSession(options)
+  )
 
 /**
  * `fromSession` as a layer: `McpClient.layerOnSession({}).pipe(Layer.provide(ClientSession.layer(...)))`.

@@ -17,7 +17,7 @@
 import * as esbuild from "esbuild"
 import { fileURLToPath } from "node:url"
 import { gzipSync } from "node:zlib"
-import { measureMinimalClient } from "../browser/bundle.js"
+import { measureMinimalClient, measurePinned } from "../browser/bundle.js"
 
 export interface BundleSize {
   readonly totalGzipKb: number
@@ -61,4 +61,14 @@ const measureSdk = async (): Promise<BundleSize> => {
 export const bundleSizes = async (): Promise<{ readonly ours: BundleSize; readonly sdk: BundleSize }> => {
   const [ours, sdk] = await Promise.all([measureMinimalClient(), measureSdk()])
   return { ours: { ...ours, onDemandGzipKb: ours.onDemand.totalGzipKb }, sdk }
+}
+
+/**
+ * Ours pinned to one protocol era at bundle time (`examples/installed-browser-legacy.ts` /
+ * `-modern.ts`), by era name as the bench prints it.
+ */
+export const pinnedBundleSizes = async (): Promise<Record<"2025-11-25" | "2026-07-28", BundleSize>> => {
+  const [legacy, modern] = await Promise.all([measurePinned("legacy"), measurePinned("modern")])
+  const size = (s: typeof legacy): BundleSize => ({ ...s, onDemandGzipKb: s.onDemand.totalGzipKb })
+  return { "2025-11-25": size(legacy), "2026-07-28": size(modern) }
 }

@@ -7,7 +7,7 @@
  * go to stderr. See bench/README.md.
  */
 import { parseArgs } from "node:util"
-import { bundleSizes } from "./bundle.js"
+import { bundleSizes, pinnedBundleSizes } from "./bundle.js"
 import * as Ours from "./clients/ours.js"
 import * as Raw from "./clients/raw.js"
 import * as RawHttp from "./clients/rawHttp.js"
@@ -207,6 +207,12 @@ const bundle = async () => {
     `browser bundle on-demand chunks gzip: ours=${fmt(ours.onDemandGzipKb, 1)} sdk=${fmt(sdk.onDemandGzipKb, 1)} ` +
       `(KiB: the JSON Schema validator, loaded at the first outputSchema check; not in the lines above)`
   )
+  for (const [era, pinned] of Object.entries(await pinnedBundleSizes())) {
+    print(
+      `browser bundle total gzip, pinned to ${era}: ours=${fmt(pinned.totalGzipKb, 1)} ` +
+        `(KiB, own code ${fmt(pinned.ownGzipKb, 1)}; lower is better)`
+    )
+  }
 }
 
 const cold = async () => {

@@ -85,18 +85,14 @@ const measureSplit = async (entry: string, external: Array<string>): Promise<Spl
   return { initialGzipKb, onDemandGzipKb }
 }
 
-/**
- * Gzipped size of the minimal client (`examples/installed-browser.ts`: connect over Streamable
- * HTTP with `FetchHttpClient`, list tools, call one), whole and without effect / @effect/*.
- * `totalGzipKb` / `ownGzipKb` are what the page loads up front; `onDemand` is what it loads
- * later, only if it checks a JSON Schema (a tool with an `outputSchema`, an elicitation form).
- */
-export const measureMinimalClient = async (): Promise<{
+/** The gzipped sizes of one entry: up front (whole, and without effect / @effect/*) and on demand. */
+export interface EntrySize {
   readonly totalGzipKb: number
   readonly ownGzipKb: number
   readonly onDemand: { readonly totalGzipKb: number; readonly ownGzipKb: number }
-}> => {
-  const entry = "../examples/installed-browser.ts"
+}
+
+const measureEntry = async (entry: string): Promise<EntrySize> => {
   const [total, own] = await Promise.all([
     measureSplit(entry, []),
     measureSplit(entry, ["effect", "effect/*", "@effect/*"])
@@ -106,4 +102,37 @@ export const measureMinimalClient = async (): Promise<{
     ownGzipKb: own.initialGzipKb,
     onDemand: { totalGzipKb: total.onDemandGzipKb, ownGzipKb: own.onDemandGzipKb }
   }
+}
+
+/**
+ * Gzipped size of the minimal client (`examples/installed-browser.ts`: connect over Streamable
+ * HTTP with `FetchHttpClient`, list tools, call one), whole and without effect / @effect/*.
+ * `totalGzipKb` / `ownGzipKb` are what the page loads up front; `onDemand` is what it loads
+ * later, only if it checks a JSON Schema (a tool with an `outputSchema`, an elicitation form).
+ */
+export const measureMinimalClient = (): Promise<EntrySize> => measureEntry("../examples/installed-browser.ts")
+
+/**
+ * The same client pinned to one protocol era at bundle time (`examples/installed-browser-legacy.ts`:
+ * `ProtocolEra2025.era` + `HttpEra2025.era`; `-modern.ts`: `ProtocolEra2026.era` +
+ * `HttpEra2026.era`), measured as `measureMinimalClient` measures the default one.
+ */
+export const measurePinned = (era: "legacy" | "modern"): Promise<EntrySize> =>
+  measureEntry(`../examples/installed-browser-${era}.ts`)
+
+/**
+ * The source files (paths from the repository root) that put code into the bundle of the client
+ * pinned to `era`: what the test that the other era's modules stay out reads.
+ */
+export const pinnedModules = async (era: "legacy" | "modern"): Promise<ReadonlyArray<string>> => {
+  const result = await esbuild.build({
+    ...browserBuild,
+    absWorkingDir: here(".."),
+    entryPoints: [here(`../examples/installed-browser-${era}.ts`)],
+    metafile: true,
+    minify: true
+  })
+  return Object.values(result.metafile.outputs).flatMap((output) =>
+    Object.entries(output.inputs).flatMap(([path, input]) => input.bytesInOutput > 0 ? [path] : [])
+  )
 }

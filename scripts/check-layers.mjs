@@ -32,6 +32,9 @@ export const packages = {
       "Redaction.ts": "wire",
       // engine: the session, the transport contract and what the session keeps
       "ClientSession.ts": "engine",
+      "ProtocolEra.ts": "engine",
+      "ProtocolEra2025.ts": "engine",
+      "ProtocolEra2026.ts": "engine",
       "McpTransport.ts": "engine",
       "RequestHeaders.ts": "engine",
       "SessionStore.ts": "engine",

@@ -16,6 +16,7 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type * as Subscribable from "effect/Subscribable"
+import type { EraCodec } from "./internal/era/codec.js"
 import * as Negotiation from "./internal/era/negotiation.js"
 import * as Handlers from "./internal/handlers.js"
 import * as internal from "./internal/session.js"
@@ -23,6 +24,9 @@ import type * as JsonRpc from "./JsonRpc.js"
 import type * as McpError from "./McpError.js"
 import type * as McpSchema from "./McpSchema.js"
 import type * as McpTransport from "./McpTransport.js"
+import type * as ProtocolEra from "./ProtocolEra.js"
+import * as ProtocolEra2025 from "./ProtocolEra2025.js"
+import * as ProtocolEra2026 from "./ProtocolEra2026.js"
 
 /**
  * What initialization agreed on.
@@ -171,11 +175,18 @@ export interface Options {
    */
   readonly protocolVersion?: string | undefined
   /**
-   * Which eras to try. `"auto"` (the default) probes with `server/discover`
-   * offering the modern versions and falls back to `initialize` (offering
-   * `McpSchema.LATEST_PROTOCOL_VERSION`) when the server is not modern;
-   * `"modern"` never sends `initialize`; `"legacy"` never probes. The era a
-   * server spoke is tried first again after a reconnect.
+   * Which of the session's eras to try. `"auto"` (the default) probes with
+   * `server/discover` offering the modern versions and falls back to
+   * `initialize` (offering `McpSchema.LATEST_PROTOCOL_VERSION`) when the
+   * server is not modern; `"modern"` never sends `initialize`; `"legacy"`
+   * never probes. The era a server spoke is tried first again after a
+   * reconnect.
+   *
+   * This narrows the offer at run time; the app still bundles both eras. To
+   * leave the other era's code out of the bundle, make the session with
+   * `layerWith` / `makeWith` and only that era's value
+   * (`ProtocolEra2025.era`, `ProtocolEra2026.era`); `era` must then name an
+   * era among them.
    *
    * @since 0.2.0
    */
@@ -295,14 +306,74 @@ export interface Service {
 export class ClientSession extends Context.Tag("@mcp-effect/core/ClientSession")<ClientSession, Service>() {}
 
 /**
+ * Both eras, newest first: what `make` and `layer` offer.
+ */
+const bothEras: ReadonlyArray<ProtocolEra.ProtocolEra> = [ProtocolEra2026.era, ProtocolEra2025.era]
+
+/** The codecs of the eras a session is made with (every `ProtocolEra` value is one). */
+const codecsOf = (eras: ReadonlyArray<ProtocolEra.ProtocolEra>): ReadonlyArray<EraCodec> =>
+  eras.map((era) => era as EraCodec)
+
+/**
+ * Starts a session over the transport's connections, speaking only the
+ * given eras (`ProtocolEra2025.era`, `ProtocolEra2026.era`): with one era,
+ * the app bundles none of the other's code. The session negotiates among
+ * them as `make` does between both (`Options.era` and
+ * `Options.protocolVersion` narrow the offer further and must name an era
+ * among them). No era at all, or options that name another one, close the
+ * session at once with a `TransportError` (phase `"options"`).
+ *
+ * @example
+ * ```ts
+ * import { ClientSession, ProtocolEra2026 } from "@mcp-effect/core"
+ *
+ * // a session that speaks only 2026-07-28
+ * const session = ClientSession.makeWith([ProtocolEra2026.era], { clientInfo: { name: "app", version: "1.0.0" } })
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const makeWith = (
+  eras: ReadonlyArray<ProtocolEra.ProtocolEra>,
+  options: Options
+): Effect.Effect<Service, never, McpTransport.McpTransport | Scope.Scope> => internal.make(options, codecsOf(eras))
+
+/**
  * Starts a session over the transport's connections. The session lives as
- * long as the scope.
+ * long as the scope. It speaks both eras (`makeWith` with
+ * `ProtocolEra2026.era` and `ProtocolEra2025.era`).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make: (options: Options) => Effect.Effect<Service, never, McpTransport.McpTransport | Scope.Scope> =
-  internal.make
+export const make = (options: Options): Effect.Effect<Service, never, McpTransport.McpTransport | Scope.Scope> =>
+  makeWith(bothEras, options)
+
+/**
+ * `layer`, speaking only the given eras (see `makeWith`): with one era, the
+ * app bundles none of the other's code.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerWith = (
+  eras: ReadonlyArray<ProtocolEra.ProtocolEra>,
+  options: Options
+): Layer.Layer<ClientSession, never, McpTransport.McpTransport> =>
+  Layer.scoped(
+    ClientSession,
+    Effect.gen(function*() {
+      const fromContext = yield* Handlers.fromContext
+      const session = yield* makeWith(eras, {
+        ...options,
+        capabilities: { ...fromContext.capabilities, ...options.capabilities },
+        handlers: { ...fromContext.handlers, ...options.handlers }
+      })
+      yield* fromContext.announceRoots(session)
+      return session
+    })
+  )
 
 /**
  * The session as a service, for several services to share (an `McpClient`
@@ -312,25 +383,13 @@ export const make: (options: Options) => Effect.Effect<Service, never, McpTransp
  * `Sampling`, `Elicitation` or `Roots` are in the context; `handlers` and
  * `capabilities` of the options are added to (and win over) them. With a
  * `server` name and a `SessionStore` in the context, the session resumes
- * the stored one across restarts.
+ * the stored one across restarts. It speaks both eras (`layerWith` for one).
  *
  * @since 0.2.0
  * @category layers
  */
 export const layer = (options: Options): Layer.Layer<ClientSession, never, McpTransport.McpTransport> =>
-  Layer.scoped(
-    ClientSession,
-    Effect.gen(function*() {
-      const fromContext = yield* Handlers.fromContext
-      const session = yield* make({
-        ...options,
-        capabilities: { ...fromContext.capabilities, ...options.capabilities },
-        handlers: { ...fromContext.handlers, ...options.handlers }
-      })
-      yield* fromContext.announceRoots(session)
-      return session
-    })
-  )
+  layerWith(bothEras, options)
 
 /**
  * Methods replayed after a reconnect unless a request says otherwise.

@@ -1,14 +1,15 @@
 /**
  * The app-facing MCP client: typed methods for every client feature of MCP
  * 2025-11-25 and 2026-07-28 (the era is negotiated per server, see
- * `ClientSession.Options.era`), live views of tools, resources and prompts,
+ * `ClientSession.Options.era`; `layerWith` makes a client of one era that
+ * bundles only that era's code), live views of tools, resources and prompts,
  * and task-augmented tool calls. Requires an `McpTransport`; answers sampling, elicitation and
  * roots requests when the app provides those services.
  *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
@@ -20,11 +21,16 @@ import type * as ClientSession from "./ClientSession.js"
 import type * as DurableTasks from "./DurableTasks.js"
 import type * as Elicitation from "./Elicitation.js"
 import * as internal from "./internal/client.js"
+import type { EraCodec } from "./internal/era/codec.js"
+import * as Codecs from "./internal/era/codecs.js"
 import type * as JsonRpc from "./JsonRpc.js"
 import type * as JsonSchemaValidator from "./JsonSchemaValidator.js"
 import type * as McpError from "./McpError.js"
 import type * as McpSchema from "./McpSchema.js"
 import type * as McpTransport from "./McpTransport.js"
+import type * as ProtocolEra from "./ProtocolEra.js"
+import * as ProtocolEra2025 from "./ProtocolEra2025.js"
+import * as ProtocolEra2026 from "./ProtocolEra2026.js"
 import type * as Roots from "./Roots.js"
 import type * as Sampling from "./Sampling.js"
 import type * as TaskPolling from "./TaskPolling.js"
@@ -254,6 +260,9 @@ export interface Service {
  */
 export class McpClient extends Context.Tag("@mcp-effect/core/McpClient")<McpClient, Service>() {}
 
+/** Both eras, newest first: what `make`, `layer` and `fromSession` speak. */
+const bothEras: ReadonlyArray<ProtocolEra.ProtocolEra> = [ProtocolEra2026.era, ProtocolEra2025.era]
+
 /**
  * Starts a client under the scope. Optional services in the context decide
  * the advertised capabilities: `Sampling`, `Elicitation`, `Roots`,
@@ -270,9 +279,23 @@ export class McpClient extends Context.Tag("@mcp-effect/core/McpClient")<McpClie
  * @since 0.1.0
  * @category constructors
  */
-export const make: (
+export const make = (options: Options): Effect.Effect<Service, never, McpTransport.McpTransport | Scope.Scope> =>
+  makeWith(bothEras, options)
+
+/**
+ * `make`, speaking only the given protocol eras (`ProtocolEra2025.era`,
+ * `ProtocolEra2026.era`): with one era, the app bundles none of the other's
+ * code. `make(options)` is `makeWith([ProtocolEra2026.era,
+ * ProtocolEra2025.era], options)`. See `ClientSession.makeWith`.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const makeWith = (
+  eras: ReadonlyArray<ProtocolEra.ProtocolEra>,
   options: Options
-) => Effect.Effect<Service, never, McpTransport.McpTransport | Scope.Scope> = internal.make
+): Effect.Effect<Service, never, McpTransport.McpTransport | Scope.Scope> =>
+  internal.make(options, eras.map((era) => era as EraCodec))
 
 /**
  * The client as a Layer over any `McpTransport`: it connects, initializes
@@ -304,20 +327,56 @@ export const layer = (options: Options): Layer.Layer<McpClient, never, McpTransp
   Layer.scoped(McpClient, make(options))
 
 /**
+ * `layer`, speaking only the given protocol eras: with one era, the app
+ * bundles none of the other's code (pair it with an HTTP transport of the
+ * same era, `HttpTransport.layerWith`). A server of another era is refused
+ * with a typed error: a `ProtocolError` naming the versions each side speaks.
+ *
+ * @example
+ * ```ts
+ * import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+ * import * as McpClient from "@mcp-effect/core/McpClient"
+ * import * as ProtocolEra2026 from "@mcp-effect/core/ProtocolEra2026"
+ * import * as HttpEra2026 from "@mcp-effect/transport-http/HttpEra2026"
+ * import * as HttpTransport from "@mcp-effect/transport-http/HttpTransport"
+ * import * as Layer from "effect/Layer"
+ *
+ * // speaks 2026-07-28 only, and bundles none of the 2025 era's code
+ * const Client = McpClient.layerWith([ProtocolEra2026.era], { clientInfo: { name: "app", version: "1.0.0" } }).pipe(
+ *   Layer.provide(HttpTransport.layerWith([HttpEra2026.era], { url: "https://example.com/mcp" })),
+ *   Layer.provide(FetchHttpClient.layer)
+ * )
+ * ```
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerWith = (
+  eras: ReadonlyArray<ProtocolEra.ProtocolEra>,
+  options: Options
+): Layer.Layer<McpClient, never, McpTransport.McpTransport> => Layer.scoped(McpClient, makeWith(eras, options))
+
+/**
  * A client on the `ClientSession` in the context instead of one of its own:
  * the session's options (client info, timeouts, the `server` name it is
  * stored under) and its handlers and capabilities (from the services the
  * session's layer saw) are the session's; `options` set what the client
  * adds (`server`, `trusted`, `prefetch`). The client follows the session's
  * notifications through a subscription, so a `list_changed` can be lost
- * only if it falls `notificationCapacity` behind.
+ * only if it falls `notificationCapacity` behind. The client knows both
+ * protocol eras, whatever session it is on (a test double included).
  *
  * @since 0.2.0
  * @category constructors
  */
-export const fromSession: (
+export const fromSession = (
   options: Pick<Options, "server" | "trusted" | "prefetch">
-) => Effect.Effect<Service, never, ClientSession.ClientSession | Scope.Scope> = internal.fromSession
+): Effect.Effect<Service, never, ClientSession.ClientSession | Scope.Scope> =>
+  Effect.zipRight(
+    // a session not made by `ClientSession.make*` registered no codec: the client reads the codec of its version
+    Effect.sync(() => Codecs.register(bothEras.map((era) => era as EraCodec))),
+    internal.fromSession(options)
+  )
 
 /**
  * `fromSession` as a layer: `McpClient.layerOnSession({}).pipe(Layer.provide(ClientSession.layer(...)))`.

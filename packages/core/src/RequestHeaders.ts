@@ -114,7 +114,7 @@ export class RequestHeaders extends Context.Tag("@mcp-effect/core/RequestHeaders
  * @since 0.2.0
  * @category constructors
  */
-export const make: Effect.Effect<Service> = Effect.sync(() => {
+export const make: Effect.Effect<Service> = /* @__PURE__ */ Effect.sync(() => {
   const byTool = new Map<string, ReadonlyArray<ParamHeader>>()
   return {
     register: (tools) =>

@@ -19,6 +19,21 @@ export * as McpTransport from "./McpTransport.js"
 export * as ClientSession from "./ClientSession.js"
 
 /**
+ * @since 0.2.0
+ */
+export * as ProtocolEra from "./ProtocolEra.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as ProtocolEra2025 from "./ProtocolEra2025.js"
+
+/**
+ * @since 0.2.0
+ */
+export * as ProtocolEra2026 from "./ProtocolEra2026.js"
+
+/**
  * @since 0.1.0
  */
 export * as Elicitation from "./Elicitation.js"

@@ -13,8 +13,10 @@ import { clientInfo } from "./utils.js"
 const MODERN = "2026-07-28"
 const LEGACY = "2025-11-25"
 
+const both = [{ era: "modern" }, { era: "legacy" }] as const
+
 const offer = (options: Pick<ClientSession.Options, "era" | "protocolVersion">) =>
-  Either.getOrThrow(Negotiation.offerOf(options))
+  Either.getOrThrow(Negotiation.offerOf(options, both))
 
 const refused = (supported: ReadonlyArray<string>) =>
   new McpError.ProtocolError({
@@ -37,8 +39,35 @@ describe("what a session offers", () => {
   })
 
   it("a pinned version of the other era than the pinned era is a typed options error", () => {
-    const result = Negotiation.offerOf({ era: "modern", protocolVersion: "2025-06-18" })
+    const result = Negotiation.offerOf({ era: "modern", protocolVersion: "2025-06-18" }, both)
     expect(Either.isLeft(result) && result.left).toMatchObject({ _tag: "TransportError", phase: "options" })
+  })
+
+  it("a session made with one era offers only that era's versions", () => {
+    expect(Either.getOrThrow(Negotiation.offerOf({}, [{ era: "modern" }]))).toEqual({
+      modern: [MODERN],
+      legacy: undefined
+    })
+    expect(Either.getOrThrow(Negotiation.offerOf({}, [{ era: "legacy" }]))).toEqual({ modern: [], legacy: LEGACY })
+    expect(Either.getOrThrow(Negotiation.offerOf({ era: "auto" }, [{ era: "legacy" }]))).toEqual({
+      modern: [],
+      legacy: LEGACY
+    })
+  })
+
+  it("no era, or an era or pinned version the session was not made with, is a typed options error", () => {
+    for (
+      const [options, eras] of [
+        [{}, []],
+        [{ era: "modern" }, [{ era: "legacy" }]],
+        [{ era: "legacy" }, [{ era: "modern" }]],
+        [{ protocolVersion: MODERN }, [{ era: "legacy" }]],
+        [{ protocolVersion: "2025-06-18" }, [{ era: "modern" }]]
+      ] as const
+    ) {
+      const result = Negotiation.offerOf(options, eras)
+      expect(Either.isLeft(result) && result.left).toMatchObject({ _tag: "TransportError", phase: "options" })
+    }
   })
 })
 

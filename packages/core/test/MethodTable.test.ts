@@ -1,11 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as Codecs from "../src/internal/era/codecs.js"
+import * as Era2025 from "../src/internal/era/era2025.js"
+import * as Era2026 from "../src/internal/era/era2026.js"
 import * as Methods from "../src/internal/methods.js"
 import * as McpSchema from "../src/McpSchema.js"
 import { clientInfo } from "./utils.js"
 
 const MODERN = McpSchema.MODERN_PROTOCOL_VERSION
 const LEGACY = McpSchema.LATEST_PROTOCOL_VERSION
+const Codecs = { of: (version: string) => version === MODERN ? Era2026.codec : Era2025.codec }
 const envelope = { version: MODERN, identity: { clientInfo, capabilities: {} }, logLevel: undefined }
 
 describe("the method table", () => {

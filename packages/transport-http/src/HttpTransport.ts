@@ -25,7 +25,35 @@ import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 import type * as Schedule from "effect/Schedule"
 import * as HttpAuth from "./HttpAuth.js"
+import * as HttpEra2025 from "./HttpEra2025.js"
+import * as HttpEra2026 from "./HttpEra2026.js"
 import * as internal from "./internal/connection.js"
+import * as Eras from "./internal/eras.js"
+
+/**
+ * @since 0.2.0
+ * @category type ids
+ */
+export const EraTypeId: unique symbol = Eras.TypeId
+
+/**
+ * @since 0.2.0
+ * @category type ids
+ */
+export type EraTypeId = typeof EraTypeId
+
+/**
+ * The transport's part for one protocol era (`HttpEra2025.era`,
+ * `HttpEra2026.era`): what Streamable HTTP does differently in that era.
+ * A transport made with `layerWith` bundles only the parts it was given.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Era {
+  readonly [EraTypeId]: EraTypeId
+  readonly era: "legacy" | "modern"
+}
 
 /**
  * Static credentials, sent on every request. Secrets are `Redacted` and
@@ -151,10 +179,29 @@ export const defaultSseReconnect: Schedule.Schedule<unknown, unknown> = internal
 export const make = (
   options: Options
 ): Effect.Effect<McpTransport.McpTransport["Type"], McpError.TransportError, HttpClient.HttpClient> =>
+  makeWith(bothEras, options)
+
+/**
+ * `make`, with only the given eras' parts (`HttpEra2025.era`,
+ * `HttpEra2026.era`): with one, the app bundles none of the other's code.
+ * Without `HttpEra2025.era` there is no HTTP+SSE fallback; without
+ * `HttpEra2026.era` a message of protocol 2026-07-28 fails with a
+ * `TransportError` (phase `"options"`) unsent.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const makeWith = (
+  eras: ReadonlyArray<Era>,
+  options: Options
+): Effect.Effect<McpTransport.McpTransport["Type"], McpError.TransportError, HttpClient.HttpClient> =>
   Effect.gen(function*() {
     // (the URL, for what a SessionStore keeps: only ever hashed, as it may carry an API key)
-    return yield* internal.makeTransport(options, yield* Effect.serviceOption(HttpAuth.HttpAuth))
+    return yield* internal.makeTransport(options, yield* Effect.serviceOption(HttpAuth.HttpAuth), Eras.partsOf(eras))
   })
+
+/** Both eras' parts: what `make` and `layer` have. */
+const bothEras: ReadonlyArray<Era> = [HttpEra2026.era, HttpEra2025.era]
 
 /**
  * The Streamable HTTP transport as a Layer; it needs an `HttpClient`
@@ -192,11 +239,54 @@ export const layer = (
   McpTransport.McpTransport | RequestHeaders.RequestHeaders,
   McpError.TransportError,
   HttpClient.HttpClient
+> => layerWith(bothEras, options)
+
+/**
+ * `layer`, with only the given eras' parts (see `makeWith`): with one, the
+ * app bundles none of the other's code. Pair it with a client of the same
+ * eras (`McpClient.layerWith`). Made without `HttpEra2026.era`, the
+ * `RequestHeaders` it provides mirrors nothing (the `Mcp-*` headers are
+ * the 2026-07-28 era's) and keeps every tool.
+ *
+ * @example
+ * ```ts
+ * import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+ * import * as McpClient from "@mcp-effect/core/McpClient"
+ * import * as ProtocolEra2025 from "@mcp-effect/core/ProtocolEra2025"
+ * import * as HttpEra2025 from "@mcp-effect/transport-http/HttpEra2025"
+ * import * as HttpTransport from "@mcp-effect/transport-http/HttpTransport"
+ * import * as Layer from "effect/Layer"
+ *
+ * // speaks the 2025 era only (with the HTTP+SSE fallback), and bundles none of 2026-07-28's code
+ * export const Client = McpClient.layerWith([ProtocolEra2025.era], { clientInfo: { name: "app", version: "1.0.0" } })
+ *   .pipe(
+ *     Layer.provide(HttpTransport.layerWith([HttpEra2025.era], { url: "https://example.com/mcp" })),
+ *     Layer.provide(FetchHttpClient.layer)
+ *   )
+ * ```
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerWith = (
+  eras: ReadonlyArray<Era>,
+  options: Options
+): Layer.Layer<
+  McpTransport.McpTransport | RequestHeaders.RequestHeaders,
+  McpError.TransportError,
+  HttpClient.HttpClient
 > =>
   Layer.effectContext(Effect.gen(function*() {
-    const requestHeaders = yield* RequestHeaders.make
-    const transport = yield* make(options)
+    const modern = Eras.partsOf(eras).modern
+    const requestHeaders = modern === undefined ? noRequestHeaders : yield* modern.requestHeaders
+    const transport = yield* makeWith(eras, options)
     return Context.make(McpTransport.McpTransport, transport).pipe(
       Context.add(RequestHeaders.RequestHeaders, requestHeaders)
     )
   }))
+
+/** The `RequestHeaders` of a transport without the 2026-07-28 era: no `Mcp-*` header, every tool kept. */
+const noRequestHeaders: RequestHeaders.Service = {
+  register: (tools) => Effect.succeed(tools),
+  headersFor: () => ({})
+}

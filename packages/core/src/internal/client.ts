@@ -46,11 +46,12 @@ interface Hooks {
 
 /** @internal */
 export const make = (
-  options: McpClient.Options
+  options: McpClient.Options,
+  codecs: ReadonlyArray<EraCodec>
 ): Effect.Effect<McpClient.Service, never, McpTransport | Scope.Scope> =>
   Effect.flatMap(Handlers.fromContext, (fromContext) =>
     build(options, (hooks) =>
-      ClientSession.make({
+      Session.make({
         ...options,
         capabilities: fromContext.capabilities,
         handlers: fromContext.handlers,
@@ -59,7 +60,7 @@ export const make = (
         onNotification: options.onNotification === undefined
           ? hooks.onNotification
           : both(options.onNotification, hooks.onNotification)
-      }).pipe(Effect.tap(fromContext.announceRoots))))
+      }, codecs).pipe(Effect.tap(fromContext.announceRoots))))
 
 const both = (
   first: NonNullable<ClientSession.Options["onNotification"]>,
@@ -303,7 +304,7 @@ class Client implements McpClient.Service {
 
   #listen(init: ClientSession.Initialized): Effect.Effect<void, McpError.McpClientError> {
     return Effect.suspend(() =>
-      (this.#listener ??= Listen.make(() => this.session, this.#scope)).update(
+      (this.#listener ??= Codecs.listener(() => this.session, this.#scope)).update(
         Listen.filterOf(init.capabilities, this.#subscriptions)
       )
     )

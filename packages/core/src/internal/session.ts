@@ -16,7 +16,7 @@ import * as RequestHeaders from "../RequestHeaders.js"
 import * as TaskPolling from "../TaskPolling.js"
 import * as LazySubscriptionRef from "./engine/lazySubscriptionRef.js"
 import * as Spans from "./engine/spans.js"
-import type { FollowContext } from "./era/codec.js"
+import type { EraCodec, FollowContext } from "./era/codec.js"
 import * as Codecs from "./era/codecs.js"
 import * as EraHandshake from "./era/handshake.js"
 import * as Negotiation from "./era/negotiation.js"
@@ -228,9 +228,12 @@ class Session implements ClientSession.Service {
  * @internal
  */
 export const make = (
-  options: ClientSession.Options
+  options: ClientSession.Options,
+  /** The eras' codecs the session may speak (`ProtocolEra2025.era`, ...): its only source of era code. */
+  codecs: ReadonlyArray<EraCodec>
 ): Effect.Effect<ClientSession.Service, never, McpTransport | Scope.Scope> =>
   Effect.gen(function*() {
+    Codecs.register(codecs)
     const transport = yield* McpTransport
     const clock = yield* Effect.clock
     // a bad option closes the session at once with a typed error (every request fails with it), never a defect
@@ -238,11 +241,12 @@ export const make = (
       idle: Pending.toMillis("requestTimeout", options.requestTimeout ?? Duration.seconds(60)),
       total: Pending.toMillis("maxTotalTimeout", options.maxTotalTimeout ?? "none"),
       initialize: Pending.toMillis("initializeTimeout", options.initializeTimeout ?? Duration.seconds(30)),
-      offer: Negotiation.offerOf(options)
+      offer: Negotiation.offerOf(options, codecs)
     })
     // (what the store keeps is keyed by the server's name and where the transport reaches it)
     const resumer = yield* Resumer.make(options.server, transport.endpoint)
     const handshake = EraHandshake.make({
+      codecs,
       offer: Either.isRight(timing) ? timing.right.offer : { modern: [], legacy: McpSchema.LATEST_PROTOCOL_VERSION },
       capabilities: options.capabilities ?? {},
       clientInfo: options.clientInfo,

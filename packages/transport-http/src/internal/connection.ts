@@ -18,6 +18,7 @@ import * as Blocked from "./blocked.js"
 import type * as Body from "./body.js"
 import { type Config, resolveConfig } from "./config.js"
 import type { Ctx, State } from "./context.js"
+import type { Parts } from "./eras.js"
 import {
   discard,
   type ExchangeError,
@@ -28,8 +29,6 @@ import {
   readLimited
 } from "./exchange.js"
 import * as Expiry from "./expiry.js"
-import * as Legacy from "./legacy.js"
-import * as Modern from "./modern.js"
 import * as RequestRefs from "./requestRefs.js"
 import * as Resume from "./resume.js"
 import * as RetryAfter from "./retryAfter.js"
@@ -53,7 +52,9 @@ const acceptBoth = "application/json, text/event-stream"
  */
 export const makeTransport = (
   options: Options,
-  auth: Option.Option<HttpAuth.Service>
+  auth: Option.Option<HttpAuth.Service>,
+  /** the eras' parts the transport was made with (`HttpEra2025.era`, `HttpEra2026.era`) */
+  eras: Parts
 ): Effect.Effect<McpTransport.McpTransport["Type"], McpError.TransportError, HttpClient.HttpClient> =>
   Effect.flatMap(
     Effect.suspend(() => resolveConfig(options)),
@@ -62,7 +63,7 @@ export const makeTransport = (
         const refs = RequestRefs.make(config)
         const execute = makeExecute(config, client, auth, refs)
         // learned once per transport: later connections go straight to HTTP+SSE
-        const shared: Shared = { legacy: false, notBefore: 0 }
+        const shared: Shared = { legacy: false, notBefore: 0, eras }
         // each run of the stream (one per session) has its own
         return McpTransport.make(() => {
           const blocked = Deferred.unsafeMake<never, McpError.TransportError>(FiberId.none)
@@ -110,7 +111,7 @@ const connect = (
       config,
       execute,
       state,
-      era: Modern.makeEra(),
+      era: { confirmed: false },
       deliver: (items) => inbound.offer(items),
       deliverNow: (items) => inbound.offerNow(items),
       fail: (error) =>
@@ -147,7 +148,10 @@ const connect = (
         })
       )
     )
-    if (shared.legacy) state.legacyEndpoint = yield* Effect.catchAll(Legacy.open(ctx), toConnectError)
+    // (set only by the fallback, which only a transport with the 2025 era's part has)
+    if (shared.legacy && shared.eras.legacy !== undefined) {
+      state.legacyEndpoint = yield* Effect.catchAll(shared.eras.legacy.open(ctx), toConnectError)
+    }
     // a stored session to continue (never over HTTP+SSE, whose sessions end with their stream)
     const resume = handoff === undefined || shared.legacy ? undefined : yield* handoff.resume
     const probed = resume === undefined ? undefined : yield* Resume.probe(ctx, resume)
@@ -163,8 +167,9 @@ const connect = (
     const post =
       (message: JsonRpc.Message, options: McpTransport.SendOptions | undefined) => (sending: Sends.Sending) => {
         const endpoint = state.legacyEndpoint
-        const posted = endpoint !== undefined
-          ? Legacy.post(ctx, endpoint, message)
+        const legacy = shared.eras.legacy
+        const posted = endpoint !== undefined && legacy !== undefined
+          ? legacy.post(ctx, endpoint, message)
           : postStreamable(
             ctx,
             message,
@@ -287,10 +292,20 @@ const postStreamable = (
     // a message of protocol 2026-07-28 (the session's codec says so) mirrors its body in the headers it was
     // handed and carries no session id
     const modern = options?.protocolVersion
+    const part2026 = shared.eras.modern
+    if (modern !== undefined && part2026 === undefined) {
+      return yield* Effect.fail(
+        new McpError.TransportError({
+          reason: "Connect",
+          phase: "options",
+          message: `protocol ${modern}: this HTTP transport was made without HttpEra2026.era`
+        })
+      )
+    }
     // a request of the 2025 era (initialize after a refused probe) returns the connection to it
     if (modern === undefined && isRequest) ctx.era.confirmed = false
     const headers = modern !== undefined
-      ? Modern.headers(modern, options?.headers)
+      ? part2026!.headers(modern, options?.headers)
       : ctx.sessionHeaders()
     const hadSession = state.sessionId !== undefined
     const total = config.totalMillis
@@ -365,7 +380,7 @@ const postStreamable = (
       const pending = new Set<JsonRpc.RequestId>(requestId !== undefined ? [requestId] : [])
       const listen = options?.kind === "listen"
       const body = modern !== undefined && kind === "sse"
-        ? Modern.followStream(
+        ? part2026!.followStream(
           ctx,
           response,
           pending,
@@ -403,12 +418,15 @@ const postStreamable = (
     }
     const answer = mayAnswer ? errorAnswer(errorBody, requestId) : undefined
     // before a modern server accepted anything, only a modern error answers: any other 4xx means a legacy server
-    if (answer !== undefined && (modern === undefined || Modern.isAnswer(ctx.era, status, answer))) {
+    if (answer !== undefined && (modern === undefined || part2026!.isAnswer(ctx.era, status, answer))) {
       return yield* ctx.deliver([answer])
     }
     if (!mayAnswer && !(status === 400 && hadSession)) yield* discard(config, response) // else it was read already
-    if (initialize && config.fallbackToSse && (status === 400 || status === 404 || status === 405)) {
-      const endpoint = yield* Legacy.open(ctx).pipe(
+    const legacy = shared.eras.legacy
+    if (
+      initialize && config.fallbackToSse && legacy !== undefined && (status === 400 || status === 404 || status === 405)
+    ) {
+      const endpoint = yield* legacy.open(ctx).pipe(
         Effect.mapError((error) =>
           new McpError.TransportError({
             reason: "Connect",
@@ -420,7 +438,7 @@ const postStreamable = (
       )
       state.legacyEndpoint = endpoint
       shared.legacy = true
-      return yield* Legacy.post(ctx, endpoint, message)
+      return yield* legacy.post(ctx, endpoint, message)
     }
     return yield* Effect.fail(httpError(config, "post", status, `POST of ${describeMessage(message)} to`))
   })
@@ -436,6 +454,8 @@ const maxRetryAfterRetries = 3
 interface Shared {
   legacy: boolean
   notBefore: number
+  /** the eras' parts the transport was made with */
+  readonly eras: Parts
 }
 
 /**

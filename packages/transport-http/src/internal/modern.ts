@@ -31,9 +31,6 @@ export interface Era {
   confirmed: boolean
 }
 
-/** @internal */
-export const makeEra = (): Era => ({ confirmed: false })
-
 /**
  * The headers of a modern POST: the version, and the ones the session's
  * codec mirrored from the message (`Mcp-Method`, `Mcp-Name` and, for a tool

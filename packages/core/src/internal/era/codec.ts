@@ -7,15 +7,25 @@
  * `server/discover`, state carried in each request's `_meta`) is
  * `era2026.ts`. The client, the task path and the handlers read the codec
  * of the version a session agreed on; none of them asks which era it is.
+ * The codecs are the public `ProtocolEra2025.era` / `ProtocolEra2026.era`
+ * values: a session is made with a list of them (`codecs.ts`), so an app
+ * that offers one era bundles one codec.
  */
 import type * as Effect from "effect/Effect"
 import type * as ClientSession from "../../ClientSession.js"
 import type * as McpError from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
 import type * as McpTransport from "../../McpTransport.js"
+import type * as ProtocolEra from "../../ProtocolEra.js"
 import type * as TaskPolling from "../../TaskPolling.js"
+import type * as Handshake from "../session/handshake.js"
+import type * as Discover from "./discover.js"
+import type * as Listen from "./listen.js"
 import type { Identity } from "./meta.js"
 import type * as Negotiation from "./negotiation.js"
+
+/** @internal */
+export const TypeId: ProtocolEra.TypeId = Symbol.for("@mcp-effect/core/ProtocolEra") as ProtocolEra.TypeId
 
 /**
  * What the session knows when it decorates a request of the 2026 era.
@@ -54,12 +64,11 @@ export interface FollowContext {
 }
 
 /**
- * One protocol era.
+ * What every era's codec has.
  *
  * @internal
  */
-export interface EraCodec {
-  readonly era: Negotiation.Era
+export interface Common extends ProtocolEra.ProtocolEra {
   /** Whether `method` exists in the era (from the method table). */
   readonly exists: (method: string) => boolean
   /** The params as sent: the 2026 era adds its `_meta` envelope to every request but `initialize`. */
@@ -108,6 +117,37 @@ export interface EraCodec {
   /** The liveness check: `ping`, or `server/discover` (decorated like any request). */
   readonly ping: { readonly method: string; readonly params: Record<string, unknown> | undefined }
 }
+
+/**
+ * The 2025 era's codec: it opens a connection with `initialize`.
+ *
+ * @internal
+ */
+export interface Codec2025 extends Common {
+  readonly era: "legacy"
+  readonly initialize: typeof Handshake.initialize
+}
+
+/**
+ * The 2026-07-28 era's codec: it opens a connection with the
+ * `server/discover` probe and listens with `subscriptions/listen`.
+ *
+ * @internal
+ */
+export interface Codec2026 extends Common {
+  readonly era: "modern"
+  readonly discover: typeof Discover.discover
+  readonly listener: typeof Listen.make
+}
+
+/**
+ * One protocol era. A session reaches an era's code only through its codec,
+ * so an app whose sessions are made with one codec bundles one era
+ * (`ProtocolEra2025`, `ProtocolEra2026`).
+ *
+ * @internal
+ */
+export type EraCodec = Codec2025 | Codec2026
 
 /**
  * What the session hands the transport once the version is fixed

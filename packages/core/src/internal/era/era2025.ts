@@ -5,16 +5,20 @@
  * own.
  */
 import * as Effect from "effect/Effect"
+import * as McpSchema from "../../McpSchema.js"
 import type * as McpTransport from "../../McpTransport.js"
 import * as Methods from "../methods.js"
-import type { EraCodec } from "./codec.js"
+import * as Handshake from "../session/handshake.js"
+import { type Codec2025, TypeId } from "./codec.js"
 
 /** What an `initialize` request is to the transport. */
 const opening: McpTransport.SendOptions = { kind: "initialize" }
 
 /** @internal */
-export const codec: EraCodec = {
+export const codec: Codec2025 = {
+  [TypeId]: TypeId,
   era: "legacy",
+  versions: McpSchema.SUPPORTED_PROTOCOL_VERSIONS,
   exists: (method) => Methods.existsIn(method, "legacy"),
   decorate: (_method, params) => params,
   // only the opening is named: the version every later message goes out under is the negotiated one
@@ -26,5 +30,6 @@ export const codec: EraCodec = {
   logLevel: "request",
   tasks: "client",
   rootsListChanged: true,
-  ping: { method: "ping", params: undefined }
+  ping: { method: "ping", params: undefined },
+  initialize: Handshake.initialize
 }

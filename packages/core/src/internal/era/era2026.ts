@@ -7,9 +7,11 @@
  * `server/discover`, which a server answers at any time.
  */
 import * as Effect from "effect/Effect"
+import * as McpSchema from "../../McpSchema.js"
 import * as Methods from "../methods.js"
 import { standardHeaders } from "../wire/mcpHeaders.js"
-import type { EraCodec } from "./codec.js"
+import { type Codec2026, TypeId } from "./codec.js"
+import * as Discover from "./discover.js"
 import * as InputRounds from "./inputRounds.js"
 import * as Listen from "./listen.js"
 import { withModernMeta } from "./meta.js"
@@ -19,8 +21,10 @@ const kindOf = (raw: unknown): unknown =>
   typeof raw === "object" && raw !== null ? (raw as { resultType?: unknown }).resultType : undefined
 
 /** @internal */
-export const codec: EraCodec = {
+export const codec: Codec2026 = {
+  [TypeId]: TypeId,
   era: "modern",
+  versions: McpSchema.MODERN_PROTOCOL_VERSIONS,
   exists: (method) => Methods.existsIn(method, "modern"),
   decorate: (method, params, envelope) =>
     Methods.lookup(method)?.handshake === true ?
@@ -65,5 +69,7 @@ export const codec: EraCodec = {
   logLevel: "meta",
   tasks: "server",
   rootsListChanged: false,
-  ping: { method: "server/discover", params: {} }
+  ping: { method: "server/discover", params: {} },
+  discover: Discover.discover,
+  listener: Listen.make
 }

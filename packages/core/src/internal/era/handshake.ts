@@ -1,7 +1,9 @@
 /**
- * The session's handshake when two eras are on offer: the `server/discover`
- * probe of the modern era, falling back to the legacy `initialize` (the
- * rule is in `negotiation.ts`). The era a server spoke is remembered and
+ * The session's handshake: the `server/discover` probe of the modern era,
+ * falling back to the legacy `initialize` (the rule is in
+ * `negotiation.ts`). Each opening comes from the codec of its era, among
+ * those the session was made with; with one era, the offer never names the
+ * other, so its branch is never taken and its code never bundled. The era a server spoke is remembered and
  * tried first on the next connection (and, with a `SessionStore`, by later
  * sessions of the same server: at most one failing probe per server); a
  * legacy server that answers `initialize` with `-32022` naming a modern
@@ -22,9 +24,7 @@ import type * as McpSchema from "../../McpSchema.js"
 import type * as McpTransport from "../../McpTransport.js"
 import * as Methods from "../methods.js"
 import * as Handshake from "../session/handshake.js"
-import * as Discover from "./discover.js"
-import * as Era2025 from "./era2025.js"
-import * as Era2026 from "./era2026.js"
+import type { Codec2025, Codec2026, EraCodec } from "./codec.js"
 import { modernCapabilities, versionIn } from "./meta.js"
 import * as Negotiation from "./negotiation.js"
 
@@ -63,6 +63,11 @@ export interface NegotiatingHandshake extends Handshake.Handshake {
  */
 export const make = (options: {
   readonly offer: Negotiation.Offer
+  /**
+   * The codecs the session was made with: the only place either era's
+   * opening comes from. An offer names versions of these eras only.
+   */
+  readonly codecs: ReadonlyArray<EraCodec>
   readonly clientInfo: McpSchema.Implementation
   readonly capabilities: McpSchema.ClientCapabilities
   /** How long `initialize` may take; each `server/discover` probe a third of it, at most `probeBudget`. */
@@ -75,6 +80,8 @@ export const make = (options: {
   readonly headersFor?: ((method: string, params: unknown) => Record<string, string>) | undefined
 }): NegotiatingHandshake => {
   const identity = { clientInfo: options.clientInfo, capabilities: modernCapabilities(options.capabilities) }
+  const legacy = options.codecs.find((codec): codec is Codec2025 => codec.era === "legacy")
+  const modern = options.codecs.find((codec): codec is Codec2026 => codec.era === "modern")
   /** The modern version agreed on the current connection; `undefined` in the legacy era. */
   let modernVersion: string | undefined
   /** The level `setLoggingLevel` chose (sent in 2026-era requests' `_meta`). */
@@ -92,7 +99,8 @@ export const make = (options: {
 
   /** The 2025 era's opening: `initialize` (the era, not the 2024-11-05 HTTP+SSE transport). */
   const initialize2025 = (context: Handshake.HandshakeContext, version: string) =>
-    Handshake.initialize({
+    // (called only for a legacy version, which the offer names only when the session has the 2025 codec)
+    legacy!.initialize({
       protocolVersion: version,
       capabilities: options.capabilities,
       clientInfo: options.clientInfo,
@@ -105,7 +113,8 @@ export const make = (options: {
   const discover2026 = (context: Handshake.HandshakeContext, offer: Negotiation.Offer) =>
     Effect.flatMap(
       // a budget of its own: a legacy server that ignores the probe gets `initialize` soon after
-      Discover.discover(
+      // (called only with modern versions, which the offer names only when the session has the 2026 codec)
+      modern!.discover(
         context.request,
         offer,
         identity,
@@ -148,13 +157,14 @@ export const make = (options: {
     })
 
   const decorate: NegotiatingHandshake["decorate"] = (method, params) =>
-    modernVersion === undefined ?
+    modernVersion === undefined || modern === undefined ?
       params :
-      Era2026.codec.decorate(method, params, { version: modernVersion, identity, logLevel })
+      modern.decorate(method, params, { version: modernVersion, identity, logLevel })
 
   const sendOptions: NegotiatingHandshake["sendOptions"] = (method, params) => {
+    if (modern === undefined) return legacy?.sendOptions(method, params, undefined)
     if (modernVersion !== undefined) {
-      return Era2026.codec.sendOptions(method, params, {
+      return modern.sendOptions(method, params, {
         version: modernVersion,
         identity,
         logLevel,
@@ -164,13 +174,13 @@ export const make = (options: {
     // before a version is agreed on, the modern probe goes out under the version its envelope offers
     const probed = Methods.lookup(method)?.era === "modern" ? versionIn(params) : undefined
     return probed !== undefined ?
-      Era2026.codec.sendOptions(method, params, {
+      modern.sendOptions(method, params, {
         version: probed,
         identity,
         logLevel,
         headersFor: options.headersFor
       }) :
-      Era2025.codec.sendOptions(method, params, undefined)
+      legacy?.sendOptions(method, params, undefined)
   }
 
   return {

@@ -38,35 +38,42 @@ export interface Offer {
   readonly legacy: string | undefined
 }
 
+const notMadeWith = "the session was not made with this era (ProtocolEra2025 / ProtocolEra2026)"
+
 /**
- * The offer of a session's options. A pinned `protocolVersion` decides the
- * era; `era` narrows the default offer; both together must agree.
+ * The offer of a session's options, among the eras it was made with
+ * (`available`: the eras of its codecs). A pinned `protocolVersion` decides
+ * the era; `era` narrows the default offer; both must agree with each other
+ * and with the eras available.
  *
  * @internal
  */
 export const offerOf = (
-  options: Pick<ClientSession.Options, "era" | "protocolVersion">
+  options: Pick<ClientSession.Options, "era" | "protocolVersion">,
+  available: ReadonlyArray<{ readonly era: Era }>
 ): Either.Either<Offer, McpError.TransportError> => {
+  const invalid = (message: string) =>
+    Either.left(
+      new McpError.TransportError({ reason: "Connect", phase: "options", message: `invalid options: ${message}` })
+    )
+  const has = (era: Era) => available.some((codec) => codec.era === era)
+  if (available.length === 0) return invalid(`no protocol era: ${notMadeWith}`)
   const era = options.era ?? "auto"
   const pinned = options.protocolVersion
   if (pinned !== undefined) {
     const pinnedEra = eraOf(pinned)
     if (era !== "auto" && era !== pinnedEra) {
-      return Either.left(
-        new McpError.TransportError({
-          reason: "Connect",
-          phase: "options",
-          message: `invalid options: protocolVersion ${pinned} belongs to the ${pinnedEra} era, but era is "${era}"`
-        })
-      )
+      return invalid(`protocolVersion ${pinned} belongs to the ${pinnedEra} era, but era is "${era}"`)
     }
+    if (!has(pinnedEra)) return invalid(`protocolVersion ${pinned}: ${notMadeWith}`)
     return Either.right(
       pinnedEra === "modern" ? { modern: [pinned], legacy: undefined } : { modern: [], legacy: pinned }
     )
   }
+  if (era !== "auto" && !has(era)) return invalid(`era "${era}": ${notMadeWith}`)
   return Either.right({
-    modern: era === "legacy" ? [] : modernVersions,
-    legacy: era === "modern" ? undefined : McpSchema.LATEST_PROTOCOL_VERSION
+    modern: era === "legacy" || !has("modern") ? [] : modernVersions,
+    legacy: era === "modern" || !has("legacy") ? undefined : McpSchema.LATEST_PROTOCOL_VERSION
   })
 }
 

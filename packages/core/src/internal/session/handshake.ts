@@ -6,6 +6,7 @@ import * as McpSchema from "../../McpSchema.js"
 import type { Connection } from "../../McpTransport.js"
 import { checker } from "../engine/decode.js"
 import * as Codecs from "../era/codecs.js"
+import { supportedOf } from "../era/negotiation.js"
 import { type Decorate, type Route, sendNotification } from "./pending.js"
 
 /**
@@ -45,8 +46,7 @@ const decodeInitializeResult = checker(McpSchema.InitializeResult)
 /** A server that refuses the offered version says which it supports: the message names them. */
 const explainRefusedVersion = (offered: string) => (error: McpError.McpClientError): McpError.McpClientError => {
   if (error._tag !== "ProtocolError" || error.code !== McpError.ErrorCode.UnsupportedProtocolVersion) return error
-  const supported = (error.data as { readonly supported?: unknown } | undefined)?.supported
-  const versions = Array.isArray(supported) ? supported.filter((v): v is string => typeof v === "string") : []
+  const versions = supportedOf(error)
   return new McpError.ProtocolError({
     ...error,
     message: `${error.message}: this client offered ${offered}` +

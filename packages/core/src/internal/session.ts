@@ -124,13 +124,14 @@ class Session implements ClientSession.Service {
     }
   }
 
-  readonly request: ClientSession.Service["request"] = (method, params, requestOptions) =>
-    this.resumer.track(
+  readonly request: ClientSession.Service["request"] = (method, params, requestOptions) => {
+    const call = this.call(method, params, requestOptions, undefined)
+    return this.resumer.track(
       method,
       params,
-      Methods.lookup(method)?.inputRounds === true ?
+      Methods.lookup(method)?.inputRounds === true && this.mayAskForRounds() ?
         // one step after the answer, whatever it is: most answers are the result itself
-        Effect.flatMap(this.call(method, params, requestOptions, undefined), (first) => {
+        Effect.flatMap(call, (first) => {
           // the era's codec: in 2026-07-28 a result may ask for input, or be a task handle
           const current = Link.lastInitialized(this.link.current)
           const codec = current === undefined ? undefined : Codecs.of(current.protocolVersion)
@@ -138,8 +139,20 @@ class Session implements ClientSession.Service {
             Effect.succeed(first) :
             codec.follow(method, params, first, requestOptions, this.followContext)
         }) :
-        this.call(method, params, requestOptions, undefined)
+        call
     )
+  }
+
+  /**
+   * Whether an answer may be other than the result itself: not on a ready
+   * connection of the 2025 era, whose codec classifies every answer as
+   * complete (a request sent while no connection is ready is classified
+   * when answered, by the era of that time).
+   */
+  mayAskForRounds(): boolean {
+    const current = this.link.current
+    return current._tag !== "Ready" || Codecs.of(current.initialized.protocolVersion).era !== "legacy"
+  }
 
   /**
    * Sets the log level the 2026 era sends in every request's `_meta` (the

@@ -78,6 +78,16 @@ class Session implements ClientSession.Service {
     readonly handshake: EraHandshake.NegotiatingHandshake
   ) {}
 
+  /** A request on a given connection (the handshake's). */
+  requestOn(
+    live: Link.Live,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    requestOptions: ClientSession.RequestOptions
+  ): Effect.Effect<unknown, McpError.McpClientError> {
+    return this.call(method, params, requestOptions, live)
+  }
+
   onClosed(error: McpError.McpClientError): void {
     if (this.closedGate !== undefined) Deferred.unsafeDone(this.closedGate, Exit.succeed(error))
   }
@@ -232,6 +242,12 @@ class Session implements ClientSession.Service {
   }
 }
 
+/** Whether the era of the last initialized connection cancels a request by closing its stream. */
+const cancelsByClosing = (link: Link.Cell) => (): boolean => {
+  const initialized = Link.lastInitialized(link.current)
+  return initialized !== undefined && Codecs.of(initialized.protocolVersion).cancel === "stream"
+}
+
 /**
  * The session engine, assembled: the pending table (`session/pending.ts`),
  * the inbound router (`session/inbound.ts`), the handshake of the protocol
@@ -271,10 +287,7 @@ export const make = (
     const table = yield* Pending.make({
       clock,
       // the era of the connection the request went out on: its codec says whether closing the request's stream cancels it
-      cancelByClosing: () => {
-        const initialized = Link.lastInitialized(link.current)
-        return initialized !== undefined && Codecs.of(initialized.protocolVersion).cancel === "stream"
-      },
+      cancelByClosing: cancelsByClosing(link),
       defaultIdle: Either.isRight(timing) ? timing.right.idle : undefined,
       defaultTotal: Either.isRight(timing) ? timing.right.total : undefined,
       decorate: handshake.decorate,
@@ -302,34 +315,20 @@ export const make = (
       handshake
     )
 
-    const lifecycle = yield* Lifecycle.run({
+    // the session's scope closes it (`Lifecycle.run` adds the finalizer last, so it runs first)
+    yield* Lifecycle.run({
       connections: Either.isLeft(timing) ? Stream.fail(timing.left) : transport.connections,
       open: Either.isLeft(timing) ? undefined : transport.open,
       link,
       state: session.connectionState,
-      onClosed: (error) => session.onClosed(error),
+      session,
       table,
       router,
       handshake,
       resumer,
       clock,
-      requestOn: (live, method, params, requestOptions) => session.call(method, params, requestOptions, live),
       onInitialized: options.onInitialized,
       firstConnectBudget: (Either.isRight(timing) ? timing.right.initialize : undefined) ?? 30_000
     })
-    // on the scope itself: `Effect.addFinalizer` would keep a copy of this fiber's refs for the session's life
-    const scope = yield* Effect.scope
-    yield* Scope.addFinalizer(
-      scope,
-      // the error is made when the session closes (an error captures a stack trace)
-      Effect.suspend(() =>
-        lifecycle.close(new McpError.TransportError({ reason: "Closed", message: "the session was closed" }))
-      ).pipe(
-        // closed on purpose: nothing to resume (a crash never gets here)
-        Effect.zipRight(resumer.forget)
-      )
-    )
-    // added last, so it runs first: the readers stop before the session closes
-    yield* Scope.addFinalizer(scope, lifecycle.stopReading)
     return session
   })

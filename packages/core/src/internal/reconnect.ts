@@ -92,11 +92,14 @@ class Run implements ConnectionPull {
   current: Scope.CloseableScope | undefined
   retries: Retries | undefined
 
-  constructor(
-    readonly connect: Effect.Effect<Connection, McpError.TransportError, Scope.Scope>,
-    readonly options: ReconnectOptions | undefined,
-    readonly giveUp: Deferred.Deferred<never, McpError.TransportError> | undefined
-  ) {}
+  readonly options: ReconnectOptions | undefined
+  readonly giveUp: Deferred.Deferred<never, McpError.TransportError> | undefined
+
+  /** `connect` is read for each attempt: a connector may build it then rather than hold it. */
+  constructor(readonly connector: Connector) {
+    this.options = connector.reconnect
+    this.giveUp = connector.giveUp
+  }
 
   get close(): Effect.Effect<void> {
     return Effect.suspend(() => {
@@ -208,7 +211,7 @@ class Run implements ConnectionPull {
     return Effect.uninterruptibleMask((restore) =>
       Effect.flatMap(Scope.make(), (scope) => {
         this.current = scope
-        return restore(traced(Scope.extend(this.connect, scope), this.attempts + 1)).pipe(
+        return restore(traced(Scope.extend(this.connector.connect, scope), this.attempts + 1)).pipe(
           Effect.matchEffect({
             onSuccess: (connection) =>
               Effect.map(Clock.currentTimeMillis, (now) => {
@@ -230,12 +233,6 @@ class Run implements ConnectionPull {
   }
 }
 
-/** @internal */
-const openRun = (
-  connect: Effect.Effect<Connection, McpError.TransportError, Scope.Scope>,
-  options: ReconnectOptions | undefined,
-  giveUp: Deferred.Deferred<never, McpError.TransportError> | undefined
-): ConnectionPull => new Run(connect, options, giveUp)
 
 /** The stream of one run's connections (one stage per run). */
 const streamOf = (run: () => ConnectionPull): Stream.Stream<Connection, McpError.TransportError> =>
@@ -250,14 +247,12 @@ export const fromConnect = (
   connect: Effect.Effect<Connection, McpError.TransportError, Scope.Scope>,
   options?: ReconnectOptions,
   giveUp?: Deferred.Deferred<never, McpError.TransportError>
-): Stream.Stream<Connection, McpError.TransportError> => streamOf(() => openRun(connect, options, giveUp))
+): Stream.Stream<Connection, McpError.TransportError> =>
+  streamOf(() => new Run({ connect, reconnect: options, giveUp }))
 
 /** @internal */
 export const make = (run: () => Connector, endpoint?: string): McpTransport["Type"] => {
-  const open = () => {
-    const connector = run()
-    return openRun(connector.connect, connector.reconnect, connector.giveUp)
-  }
+  const open = () => new Run(run())
   return endpoint === undefined
     ? { connections: streamOf(open), open }
     : { connections: streamOf(open), open, endpoint }

@@ -46,8 +46,8 @@ class NodeProcess implements Process {
   readonly pid: number
   // the exit is a status and its listeners, not a `Deferred` (an idle session pays for each object it keeps)
   status: ExitStatus | undefined = undefined
-  // made when something first waits for the exit (an empty `Set` is ~0.12 KiB an idle session keeps)
-  exitListeners: Set<(status: ExitStatus) => void> | undefined
+  // made when something first waits for the exit: an array (most processes have one listener, the transport's)
+  exitListeners: Array<(status: ExitStatus) => void> | undefined
   writeFailed = false
 
   constructor(readonly child: ChildProcess.ChildProcessWithoutNullStreams, readonly options: StartOptions) {
@@ -61,6 +61,12 @@ class NodeProcess implements Process {
     const listeners = this.exitListeners
     this.exitListeners = undefined
     if (listeners !== undefined) { for (const listener of listeners) listener(ended) }
+  }
+
+  removeExitListener(listener: (status: ExitStatus) => void): void {
+    const listeners = this.exitListeners
+    const at = listeners === undefined ? -1 : listeners.indexOf(listener)
+    if (at >= 0) listeners!.splice(at, 1)
   }
 
   stdinFailed(error: Error): void {
@@ -178,16 +184,16 @@ class NodeProcess implements Process {
   onExit(onExit: (status: ExitStatus) => void): Effect.Effect<void, never, Scope.Scope> {
     return scoped(() => {
       if (this.status !== undefined) onExit(this.status)
-      else (this.exitListeners ??= new Set()).add(onExit)
-    }, () => this.exitListeners?.delete(onExit))
+      else (this.exitListeners ??= []).push(onExit)
+    }, () => this.removeExitListener(onExit))
   }
 
   get exited(): Effect.Effect<ExitStatus> {
     return Effect.async<ExitStatus>((resume) => {
       if (this.status !== undefined) return resume(Effect.succeed(this.status))
       const listener = (ended: ExitStatus) => resume(Effect.succeed(ended))
-      ;(this.exitListeners ??= new Set()).add(listener)
-      return Effect.sync(() => this.exitListeners?.delete(listener))
+      ;(this.exitListeners ??= []).push(listener)
+      return Effect.sync(() => this.removeExitListener(listener))
     })
   }
 

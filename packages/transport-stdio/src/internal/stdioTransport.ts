@@ -446,6 +446,26 @@ class Framing {
 }
 
 /**
+ * One run (session) of the transport: its own `giveUp`, and the connect
+ * effect built for each attempt (a session holds the object, not the
+ * effect's steps).
+ */
+class Connector<R> implements McpTransport.Connector {
+  readonly giveUp = Deferred.unsafeMake<never, McpError.TransportError>(FiberId.none)
+  constructor(
+    readonly connectWith: (
+      permanentFailure: Deferred.Deferred<never, McpError.TransportError>
+    ) => Effect.Effect<McpTransport.Connection, McpError.TransportError, R | Scope.Scope>,
+    readonly context: Context.Context<R>,
+    readonly reconnect: McpTransport.ReconnectOptions | undefined
+  ) {}
+
+  get connect(): Effect.Effect<McpTransport.Connection, McpError.TransportError, Scope.Scope> {
+    return Effect.provide(this.connectWith(this.giveUp), this.context)
+  }
+}
+
+/**
  * The transport over any backend: NDJSON framing, the environment
  * whitelist, stderr as a log stream, the shutdown ladder, and restarts on
  * the reconnect schedule.
@@ -523,15 +543,7 @@ export const make = <R>(
 
     // the backend's services, but not this layer's scope: each connection has its own
     const context = backendContext(yield* Effect.context<R | Scope.Scope>())
-    // each run (session) has its own `giveUp`
-    const transport = McpTransport.make(() => {
-      const permanentFailure = Deferred.unsafeMake<never, McpError.TransportError>(FiberId.none)
-      return {
-        connect: Effect.provide(connect(permanentFailure), context),
-        reconnect: options.reconnect,
-        giveUp: permanentFailure
-      }
-    })
+    const transport = McpTransport.make(() => new Connector(connect, context, options.reconnect))
 
     return {
       transport,

@@ -39,7 +39,8 @@ class Splitter implements LineSplitter {
   constructor(readonly maxLineBytes: number) {}
 
   reset(): void {
-    this.pending = []
+    // most lines come whole in one chunk: nothing was kept for them
+    if (this.pending.length > 0) this.pending = []
     this.pendingBytes = 0
   }
 

@@ -130,28 +130,7 @@ class NodeProcess implements Process {
 
   // what comes after the reader stops (or is interrupted) is discarded, so the server never blocks
   listenStdout(onBytes: (bytes: Uint8Array) => boolean, onEnd: (failure: string | undefined) => void): () => void {
-    const stdout = this.child.stdout
-    let done = false
-    // the error listener stays (an "error" with none would be thrown); it does nothing once done
-    const stop = () => {
-      done = true
-      stdout.resume()
-      stdout.off("data", onData)
-      stdout.off("end", onClose)
-    }
-    const end = (failure: string | undefined) => {
-      if (done) return
-      stop()
-      onEnd(failure)
-    }
-    const onData = (bytes: Uint8Array) => {
-      if (onBytes(bytes)) end(undefined)
-    }
-    const onClose = () => end(undefined)
-    stdout.on("data", onData)
-    stdout.once("end", onClose)
-    stdout.once("error", (error) => end(error.message))
-    return stop
+    return new StdoutListener(this.child.stdout, onBytes, onEnd).stop
   }
 
   pauseStdout(): void {
@@ -209,6 +188,47 @@ class NodeProcess implements Process {
   killIfRunning(): Effect.Effect<void> {
     if (this.status === undefined) this.signalGroup("SIGKILL")
     return Effect.void
+  }
+}
+
+/**
+ * A process's stdout handed to callbacks until it ends or `stop` is called,
+ * as one object (an idle session holds it and the listeners Node needs).
+ */
+class StdoutListener {
+  done = false
+
+  constructor(
+    readonly stdout: NodeJS.ReadableStream,
+    readonly onBytes: (bytes: Uint8Array) => boolean,
+    readonly onEnd: (failure: string | undefined) => void
+  ) {
+    stdout.on("data", this.onData)
+    stdout.once("end", this.onClose)
+    // the error listener stays (an "error" with none would be thrown); it does nothing once done
+    stdout.once("error", this.onError)
+  }
+
+  // functions of their own: Node and the caller call them unbound
+  readonly stop = (): void => {
+    this.done = true
+    this.stdout.resume()
+    this.stdout.off("data", this.onData)
+    this.stdout.off("end", this.onClose)
+  }
+
+  readonly onData = (bytes: Uint8Array): void => {
+    if (this.onBytes(bytes)) this.end(undefined)
+  }
+
+  readonly onClose = (): void => this.end(undefined)
+
+  readonly onError = (error: Error): void => this.end(error.message)
+
+  end(failure: string | undefined): void {
+    if (this.done) return
+    this.stop()
+    this.onEnd(failure)
   }
 }
 

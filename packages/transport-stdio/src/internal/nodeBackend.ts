@@ -236,7 +236,7 @@ class StdoutListener {
 const scoped = (acquire: () => void, release: () => void) =>
   Effect.flatMap(
     Effect.scope,
-    (scope) => Effect.zipRight(Scope.addFinalizer(scope, Effect.sync(release)), Effect.sync(acquire))
+    (scope) => Effect.zipRight(Scope.addFinalizerExit(scope, () => Effect.sync(release)), Effect.sync(acquire))
   )
 
 /**

@@ -189,7 +189,7 @@ class StdioConnection implements McpTransport.Connection {
         framing.onBytes,
         (failure) => Runtime.runSync(this.runtime, Effect.forkIn(framing.finish(failure), this.scope))
       )
-      return Scope.addFinalizer(this.scope, Effect.sync(stop))
+      return Scope.addFinalizerExit(this.scope, () => Effect.sync(stop))
     })
   }
 
@@ -490,7 +490,7 @@ export const make = <R>(
   Effect.gen(function*() {
     const logHub = Stderr.makeLogHub()
     // finalizers go on the scope itself: `Effect.addFinalizer` keeps a copy of the fiber's refs for each
-    yield* Effect.flatMap(Effect.scope, (scope) => Scope.addFinalizer(scope, logHub.shutdown))
+    yield* Effect.flatMap(Effect.scope, (scope) => Scope.addFinalizerExit(scope, () => logHub.shutdown))
 
     const stdinHighWaterBytes = options.stdinHighWaterBytes ?? defaultStdinHighWaterBytes
     const settings: Settings = {

@@ -520,7 +520,7 @@ export const run = (options: Options): Effect.Effect<void, never, Scope.Scope> =
       // the transport's runs without a stream: no stream stages, nor a scope of their own
       const run = lifecycle.run = options.open()
       const close = run.close
-      yield* Scope.addFinalizer(scope, close)
+      yield* Scope.addFinalizerExit(scope, () => close)
       lifecycle.closeStream = close
     } else {
       const services = lifecycle.services()

@@ -205,10 +205,18 @@ describe("a request's states", () => {
         const request = (live: Live) =>
           Effect.fork(
             Effect.withFiberRuntime<unknown, McpError.McpClientError>((self) =>
-              pending.request("tools/call", { name: "echo" }, undefined, undefined, (entry) => {
-                built++
-                return pending.sendOn(entry, live)
-              }, live, self)
+              pending.request(
+                "tools/call",
+                { name: "echo" },
+                undefined,
+                undefined,
+                (entry) => {
+                  built++
+                  return pending.sendOn(entry, live)
+                },
+                live,
+                self
+              )
             )
           )
         const taken = makeLive(1)

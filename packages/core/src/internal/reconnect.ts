@@ -162,8 +162,10 @@ class Run implements ConnectionPull {
     const giveUp = this.giveUp
     return giveUp === undefined ?
       Effect.void :
-      Effect.flatMap(Deferred.poll(giveUp), (done) =>
-        Option.isNone(done) ? Effect.void : Effect.mapError(done.value, Option.some))
+      Effect.flatMap(
+        Deferred.poll(giveUp),
+        (done) => Option.isNone(done) ? Effect.void : Effect.mapError(done.value, Option.some)
+      )
   }
 
   tick(): Effect.Effect<void, Option.Option<McpError.TransportError>> {
@@ -232,7 +234,6 @@ class Run implements ConnectionPull {
     )
   }
 }
-
 
 /** The stream of one run's connections (one stage per run). */
 const streamOf = (run: () => ConnectionPull): Stream.Stream<Connection, McpError.TransportError> =>

@@ -269,7 +269,8 @@ class Lifecycle implements Observer {
     return Effect.suspend(() => {
       const current = this.options.link.current
       const handshake = this.options.handshake.run({
-        request: (method, params, requestOptions) => this.options.session.requestOn(live, method, params, requestOptions),
+        request: (method, params, requestOptions) =>
+          this.options.session.requestOn(live, method, params, requestOptions),
         notify: notifyOn(live.connection, this.options.table.route),
         connection: live.connection,
         generation: live.generation

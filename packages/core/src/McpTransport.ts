@@ -255,7 +255,10 @@ export interface ConnectionPull {
  * @category models
  */
 export interface Connector {
-  /** Opens one connection in the scope it is given. */
+  /**
+   * Opens one connection in the scope it is given. Read once per attempt,
+   * so it may be a getter that builds the effect then.
+   */
   readonly connect: Effect.Effect<Connection, McpError.TransportError, Scope.Scope>
   readonly reconnect?: ReconnectOptions | undefined
   /**

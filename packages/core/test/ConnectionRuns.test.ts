@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -35,6 +36,27 @@ describe("a run of a transport's connections", () => {
       yield* run.close
       expect(yield* Stream.runHead(transport.connections)).toEqual(Option.some(connection))
       expect(made).toBe(2)
+    }))
+
+  it.effect("McpTransport.make: a connector's connect is read for each attempt, not held by the run", () =>
+    Effect.gen(function*() {
+      let reads = 0
+      const transport = McpTransport.make(() => ({
+        get connect() {
+          reads++
+          return Effect.succeed(connection)
+        }
+      }))
+      const run = transport.open!()
+      expect(reads).toBe(0)
+      expect(yield* run.next).toBe(connection)
+      expect(reads).toBe(1)
+      // the next connection comes after the reconnect schedule's delay
+      const next = yield* Effect.fork(run.next)
+      yield* TestClock.adjust("1 second")
+      expect(yield* Fiber.join(next)).toBe(connection)
+      expect(reads).toBe(2)
+      yield* run.close
     }))
 
   it.effect("McpTransport.layer: the transport's runs can be opened without a stream", () =>

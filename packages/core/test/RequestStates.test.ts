@@ -197,4 +197,38 @@ describe("a request's states", () => {
         expect(pending.size()).toBe(0)
       })
     ))
+
+  it.effect("a request the transport takes at once builds no send of its own; one it does not take is sent by it", () =>
+    withTable((pending) =>
+      Effect.gen(function*() {
+        let built = 0
+        const request = (live: Live) =>
+          Effect.fork(
+            Effect.withFiberRuntime<unknown, McpError.McpClientError>((self) =>
+              pending.request(
+                "tools/call",
+                { name: "echo" },
+                undefined,
+                undefined,
+                (entry) => {
+                  built++
+                  return pending.sendOn(entry, live)
+                },
+                live,
+                self
+              )
+            )
+          )
+        const taken = makeLive(1)
+        yield* request(taken.live)
+        yield* Effect.yieldNow()
+        expect(taken.sent).toHaveLength(1)
+        expect(built).toBe(0)
+        const notTaken = makeLive(2, false)
+        yield* request(notTaken.live)
+        yield* Effect.yieldNow()
+        expect(notTaken.sent).toHaveLength(1)
+        expect(built).toBe(1)
+      })
+    ))
 })

@@ -58,160 +58,181 @@ const traced = <A, R>(connect: Effect.Effect<A, McpError.TransportError, R>, att
     })
   )
 
+/** The two schedules' drivers, made on the first retry (most runs never retry). */
+interface Retries {
+  readonly firstDriver: Schedule.ScheduleDriver<unknown, unknown>
+  readonly driver: Schedule.ScheduleDriver<unknown, unknown>
+  readonly isEstablished: Effect.Effect<boolean>
+}
+
 /**
+ * One run of a transport's connections, as one object whose methods read
+ * its fields (a session holds the run for its life: no closure per step).
+ *
  * Two phases: until the consumer has established a connection (the session
  * initialized one; without an observer, a connect succeeded) failures are
  * retried on the short `firstConnect` budget; after that on the full
  * `schedule`, which a healthy connection resets. Once `giveUp` has failed,
- * the stream fails with its error instead of trying again.
+ * the run fails with its error instead of trying again.
  *
- * One pull per connection, with no stream stage per attempt (each stage of
- * a stream the session reads stays in memory as long as the session): a
- * pull closes the scope of the connection before it (the consumer is done
- * with it), waits for the schedule and connects in a new scope; the end of
- * the stream closes the last one.
- *
- * @internal
+ * One pull per connection, with no stream stage per attempt: a pull closes
+ * the scope of the connection before it (the consumer is done with it),
+ * waits for the schedule and connects in a new scope; `close` (the end of
+ * the stream) closes the last one. The steps are built for each pull, not
+ * held for the session's life.
  */
-const openRun = (
-  connect: Effect.Effect<Connection, McpError.TransportError, Scope.Scope>,
-  options: ReconnectOptions | undefined,
-  giveUp: Deferred.Deferred<never, McpError.TransportError> | undefined
-): ConnectionPull => {
-  const healthyAfter = options?.healthyAfterMillis ?? 10_000
-  let first = true
-  let connectedOnce = false
-  let established = false
-  let attempts = 0
-  let connectedAt: number | undefined
-  let lastError: McpError.TransportError | undefined
+class Run implements ConnectionPull {
+  first = true
+  connectedOnce = false
+  established = false
+  attempts = 0
+  connectedAt: number | undefined
+  lastError: McpError.TransportError | undefined
   /** The scope of the connection handed out last (or being opened). */
-  let current: Scope.CloseableScope | undefined
+  current: Scope.CloseableScope | undefined
+  retries: Retries | undefined
 
-  const closeCurrent = Effect.suspend(() => {
-    const scope = current
-    current = undefined
-    return scope === undefined ? Effect.void : Scope.close(scope, Exit.void)
-  })
+  readonly options: ReconnectOptions | undefined
+  readonly giveUp: Deferred.Deferred<never, McpError.TransportError> | undefined
 
-  // the delay of each decision is reported before the driver sleeps on it
-  const observed = (observer: Option.Option<ConnectionObserver>, schedule: AnySchedule) =>
-    Option.isNone(observer) ?
+  /** `connect` is read for each attempt: a connector may build it then rather than hold it. */
+  constructor(readonly connector: Connector) {
+    this.options = connector.reconnect
+    this.giveUp = connector.giveUp
+  }
+
+  get close(): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      const scope = this.current
+      this.current = undefined
+      return scope === undefined ? Effect.void : Scope.close(scope, Exit.void)
+    })
+  }
+
+  get next(): Effect.Effect<Connection, Option.Option<McpError.TransportError>> {
+    return Effect.suspend(() =>
+      this.close.pipe(
+        Effect.zipRight(this.checkGiveUp()),
+        Effect.zipRight(Effect.suspend(() => this.tick())),
+        Effect.zipRight(Effect.suspend(() => this.attempt())),
+        Effect.flatMap((connection) =>
+          connection !== undefined ?
+            Effect.succeed(connection) :
+            Effect.zipRight(Effect.suspend(() => this.checkGiveUp()), this.next)
+        )
+      )
+    )
+  }
+
+  /** The schedule with each decision's delay reported before the driver sleeps on it. */
+  observed(observer: Option.Option<ConnectionObserver>, schedule: AnySchedule): AnySchedule {
+    return Option.isNone(observer) ?
       schedule :
       Schedule.onDecision(schedule, (_, decision) =>
         ScheduleDecision.isDone(decision) ?
           Effect.void :
           Effect.flatMap(Clock.currentTimeMillis, (now) =>
             observer.value.retrying({
-              attempt: attempts + 1,
+              attempt: this.attempts + 1,
               delay: Duration.millis(Math.max(0, ScheduleIntervals.start(decision.intervals) - now)),
-              lastFailure: lastError
+              lastFailure: this.lastError
             })))
-  /** Made on the first retry, where the consumer's observer is known (most streams never retry). */
-  let retries: {
-    readonly firstDriver: Schedule.ScheduleDriver<unknown, unknown>
-    readonly driver: Schedule.ScheduleDriver<unknown, unknown>
-    readonly isEstablished: Effect.Effect<boolean>
-  } | undefined
-  const makeRetries = () =>
-    retries !== undefined ?
-      Effect.succeed(retries) :
-      Effect.flatMap(Effect.serviceOption(observerTag), (observer) =>
-        Effect.map(
-          Effect.zip(
-            Schedule.driver(observed(observer, options?.firstConnect ?? defaultFirstConnect)),
-            Schedule.driver(observed(observer, options?.schedule ?? defaultSchedule))
-          ),
-          ([firstDriver, driver]) =>
-            retries = {
-              firstDriver,
-              driver,
-              isEstablished: Option.isNone(observer) ? Effect.sync(() => connectedOnce) : observer.value.established
-            }
-        ))
+  }
+
+  /** Made on the first retry, where the consumer's observer is known. */
+  makeRetries(): Effect.Effect<Retries> {
+    if (this.retries !== undefined) return Effect.succeed(this.retries)
+    return Effect.flatMap(Effect.serviceOption(observerTag), (observer) =>
+      Effect.map(
+        Effect.zip(
+          Schedule.driver(this.observed(observer, this.options?.firstConnect ?? defaultFirstConnect)),
+          Schedule.driver(this.observed(observer, this.options?.schedule ?? defaultSchedule))
+        ),
+        ([firstDriver, driver]) =>
+          this.retries = {
+            firstDriver,
+            driver,
+            isEstablished: Option.isNone(observer) ? Effect.sync(() => this.connectedOnce) : observer.value.established
+          }
+      ))
+  }
 
   /** Fails with the error of `giveUp` once it has one. */
-  const checkGiveUp = (): Effect.Effect<void, Option.Option<McpError.TransportError>> =>
-    giveUp === undefined ?
+  checkGiveUp(): Effect.Effect<void, Option.Option<McpError.TransportError>> {
+    const giveUp = this.giveUp
+    return giveUp === undefined ?
       Effect.void :
-      Effect.flatMap(Deferred.poll(giveUp), (done) =>
-        Option.isNone(done) ? Effect.void : Effect.mapError(done.value, Option.some))
+      Effect.flatMap(
+        Deferred.poll(giveUp),
+        (done) => Option.isNone(done) ? Effect.void : Effect.mapError(done.value, Option.some)
+      )
+  }
 
-  const tick = (): Effect.Effect<void, Option.Option<McpError.TransportError>> => {
-    if (first) {
-      first = false
+  tick(): Effect.Effect<void, Option.Option<McpError.TransportError>> {
+    if (this.first) {
+      this.first = false
       return Effect.void
     }
+    const healthyAfter = this.options?.healthyAfterMillis ?? 10_000
     return Effect.flatMap(
-      makeRetries(),
+      this.makeRetries(),
       ({ driver, firstDriver, isEstablished }) =>
         Effect.flatMap(Effect.zip(isEstablished, Clock.currentTimeMillis), ([nowEstablished, now]) => {
-          const healthy = connectedAt !== undefined && now - connectedAt >= healthyAfter
-          connectedAt = undefined
+          const healthy = this.connectedAt !== undefined && now - this.connectedAt >= healthyAfter
+          this.connectedAt = undefined
           // a new phase starts its count afresh
-          if (nowEstablished && !established) {
-            established = true
-            attempts = 0
+          if (nowEstablished && !this.established) {
+            this.established = true
+            this.attempts = 0
           }
-          const reset = healthy && established
-            ? Effect.zipRight(driver.reset, Effect.sync(() => attempts = 0))
+          const reset = healthy && this.established
+            ? Effect.zipRight(driver.reset, Effect.sync(() => this.attempts = 0))
             : Effect.void
           return reset.pipe(
-            Effect.zipRight((established ? driver : firstDriver).next(lastError)),
-            Effect.zipRight(Effect.sync(() => attempts++)),
-            Effect.mapError(() =>
-              Option.some(
+            Effect.zipRight((this.established ? driver : firstDriver).next(this.lastError)),
+            Effect.zipRight(Effect.sync(() => this.attempts++)),
+            Effect.mapError(() => {
+              const lastError = this.lastError
+              return Option.some(
                 new McpError.TransportError({
                   reason: "Exhausted",
-                  message: `gave up after ${attempts + 1} connection attempts` +
-                    (established ? "" : " (no connection has worked yet)") +
+                  message: `gave up after ${this.attempts + 1} connection attempts` +
+                    (this.established ? "" : " (no connection has worked yet)") +
                     (lastError ? `: ${lastError.message}` : ": every connection ended before it was usable"),
                   ...(lastError ? { cause: lastError } : {})
                 })
               )
-            )
+            })
           )
         })
     )
   }
 
-  /** One attempt in a scope of its own, closed at once when it fails (and by the stream's finalizer if interrupted). */
-  const attempt = (): Effect.Effect<Connection | undefined> =>
-    Effect.uninterruptibleMask((restore) =>
+  /** One attempt in a scope of its own, closed at once when it fails (and by `close` if interrupted). */
+  attempt(): Effect.Effect<Connection | undefined> {
+    return Effect.uninterruptibleMask((restore) =>
       Effect.flatMap(Scope.make(), (scope) => {
-        current = scope
-        return restore(traced(Scope.extend(connect, scope), attempts + 1)).pipe(
+        this.current = scope
+        return restore(traced(Scope.extend(this.connector.connect, scope), this.attempts + 1)).pipe(
           Effect.matchEffect({
             onSuccess: (connection) =>
               Effect.map(Clock.currentTimeMillis, (now) => {
-                connectedAt = now
-                connectedOnce = true
-                lastError = undefined
+                this.connectedAt = now
+                this.connectedOnce = true
+                this.lastError = undefined
                 return connection
               }),
             onFailure: (error) =>
-              closeCurrent.pipe(
+              this.close.pipe(
                 Effect.zipRight(Effect.logDebug("mcp connect failed", error.message)),
                 Effect.as(undefined),
-                Effect.ensuring(Effect.sync(() => lastError = error))
+                Effect.ensuring(Effect.sync(() => this.lastError = error))
               )
           })
         )
       })
     )
-
-  // the steps are built for each pull (one per connection) rather than held for the session's life
-  const next: Effect.Effect<Connection, Option.Option<McpError.TransportError>> = Effect.suspend(() =>
-    closeCurrent.pipe(
-      Effect.zipRight(checkGiveUp()),
-      Effect.zipRight(Effect.suspend(tick)),
-      Effect.zipRight(Effect.suspend(attempt)),
-      Effect.flatMap((connection) =>
-        connection !== undefined ? Effect.succeed(connection) : Effect.zipRight(Effect.suspend(checkGiveUp), next)
-      )
-    )
-  )
-  return { next, close: closeCurrent }
+  }
 }
 
 /** The stream of one run's connections (one stage per run). */
@@ -227,14 +248,12 @@ export const fromConnect = (
   connect: Effect.Effect<Connection, McpError.TransportError, Scope.Scope>,
   options?: ReconnectOptions,
   giveUp?: Deferred.Deferred<never, McpError.TransportError>
-): Stream.Stream<Connection, McpError.TransportError> => streamOf(() => openRun(connect, options, giveUp))
+): Stream.Stream<Connection, McpError.TransportError> =>
+  streamOf(() => new Run({ connect, reconnect: options, giveUp }))
 
 /** @internal */
 export const make = (run: () => Connector, endpoint?: string): McpTransport["Type"] => {
-  const open = () => {
-    const connector = run()
-    return openRun(connector.connect, connector.reconnect, connector.giveUp)
-  }
+  const open = () => new Run(run())
   return endpoint === undefined
     ? { connections: streamOf(open), open }
     : { connections: streamOf(open), open, endpoint }

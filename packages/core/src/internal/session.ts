@@ -5,11 +5,11 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
-import * as Scope from "effect/Scope"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Subscribable from "effect/Subscribable"
 import type * as ClientSession from "../ClientSession.js"
-import * as McpError from "../McpError.js"
+import type * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import { McpTransport } from "../McpTransport.js"
 import * as RequestHeaders from "../RequestHeaders.js"
@@ -78,6 +78,16 @@ class Session implements ClientSession.Service {
     readonly handshake: EraHandshake.NegotiatingHandshake
   ) {}
 
+  /** A request on a given connection (the handshake's). */
+  requestOn(
+    live: Link.Live,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    requestOptions: ClientSession.RequestOptions
+  ): Effect.Effect<unknown, McpError.McpClientError> {
+    return this.call(method, params, requestOptions, live)
+  }
+
   onClosed(error: McpError.McpClientError): void {
     if (this.closedGate !== undefined) Deferred.unsafeDone(this.closedGate, Exit.succeed(error))
   }
@@ -124,13 +134,14 @@ class Session implements ClientSession.Service {
     }
   }
 
-  readonly request: ClientSession.Service["request"] = (method, params, requestOptions) =>
-    this.resumer.track(
+  readonly request: ClientSession.Service["request"] = (method, params, requestOptions) => {
+    const call = this.call(method, params, requestOptions, undefined)
+    return this.resumer.track(
       method,
       params,
-      Methods.lookup(method)?.inputRounds === true ?
+      Methods.lookup(method)?.inputRounds === true && this.mayAskForRounds() ?
         // one step after the answer, whatever it is: most answers are the result itself
-        Effect.flatMap(this.call(method, params, requestOptions, undefined), (first) => {
+        Effect.flatMap(call, (first) => {
           // the era's codec: in 2026-07-28 a result may ask for input, or be a task handle
           const current = Link.lastInitialized(this.link.current)
           const codec = current === undefined ? undefined : Codecs.of(current.protocolVersion)
@@ -138,8 +149,20 @@ class Session implements ClientSession.Service {
             Effect.succeed(first) :
             codec.follow(method, params, first, requestOptions, this.followContext)
         }) :
-        this.call(method, params, requestOptions, undefined)
+        call
     )
+  }
+
+  /**
+   * Whether an answer may be other than the result itself: not on a ready
+   * connection of the 2025 era, whose codec classifies every answer as
+   * complete (a request sent while no connection is ready is classified
+   * when answered, by the era of that time).
+   */
+  mayAskForRounds(): boolean {
+    const current = this.link.current
+    return current._tag !== "Ready" || Codecs.of(current.initialized.protocolVersion).era !== "legacy"
+  }
 
   /**
    * Sets the log level the 2026 era sends in every request's `_meta` (the
@@ -219,6 +242,12 @@ class Session implements ClientSession.Service {
   }
 }
 
+/** Whether the era of the last initialized connection cancels a request by closing its stream. */
+const cancelsByClosing = (link: Link.Cell) => (): boolean => {
+  const initialized = Link.lastInitialized(link.current)
+  return initialized !== undefined && Codecs.of(initialized.protocolVersion).cancel === "stream"
+}
+
 /**
  * The session engine, assembled: the pending table (`session/pending.ts`),
  * the inbound router (`session/inbound.ts`), the handshake of the protocol
@@ -262,10 +291,7 @@ export const make = (
     const table = yield* Pending.make({
       clock,
       // the era of the connection the request went out on: its codec says whether closing the request's stream cancels it
-      cancelByClosing: () => {
-        const initialized = Link.lastInitialized(link.current)
-        return initialized !== undefined && Codecs.of(initialized.protocolVersion).cancel === "stream"
-      },
+      cancelByClosing: cancelsByClosing(link),
       defaultIdle: Either.isRight(timing) ? timing.right.idle : undefined,
       defaultTotal: Either.isRight(timing) ? timing.right.total : undefined,
       decorate: handshake.decorate,
@@ -293,34 +319,20 @@ export const make = (
       handshake
     )
 
-    const lifecycle = yield* Lifecycle.run({
+    // the session's scope closes it (`Lifecycle.run` adds the finalizer last, so it runs first)
+    yield* Lifecycle.run({
       connections: Either.isLeft(timing) ? Stream.fail(timing.left) : transport.connections,
       open: Either.isLeft(timing) ? undefined : transport.open,
       link,
       state: session.connectionState,
-      onClosed: (error) => session.onClosed(error),
+      session,
       table,
       router,
       handshake,
       resumer,
       clock,
-      requestOn: (live, method, params, requestOptions) => session.call(method, params, requestOptions, live),
       onInitialized: options.onInitialized,
       firstConnectBudget: (Either.isRight(timing) ? timing.right.initialize : undefined) ?? 30_000
     })
-    // on the scope itself: `Effect.addFinalizer` would keep a copy of this fiber's refs for the session's life
-    const scope = yield* Effect.scope
-    yield* Scope.addFinalizer(
-      scope,
-      // the error is made when the session closes (an error captures a stack trace)
-      Effect.suspend(() =>
-        lifecycle.close(new McpError.TransportError({ reason: "Closed", message: "the session was closed" }))
-      ).pipe(
-        // closed on purpose: nothing to resume (a crash never gets here)
-        Effect.zipRight(resumer.forget)
-      )
-    )
-    // added last, so it runs first: the readers stop before the session closes
-    yield* Scope.addFinalizer(scope, lifecycle.stopReading)
     return session
   })

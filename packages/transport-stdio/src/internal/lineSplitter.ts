@@ -28,9 +28,11 @@ export interface LineSplitter {
 const LF = 0x0a
 const CR = 0x0d
 
+// a whole line is decoded at once (never a part of a character): one decoder, with no state, serves every splitter
+const decoder = new TextDecoder()
+
 // a class, so each splitter holds its fields, not a closure per operation
 class Splitter implements LineSplitter {
-  readonly decoder = new TextDecoder()
   // bytes of the current line seen in earlier chunks
   pending: Array<Uint8Array> = []
   pendingBytes = 0
@@ -39,7 +41,8 @@ class Splitter implements LineSplitter {
   constructor(readonly maxLineBytes: number) {}
 
   reset(): void {
-    this.pending = []
+    // most lines come whole in one chunk: nothing was kept for them
+    if (this.pending.length > 0) this.pending = []
     this.pendingBytes = 0
   }
 
@@ -49,7 +52,7 @@ class Splitter implements LineSplitter {
     if (length > this.maxLineBytes) {
       out.push(Overflow)
     } else if (length > 0) {
-      out.push(this.decoder.decode(length === bytes.length ? bytes : bytes.subarray(0, length)))
+      out.push(decoder.decode(length === bytes.length ? bytes : bytes.subarray(0, length)))
     }
   }
 

@@ -46,8 +46,8 @@ class NodeProcess implements Process {
   readonly pid: number
   // the exit is a status and its listeners, not a `Deferred` (an idle session pays for each object it keeps)
   status: ExitStatus | undefined = undefined
-  // made when something first waits for the exit (an empty `Set` is ~0.12 KiB an idle session keeps)
-  exitListeners: Set<(status: ExitStatus) => void> | undefined
+  // made when something first waits for the exit: an array (most processes have one listener, the transport's)
+  exitListeners: Array<(status: ExitStatus) => void> | undefined
   writeFailed = false
 
   constructor(readonly child: ChildProcess.ChildProcessWithoutNullStreams, readonly options: StartOptions) {
@@ -61,6 +61,12 @@ class NodeProcess implements Process {
     const listeners = this.exitListeners
     this.exitListeners = undefined
     if (listeners !== undefined) { for (const listener of listeners) listener(ended) }
+  }
+
+  removeExitListener(listener: (status: ExitStatus) => void): void {
+    const listeners = this.exitListeners
+    const at = listeners === undefined ? -1 : listeners.indexOf(listener)
+    if (at >= 0) listeners!.splice(at, 1)
   }
 
   stdinFailed(error: Error): void {
@@ -124,28 +130,7 @@ class NodeProcess implements Process {
 
   // what comes after the reader stops (or is interrupted) is discarded, so the server never blocks
   listenStdout(onBytes: (bytes: Uint8Array) => boolean, onEnd: (failure: string | undefined) => void): () => void {
-    const stdout = this.child.stdout
-    let done = false
-    // the error listener stays (an "error" with none would be thrown); it does nothing once done
-    const stop = () => {
-      done = true
-      stdout.resume()
-      stdout.off("data", onData)
-      stdout.off("end", onClose)
-    }
-    const end = (failure: string | undefined) => {
-      if (done) return
-      stop()
-      onEnd(failure)
-    }
-    const onData = (bytes: Uint8Array) => {
-      if (onBytes(bytes)) end(undefined)
-    }
-    const onClose = () => end(undefined)
-    stdout.on("data", onData)
-    stdout.once("end", onClose)
-    stdout.once("error", (error) => end(error.message))
-    return stop
+    return new StdoutListener(this.child.stdout, onBytes, onEnd).stop
   }
 
   pauseStdout(): void {
@@ -178,16 +163,16 @@ class NodeProcess implements Process {
   onExit(onExit: (status: ExitStatus) => void): Effect.Effect<void, never, Scope.Scope> {
     return scoped(() => {
       if (this.status !== undefined) onExit(this.status)
-      else (this.exitListeners ??= new Set()).add(onExit)
-    }, () => this.exitListeners?.delete(onExit))
+      else (this.exitListeners ??= []).push(onExit)
+    }, () => this.removeExitListener(onExit))
   }
 
   get exited(): Effect.Effect<ExitStatus> {
     return Effect.async<ExitStatus>((resume) => {
       if (this.status !== undefined) return resume(Effect.succeed(this.status))
       const listener = (ended: ExitStatus) => resume(Effect.succeed(ended))
-      ;(this.exitListeners ??= new Set()).add(listener)
-      return Effect.sync(() => this.exitListeners?.delete(listener))
+      ;(this.exitListeners ??= []).push(listener)
+      return Effect.sync(() => this.removeExitListener(listener))
     })
   }
 
@@ -206,11 +191,52 @@ class NodeProcess implements Process {
   }
 }
 
+/**
+ * A process's stdout handed to callbacks until it ends or `stop` is called,
+ * as one object (an idle session holds it and the listeners Node needs).
+ */
+class StdoutListener {
+  done = false
+
+  constructor(
+    readonly stdout: NodeJS.ReadableStream,
+    readonly onBytes: (bytes: Uint8Array) => boolean,
+    readonly onEnd: (failure: string | undefined) => void
+  ) {
+    stdout.on("data", this.onData)
+    stdout.once("end", this.onClose)
+    // the error listener stays (an "error" with none would be thrown); it does nothing once done
+    stdout.once("error", this.onError)
+  }
+
+  // functions of their own: Node and the caller call them unbound
+  readonly stop = (): void => {
+    this.done = true
+    this.stdout.resume()
+    this.stdout.off("data", this.onData)
+    this.stdout.off("end", this.onClose)
+  }
+
+  readonly onData = (bytes: Uint8Array): void => {
+    if (this.onBytes(bytes)) this.end(undefined)
+  }
+
+  readonly onClose = (): void => this.end(undefined)
+
+  readonly onError = (error: Error): void => this.end(error.message)
+
+  end(failure: string | undefined): void {
+    if (this.done) return
+    this.stop()
+    this.onEnd(failure)
+  }
+}
+
 /** `release` runs when the caller's scope closes; registered before `acquire`, so nothing is left when interrupted between. */
 const scoped = (acquire: () => void, release: () => void) =>
   Effect.flatMap(
     Effect.scope,
-    (scope) => Effect.zipRight(Scope.addFinalizer(scope, Effect.sync(release)), Effect.sync(acquire))
+    (scope) => Effect.zipRight(Scope.addFinalizerExit(scope, () => Effect.sync(release)), Effect.sync(acquire))
   )
 
 /**

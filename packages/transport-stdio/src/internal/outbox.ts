@@ -34,7 +34,7 @@ export interface Outbox {
 /** @internal */
 // a class, so a session's outbox holds its fields and one bound callback, not a closure per operation
 class Batch implements Outbox {
-  lines: Array<string> = []
+  readonly lines: Array<string> = []
   size = 0
   scheduled = false
   constructor(readonly write: (text: string) => void, readonly batchChars: number) {}
@@ -60,7 +60,7 @@ class Batch implements Outbox {
     const lines = this.lines
     if (lines.length === 0) return
     const text = lines.length === 1 ? lines[0] : lines.join("")
-    this.lines = []
+    lines.length = 0
     this.size = 0
     this.write(text)
   }

@@ -189,7 +189,7 @@ class StdioConnection implements McpTransport.Connection {
         framing.onBytes,
         (failure) => Runtime.runSync(this.runtime, Effect.forkIn(framing.finish(failure), this.scope))
       )
-      return Scope.addFinalizer(this.scope, Effect.sync(stop))
+      return Scope.addFinalizerExit(this.scope, () => Effect.sync(stop))
     })
   }
 
@@ -446,6 +446,26 @@ class Framing {
 }
 
 /**
+ * One run (session) of the transport: its own `giveUp`, and the connect
+ * effect built for each attempt (a session holds the object, not the
+ * effect's steps).
+ */
+class Connector<R> implements McpTransport.Connector {
+  readonly giveUp = Deferred.unsafeMake<never, McpError.TransportError>(FiberId.none)
+  constructor(
+    readonly connectWith: (
+      permanentFailure: Deferred.Deferred<never, McpError.TransportError>
+    ) => Effect.Effect<McpTransport.Connection, McpError.TransportError, R | Scope.Scope>,
+    readonly context: Context.Context<R>,
+    readonly reconnect: McpTransport.ReconnectOptions | undefined
+  ) {}
+
+  get connect(): Effect.Effect<McpTransport.Connection, McpError.TransportError, Scope.Scope> {
+    return Effect.provide(this.connectWith(this.giveUp), this.context)
+  }
+}
+
+/**
  * The transport over any backend: NDJSON framing, the environment
  * whitelist, stderr as a log stream, the shutdown ladder, and restarts on
  * the reconnect schedule.
@@ -470,7 +490,7 @@ export const make = <R>(
   Effect.gen(function*() {
     const logHub = Stderr.makeLogHub()
     // finalizers go on the scope itself: `Effect.addFinalizer` keeps a copy of the fiber's refs for each
-    yield* Effect.flatMap(Effect.scope, (scope) => Scope.addFinalizer(scope, logHub.shutdown))
+    yield* Effect.flatMap(Effect.scope, (scope) => Scope.addFinalizerExit(scope, () => logHub.shutdown))
 
     const stdinHighWaterBytes = options.stdinHighWaterBytes ?? defaultStdinHighWaterBytes
     const settings: Settings = {
@@ -523,15 +543,7 @@ export const make = <R>(
 
     // the backend's services, but not this layer's scope: each connection has its own
     const context = backendContext(yield* Effect.context<R | Scope.Scope>())
-    // each run (session) has its own `giveUp`
-    const transport = McpTransport.make(() => {
-      const permanentFailure = Deferred.unsafeMake<never, McpError.TransportError>(FiberId.none)
-      return {
-        connect: Effect.provide(connect(permanentFailure), context),
-        reconnect: options.reconnect,
-        giveUp: permanentFailure
-      }
-    })
+    const transport = McpTransport.make(() => new Connector(connect, context, options.reconnect))
 
     return {
       transport,

@@ -21,7 +21,7 @@ import type * as LazySubscriptionRef from "../engine/lazySubscriptionRef.js"
 import * as Spans from "../engine/spans.js"
 import type * as Resumer from "../resume.js"
 import { handOff, type Handshake, notifyOn } from "./handshake.js"
-import type { InboundRouter } from "./inbound.js"
+import type { InboundRouter, Sink } from "./inbound.js"
 import * as Link from "./link.js"
 import type { PendingTable } from "./pending.js"
 
@@ -65,20 +65,14 @@ interface Closing {
   readonly error: McpError.McpClientError
 }
 
-/** What the lifecycle works with. @internal */
-export interface Options {
-  readonly connections: Stream.Stream<Connection, McpError.TransportError>
-  /** The same connections without a stream, when the transport offers them (`McpTransport`'s `open`). */
-  readonly open: (() => ConnectionPull) | undefined
-  readonly link: Link.Cell
-  readonly state: LazySubscriptionRef.LazySubscriptionRef<ClientSession.ConnectionState>
+/**
+ * What the lifecycle needs of its session.
+ *
+ * @internal
+ */
+export interface Owner {
   /** The session is over: called once, with the error every request now fails with. */
   readonly onClosed: (error: McpError.McpClientError) => void
-  readonly table: PendingTable
-  readonly router: InboundRouter
-  readonly handshake: Handshake
-  readonly resumer: Resumer.Resumer
-  readonly clock: Clock.Clock
   /** A request on a given connection (the handshake's). */
   readonly requestOn: (
     live: Link.Live,
@@ -86,6 +80,22 @@ export interface Options {
     params: Record<string, unknown> | undefined,
     options: ClientSession.RequestOptions
   ) => Effect.Effect<unknown, McpError.McpClientError>
+}
+
+/** What the lifecycle works with. @internal */
+export interface Options {
+  readonly connections: Stream.Stream<Connection, McpError.TransportError>
+  /** The same connections without a stream, when the transport offers them (`McpTransport`'s `open`). */
+  readonly open: (() => ConnectionPull) | undefined
+  readonly link: Link.Cell
+  readonly state: LazySubscriptionRef.LazySubscriptionRef<ClientSession.ConnectionState>
+  /** The session the lifecycle runs for. */
+  readonly session: Owner
+  readonly table: PendingTable
+  readonly router: InboundRouter
+  readonly handshake: Handshake
+  readonly resumer: Resumer.Resumer
+  readonly clock: Clock.Clock
   readonly onInitialized: ClientSession.Options["onInitialized"]
   /**
    * The first connection's handshake budget in ms (the `initializeTimeout`):
@@ -113,15 +123,34 @@ class Lifecycle implements Observer {
   // made when the first one starts (an empty `Set` is ~0.12 KiB an idle session keeps)
   readers: Set<Fiber.RuntimeFiber<void, ConnectionError>> | undefined
   stopped = false
-  /** The stop function of the connection listened to (at most one at a time; none once it ended). */
-  listening: (() => void) | undefined
+  /** The connection listened to (at most one at a time; none once it ended). */
+  listening: Listener | undefined
   /** Connections pulled and not yet run. */
   readonly queued: Array<Connection> = []
-  pull: Effect.Effect<unknown, Option.Option<McpError.TransportError>> = Effect.void
+  /** The transport's run, when it offers one without a stream (`McpTransport`'s `open`). */
+  run: ConnectionPull | undefined
+  /** Pulls the stream's next connections into `queued`, when the transport offers no run. */
+  streamPull: Effect.Effect<unknown, Option.Option<McpError.TransportError>> = Effect.void
   /** Stops reading the stream, closing its last connection; the session's end runs it too. */
   closeStream: Effect.Effect<void> = Effect.void
 
   constructor(readonly options: Options, readonly scope: Scope.Scope) {}
+
+  /** What the transport reads while it connects: this lifecycle as its observer, and the resumption. */
+  services(): Context.Context<ConnectionObserver | Resumption> {
+    return Context.make(ConnectionObserver, this as Observer).pipe(
+      Context.add(Resumption, this.options.resumer.handoff)
+    )
+  }
+
+  /** Pulls the next connections into `queued` (built when a connection is due: a session holds none of it). */
+  get pull(): Effect.Effect<unknown, Option.Option<McpError.TransportError>> {
+    const run = this.run
+    return run === undefined ? this.streamPull : Effect.flatMap(
+      Effect.provide(run.next, this.services()),
+      (connection) => Effect.sync(() => this.queued.push(connection))
+    )
+  }
 
   get established(): Effect.Effect<boolean> {
     return Effect.sync(() => Link.wasEstablished(this.options.link.current))
@@ -156,9 +185,9 @@ class Lifecycle implements Observer {
   get stopReading(): Effect.Effect<void> {
     return Effect.suspend(() => {
       this.stopped = true
-      const stop = this.listening
+      const listening = this.listening
       this.listening = undefined
-      stop?.()
+      listening?.stop()
       return this.readers === undefined ? Effect.void : Fiber.interruptAll([...this.readers])
     })
   }
@@ -170,39 +199,17 @@ class Lifecycle implements Observer {
    */
   startReading(live: Link.Live, reading: Reading): Effect.Effect<Reader> {
     return Effect.map(Effect.runtime<never>(), (runtime) => {
-      const sink = this.options.router.sink(live, runtime)
+      const listener = new Listener(this, live, reading, this.options.router.sink(live, runtime), runtime)
       // made only for the handshake: a ready connection holds no gate
       const gate = reading.gate = Deferred.unsafeMake(FiberId.none)
-      let endFiber: Fiber.RuntimeFiber<void, ConnectionError> | undefined
-      // the end may come before `listen` returns
-      let ended = false
-      // what `listening` holds: made before `listen`, as the end callback may run before it returns
-      const stop = () => stopListening()
-      const stopListening: () => void = live.connection.inbound.listen(sink.onMessages, (error) => {
-        ended = true
-        if (this.listening === stop) this.listening = undefined
-        if (this.stopped) return
-        const exit: Exit.Exit<void, ConnectionError> = error === undefined ? Exit.void : Exit.fail(error)
-        endFiber = this.adopt(Runtime.runFork(
-          runtime,
-          Effect.zipRight(sink.finish, this.afterEnd(live, reading, exit)).pipe(
-            Effect.onExit((exit) =>
-              Effect.sync(() => {
-                if (reading.gate !== undefined) Deferred.unsafeDone(reading.gate, exit)
-              })
-            )
-          )
-        ))
-      })
-      if (this.stopped) stop()
-      else if (!ended) this.listening = stop
+      listener.listen()
       return {
         ended: Deferred.await(gate),
         stop: Effect.suspend(() => {
           reading.gate = undefined
-          if (this.listening === stop) this.listening = undefined
-          stop()
-          return Effect.zipRight(endFiber === undefined ? Effect.void : Fiber.interrupt(endFiber), sink.stop)
+          listener.stop()
+          const endFiber = listener.endFiber
+          return Effect.zipRight(endFiber === undefined ? Effect.void : Fiber.interrupt(endFiber), listener.sink.stop)
         })
       }
     })
@@ -262,7 +269,8 @@ class Lifecycle implements Observer {
     return Effect.suspend(() => {
       const current = this.options.link.current
       const handshake = this.options.handshake.run({
-        request: (method, params, requestOptions) => this.options.requestOn(live, method, params, requestOptions),
+        request: (method, params, requestOptions) =>
+          this.options.session.requestOn(live, method, params, requestOptions),
         notify: notifyOn(live.connection, this.options.table.route),
         connection: live.connection,
         generation: live.generation
@@ -359,7 +367,7 @@ class Lifecycle implements Observer {
   }
 
   close(reported: McpError.McpClientError): Effect.Effect<void> {
-    const { link, onClosed, router, state, table } = this.options
+    const { link, router, session, state, table } = this.options
     return Effect.flatMap(
       Effect.sync((): Closing | undefined => {
         const current = link.current
@@ -385,11 +393,28 @@ class Lifecycle implements Observer {
         if (previous._tag === "Reconnecting") this.endSpan(previous.span, Exit.fail(error))
         table.failAll(error)
         return state.set({ _tag: "Closed", error }).pipe(
-          Effect.zipRight(Effect.sync(() => onClosed(error))),
+          Effect.zipRight(Effect.sync(() => session.onClosed(error))),
           // every public stream ends with the session
           Effect.zipRight(router.shutdown)
         )
       }
+    )
+  }
+
+  /**
+   * The session's scope closes: the readers stop first, then the session
+   * closes on purpose (its error is made then: an error captures a stack
+   * trace), so nothing is left to resume.
+   */
+  get closedByScope(): Effect.Effect<void> {
+    return this.stopReading.pipe(
+      Effect.zipRight(
+        Effect.suspend(() =>
+          this.close(new McpError.TransportError({ reason: "Closed", message: "the session was closed" }))
+        )
+      ),
+      // closed on purpose: nothing to resume (a crash never gets here)
+      Effect.zipRight(this.options.resumer.forget)
     )
   }
 
@@ -427,6 +452,58 @@ class Lifecycle implements Observer {
 }
 
 /**
+ * The session's listening to one connection's inbound buffer, as one object
+ * (a ready connection's reading holds it, not a closure per step).
+ */
+class Listener {
+  /** The fiber that runs the connection's end, once it ended. */
+  endFiber: Fiber.RuntimeFiber<void, ConnectionError> | undefined
+  /** The end may come before `listen` returns. */
+  ended = false
+  #stopListening: (() => void) | undefined
+
+  constructor(
+    readonly lifecycle: Lifecycle,
+    readonly live: Link.Live,
+    readonly reading: Reading,
+    readonly sink: Sink,
+    readonly runtime: Runtime.Runtime<never>
+  ) {}
+
+  listen(): void {
+    const lifecycle = this.lifecycle
+    this.#stopListening = this.live.connection.inbound.listen(this.sink.onMessages, this.onEnd)
+    if (lifecycle.stopped) this.stop()
+    else if (!this.ended) lifecycle.listening = this
+  }
+
+  stop(): void {
+    if (this.lifecycle.listening === this) this.lifecycle.listening = undefined
+    this.#stopListening?.()
+  }
+
+  // a function of its own: the inbound buffer calls it unbound
+  readonly onEnd = (error: ConnectionError | undefined): void => {
+    this.ended = true
+    const lifecycle = this.lifecycle
+    if (lifecycle.listening === this) lifecycle.listening = undefined
+    if (lifecycle.stopped) return
+    const reading = this.reading
+    const exit: Exit.Exit<void, ConnectionError> = error === undefined ? Exit.void : Exit.fail(error)
+    this.endFiber = lifecycle.adopt(Runtime.runFork(
+      this.runtime,
+      Effect.zipRight(this.sink.finish, lifecycle.afterEnd(this.live, reading, exit)).pipe(
+        Effect.onExit((exit) =>
+          Effect.sync(() => {
+            if (reading.gate !== undefined) Deferred.unsafeDone(reading.gate, exit)
+          })
+        )
+      )
+    ))
+  }
+}
+
+/**
  * The connection lifecycle: reads the transport's connections one after the
  * other, runs the handshake on each (or takes a resumed session), makes it
  * ready, and when it is lost settles or resends what it carried; the
@@ -435,30 +512,19 @@ class Lifecycle implements Observer {
  *
  * @internal
  */
-export const run = (options: Options): Effect.Effect<
-  {
-    readonly close: (error: McpError.McpClientError) => Effect.Effect<void>
-    /** Interrupts the connections' readers (and waits for them): the session's scope runs it first. */
-    readonly stopReading: Effect.Effect<void>
-  },
-  never,
-  Scope.Scope
-> =>
+export const run = (options: Options): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function*() {
     const scope = yield* Effect.scope
     const lifecycle = new Lifecycle(options, scope)
-    const services = Context.make(ConnectionObserver, lifecycle as Observer).pipe(
-      Context.add(Resumption, options.resumer.handoff)
-    )
     const queued = lifecycle.queued
     if (options.open !== undefined) {
       // the transport's runs without a stream: no stream stages, nor a scope of their own
-      const run = options.open()
-      yield* Scope.addFinalizer(scope, run.close)
-      lifecycle.closeStream = run.close
-      lifecycle.pull = Effect.flatMap(Effect.provide(run.next, services), (connection) =>
-        Effect.sync(() => queued.push(connection)))
+      const run = lifecycle.run = options.open()
+      const close = run.close
+      yield* Scope.addFinalizerExit(scope, () => close)
+      lifecycle.closeStream = close
     } else {
+      const services = lifecycle.services()
       // the stream is read through a pull in a scope of its own: the session's end closes it at once
       const streamScope = yield* Scope.fork(scope, ExecutionStrategy.sequential)
       lifecycle.closeStream = Scope.close(streamScope, Exit.void)
@@ -468,7 +534,7 @@ export const run = (options: Options): Effect.Effect<
         Stream.toPull,
         Scope.extend(streamScope)
       )
-      lifecycle.pull = Effect.flatMap(chunks, (chunk) =>
+      lifecycle.streamPull = Effect.flatMap(chunks, (chunk) =>
         Effect.sync(() => {
           for (const connection of chunk) {
             queued.push(connection)
@@ -476,5 +542,7 @@ export const run = (options: Options): Effect.Effect<
         }))
     }
     yield* Effect.forkIn(lifecycle.drive, scope)
-    return lifecycle
+    // added last, so it runs first (a finalizer function of its own: `Scope.addFinalizer` would wrap it in one
+    // more closure)
+    yield* Scope.addFinalizerExit(scope, () => lifecycle.closedByScope)
   })

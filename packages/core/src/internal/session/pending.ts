@@ -380,7 +380,7 @@ class Table implements PendingTable, Member<Pending> {
   #start(
     entry: Pending,
     ready: Live | undefined,
-    send: Effect.Effect<void, McpError.McpClientError>,
+    send: (entry: Pending) => Effect.Effect<void, McpError.McpClientError>,
     fiber: Fiber.RuntimeFiber<unknown, unknown>
   ): void {
     const now = ready !== undefined && ready.alive ? ready.connection.sendNow : undefined
@@ -399,7 +399,7 @@ class Table implements PendingTable, Member<Pending> {
       Context.add(fiber.currentContext, Tracer.ParentSpan, entry.span)
     entry.sender = Runtime.runFork(
       Runtime.make({ context, fiberRefs: fiber.getFiberRefs(), runtimeFlags: Runtime.defaultRuntimeFlags })
-    )(Effect.catchAll(send, (error) =>
+    )(Effect.catchAll(send(entry), (error) =>
       Effect.sync(() => {
         const state = entry.state
         // a send that failed before it was sent (no connection came): the request ends with the error
@@ -494,7 +494,7 @@ class Table implements PendingTable, Member<Pending> {
     return Effect.uninterruptibleMask((restore) => {
       this.#pending.set(entry.id, entry)
       if (entry.idleMillis !== undefined || entry.totalMillis !== undefined) this.timeouts.watch(entry)
-      this.#start(entry, ready, send(entry), fiber)
+      this.#start(entry, ready, send, fiber)
       return Effect.catchAllCause(restore(awaitOutcome(entry)), (cause) => this.#failed(entry, cause))
     })
   }
@@ -540,8 +540,9 @@ class Table implements PendingTable, Member<Pending> {
 
   resendOn(live: Live): Effect.Effect<void> {
     return Effect.withFiberRuntime((fiber) => {
+      const send = (entry: Pending) => this.sendOn(entry, live)
       for (const entry of [...this.#pending.values()]) {
-        if (entry.state._tag === "AwaitingResend") this.#start(entry, live, this.sendOn(entry, live), fiber)
+        if (entry.state._tag === "AwaitingResend") this.#start(entry, live, send, fiber)
       }
       return Effect.void
     })

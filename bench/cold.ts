@@ -4,7 +4,9 @@
  *
  * Both entries (`entries/cold-*.ts`) are compiled to plain ESM with esbuild
  * first, so neither pays for `tsx`: our workspace packages are bundled from
- * their sources into the entry (tree-shaken), while `effect`, `@effect/*` and
+ * their sources into the entry (tree-shaken, with code splitting as an app's
+ * bundler does: what a library loads with `import()`, such as our JSON Schema
+ * validator, is a chunk read on first use), while `effect`, `@effect/*` and
  * the SDK stay imports from `node_modules`, loaded the way an app loads them.
  *
  * Bundling our packages is kinder to us than an app's `node_modules`: a
@@ -86,6 +88,25 @@ const publish = async (names: ReadonlyArray<string>) => {
 const report = "const cpu = process.cpuUsage()\n" +
   "process.stdout.write(`${performance.now()} ${(cpu.user + cpu.system) / 1000} []\\n`)\n"
 
+/**
+ * The packages an entry's output loads before it runs: its external imports and those of the chunks
+ * it imports statically (not those of chunks it loads with `import()`).
+ */
+const staticImports = (metafile: esbuild.Metafile, entry: string): Set<string> => {
+  const outputs = Object.entries(metafile.outputs)
+  const found = new Set<string>()
+  const visit = (path: string, seen: Set<string>) => {
+    if (seen.has(path)) return
+    seen.add(path)
+    for (const i of metafile.outputs[path]!.imports) {
+      if (i.external) found.add(i.path)
+      else if (i.kind === "import-statement") visit(i.path, seen)
+    }
+  }
+  visit(outputs.find(([path]) => path.endsWith(entry))![0], new Set())
+  return found
+}
+
 const build = async (): Promise<{
   readonly client: Record<Client, string>
   readonly floor: Record<Who, string>
@@ -105,6 +126,10 @@ const build = async (): Promise<{
     outdir,
     conditions: ["@mcp-effect/source"],
     external,
+    // as an app's bundler does (Rollup and Vite always split): what a library loads with `import()`
+    // becomes a chunk of its own, loaded on first use instead of parsed with the entry
+    splitting: true,
+    chunkNames: "chunk-[hash]",
     metafile: true
   })
   const published = await esbuild.build({
@@ -132,8 +157,7 @@ const build = async (): Promise<{
   await publish([...new Set([...packages, "core"])])
   const floor = {} as Record<Who, string>
   for (const who of ["ours", "sdk"] as const) {
-    const output = Object.entries(result.metafile.outputs).find(([path]) => path.endsWith(`/${who}.mjs`))![1]
-    const imports = [...new Set(output.imports.filter((i) => i.external).map((i) => i.path))].sort()
+    const imports = [...staticImports(result.metafile, `/${who}.mjs`)].sort()
     floor[who] = `${outdir}/floor-${who}.mjs`
     writeFileSync(floor[who], imports.map((path) => `import ${JSON.stringify(path)}\n`).join("") + report)
   }

@@ -37,13 +37,13 @@
  *
  * @since 0.3.0
  */
-import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as DefaultServices from "effect/DefaultServices"
-import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Tracer from "effect/Tracer"
+import * as RedactedHttpClient from "./internal/wire/redactedHttpClient.js"
 
 /**
  * What replaces a secret.
@@ -262,8 +262,4 @@ export const tracer = (inner: Tracer.Tracer): Tracer.Tracer => {
  * @category tracing
  */
 export const httpClient = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
-  HttpClient.transformResponse(client, (effect) =>
-    Tracer.tracerWith((current) => {
-      const redacting = tracer(current)
-      return redacting === current ? effect : Effect.withTracer(effect, redacting)
-    }))
+  RedactedHttpClient.withTracer(client, tracer)

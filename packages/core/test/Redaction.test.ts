@@ -7,6 +7,9 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import * as esbuild from "esbuild"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
 import { Redaction, TestTracer } from "../src/index.js"
 
 /** An HttpClient answering every request with a redirect whose Location carries an authorization code. */
@@ -106,6 +109,27 @@ describe("Redaction", () => {
     const pretty = Cause.pretty(Redaction.cause(failure))
     for (const secret of ["t1", "t2", "t3"]) expect(pretty).not.toMatch(new RegExp(`=${secret}\\b`))
     expect(pretty).toContain("TypeError: GET https://h/x?token=<redacted> failed")
+  })
+
+  it("a program that only masks text (a stdio server's stderr) does not load the platform's HttpClient", async () => {
+    // what Node loads is what the bundle imports: effect and @effect/* stay imports, as in an app
+    const result = await esbuild.build({
+      stdin: {
+        contents: "import { masker } from \"@mcp-effect/core/Redaction\"\nconsole.log(masker([\"secret-1\"])(\"a\"))",
+        resolveDir: path.dirname(fileURLToPath(import.meta.url))
+      },
+      bundle: true,
+      format: "esm",
+      platform: "node",
+      conditions: ["@mcp-effect/source"],
+      external: ["effect", "effect/*", "@effect/*"],
+      metafile: true,
+      write: false,
+      logLevel: "silent"
+    })
+    const imports = Object.values(result.metafile.outputs).flatMap((output) => output.imports.map((i) => i.path))
+    expect(imports).toContain("effect/Tracer")
+    expect(imports.filter((i) => i.startsWith("@effect/platform"))).toEqual([])
   })
 
   it("a tracer is wrapped once; the built-in tracer is left as it is", () => {

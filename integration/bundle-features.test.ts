@@ -20,22 +20,26 @@ const minimalClientModules = async (): Promise<ReadonlyArray<string>> => {
 }
 
 describe("optional features in the minimal browser client", () => {
-  it("bundles no code of the response cache, durable tasks, continuations or approval requests", { timeout: 60_000 }, async () => {
-    const modules = await minimalClientModules()
-    const core = "packages/core/src/"
-    for (
-      const feature of [
-        "internal/client/responseCache.ts",
-        "internal/client/taskRecord.ts",
-        "ResponseCache.ts",
-        "internal/client/durableTasks.ts",
-        "internal/policy/continuations.ts",
-        "DurableTasks.ts",
-        "Continuations.ts",
-        "ApprovalRequest.ts"
-      ]
-    ) {
-      expect(modules, `${feature} is in the minimal client`).not.toContain(core + feature)
+  it(
+    "bundles no code of the response cache, durable tasks, continuations or approval requests",
+    { timeout: 60_000 },
+    async () => {
+      const modules = await minimalClientModules()
+      const core = "packages/core/src/"
+      for (
+        const feature of [
+          "internal/client/responseCache.ts",
+          "internal/client/taskRecord.ts",
+          "ResponseCache.ts",
+          "internal/client/durableTasks.ts",
+          "internal/policy/continuations.ts",
+          "DurableTasks.ts",
+          "Continuations.ts",
+          "ApprovalRequest.ts"
+        ]
+      ) {
+        expect(modules, `${feature} is in the minimal client`).not.toContain(core + feature)
+      }
     }
-  })
+  )
 })

@@ -33,6 +33,11 @@
  * `Options.maxEntryBytes` (default 256 KiB) is not stored, and each partition
  * (a server's public entries, or one identity's private entries) keeps at most
  * `Options.maxEntries` (default 256) entries, the oldest dropped first.
+ * Each partition's index (which bounds it and finds the entries a
+ * notification deletes) is a record of the context's `SharedStore` (every
+ * store Layer of this project provides one beside its `KeyValueStore`; else
+ * one over the `KeyValueStore`), changed by compare-and-set: processes that
+ * store entries at once lose none of them from the index.
  *
  * The cache is used only by a client with a server name (`McpClient.Options.server`):
  * the name is the cache's notion of "the same server".
@@ -51,6 +56,7 @@ import type * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as CacheHook from "./internal/client/cacheHook.js"
 import * as internal from "./internal/client/responseCache.js"
+import * as SharedStore from "./SharedStore.js"
 
 /**
  * How one call uses the cache: `"use"` serves a fresh entry if there is one
@@ -123,7 +129,13 @@ export interface Options {
  * @category models
  */
 export interface Settings {
+  /** Where the entries are. */
   readonly store: KeyValueStore.KeyValueStore
+  /**
+   * Where each partition's index is (one record per partition, changed by
+   * compare-and-set): the context's `SharedStore`, or else one over `store`.
+   */
+  readonly indexes: SharedStore.Collection
   readonly identity: Option.Option<Redacted.Redacted<string>>
   readonly prefix: string
   readonly maxEntryBytes: number
@@ -160,11 +172,13 @@ export class ResponseCache extends Context.Tag("@mcp-effect/core/ResponseCache")
  * @category constructors
  */
 export const make = (options: Options = {}): Effect.Effect<Service, never, KeyValueStore.KeyValueStore> =>
-  Effect.map(KeyValueStore.KeyValueStore, (store) => {
+  Effect.zipWith(KeyValueStore.KeyValueStore, SharedStore.fromContext, (store, shared) => {
+    const prefix = options.prefix ?? "mcp-cache"
     const settings: Settings = {
       store,
+      indexes: shared.collection(`${prefix}/index`),
       identity: Option.fromNullable(options.identity),
-      prefix: options.prefix ?? "mcp-cache",
+      prefix,
       maxEntryBytes: options.maxEntryBytes ?? 256 * 1024,
       maxEntries: options.maxEntries ?? 256,
       maxStaleMillis: Duration.toMillis(options.maxStale ?? Duration.hours(24)),

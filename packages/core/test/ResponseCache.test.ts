@@ -1,10 +1,12 @@
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import * as TestClock from "effect/TestClock"
 import * as McpClient from "../src/McpClient.js"
@@ -190,6 +192,54 @@ describe("ResponseCache", () => {
       expect(yield* two.sent("tools/list")).toBe(0)
     }).pipe(Effect.provide(memory)))
 
+  it.scoped("two writers racing for one partition's index both keep their line: an invalidation drops both entries", () =>
+    Effect.gen(function*() {
+      // the first two reads of an index return only once both are done: both writers read it before either writes
+      const base = yield* KeyValueStore.KeyValueStore
+      const arrived = yield* Ref.make(0)
+      const both = yield* Deferred.make<void>()
+      const racing: KeyValueStore.KeyValueStore = KeyValueStore.make({
+        get: (key) =>
+          key.includes("index") ?
+            Effect.flatMap(base.get(key), (value) =>
+              Effect.flatMap(
+                Ref.updateAndGet(arrived, (n) => n + 1),
+                (n) =>
+                  Effect.as(
+                    n > 2 ? Effect.void : n === 2 ? Deferred.succeed(both, undefined) : Deferred.await(both),
+                    value
+                  )
+              )) :
+            base.get(key),
+        getUint8Array: base.getUint8Array,
+        set: base.set,
+        remove: base.remove,
+        clear: base.clear,
+        size: base.size
+      })
+      const server: TestServer.Options = {
+        capabilities: { resources: { subscribe: true } },
+        handlers: {
+          "resources/read": ({ params }) =>
+            Effect.succeed(complete(publicMinute, { contents: [{ uri: params.uri, text: `${params.uri}` }] }))
+        }
+      }
+      const [one, two] = yield* Effect.all([clientOf(server), clientOf(server)]).pipe(
+        Effect.provideService(KeyValueStore.KeyValueStore, racing)
+      )
+      yield* Effect.all([one.client.readResource("file:///a"), two.client.readResource("file:///b")], {
+        concurrency: 2
+      })
+      expect(yield* Ref.get(arrived)).toBeGreaterThanOrEqual(2)
+      expect((yield* ResponseCache.cached(two.client.readResource("file:///a"))).fromCache).toBe(true)
+      expect((yield* ResponseCache.cached(one.client.readResource("file:///b"))).fromCache).toBe(true)
+      // one process hears both updates: the index it reads must list both entries for both to go
+      yield* one.test.notify("notifications/resources/updated", { uri: "file:///a" })
+      yield* one.test.notify("notifications/resources/updated", { uri: "file:///b" })
+      yield* until(Effect.map(ResponseCache.cached(two.client.readResource("file:///a")), (r) => !r.fromCache && r))
+      expect((yield* ResponseCache.cached(two.client.readResource("file:///b"))).fromCache).toBe(false)
+    }).pipe(Effect.provide(memory)))
+
   it.scoped("a private entry is served to its identity only, and not stored without one", () =>
     Effect.gen(function*() {
       const alice = yield* clientOf(toolsServer(privateMinute, ["mine"]), { identity: Redacted.make("alice") })
@@ -252,8 +302,8 @@ describe("ResponseCache", () => {
       expect((yield* ResponseCache.cached(client.readResource("u1"))).fromCache).toBe(false)
       expect(yield* sent("resources/read")).toBe(6)
       const store = yield* KeyValueStore.KeyValueStore
-      // two entries and the index
-      expect(yield* store.size).toBe(3)
+      // two entries, the partition's index record, and the list of index records (a SharedStore over the KeyValueStore)
+      expect(yield* store.size).toBe(4)
     }).pipe(Effect.provide(memory)))
 
   it.scoped(

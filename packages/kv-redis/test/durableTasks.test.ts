@@ -1,13 +1,14 @@
 // Durable task handles across real processes on one real Redis: a process killed (SIGKILL) in the
 // middle of a task-augmented call leaves the task to another, which resumes it by id and gets the
 // result; the history keeps one record for the call, completed; two processes cancelling at once send
-// one `tasks/cancel`; an unknown task id is a typed error.
+// one `tasks/cancel`; an unknown task id is a typed error. Both eras: 2025-11-25 tasks (`tasks/get`, then
+// `tasks/result`) and the 2026-07-28 tasks extension (a task handle, `tasks/get` carrying the result).
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import { redisServer } from "./fixtures/redisServer.js"
 import { scriptProcess } from "./fixtures/scriptProcess.js"
-import { taskServer } from "./fixtures/taskServer.js"
+import { type Era, taskServerOf } from "./fixtures/taskServer.js"
 
 const script = "packages/kv-redis/test/fixtures/taskProcess.ts"
 
@@ -21,12 +22,12 @@ const started = (env: Record<string, string>) =>
   })
 
 describe("durable tasks across processes on one Redis", () => {
-  it.scopedLive(
-    "a task survives its process: another resumes it by id, one history record, one cancel",
-    () =>
+  it.scopedLive.each<Era>(["2025-11-25", "2026-07-28"])(
+    "%s: a task survives its process: another resumes it by id, one history record, one cancel",
+    (era) =>
       Effect.gen(function*() {
         const redis = yield* redisServer
-        const server = yield* taskServer
+        const server = yield* taskServerOf(era)
         const env = { REDIS_URL: redis.url, MCP_URL: server.url }
         const [a, b, c] = yield* Effect.all([started(env), started(env), started(env)], { concurrency: 3 })
 
@@ -81,6 +82,13 @@ describe("durable tasks across processes on one Redis", () => {
           times: 100
         })
         expect(settled).toEqual([["task-1", "Completed"], ["task-2", "Cancelled"]])
+
+        // each era's own wire: 2025 reads the result with tasks/result; 2026 has no initialize and no tasks/result
+        if (era === "2026-07-28") {
+          expect(server.received.filter((m) => m === "initialize" || m.startsWith("tasks/result"))).toEqual([])
+        } else {
+          expect(server.received).toContain("tasks/result task-1")
+        }
 
         // a task the server does not know
         yield* c.send("resume task-99")

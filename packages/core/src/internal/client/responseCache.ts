@@ -5,13 +5,14 @@
  * A client with no cache in its context gets `none`: the plain requests.
  *
  * Storage: each partition (a server's public entries; one identity's
- * private entries of a server) is a set of entry keys plus one index key
- * listing them (method, hashed URI, stored-at, size), which bounds the
- * partition and finds the entries a notification invalidates. The index is
- * read and written without a lock: two processes writing at once can lose
- * an index line, which leaves one entry unlisted (dropped later by nobody,
- * overwritten by the next store of the same request). The cache is best
- * effort: a store that fails is a miss, never the caller's error.
+ * private entries of a server) is a set of entry keys in the
+ * `KeyValueStore` plus one index record listing them (method, hashed URI,
+ * stored-at) in `Settings.indexes`, which bounds the partition and finds the
+ * entries a notification invalidates. The index is changed by
+ * compare-and-set, read again while another writer changed it in between:
+ * writers at once (fibers, or processes on a shared backend) lose no line.
+ * The cache is best effort: a store that fails is a miss, never the
+ * caller's error.
  *
  * @internal
  */
@@ -31,6 +32,9 @@ import * as Results from "../results.js"
 import { type Cacheable, currentMode, currentServed, type Hook, none, type Page, requests } from "./cacheHook.js"
 
 const encoder = new TextEncoder()
+
+/** How many times an index change is tried again after another writer changed the index. */
+const maxIndexAttempts = 16
 
 const sha256 = (text: string): Effect.Effect<string> =>
   Effect.map(
@@ -187,8 +191,35 @@ export const make = (cache: ResponseCache.Settings, server: string): Effect.Effe
         (cause) => Effect.as(Effect.logDebug("mcp: response cache store failed", cause), fallback)
       )
 
-    const readIndex = (partition: string) =>
-      Effect.map(store.get(`${partition}/index`), Option.match({ onNone: () => [], onSome: parseIndex }))
+    // the index record of a partition: its path without the prefix (the collection's name has it)
+    const indexId = (partition: string) => partition.slice(cache.prefix.length + 1)
+
+    /**
+     * Changes a partition's index by compare-and-set, reading it again as
+     * long as another writer changed it in between. `change` gives the new
+     * lines and the lines it took out (whose entries are then removed), or
+     * `undefined` to leave the index as it is.
+     */
+    const changeIndex = (
+      partition: string,
+      change: (
+        lines: Array<IndexLine>
+      ) => { readonly next: ReadonlyArray<IndexLine>; readonly out: ReadonlyArray<IndexLine> } | undefined
+    ) => {
+      const id = indexId(partition)
+      const attempt = (left: number): Effect.Effect<void, unknown> =>
+        Effect.flatMap(cache.indexes.get(id), (text) => {
+          const changed = change(Option.match(text, { onNone: () => [], onSome: parseIndex }))
+          if (changed === undefined) return Effect.void
+          return Effect.flatMap(cache.indexes.compareAndSet(id, text, JSON.stringify(changed.next)), (written) =>
+            written ?
+              Effect.forEach(changed.out, (line) => store.remove(`${partition}/${line.k}`), { discard: true }) :
+              left > 1 ?
+              attempt(left - 1) :
+              Effect.logDebug("mcp: response cache index kept changing; gave up"))
+        })
+      return attempt(maxIndexAttempts)
+    }
 
     const lookup = (key: string, method: Cacheable) =>
       quietly(
@@ -228,26 +259,26 @@ export const make = (cache: ResponseCache.Settings, server: string): Effect.Effe
         const entry: Entry = { method, storedAt, ttlMs: hints.ttlMs, scope: hints.scope, value }
         const text = JSON.stringify(entry)
         if (text.length > cache.maxEntryBytes) return
-        const index = (yield* readIndex(partition)).filter((line) => line.k !== key)
-        index.push(
-          uriHash === undefined ? { k: key, m: method, at: storedAt } : { k: key, m: method, u: uriHash, at: storedAt }
-        )
-        index.sort((a, b) => a.at - b.at)
-        const dropped = index.splice(0, Math.max(0, index.length - cache.maxEntries))
+        const line: IndexLine = uriHash === undefined ?
+          { k: key, m: method, at: storedAt } :
+          { k: key, m: method, u: uriHash, at: storedAt }
         yield* store.set(`${partition}/${key}`, text)
-        yield* store.set(`${partition}/index`, JSON.stringify(index))
-        yield* Effect.forEach(dropped, (line) => store.remove(`${partition}/${line.k}`), { discard: true })
+        yield* changeIndex(partition, (lines) => {
+          const next = lines.filter((l) => l.k !== key)
+          next.push(line)
+          next.sort((a, b) => a.at - b.at)
+          // over the bound, the oldest go (the line just added is the newest)
+          const out = next.splice(0, Math.max(0, next.length - cache.maxEntries))
+          return { next, out }
+        })
       }).pipe((effect) => quietly(effect, undefined))
 
     const removeWhere = (matches: (line: IndexLine) => boolean) =>
       quietly(
         Effect.forEach(partitions, (partition) =>
-          Effect.gen(function*() {
-            const index = yield* readIndex(partition)
-            const gone = index.filter(matches)
-            if (gone.length === 0) return
-            yield* store.set(`${partition}/index`, JSON.stringify(index.filter((line) => !matches(line))))
-            yield* Effect.forEach(gone, (line) => store.remove(`${partition}/${line.k}`), { discard: true })
+          changeIndex(partition, (lines) => {
+            const out = lines.filter(matches)
+            return out.length === 0 ? undefined : { next: lines.filter((line) => !matches(line)), out }
           }), { discard: true }),
         undefined
       )

@@ -155,13 +155,13 @@ class Session implements ClientSession.Service {
 
   /**
    * Whether an answer may be other than the result itself: not on a ready
-   * connection of the 2025 era, whose codec classifies every answer as
-   * complete (a request sent while no connection is ready is classified
-   * when answered, by the era of that time).
+   * connection whose era has no result rounds (a request sent while no
+   * connection is ready is classified when answered, by the era of that
+   * time).
    */
   mayAskForRounds(): boolean {
     const current = this.link.current
-    return current._tag !== "Ready" || Codecs.of(current.initialized.protocolVersion).era !== "legacy"
+    return current._tag !== "Ready" || Codecs.of(current.initialized.protocolVersion).resultRounds
   }
 
   /**

@@ -112,6 +112,11 @@ export interface Common extends ProtocolEra.ProtocolEra {
   readonly logLevel: "request" | "meta"
   /** Who makes a tool call a task: the client asks (`task` params), or the server answers with a handle. */
   readonly tasks: "client" | "server"
+  /**
+   * Whether a result may be other than complete (ask for input, or be a
+   * task handle): when not, `classify` and `follow` need not run.
+   */
+  readonly resultRounds: boolean
   /** Whether a change of roots is announced with `notifications/roots/list_changed`. */
   readonly rootsListChanged: boolean
   /** The liveness check: `ping`, or `server/discover` (decorated like any request). */

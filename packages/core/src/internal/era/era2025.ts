@@ -29,6 +29,7 @@ export const codec: Codec2025 = {
   subscriptions: "subscribe",
   logLevel: "request",
   tasks: "client",
+  resultRounds: false,
   rootsListChanged: true,
   ping: { method: "ping", params: undefined },
   initialize: Handshake.initialize

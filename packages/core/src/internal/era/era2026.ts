@@ -68,6 +68,7 @@ export const codec: Codec2026 = {
   subscriptions: "listen",
   logLevel: "meta",
   tasks: "server",
+  resultRounds: true,
   rootsListChanged: false,
   ping: { method: "server/discover", params: {} },
   discover: Discover.discover,

@@ -17,7 +17,7 @@
 import * as esbuild from "esbuild"
 import { fileURLToPath } from "node:url"
 import { gzipSync } from "node:zlib"
-import { measureMinimalClient, measurePinned } from "../browser/bundle.js"
+import { measureEntry, measureMinimalClient, measurePinned } from "../browser/bundle.js"
 
 export interface BundleSize {
   readonly totalGzipKb: number
@@ -72,3 +72,10 @@ export const pinnedBundleSizes = async (): Promise<Record<"2025-11-25" | "2026-0
   const size = (s: typeof legacy): BundleSize => ({ ...s, onDemandGzipKb: s.onDemand.totalGzipKb })
   return { "2025-11-25": size(legacy), "2026-07-28": size(modern) }
 }
+
+/**
+ * The floor no minimal Effect 3 client goes below (`entries/browser-floor.ts`: the Effect runtime,
+ * `FetchHttpClient` and `Schema`, no MCP code), measured as ours is: what the page loads up front.
+ */
+export const floorBundleSize = async (): Promise<number> =>
+  (await measureEntry("../bench/entries/browser-floor.ts")).totalGzipKb

@@ -7,7 +7,7 @@
  * go to stderr. See bench/README.md.
  */
 import { parseArgs } from "node:util"
-import { bundleSizes, pinnedBundleSizes } from "./bundle.js"
+import { bundleSizes, floorBundleSize, pinnedBundleSizes } from "./bundle.js"
 import * as Ours from "./clients/ours.js"
 import * as Raw from "./clients/raw.js"
 import * as RawHttp from "./clients/rawHttp.js"
@@ -213,6 +213,10 @@ const bundle = async () => {
         `(KiB, own code ${fmt(pinned.ownGzipKb, 1)}; lower is better)`
     )
   }
+  print(
+    `browser bundle total gzip, Effect + FetchHttpClient + Schema alone: effect=${fmt(await floorBundleSize(), 1)} ` +
+      `(KiB: no MCP code; no Effect client's total is below it)`
+  )
 }
 
 const cold = async () => {

@@ -92,7 +92,10 @@ export interface EntrySize {
   readonly onDemand: { readonly totalGzipKb: number; readonly ownGzipKb: number }
 }
 
-const measureEntry = async (entry: string): Promise<EntrySize> => {
+/**
+ * Measures one entry (a path from this folder) as `measureMinimalClient` measures the client.
+ */
+export const measureEntry = async (entry: string): Promise<EntrySize> => {
   const [total, own] = await Promise.all([
     measureSplit(entry, []),
     measureSplit(entry, ["effect", "effect/*", "@effect/*"])

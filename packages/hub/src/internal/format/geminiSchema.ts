@@ -29,8 +29,8 @@
  * - a property whose name breaks Gemini's rule for parameter names is
  *   declared under a name that keeps it (other characters become `_`, a
  *   `_` goes in front of a first character Gemini refuses, a suffix keeps
- *   it apart from its siblings), and `serverArguments` gives a call's
- *   arguments back their server's names;
+ *   it apart from its siblings: `geminiNames.ts`, whose `serverArguments`
+ *   gives a call's arguments back their server's names);
  * - an object with no properties has no `properties` (Gemini refuses an
  *   empty one), and a tool without arguments gets no `parameters`;
  * - a schema that allows anything becomes `STRING` (a model may always pass
@@ -41,7 +41,8 @@
  * @since 0.2.0
  */
 import type { GeminiSchema, GeminiType } from "../../ToolFormat.js"
-import { isCount, isFiniteNumber, isRecord, type JsonRecord, own, resolvePointer, stringArray } from "./json.js"
+import * as Names from "./geminiNames.js"
+import { define, isCount, isFiniteNumber, isRecord, type JsonRecord, own, resolvePointer, stringArray } from "./json.js"
 
 type Mutable = { -readonly [K in keyof GeminiSchema]: GeminiSchema[K] }
 
@@ -60,46 +61,6 @@ const formats: Partial<Record<GeminiType, ReadonlySet<string>>> = {
   STRING: new Set(["enum", "date-time"]),
   INTEGER: new Set(["int32", "int64"]),
   NUMBER: new Set(["float", "double"])
-}
-
-/**
- * Gemini's rule for parameter names: a letter or an underscore, then letters,
- * digits or underscores, at most 64 in all
- * (https://cloud.google.com/vertex-ai/generative-ai/docs/reference/java/latest/com.google.cloud.vertexai.api.FunctionDeclarationOrBuilder).
- * A property named otherwise is declared under a name that follows it.
- */
-const propertyName = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/
-
-/**
- * The server's name of each property declared under another name, by the
- * `properties` object that holds it (a copy of a node keeps its
- * `properties`, so the names follow it).
- */
-const serverNames = new WeakMap<object, ReadonlyMap<string, string>>()
-
-/** A name Gemini takes for `name`, none of `taken`. */
-const declaredName = (name: string, taken: ReadonlySet<string>): string => {
-  const replaced = name.replace(/[^A-Za-z0-9_]/g, "_")
-  const base = (/^[A-Za-z_]/.test(replaced) ? replaced : `_${replaced}`).slice(0, 64)
-  let candidate = base
-  for (let n = 2; taken.has(candidate); n++) candidate = `${base.slice(0, 63 - String(n).length)}_${n}`
-  return candidate
-}
-
-/** The names `names` are declared under, in order: the ones Gemini takes as they are, the others renamed. */
-const declaredNames = (names: ReadonlyArray<string>): ReadonlyMap<string, string> => {
-  const taken = new Set(names.filter((name) => propertyName.test(name)))
-  const declared = new Map<string, string>()
-  for (const name of names) {
-    if (propertyName.test(name)) {
-      declared.set(name, name)
-    } else {
-      const renamed = declaredName(name, taken)
-      taken.add(renamed)
-      declared.set(name, renamed)
-    }
-  }
-  return declared
 }
 
 const maxDepth = 32
@@ -228,7 +189,7 @@ const typed = (node: JsonRecord, type: JsonType, nullable: boolean, context: Con
     case "object": {
       const properties = own(node, "properties")
       if (isRecord(properties)) {
-        const declared = declaredNames(Object.keys(properties))
+        const declared = Names.declaredNames(Object.keys(properties))
         if (declared.size > 0) {
           const converted: Record<string, GeminiSchema> = {}
           const renamed = new Map<string, string>()
@@ -237,7 +198,7 @@ const typed = (node: JsonRecord, type: JsonType, nullable: boolean, context: Con
             if (as !== name) renamed.set(as, name)
           }
           out.properties = converted
-          if (renamed.size > 0) serverNames.set(converted, renamed)
+          Names.keepServerNames(converted, renamed)
           const required = [...new Set(stringArray(own(node, "required")))].flatMap((name) =>
             Object.hasOwn(properties, name) ? [declared.get(name)!] : []
           )
@@ -264,16 +225,16 @@ const union = (node: JsonRecord, branches: ReadonlyArray<GeminiSchema>, nullable
     const properties: Record<string, GeminiSchema> = {}
     const renamed = new Map<string, string>()
     for (const branch of branches) {
-      const names = branch.properties === undefined ? undefined : serverNames.get(branch.properties)
-      for (const [name, schema] of Object.entries(branch.properties ?? {})) {
+      const declared = branch.properties ?? {}
+      for (const [name, schema] of Object.entries(declared)) {
         if (!Object.hasOwn(properties, name)) {
           Object.defineProperty(properties, name, { value: schema, enumerable: true })
-          const serverName = names?.get(name)
+          const serverName = Names.serverNameOf(declared, name)
           if (serverName !== undefined) renamed.set(name, serverName)
         }
       }
     }
-    if (renamed.size > 0) serverNames.set(properties, renamed)
+    Names.keepServerNames(properties, renamed)
     const required = (branches[0].required ?? []).filter((name) => branches.every((b) => b.required?.includes(name)))
     const out = annotate({ type: "OBJECT" }, node)
     if (Object.keys(properties).length > 0) out.properties = properties
@@ -311,10 +272,6 @@ const merge = (parts: ReadonlyArray<JsonRecord>): JsonRecord => {
   if (required.length > 0) out.required = required
   return out
 }
-
-/** An own, ordinary property, even for names like `__proto__`. */
-const define = (target: Record<string, unknown>, key: string, value: unknown) =>
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
 
 const without = (node: JsonRecord, ...keys: ReadonlyArray<string>): JsonRecord =>
   Object.fromEntries(Object.entries(node).filter(([key]) => !keys.includes(key)))
@@ -401,40 +358,3 @@ export const parameters = (schema: unknown): GeminiSchema | undefined => {
  */
 export const schema = (input: unknown): GeminiSchema =>
   convert(input, { root: input, refs: [], depth: 0, budget: { nodes: 0 } })
-
-/** The branch of `node` that holds `value` best: the node itself, or one of its `anyOf`. */
-const branchFor = (node: GeminiSchema, fits: (branch: GeminiSchema) => boolean): GeminiSchema | undefined =>
-  fits(node) ? node : node.anyOf?.find(fits)
-
-/**
- * `value`, an argument a model gave for `node` (a schema `convert` made),
- * with every property declared under another name under its server's name
- * again, at any depth.
- *
- * @internal
- */
-export const serverArguments = (node: GeminiSchema | undefined, value: unknown): unknown => {
-  if (node === undefined) return value
-  if (Array.isArray(value)) {
-    const items = branchFor(node, (branch) => branch.items !== undefined)?.items
-    return items === undefined ? value : value.map((item) => serverArguments(items, item))
-  }
-  if (!isRecord(value)) return value
-  const keys = Object.keys(value)
-  const branch = branchFor(
-    node,
-    (b) => b.properties !== undefined && keys.every((key) => Object.hasOwn(b.properties!, key))
-  ) ?? branchFor(node, (b) => b.properties !== undefined)
-  const properties = branch?.properties
-  if (properties === undefined) return value
-  const names = serverNames.get(properties)
-  const out: Record<string, unknown> = {}
-  for (const key of keys) {
-    define(
-      out,
-      names?.get(key) ?? key,
-      serverArguments(Object.hasOwn(properties, key) ? properties[key] : undefined, value[key])
-    )
-  }
-  return out
-}

@@ -43,10 +43,9 @@
 import type { GeminiSchema, GeminiType } from "../../ToolFormat.js"
 import * as Names from "./geminiNames.js"
 import { define, isCount, isFiniteNumber, isRecord, type JsonRecord, own, resolvePointer, stringArray } from "./json.js"
+import { enumValues, isNullSchema, type JsonType, merge, typesOf, without } from "./jsonSchemaNode.js"
 
 type Mutable = { -readonly [K in keyof GeminiSchema]: GeminiSchema[K] }
-
-type JsonType = "string" | "number" | "integer" | "boolean" | "array" | "object"
 
 const geminiTypes: Record<JsonType, GeminiType> = {
   string: "STRING",
@@ -73,8 +72,6 @@ interface Context {
   readonly budget: { nodes: number }
 }
 
-const isJsonType = (u: unknown): u is JsonType => typeof u === "string" && Object.hasOwn(geminiTypes, u)
-
 const annotate = (out: Mutable, node: JsonRecord): Mutable => {
   const description = own(node, "description")
   const title = own(node, "title")
@@ -94,45 +91,6 @@ const anything = (node: unknown, nullable: boolean): GeminiSchema => {
   if (isRecord(node)) annotate(out, node)
   if (nullable) out.nullable = true
   return out
-}
-
-const isNullSchema = (u: unknown): boolean =>
-  isRecord(u) &&
-  (own(u, "type") === "null" || own(u, "const") === null ||
-    (Array.isArray(own(u, "enum")) && (own(u, "enum") as Array<unknown>).every((v) => v === null)))
-
-/** The JSON types a schema allows, from `type` or, when absent, from its keywords. */
-const typesOf = (node: JsonRecord): { readonly types: ReadonlyArray<JsonType>; readonly nullable: boolean } => {
-  const raw = own(node, "type")
-  const listed = typeof raw === "string" ? [raw] : Array.isArray(raw) ? raw : []
-  const nullable = listed.includes("null") || own(node, "nullable") === true
-  const types = [...new Set(listed.filter(isJsonType))]
-  if (types.length > 0 || listed.length > 0) return { types, nullable }
-  if (own(node, "properties") !== undefined || own(node, "additionalProperties") !== undefined) {
-    return { types: ["object"], nullable }
-  }
-  if (own(node, "items") !== undefined || own(node, "prefixItems") !== undefined) return { types: ["array"], nullable }
-  const values = Array.isArray(own(node, "enum"))
-    ? own(node, "enum") as Array<unknown>
-    : "const" in node
-    ? [node.const]
-    : []
-  const kinds = new Set(values.filter((v) => v !== null).map((v) => typeof v))
-  if (kinds.size === 1) {
-    const kind = [...kinds][0]
-    if (kind === "string" || kind === "number" || kind === "boolean") {
-      return { types: [kind], nullable: nullable || values.includes(null) }
-    }
-  }
-  if (own(node, "minLength") !== undefined || own(node, "pattern") !== undefined) return { types: ["string"], nullable }
-  if (own(node, "minimum") !== undefined || own(node, "maximum") !== undefined) return { types: ["number"], nullable }
-  return { types: [], nullable }
-}
-
-const enumValues = (node: JsonRecord): ReadonlyArray<unknown> | undefined => {
-  const values = own(node, "enum")
-  if (Array.isArray(values)) return values.filter((v) => v !== null)
-  return "const" in node && node.const !== null ? [node.const] : undefined
 }
 
 const describeValues = (values: ReadonlyArray<unknown>): string =>
@@ -248,33 +206,6 @@ const union = (node: JsonRecord, branches: ReadonlyArray<GeminiSchema>, nullable
   const out = annotate({ anyOf: branches.map(nullableBranch) }, node)
   return out
 }
-
-const merge = (parts: ReadonlyArray<JsonRecord>): JsonRecord => {
-  const out: Record<string, unknown> = {}
-  const properties: Record<string, unknown> = {}
-  const required: Array<string> = []
-  for (const part of parts) {
-    for (const [key, value] of Object.entries(part)) {
-      if (key === "properties") {
-        // a `properties` that is not an object (an array, say) declares nothing
-        if (!isRecord(value)) continue
-        for (const [name, schema] of Object.entries(value)) {
-          if (!Object.hasOwn(properties, name)) define(properties, name, schema)
-        }
-      } else if (key === "required") {
-        for (const name of stringArray(value)) required.push(name)
-      } else if (!Object.hasOwn(out, key)) {
-        define(out, key, value)
-      }
-    }
-  }
-  if (Object.keys(properties).length > 0) out.properties = properties
-  if (required.length > 0) out.required = required
-  return out
-}
-
-const without = (node: JsonRecord, ...keys: ReadonlyArray<string>): JsonRecord =>
-  Object.fromEntries(Object.entries(node).filter(([key]) => !keys.includes(key)))
 
 const shallow = (node: unknown): GeminiSchema => {
   if (!isRecord(node)) return anything(node, false)

@@ -83,7 +83,7 @@ export type Verdict =
  * A remembered "approve always" decision, as stored: `definition` is the
  * approved tool's title, description, schemas and annotations as canonical
  * JSON; `origin` the app whose calls it covers (absent: the model's own
- * calls, as every decision stored before 0.4.0).
+ * calls, as every decision stored before 0.5.0).
  *
  * @since 0.2.0
  * @category schemas

@@ -71,7 +71,7 @@ export interface ApprovalRequest {
    * URI: what an "approve always" decision is bound to, so two URIs that
    * read the same once neutralised stay two apps.
    *
-   * @since 0.4.0
+   * @since 0.5.0
    */
   readonly exactOrigin?: ToolCallLog.Origin | undefined
 }

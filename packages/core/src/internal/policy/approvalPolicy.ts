@@ -15,7 +15,7 @@ export const Remembered = Schema.Struct({
   tool: Schema.String,
   definition: Schema.String,
   decidedAt: Schema.DateTimeUtcFromNumber,
-  /** The app whose calls the decision covers; absent: the model's own calls (and every decision stored before 0.4). */
+  /** The app whose calls the decision covers; absent: the model's own calls (and every decision stored before 0.5). */
   origin: Schema.optional(Origin)
 })
 

@@ -9,11 +9,18 @@
  * |---|---|---|---|
  * | tool on the server's `deny` list | denied | denied | denied |
  * | tool on the server's `allow` list | runs | runs | runs |
- * | tool approved "always" before, definition unchanged (stored) | runs | runs | runs |
+ * | tool approved "always" before by the same origin, definition unchanged (stored) | runs | runs | runs |
  * | server trusted | runs | runs | asks |
  * | otherwise | runs | asks | asks |
  *
  * Tool annotations never decide: they only become the request's warnings.
+ *
+ * An "approve always" decision covers the calls of the origin that was
+ * asked about (`ApprovalRequest.origin`, from `ToolCallLog.currentOrigin`):
+ * the model's (and the host's) own calls, or the calls of one MCP App, by
+ * its exact `ui://` URI. A tool approved always for the model's use is
+ * asked about again when an app's UI calls it, and the reverse. Decisions
+ * stored before origins were (no `origin`) cover the model's own calls only.
  *
  * @since 0.2.0
  */
@@ -24,6 +31,7 @@ import * as Layer from "effect/Layer"
 import type * as Schema from "effect/Schema"
 import type * as ApprovalRequest from "./ApprovalRequest.js"
 import * as internal from "./internal/policy/approvalPolicy.js"
+import type * as ToolCallLog from "./ToolCallLog.js"
 
 /**
  * `auto`: no confirmation; `always-ask`: every call is asked about (unless
@@ -74,7 +82,8 @@ export type Verdict =
 /**
  * A remembered "approve always" decision, as stored: `definition` is the
  * approved tool's title, description, schemas and annotations as canonical
- * JSON.
+ * JSON; `origin` the app whose calls it covers (absent: the model's own
+ * calls, as every decision stored before 0.5.0).
  *
  * @since 0.2.0
  * @category schemas
@@ -101,7 +110,7 @@ export interface Service {
    * @internal
    */
   readonly request: (
-    options: Omit<ApprovalRequest.ApprovalRequest, "warnings" | "listed">
+    options: Omit<ApprovalRequest.ApprovalRequest, "warnings" | "listed" | "exactOrigin">
   ) => ApprovalRequest.ApprovalRequest
   /** Whether the policy trusts this server by name. */
   readonly trusts: (server: string) => boolean
@@ -110,11 +119,18 @@ export interface Service {
    * Stores an "approve always" decision for the request's tool on its
    * server, with the tool's definition: if the server later changes the
    * tool's title, description, schemas or annotations, it is asked about
-   * again.
+   * again. The decision covers the request's origin only (the model's own
+   * calls, or the one app that asked).
    */
   readonly remember: (request: ApprovalRequest.ApprovalRequest) => Effect.Effect<void>
-  /** Forgets an "approve always" decision: the tool is asked about again. */
-  readonly forget: (server: string, tool: string) => Effect.Effect<void>
+  /**
+   * Forgets the "approve always" decision of `origin` (default: the
+   * model's own calls, as `ToolCallLog.currentOrigin`'s `undefined`) for
+   * the tool: its calls are asked about again. Other origins' decisions for
+   * the tool stay: forget each app's with its origin (a `ToolCallLog`
+   * record's `origin`, or `{ _tag: "App", uri }`).
+   */
+  readonly forget: (server: string, tool: string, origin?: ToolCallLog.Origin | undefined) => Effect.Effect<void>
 }
 
 /**

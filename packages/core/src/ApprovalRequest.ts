@@ -66,6 +66,14 @@ export interface ApprovalRequest {
    * host's and the model's own calls.
    */
   readonly origin?: ToolCallLog.Origin | undefined
+  /**
+   * The origin exactly as the call carried it, when `make` neutralised its
+   * URI: what an "approve always" decision is bound to, so two URIs that
+   * read the same once neutralised stay two apps.
+   *
+   * @since 0.5.0
+   */
+  readonly exactOrigin?: ToolCallLog.Origin | undefined
 }
 
 /**
@@ -113,19 +121,22 @@ export const warnings = (tool: McpSchema.Tool, trusted = true): ReadonlyArray<Wa
  * Builds a request, deriving its warnings from the tool and whether the
  * server is trusted, with the server's name and the tool's title and
  * description neutralised (`listed` keeps the tool as listed), and the
- * `origin`'s URI neutralised (it comes from the server's tool listing).
+ * `origin`'s URI neutralised (it comes from the server's tool listing;
+ * `exactOrigin` keeps it as the call carried it).
  *
  * @since 0.2.0
  * @category constructors
  */
-export const make = (options: Omit<ApprovalRequest, "warnings" | "listed">): ApprovalRequest => {
+export const make = (options: Omit<ApprovalRequest, "warnings" | "listed" | "exactOrigin">): ApprovalRequest => {
   const tool = neutralizeTool(options.tool)
   const { origin, ...rest } = options
+  const shown = origin === undefined ? undefined : { ...origin, uri: neutralize(origin.uri, "line") }
   return {
     ...rest,
     server: neutralize(options.server, "line"),
     tool,
-    ...(origin === undefined ? {} : { origin: { ...origin, uri: neutralize(origin.uri, "line") } }),
+    ...(shown === undefined ? {} : { origin: shown }),
+    ...(origin === undefined || shown?.uri === origin.uri ? {} : { exactOrigin: origin }),
     ...(tool === options.tool ? {} : { listed: options.tool }),
     warnings: warnings(options.tool, options.trusted)
   }

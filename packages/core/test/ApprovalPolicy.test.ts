@@ -335,3 +335,108 @@ describe("McpClient with an ApprovalPolicy", () => {
       })))
     }))
 })
+
+describe("an approve always decision, by who asked", () => {
+  const clockApp = { _tag: "App", uri: "ui://clock/app.html" } as const
+  const otherApp = { _tag: "App", uri: "ui://clock/other.html" } as const
+  const rememberingClient = (layer: Layer.Layer<Approver.Approver>) =>
+    McpClient.layer({ clientInfo, prefetch: false }).pipe(
+      Layer.provideMerge(TestServer.layer(server)),
+      Layer.provideMerge(ApprovalPolicy.layer({ mode: "always-ask" })),
+      Layer.provide(layer)
+    )
+
+  it.effect("given to the model's own call never lets an MCP App's call of the tool run unasked, nor the reverse", () => {
+    const { asked, layer } = approver(() => Effect.succeed(ApprovalDecision.approveAlways))
+    return Effect.gen(function*() {
+      yield* call("delete")
+      yield* call("delete").pipe(ToolCallLog.withOrigin(clockApp))
+      expect(asked.map((r) => r.origin)).toEqual([undefined, clockApp])
+      // each origin now runs unasked, its own decision and no other's
+      yield* call("delete")
+      yield* call("delete").pipe(ToolCallLog.withOrigin(clockApp))
+      expect(asked).toHaveLength(2)
+      yield* call("read").pipe(ToolCallLog.withOrigin(clockApp))
+      yield* call("read")
+      expect(asked.map((r) => [r.tool.name, r.origin?.uri])).toEqual([
+        ["delete", undefined],
+        ["delete", clockApp.uri],
+        ["read", clockApp.uri],
+        ["read", undefined]
+      ])
+      expect(yield* calledTools).toEqual(["delete", "delete", "delete", "delete", "read", "read"])
+    }).pipe(Effect.provide(rememberingClient(layer)), Effect.provide(KeyValueStore.layerMemory))
+  })
+
+  it.effect("given to one app's call covers that app only, not another app of the same server", () => {
+    const { asked, layer } = approver(() => Effect.succeed(ApprovalDecision.approveAlways))
+    return Effect.gen(function*() {
+      yield* call("delete").pipe(ToolCallLog.withOrigin(clockApp))
+      yield* call("delete").pipe(ToolCallLog.withOrigin(clockApp))
+      yield* call("delete").pipe(ToolCallLog.withOrigin(otherApp))
+      expect(asked.map((r) => r.origin?.uri)).toEqual([clockApp.uri, otherApp.uri])
+    }).pipe(Effect.provide(rememberingClient(layer)), Effect.provide(KeyValueStore.layerMemory))
+  })
+
+  it.effect("stored by an older version (no origin) keeps meaning the model's own calls", () =>
+    Effect.gen(function*() {
+      const store = yield* KeyValueStore.KeyValueStore
+      yield* store.set(
+        "mcp-effect/approvals/files/delete",
+        JSON.stringify({
+          server: "files",
+          tool: "delete",
+          definition: JSON.stringify({ annotations: { destructiveHint: true }, inputSchema: { type: "object" } }),
+          decidedAt: 0
+        })
+      )
+      const policy = yield* ApprovalPolicy.make({ mode: "always-ask" })
+      const request = (origin?: ToolCallLog.Origin) =>
+        ApprovalRequest.make({ server: "files", trusted: false, tool: tools[1], arguments: {}, origin })
+      expect(yield* policy.evaluate(request())).toEqual({ _tag: "Allow", reason: "Remembered" })
+      expect(yield* policy.evaluate(request(clockApp))).toEqual({ _tag: "Ask" })
+    }).pipe(Effect.provide(KeyValueStore.layerMemory)))
+
+  it.effect("is kept under a key that names the app by its encoded URI, which no other origin's URI can forge", () =>
+    Effect.gen(function*() {
+      const policy = yield* ApprovalPolicy.make({ mode: "always-ask" })
+      const store = yield* KeyValueStore.KeyValueStore
+      const request = (origin?: ToolCallLog.Origin, tool = tools[1]) =>
+        ApprovalRequest.make({ server: "files", trusted: false, tool, arguments: {}, origin })
+      // a URI written to look like the path of another decision's key
+      const forger = { _tag: "App", uri: "x/../../delete" } as const
+      yield* policy.remember(request(forger))
+      expect(yield* store.has("mcp-effect/approvals/files/delete/app/x%2F..%2F..%2Fdelete")).toBe(true)
+      expect(yield* store.size).toBe(1)
+      expect(yield* policy.evaluate(request(forger))).toEqual({ _tag: "Allow", reason: "Remembered" })
+      expect(yield* policy.evaluate(request())).toEqual({ _tag: "Ask" })
+      expect(yield* policy.evaluate(request({ _tag: "App", uri: "x" }))).toEqual({ _tag: "Ask" })
+      // two URIs that read the same once neutralised for display are still two apps
+      const shown = { _tag: "App", uri: "ui://clock/app.html" } as const
+      yield* policy.remember(request(shown))
+      const lookalike = request({ _tag: "App", uri: "ui://clock/app.html\u200b" })
+      expect(lookalike.origin).toEqual(shown)
+      expect(yield* policy.evaluate(lookalike)).toEqual({ _tag: "Ask" })
+      const stored = JSON.parse(
+        Option.getOrThrow(yield* store.get("mcp-effect/approvals/files/delete/app/ui%3A%2F%2Fclock%2Fapp.html"))
+      )
+      expect(stored).toMatchObject({ server: "files", tool: "delete", origin: shown })
+    }).pipe(Effect.provide(KeyValueStore.layerMemory)))
+
+  it.effect("forget takes the origin whose decision it forgets, the model's own by default", () =>
+    Effect.gen(function*() {
+      const policy = yield* ApprovalPolicy.make({ mode: "always-ask" })
+      const request = (origin?: ToolCallLog.Origin) =>
+        ApprovalRequest.make({ server: "files", trusted: false, tool: tools[1], arguments: {}, origin })
+      const verdicts = Effect.forEach(
+        [request(), request(clockApp), request(otherApp)],
+        (r) => Effect.map(policy.evaluate(r), (v) => v._tag)
+      )
+      yield* Effect.forEach([request(), request(clockApp), request(otherApp)], policy.remember)
+      expect(yield* verdicts).toEqual(["Allow", "Allow", "Allow"])
+      yield* policy.forget("files", "delete")
+      expect(yield* verdicts).toEqual(["Ask", "Allow", "Allow"])
+      yield* policy.forget("files", "delete", clockApp)
+      expect(yield* verdicts).toEqual(["Ask", "Ask", "Allow"])
+    }).pipe(Effect.provide(KeyValueStore.layerMemory)))
+})

@@ -66,6 +66,16 @@ describe("ApprovalRequest", () => {
       origin: { _tag: "App", uri: "ui://clock/\u202eapp\r\n.html" }
     })
     expect(fromApp.origin).toEqual({ _tag: "App", uri: "ui://clock/app .html" })
+    // kept as the call carried it, for what an approve always decision is bound to
+    expect(fromApp.exactOrigin).toEqual({ _tag: "App", uri: "ui://clock/\u202eapp\r\n.html" })
+    const plainApp = ApprovalRequest.make({
+      server: "s",
+      trusted: true,
+      tool: plain,
+      arguments: {},
+      origin: { _tag: "App", uri: "ui://clock/app.html" }
+    })
+    expect(plainApp).not.toHaveProperty("exactOrigin")
   })
 
   it.effect("an approver that approves requests without warnings never runs an untrusted tool that calls itself read-only", () =>

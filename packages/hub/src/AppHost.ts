@@ -14,7 +14,9 @@
  *   includes `"app"`, and through the registry's `callTool`, so the
  *   approval policy, quarantine of changed definitions and the call history
  *   apply; the history records the call with the app as its `origin`. A
- *   denied or refused call never reaches the server.
+ *   denied or refused call never reaches the server. An "approve always"
+ *   covers the app that was asked about only: never the model's calls of
+ *   the tool, nor another app's (and the model's never covers the app).
  *
  * @since 0.4.0
  */

@@ -163,6 +163,36 @@ describe("a tool call from an app", () => {
     }).pipe(Effect.scoped))
 })
 
+describe("an approve always decision", () => {
+  it.effect("given to the model's call of a tool never lets the app's call of it run unasked, nor the reverse", () =>
+    Effect.gen(function*() {
+      const { asked, clock, host, registry } = yield* setup(() => ApprovalDecision.approveAlways)
+      yield* host.load(app)
+      yield* registry.callTool("get-time", {})
+      yield* host.callTool(app, "get-time", {})
+      expect(asked.map((r) => r.origin)).toEqual([undefined, { _tag: "App", uri }])
+      // each caller now runs it unasked, on its own decision
+      yield* registry.callTool("get-time", {})
+      yield* host.callTool(app, "get-time", {})
+      expect(asked).toHaveLength(2)
+      // an app-only tool, approved always by its app
+      yield* host.callTool(app, "refresh-clock", {})
+      yield* host.callTool(app, "refresh-clock", {})
+      expect(asked.map((r) => r.tool.name)).toEqual(["get-time", "get-time", "refresh-clock"])
+      expect(clock.calls).toEqual(["get-time", "get-time", "get-time", "get-time", "refresh-clock", "refresh-clock"])
+    }).pipe(Effect.scoped))
+
+  it.effect("given to another app of the same server does not cover this app", () =>
+    Effect.gen(function*() {
+      const { asked, host } = yield* setup(() => ApprovalDecision.approveAlways)
+      const other: AppHost.App = { server: "clock", uri: "ui://clock/other.html" }
+      yield* host.callTool(other, "get-time", {})
+      yield* host.callTool(app, "get-time", {})
+      yield* host.callTool(other, "get-time", {})
+      expect(asked.map((r) => r.origin?.uri)).toEqual(["ui://clock/other.html", uri])
+    }).pipe(Effect.scoped))
+})
+
 describe("a changed UI resource", () => {
   it.effect("is refused with its calls until approved again", () =>
     Effect.gen(function*() {

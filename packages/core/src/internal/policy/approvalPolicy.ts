@@ -6,13 +6,17 @@ import * as Schema from "effect/Schema"
 import type * as ApprovalPolicy from "../../ApprovalPolicy.js"
 import * as ApprovalRequest from "../../ApprovalRequest.js"
 import type * as McpSchema from "../../McpSchema.js"
+import type * as ToolCallLog from "../../ToolCallLog.js"
+import { Origin } from "./origin.js"
 
 /** @internal */
 export const Remembered = Schema.Struct({
   server: Schema.String,
   tool: Schema.String,
   definition: Schema.String,
-  decidedAt: Schema.DateTimeUtcFromNumber
+  decidedAt: Schema.DateTimeUtcFromNumber,
+  /** The app whose calls the decision covers; absent: the model's own calls (and every decision stored before 0.5). */
+  origin: Schema.optional(Origin)
 })
 
 /** @internal */
@@ -39,6 +43,23 @@ export const definitionOf = ApprovalRequest.definitionOf
 
 const defaultPrefix = "mcp-effect/approvals/"
 
+/**
+ * A decision's key: the model's own calls keep the key of a decision stored
+ * before origins were (so those keep meaning the model's calls); an app's
+ * calls add its URI as one more segment. Every part is URI-encoded, so no
+ * part holds a `/` and no URI can spell another origin's key.
+ */
+const keyOf = (prefix: string, server: string, tool: string, origin: ToolCallLog.Origin | undefined) =>
+  `${prefix}${encodeURIComponent(server)}/${encodeURIComponent(tool)}${
+    origin === undefined ? "" : `/app/${encodeURIComponent(origin.uri)}`
+  }`
+
+/** Who a request's decision is about: the origin as the call carried it, not as it is shown. */
+const originOf = (request: ApprovalRequest.ApprovalRequest) => request.exactOrigin ?? request.origin
+
+const sameOrigin = (a: ToolCallLog.Origin | undefined, b: ToolCallLog.Origin | undefined) =>
+  a === undefined ? b === undefined : b !== undefined && a._tag === b._tag && a.uri === b.uri
+
 const rulesOf = (options: ApprovalPolicy.Options, server: string) => {
   const all = options.tools?.["*"]
   const own = Object.hasOwn(options.tools ?? {}, server) ? options.tools?.[server] : undefined
@@ -56,11 +77,12 @@ export const make = (
     const store = (yield* KeyValueStore.KeyValueStore).forSchema(Remembered)
     const prefix = options.prefix ?? defaultPrefix
     const trustedServers = new Set(options.trustedServers ?? [])
-    const keyOf = (server: string, tool: string) => `${prefix}${encodeURIComponent(server)}/${encodeURIComponent(tool)}`
 
-    const isRemembered = (server: string, tool: McpSchema.Tool) =>
-      store.get(keyOf(server, tool.name)).pipe(
-        Effect.map(Option.exists((remembered) => remembered.definition === definitionOf(tool))),
+    const isRemembered = (server: string, tool: McpSchema.Tool, origin: ToolCallLog.Origin | undefined) =>
+      store.get(keyOf(prefix, server, tool.name, origin)).pipe(
+        Effect.map(Option.exists((remembered) =>
+          remembered.definition === definitionOf(tool) && sameOrigin(remembered.origin, origin)
+        )),
         Effect.catchAll((error) =>
           Effect.as(Effect.logWarning("mcp: could not read a remembered approval; asking again", error.message), false)
         )
@@ -69,7 +91,8 @@ export const make = (
     const service: ApprovalPolicy.Service = {
       options,
       request: ApprovalRequest.make,
-      trusts: (server) => trustedServers.has(server),
+      trusts: (server) =>
+        trustedServers.has(server),
       evaluate: (request) =>
         Effect.gen(function*() {
           const rules = rulesOf(options, request.server)
@@ -78,21 +101,31 @@ export const make = (
           }
           if (options.mode === "auto") return allow("Auto")
           if (rules.allow.has(request.tool.name)) return allow("AllowList")
-          if (yield* isRemembered(request.server, request.listed ?? request.tool)) return allow("Remembered")
+          if (yield* isRemembered(request.server, request.listed ?? request.tool, originOf(request))) {
+            return allow("Remembered")
+          }
           if (options.mode === "trusted-only" && request.trusted) return allow("TrustedServer")
           return ask
         }),
-      remember: ({ listed, server, tool: shown }) => {
-        const tool = listed ?? shown
+      remember: (request) => {
+        const { server } = request
+        const tool = request.listed ?? request.tool
+        const origin = originOf(request)
         return DateTime.now.pipe(
           Effect.flatMap((decidedAt) =>
-            store.set(keyOf(server, tool.name), { server, tool: tool.name, definition: definitionOf(tool), decidedAt })
+            store.set(keyOf(prefix, server, tool.name, origin), {
+              server,
+              tool: tool.name,
+              definition: definitionOf(tool),
+              decidedAt,
+              ...(origin === undefined ? {} : { origin: { _tag: origin._tag, uri: origin.uri } })
+            })
           ),
           Effect.catchAll((error) => Effect.logWarning("mcp: could not store an approval", error.message))
         )
       },
-      forget: (server, tool) =>
-        store.remove(keyOf(server, tool)).pipe(
+      forget: (server, tool, origin) =>
+        store.remove(keyOf(prefix, server, tool, origin)).pipe(
           Effect.catchAll((error) => Effect.logWarning("mcp: could not forget an approval", error.message))
         )
     }

@@ -12,6 +12,7 @@ import type {
   Input
 } from "../../ToolFormat.js"
 import { hasMedia, parts, text } from "./content.js"
+import * as GeminiNames from "./geminiNames.js"
 import * as GeminiSchema from "./geminiSchema.js"
 import { rootObject } from "./rootObject.js"
 import { descriptionOf, split } from "./tool.js"
@@ -41,13 +42,13 @@ export const jsonDeclaration = (input: Input): GeminiJsonFunctionDeclaration => 
 
 /**
  * The arguments of a Gemini function call as the tool's server takes them:
- * a parameter declared under another name (see `geminiSchema.ts`) gets its
+ * a parameter declared under another name (see `geminiNames.ts`) gets its
  * server's name back.
  *
  * @internal
  */
 export const callArguments = (input: Input, args: unknown): unknown =>
-  GeminiSchema.serverArguments(GeminiSchema.parameters(split(input).tool.inputSchema), args)
+  GeminiNames.serverArguments(GeminiSchema.parameters(split(input).tool.inputSchema), args)
 
 /**
  * `{ output }` for a result (its structured content when it has some and no

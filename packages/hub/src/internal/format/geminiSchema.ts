@@ -29,8 +29,8 @@
  * - a property whose name breaks Gemini's rule for parameter names is
  *   declared under a name that keeps it (other characters become `_`, a
  *   `_` goes in front of a first character Gemini refuses, a suffix keeps
- *   it apart from its siblings), and `serverArguments` gives a call's
- *   arguments back their server's names;
+ *   it apart from its siblings: `geminiNames.ts`, whose `serverArguments`
+ *   gives a call's arguments back their server's names);
  * - an object with no properties has no `properties` (Gemini refuses an
  *   empty one), and a tool without arguments gets no `parameters`;
  * - a schema that allows anything becomes `STRING` (a model may always pass
@@ -41,11 +41,11 @@
  * @since 0.2.0
  */
 import type { GeminiSchema, GeminiType } from "../../ToolFormat.js"
-import { isCount, isFiniteNumber, isRecord, type JsonRecord, own, resolvePointer, stringArray } from "./json.js"
+import * as Names from "./geminiNames.js"
+import { define, isCount, isFiniteNumber, isRecord, type JsonRecord, own, resolvePointer, stringArray } from "./json.js"
+import { enumValues, isNullSchema, type JsonType, merge, typesOf, without } from "./jsonSchemaNode.js"
 
 type Mutable = { -readonly [K in keyof GeminiSchema]: GeminiSchema[K] }
-
-type JsonType = "string" | "number" | "integer" | "boolean" | "array" | "object"
 
 const geminiTypes: Record<JsonType, GeminiType> = {
   string: "STRING",
@@ -62,46 +62,6 @@ const formats: Partial<Record<GeminiType, ReadonlySet<string>>> = {
   NUMBER: new Set(["float", "double"])
 }
 
-/**
- * Gemini's rule for parameter names: a letter or an underscore, then letters,
- * digits or underscores, at most 64 in all
- * (https://cloud.google.com/vertex-ai/generative-ai/docs/reference/java/latest/com.google.cloud.vertexai.api.FunctionDeclarationOrBuilder).
- * A property named otherwise is declared under a name that follows it.
- */
-const propertyName = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/
-
-/**
- * The server's name of each property declared under another name, by the
- * `properties` object that holds it (a copy of a node keeps its
- * `properties`, so the names follow it).
- */
-const serverNames = new WeakMap<object, ReadonlyMap<string, string>>()
-
-/** A name Gemini takes for `name`, none of `taken`. */
-const declaredName = (name: string, taken: ReadonlySet<string>): string => {
-  const replaced = name.replace(/[^A-Za-z0-9_]/g, "_")
-  const base = (/^[A-Za-z_]/.test(replaced) ? replaced : `_${replaced}`).slice(0, 64)
-  let candidate = base
-  for (let n = 2; taken.has(candidate); n++) candidate = `${base.slice(0, 63 - String(n).length)}_${n}`
-  return candidate
-}
-
-/** The names `names` are declared under, in order: the ones Gemini takes as they are, the others renamed. */
-const declaredNames = (names: ReadonlyArray<string>): ReadonlyMap<string, string> => {
-  const taken = new Set(names.filter((name) => propertyName.test(name)))
-  const declared = new Map<string, string>()
-  for (const name of names) {
-    if (propertyName.test(name)) {
-      declared.set(name, name)
-    } else {
-      const renamed = declaredName(name, taken)
-      taken.add(renamed)
-      declared.set(name, renamed)
-    }
-  }
-  return declared
-}
-
 const maxDepth = 32
 const maxNodes = 10_000
 
@@ -111,8 +71,6 @@ interface Context {
   readonly depth: number
   readonly budget: { nodes: number }
 }
-
-const isJsonType = (u: unknown): u is JsonType => typeof u === "string" && Object.hasOwn(geminiTypes, u)
 
 const annotate = (out: Mutable, node: JsonRecord): Mutable => {
   const description = own(node, "description")
@@ -133,45 +91,6 @@ const anything = (node: unknown, nullable: boolean): GeminiSchema => {
   if (isRecord(node)) annotate(out, node)
   if (nullable) out.nullable = true
   return out
-}
-
-const isNullSchema = (u: unknown): boolean =>
-  isRecord(u) &&
-  (own(u, "type") === "null" || own(u, "const") === null ||
-    (Array.isArray(own(u, "enum")) && (own(u, "enum") as Array<unknown>).every((v) => v === null)))
-
-/** The JSON types a schema allows, from `type` or, when absent, from its keywords. */
-const typesOf = (node: JsonRecord): { readonly types: ReadonlyArray<JsonType>; readonly nullable: boolean } => {
-  const raw = own(node, "type")
-  const listed = typeof raw === "string" ? [raw] : Array.isArray(raw) ? raw : []
-  const nullable = listed.includes("null") || own(node, "nullable") === true
-  const types = [...new Set(listed.filter(isJsonType))]
-  if (types.length > 0 || listed.length > 0) return { types, nullable }
-  if (own(node, "properties") !== undefined || own(node, "additionalProperties") !== undefined) {
-    return { types: ["object"], nullable }
-  }
-  if (own(node, "items") !== undefined || own(node, "prefixItems") !== undefined) return { types: ["array"], nullable }
-  const values = Array.isArray(own(node, "enum"))
-    ? own(node, "enum") as Array<unknown>
-    : "const" in node
-    ? [node.const]
-    : []
-  const kinds = new Set(values.filter((v) => v !== null).map((v) => typeof v))
-  if (kinds.size === 1) {
-    const kind = [...kinds][0]
-    if (kind === "string" || kind === "number" || kind === "boolean") {
-      return { types: [kind], nullable: nullable || values.includes(null) }
-    }
-  }
-  if (own(node, "minLength") !== undefined || own(node, "pattern") !== undefined) return { types: ["string"], nullable }
-  if (own(node, "minimum") !== undefined || own(node, "maximum") !== undefined) return { types: ["number"], nullable }
-  return { types: [], nullable }
-}
-
-const enumValues = (node: JsonRecord): ReadonlyArray<unknown> | undefined => {
-  const values = own(node, "enum")
-  if (Array.isArray(values)) return values.filter((v) => v !== null)
-  return "const" in node && node.const !== null ? [node.const] : undefined
 }
 
 const describeValues = (values: ReadonlyArray<unknown>): string =>
@@ -228,7 +147,7 @@ const typed = (node: JsonRecord, type: JsonType, nullable: boolean, context: Con
     case "object": {
       const properties = own(node, "properties")
       if (isRecord(properties)) {
-        const declared = declaredNames(Object.keys(properties))
+        const declared = Names.declaredNames(Object.keys(properties))
         if (declared.size > 0) {
           const converted: Record<string, GeminiSchema> = {}
           const renamed = new Map<string, string>()
@@ -237,7 +156,7 @@ const typed = (node: JsonRecord, type: JsonType, nullable: boolean, context: Con
             if (as !== name) renamed.set(as, name)
           }
           out.properties = converted
-          if (renamed.size > 0) serverNames.set(converted, renamed)
+          Names.keepServerNames(converted, renamed)
           const required = [...new Set(stringArray(own(node, "required")))].flatMap((name) =>
             Object.hasOwn(properties, name) ? [declared.get(name)!] : []
           )
@@ -264,16 +183,16 @@ const union = (node: JsonRecord, branches: ReadonlyArray<GeminiSchema>, nullable
     const properties: Record<string, GeminiSchema> = {}
     const renamed = new Map<string, string>()
     for (const branch of branches) {
-      const names = branch.properties === undefined ? undefined : serverNames.get(branch.properties)
-      for (const [name, schema] of Object.entries(branch.properties ?? {})) {
+      const declared = branch.properties ?? {}
+      for (const [name, schema] of Object.entries(declared)) {
         if (!Object.hasOwn(properties, name)) {
           Object.defineProperty(properties, name, { value: schema, enumerable: true })
-          const serverName = names?.get(name)
+          const serverName = Names.serverNameOf(declared, name)
           if (serverName !== undefined) renamed.set(name, serverName)
         }
       }
     }
-    if (renamed.size > 0) serverNames.set(properties, renamed)
+    Names.keepServerNames(properties, renamed)
     const required = (branches[0].required ?? []).filter((name) => branches.every((b) => b.required?.includes(name)))
     const out = annotate({ type: "OBJECT" }, node)
     if (Object.keys(properties).length > 0) out.properties = properties
@@ -287,37 +206,6 @@ const union = (node: JsonRecord, branches: ReadonlyArray<GeminiSchema>, nullable
   const out = annotate({ anyOf: branches.map(nullableBranch) }, node)
   return out
 }
-
-const merge = (parts: ReadonlyArray<JsonRecord>): JsonRecord => {
-  const out: Record<string, unknown> = {}
-  const properties: Record<string, unknown> = {}
-  const required: Array<string> = []
-  for (const part of parts) {
-    for (const [key, value] of Object.entries(part)) {
-      if (key === "properties") {
-        // a `properties` that is not an object (an array, say) declares nothing
-        if (!isRecord(value)) continue
-        for (const [name, schema] of Object.entries(value)) {
-          if (!Object.hasOwn(properties, name)) define(properties, name, schema)
-        }
-      } else if (key === "required") {
-        for (const name of stringArray(value)) required.push(name)
-      } else if (!Object.hasOwn(out, key)) {
-        define(out, key, value)
-      }
-    }
-  }
-  if (Object.keys(properties).length > 0) out.properties = properties
-  if (required.length > 0) out.required = required
-  return out
-}
-
-/** An own, ordinary property, even for names like `__proto__`. */
-const define = (target: Record<string, unknown>, key: string, value: unknown) =>
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
-
-const without = (node: JsonRecord, ...keys: ReadonlyArray<string>): JsonRecord =>
-  Object.fromEntries(Object.entries(node).filter(([key]) => !keys.includes(key)))
 
 const shallow = (node: unknown): GeminiSchema => {
   if (!isRecord(node)) return anything(node, false)
@@ -401,40 +289,3 @@ export const parameters = (schema: unknown): GeminiSchema | undefined => {
  */
 export const schema = (input: unknown): GeminiSchema =>
   convert(input, { root: input, refs: [], depth: 0, budget: { nodes: 0 } })
-
-/** The branch of `node` that holds `value` best: the node itself, or one of its `anyOf`. */
-const branchFor = (node: GeminiSchema, fits: (branch: GeminiSchema) => boolean): GeminiSchema | undefined =>
-  fits(node) ? node : node.anyOf?.find(fits)
-
-/**
- * `value`, an argument a model gave for `node` (a schema `convert` made),
- * with every property declared under another name under its server's name
- * again, at any depth.
- *
- * @internal
- */
-export const serverArguments = (node: GeminiSchema | undefined, value: unknown): unknown => {
-  if (node === undefined) return value
-  if (Array.isArray(value)) {
-    const items = branchFor(node, (branch) => branch.items !== undefined)?.items
-    return items === undefined ? value : value.map((item) => serverArguments(items, item))
-  }
-  if (!isRecord(value)) return value
-  const keys = Object.keys(value)
-  const branch = branchFor(
-    node,
-    (b) => b.properties !== undefined && keys.every((key) => Object.hasOwn(b.properties!, key))
-  ) ?? branchFor(node, (b) => b.properties !== undefined)
-  const properties = branch?.properties
-  if (properties === undefined) return value
-  const names = serverNames.get(properties)
-  const out: Record<string, unknown> = {}
-  for (const key of keys) {
-    define(
-      out,
-      names?.get(key) ?? key,
-      serverArguments(Object.hasOwn(properties, key) ? properties[key] : undefined, value[key])
-    )
-  }
-  return out
-}

@@ -48,3 +48,7 @@ export const resolvePointer = (root: unknown, ref: string): unknown => {
   }
   return node
 }
+
+/** Sets an own, ordinary property, even for names like `__proto__`. @internal */
+export const define = (target: Record<string, unknown>, key: string, value: unknown) =>
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })

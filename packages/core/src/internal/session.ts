@@ -8,13 +8,13 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Subscribable from "effect/Subscribable"
-import type * as ClientSession from "../ClientSession.js"
 import type * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import { McpTransport } from "../McpTransport.js"
 import * as RequestHeaders from "../RequestHeaders.js"
 import * as TaskPolling from "../TaskPolling.js"
 import * as LazySubscriptionRef from "./engine/lazySubscriptionRef.js"
+import type * as SessionModel from "./engine/sessionModel.js"
 import * as Spans from "./engine/spans.js"
 import type { EraCodec, FollowContext } from "./era/codec.js"
 import * as Codecs from "./era/codecs.js"
@@ -27,7 +27,7 @@ import * as Lifecycle from "./session/lifecycle.js"
 import * as Link from "./session/link.js"
 import * as Pending from "./session/pending.js"
 
-const noHandlers: ReadonlyMap<string, ClientSession.ServerRequestHandler> = new Map()
+const noHandlers: ReadonlyMap<string, SessionModel.ServerRequestHandler> = new Map()
 
 /** @internal */
 export const replayableMethods = Pending.replayableMethods
@@ -38,7 +38,7 @@ export const replayableMethods = Pending.replayableMethods
  *
  * @internal
  */
-export const setLogLevel = (session: ClientSession.Service, level: McpSchema.LoggingLevel): boolean => {
+export const setLogLevel = (session: SessionModel.Service, level: McpSchema.LoggingLevel): boolean => {
   if (!(session instanceof Session)) return false
   session.setLogLevel(level)
   return true
@@ -51,7 +51,7 @@ export const setLogLevel = (session: ClientSession.Service, level: McpSchema.Log
  *
  * @internal
  */
-export const followContext = (session: ClientSession.Service): FollowContext | undefined =>
+export const followContext = (session: SessionModel.Service): FollowContext | undefined =>
   session instanceof Session ? session.followContext : undefined
 
 /**
@@ -60,20 +60,20 @@ export const followContext = (session: ClientSession.Service): FollowContext | u
  * `request` and `notify` are functions of their own (callers may take them
  * off the object). An idle session holds its state, not a closure per member.
  */
-class Session implements ClientSession.Service {
+class Session implements SessionModel.Service {
   // made when something first waits for the session's end before it (most sessions never are); `close`
   // sets the link to `Closed` before it calls `onClosed`
   closedGate: Deferred.Deferred<McpError.McpClientError> | undefined
   /** The members built on first read (a session holds none of their streams until then). */
-  built: { -readonly [K in "state" | "notifications" | "malformed"]?: ClientSession.Service[K] } | undefined
+  built: { -readonly [K in "state" | "notifications" | "malformed"]?: SessionModel.Service[K] } | undefined
 
   constructor(
     readonly table: Pending.PendingTable,
     readonly router: Inbound.InboundRouter,
     readonly link: Link.Cell,
-    readonly connectionState: LazySubscriptionRef.LazySubscriptionRef<ClientSession.ConnectionState>,
+    readonly connectionState: LazySubscriptionRef.LazySubscriptionRef<SessionModel.ConnectionState>,
     readonly resumer: Resumer.Resumer,
-    readonly inputHandlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>,
+    readonly inputHandlers: ReadonlyMap<string, SessionModel.ServerRequestHandler>,
     readonly polling: TaskPolling.Service,
     readonly handshake: EraHandshake.NegotiatingHandshake
   ) {}
@@ -83,7 +83,7 @@ class Session implements ClientSession.Service {
     live: Link.Live,
     method: string,
     params: Record<string, unknown> | undefined,
-    requestOptions: ClientSession.RequestOptions
+    requestOptions: SessionModel.RequestOptions
   ): Effect.Effect<unknown, McpError.McpClientError> {
     return this.call(method, params, requestOptions, live)
   }
@@ -107,7 +107,7 @@ class Session implements ClientSession.Service {
   call(
     method: string,
     params: Record<string, unknown> | undefined,
-    requestOptions: ClientSession.RequestOptions | undefined,
+    requestOptions: SessionModel.RequestOptions | undefined,
     pinned: Link.Live | undefined
   ): Effect.Effect<unknown, McpError.McpClientError> {
     return Effect.withFiberRuntime((fiber) => {
@@ -134,7 +134,7 @@ class Session implements ClientSession.Service {
     }
   }
 
-  readonly request: ClientSession.Service["request"] = (method, params, requestOptions) => {
+  readonly request: SessionModel.Service["request"] = (method, params, requestOptions) => {
     const call = this.call(method, params, requestOptions, undefined)
     return this.resumer.track(
       method,
@@ -172,13 +172,13 @@ class Session implements ClientSession.Service {
     this.handshake.setLogLevel(level)
   }
 
-  readonly notify: ClientSession.Service["notify"] = (method, params) =>
+  readonly notify: SessionModel.Service["notify"] = (method, params) =>
     Effect.flatMap(
       Link.awaitLive(this.link),
       (live) => Pending.sendNotification(live.connection, this.table.route, method, params)
     )
 
-  get initialized(): ClientSession.Service["initialized"] {
+  get initialized(): SessionModel.Service["initialized"] {
     const link = this.link
     return Effect.flatMap(Link.get(link), (current) =>
       current._tag === "Ready" ?
@@ -191,7 +191,7 @@ class Session implements ClientSession.Service {
   }
 
   // the streams are built when run (`Stream.suspend`): a session holds none of their stages until then
-  get state(): ClientSession.Service["state"] {
+  get state(): SessionModel.Service["state"] {
     const state = this.connectionState
     return (this.built ??= {}).state ??= Subscribable.make({
       get: state.get,
@@ -199,7 +199,7 @@ class Session implements ClientSession.Service {
     })
   }
 
-  get subscribeNotifications(): ClientSession.Service["subscribeNotifications"] {
+  get subscribeNotifications(): SessionModel.Service["subscribeNotifications"] {
     return Effect.flatMap(this.isClosed, (closed) =>
       closed ?
         Effect.succeed(Stream.empty) :
@@ -207,11 +207,11 @@ class Session implements ClientSession.Service {
           Effect.map(hub.subscribe(), (queue) => Stream.fromQueue(queue))))
   }
 
-  get notifications(): ClientSession.Service["notifications"] {
+  get notifications(): SessionModel.Service["notifications"] {
     return (this.built ??= {}).notifications ??= Stream.suspend(() => Stream.unwrapScoped(this.subscribeNotifications))
   }
 
-  get malformed(): ClientSession.Service["malformed"] {
+  get malformed(): SessionModel.Service["malformed"] {
     return (this.built ??= {}).malformed ??= Stream.suspend(() =>
       Stream.unwrap(
         Effect.flatMap(this.isClosed, (closed) =>
@@ -225,14 +225,14 @@ class Session implements ClientSession.Service {
     )
   }
 
-  get closed(): ClientSession.Service["closed"] {
+  get closed(): SessionModel.Service["closed"] {
     return Effect.flatMap(Link.get(this.link), (current) =>
       current._tag === "Closed" ?
         Effect.succeed(current.error) :
         Deferred.await(this.closedGate ??= Deferred.unsafeMake(FiberId.none)))
   }
 
-  get stats(): ClientSession.Service["stats"] {
+  get stats(): SessionModel.Service["stats"] {
     return Effect.sync(() => ({
       droppedNotifications: this.router.dropped(),
       backlog: this.router.backlog(),
@@ -257,10 +257,10 @@ const cancelsByClosing = (link: Link.Cell) => (): boolean => {
  * @internal
  */
 export const make = (
-  options: ClientSession.Options,
+  options: SessionModel.Options,
   /** The eras' codecs the session may speak (`ProtocolEra2025.era`, ...): its only source of era code. */
   codecs: ReadonlyArray<EraCodec>
-): Effect.Effect<ClientSession.Service, never, McpTransport | Scope.Scope> =>
+): Effect.Effect<SessionModel.Service, never, McpTransport | Scope.Scope> =>
   Effect.gen(function*() {
     Codecs.register(codecs)
     const transport = yield* McpTransport
@@ -312,7 +312,7 @@ export const make = (
       table,
       router,
       link,
-      LazySubscriptionRef.make<ClientSession.ConnectionState>({ _tag: "Connecting", generation: 1 }),
+      LazySubscriptionRef.make<SessionModel.ConnectionState>({ _tag: "Connecting", generation: 1 }),
       resumer,
       handlers,
       polling,

@@ -16,7 +16,7 @@ import type * as DurableTasks from "../../DurableTasks.js"
 import type * as McpError from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
 import * as ToolCallLog from "../../ToolCallLog.js"
-import type * as Tasks from "../tasks.js"
+import type * as Tasks from "./tasks.js"
 
 /**
  * The public module's tag, by its key (the public module is imported as a type only).

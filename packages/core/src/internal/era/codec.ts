@@ -11,13 +11,14 @@
  * values: a session is made with a list of them (`codecs.ts`), so an app
  * that offers one era bundles one codec.
  */
+import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
-import type * as ClientSession from "../../ClientSession.js"
 import type * as McpError from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
 import type * as McpTransport from "../../McpTransport.js"
 import type * as ProtocolEra from "../../ProtocolEra.js"
 import type * as TaskPolling from "../../TaskPolling.js"
+import type * as SessionModel from "../engine/sessionModel.js"
 import type * as Handshake from "../session/handshake.js"
 import type * as Discover from "./discover.js"
 import type * as Listen from "./listen.js"
@@ -25,7 +26,7 @@ import type { Identity } from "./meta.js"
 import type * as Negotiation from "./negotiation.js"
 
 /** @internal */
-export const TypeId: ProtocolEra.TypeId = Symbol.for("@mcp-effect/core/ProtocolEra") as ProtocolEra.TypeId
+export { TypeId } from "../../ProtocolEra.js"
 
 /**
  * What the session knows when it decorates a request of the 2026 era.
@@ -58,8 +59,8 @@ export type Classified = "complete" | "input_required" | "task"
  */
 export interface FollowContext {
   /** A request as the follow-up rounds send it (no rounds of its own). */
-  readonly request: ClientSession.Service["request"]
-  readonly handlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>
+  readonly request: SessionModel.Service["request"]
+  readonly handlers: ReadonlyMap<string, SessionModel.ServerRequestHandler>
   readonly polling: TaskPolling.Service
 }
 
@@ -96,7 +97,7 @@ export interface Common extends ProtocolEra.ProtocolEra {
     method: string,
     params: Record<string, unknown> | undefined,
     first: unknown,
-    requestOptions: ClientSession.RequestOptions | undefined,
+    requestOptions: SessionModel.RequestOptions | undefined,
     context: FollowContext
   ) => Effect.Effect<unknown, McpError.McpClientError>
   /**
@@ -130,7 +131,13 @@ export interface Common extends ProtocolEra.ProtocolEra {
  */
 export interface Codec2025 extends Common {
   readonly era: "legacy"
-  readonly initialize: typeof Handshake.initialize
+  /** The `initialize` handshake offering a version (`initialize.ts`). */
+  readonly initialize: (options: {
+    readonly protocolVersion: string
+    readonly capabilities: McpSchema.ClientCapabilities
+    readonly clientInfo: McpSchema.Implementation
+    readonly timeout: Duration.DurationInput
+  }) => Handshake.Handshake
 }
 
 /**

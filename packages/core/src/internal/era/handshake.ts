@@ -18,13 +18,14 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as ClientSession from "../../ClientSession.js"
 import * as McpError from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
 import type * as McpTransport from "../../McpTransport.js"
+import type * as SessionModel from "../engine/sessionModel.js"
 import * as Methods from "../methods.js"
-import * as Handshake from "../session/handshake.js"
+import type * as Handshake from "../session/handshake.js"
 import type { Codec2025, Codec2026, EraCodec } from "./codec.js"
+import { handOff } from "./codecs.js"
 import { modernCapabilities, versionIn } from "./meta.js"
 import * as Negotiation from "./negotiation.js"
 
@@ -120,11 +121,11 @@ export const make = (options: {
         identity,
         Duration.min(Duration.unsafeDivide(Duration.decode(options.timeout), 3), probeBudget)
       ),
-      (outcome): Effect.Effect<ClientSession.Initialized, McpError.McpClientError> => {
+      (outcome): Effect.Effect<SessionModel.Initialized, McpError.McpClientError> => {
         if (outcome._tag === "Legacy") return initialize2025(context, outcome.version)
         modernVersion = outcome.initialized.protocolVersion
         return Effect.as(
-          Effect.zipRight(spoke("modern"), Handshake.handOff(context.connection, outcome.initialized.protocolVersion)),
+          Effect.zipRight(spoke("modern"), handOff(context.connection, outcome.initialized.protocolVersion)),
           { ...outcome.initialized, generation: context.generation }
         )
       }

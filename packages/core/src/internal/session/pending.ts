@@ -11,11 +11,11 @@ import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
-import type * as ClientSession from "../../ClientSession.js"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as McpError from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
 import type * as McpTransport from "../../McpTransport.js"
+import type * as SessionModel from "../engine/sessionModel.js"
 import * as Spans from "../engine/spans.js"
 import { expiredKind, makeSweeper, type Member, type Timed, type Watch } from "../engine/timeouts.js"
 import * as Methods from "../methods.js"
@@ -147,7 +147,7 @@ export type Route = (
 /** Milliseconds of a timeout option (`undefined` for none); a value that is no duration is a typed error. @internal */
 export const toMillis = (
   name: string,
-  t: ClientSession.Timeout | undefined
+  t: SessionModel.Timeout | undefined
 ): Either.Either<number | undefined, McpError.TransportError> => {
   if (t === undefined || t === "none") return Either.right(undefined)
   const decoded = Duration.decodeUnknown(t)
@@ -184,7 +184,7 @@ export interface PendingTable {
   readonly request: (
     method: string,
     params: Record<string, unknown> | undefined,
-    options: ClientSession.RequestOptions | undefined,
+    options: SessionModel.RequestOptions | undefined,
     span: Tracer.Span | undefined,
     send: (entry: Pending) => Effect.Effect<void, McpError.McpClientError>,
     ready: Live | undefined,
@@ -437,7 +437,7 @@ class Table implements PendingTable, Member<Pending> {
   #makeEntry(
     method: string,
     params: Record<string, unknown> | undefined,
-    requestOptions: ClientSession.RequestOptions | undefined,
+    requestOptions: SessionModel.RequestOptions | undefined,
     span: Tracer.Span | undefined
   ): Pending | McpError.TransportError {
     const idleMillis = requestOptions?.timeout !== undefined ?
@@ -480,7 +480,7 @@ class Table implements PendingTable, Member<Pending> {
   request(
     method: string,
     params: Record<string, unknown> | undefined,
-    requestOptions: ClientSession.RequestOptions | undefined,
+    requestOptions: SessionModel.RequestOptions | undefined,
     span: Tracer.Span | undefined,
     send: (entry: Pending) => Effect.Effect<void, McpError.McpClientError>,
     ready: Live | undefined,

@@ -25,12 +25,14 @@ import * as Resumer from "./resume.js"
 import * as Inbound from "./session/inbound.js"
 import * as Lifecycle from "./session/lifecycle.js"
 import * as Link from "./session/link.js"
+import * as Outbound from "./session/outbound.js"
 import * as Pending from "./session/pending.js"
+import * as Request from "./session/request.js"
 
 const noHandlers: ReadonlyMap<string, SessionModel.ServerRequestHandler> = new Map()
 
 /** @internal */
-export const replayableMethods = Pending.replayableMethods
+export const replayableMethods = Request.replayableMethods
 
 /**
  * Sets the log level a session of the 2026 era sends in every request's
@@ -93,7 +95,7 @@ class Session implements SessionModel.Service {
   }
 
   /** Puts a request on the ready connection, waiting for one when there is none (the table calls it unbound). */
-  readonly dispatch = (entry: Pending.Pending): Effect.Effect<void, McpError.McpClientError> =>
+  readonly dispatch = (entry: Request.Pending): Effect.Effect<void, McpError.McpClientError> =>
     Effect.flatMap(
       Link.awaitLive(this.link),
       (live) => live.alive ? this.table.sendOn(entry, live) : this.dispatch(entry)
@@ -114,7 +116,7 @@ class Session implements SessionModel.Service {
       const table = this.table
       const current = this.link.current
       const ready = pinned ?? (current._tag === "Ready" ? current.live : undefined)
-      const send = pinned === undefined ? this.dispatch : (entry: Pending.Pending) => table.sendOn(entry, pinned)
+      const send = pinned === undefined ? this.dispatch : (entry: Request.Pending) => table.sendOn(entry, pinned)
       return Spans.isTracing(fiber) ?
         Effect.useSpan(
           Spans.requestSpanName(method),
@@ -175,7 +177,7 @@ class Session implements SessionModel.Service {
   readonly notify: SessionModel.Service["notify"] = (method, params) =>
     Effect.flatMap(
       Link.awaitLive(this.link),
-      (live) => Pending.sendNotification(live.connection, this.table.route, method, params)
+      (live) => Outbound.sendNotification(live.connection, this.table.route, method, params)
     )
 
   get initialized(): SessionModel.Service["initialized"] {
@@ -267,9 +269,9 @@ export const make = (
     const clock = yield* Effect.clock
     // a bad option closes the session at once with a typed error (every request fails with it), never a defect
     const timing = Either.all({
-      idle: Pending.toMillis("requestTimeout", options.requestTimeout ?? Duration.seconds(60)),
-      total: Pending.toMillis("maxTotalTimeout", options.maxTotalTimeout ?? "none"),
-      initialize: Pending.toMillis("initializeTimeout", options.initializeTimeout ?? Duration.seconds(30)),
+      idle: Request.toMillis("requestTimeout", options.requestTimeout ?? Duration.seconds(60)),
+      total: Request.toMillis("maxTotalTimeout", options.maxTotalTimeout ?? "none"),
+      initialize: Request.toMillis("initializeTimeout", options.initializeTimeout ?? Duration.seconds(30)),
       offer: Negotiation.offerOf(options, codecs)
     })
     // (what the store keeps is keyed by the server's name and where the transport reaches it)

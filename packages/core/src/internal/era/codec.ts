@@ -19,7 +19,6 @@ import type * as McpTransport from "../../McpTransport.js"
 import type * as ProtocolEra from "../../ProtocolEra.js"
 import type * as TaskPolling from "../../TaskPolling.js"
 import type * as SessionModel from "../engine/sessionModel.js"
-import type * as Handshake from "../session/handshake.js"
 import type * as Discover from "./discover.js"
 import type * as Listen from "./listen.js"
 import type { Identity } from "./meta.js"
@@ -27,6 +26,61 @@ import type * as Negotiation from "./negotiation.js"
 
 /** @internal */
 export { TypeId } from "../../ProtocolEra.js"
+
+/**
+ * Changes a request's params before it is sent: the hook a protocol era
+ * uses to put what it needs (2026-07-28: version and client info in
+ * `_meta`) into every request.
+ *
+ * @internal
+ */
+export type Decorate = (
+  method: string,
+  params: Record<string, unknown> | undefined
+) => Record<string, unknown> | undefined
+
+/**
+ * What the transport is told with a message (the era codec's
+ * `sendOptions`, of the params as sent).
+ *
+ * @internal
+ */
+export type Route = (
+  method: string,
+  params: Record<string, unknown> | undefined
+) => McpTransport.SendOptions | undefined
+
+/**
+ * What a handshake may use of the connection it opens: requests bound to
+ * that connection (they go through the pending table, with its timeouts),
+ * notifications, and the transport's hand-off for the negotiated version.
+ *
+ * @internal
+ */
+export interface HandshakeContext {
+  readonly request: (
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: SessionModel.RequestOptions
+  ) => Effect.Effect<unknown, McpError.McpClientError>
+  readonly notify: (method: string, params?: Record<string, unknown>) => Effect.Effect<void, McpError.McpClientError>
+  readonly connection: McpTransport.Connection
+  /** The generation of the connection, for `Initialized`. */
+  readonly generation: number
+}
+
+/**
+ * One protocol era's way to open a connection: it returns what the server
+ * and the client agreed on. A handshake must call `connection.negotiated`
+ * (when set) as soon as the version is fixed, before anything else is sent.
+ *
+ * @internal
+ */
+export interface Handshake {
+  readonly run: (context: HandshakeContext) => Effect.Effect<SessionModel.Initialized, McpError.McpClientError>
+  /** The era's per-request params decoration (2026-07-28: `_meta` on every request); none for 2025. */
+  readonly decorate?: Decorate | undefined
+}
 
 /**
  * What the session knows when it decorates a request of the 2026 era.
@@ -137,7 +191,7 @@ export interface Codec2025 extends Common {
     readonly capabilities: McpSchema.ClientCapabilities
     readonly clientInfo: McpSchema.Implementation
     readonly timeout: Duration.DurationInput
-  }) => Handshake.Handshake
+  }) => Handshake
 }
 
 /**

@@ -19,11 +19,12 @@ import type { Connection, ConnectionError, ConnectionPull, Retry } from "../../M
 import type * as LazySubscriptionRef from "../engine/lazySubscriptionRef.js"
 import type * as SessionModel from "../engine/sessionModel.js"
 import * as Spans from "../engine/spans.js"
+import type { Handshake } from "../era/codec.js"
 import { handOff } from "../era/codecs.js"
 import type * as Resumer from "../resume.js"
-import { type Handshake, notifyOn } from "./handshake.js"
 import type { InboundRouter, Sink } from "./inbound.js"
 import * as Link from "./link.js"
+import { notifyOn } from "./outbound.js"
 import type { PendingTable } from "./pending.js"
 
 /** Errors that end the session instead of trying the next connection. */

@@ -1,5 +1,5 @@
 /**
- * The pending table's state machine (`internal/session/pending.ts`), event by
+ * The pending table's state machine (`internal/session/pending.ts`, `request.ts`), event by
  * event, on a connection that records what it is given.
  */
 import { describe, expect, it } from "@effect/vitest"

@@ -253,7 +253,7 @@ const cancelsByClosing = (link: Link.Cell) => (): boolean => {
 /**
  * The session engine, assembled: the pending table (`session/pending.ts`),
  * the inbound router (`session/inbound.ts`), the handshake of the protocol
- * era (`session/handshake.ts`) and the connection lifecycle
+ * era (`era/handshake.ts`) and the connection lifecycle
  * (`session/lifecycle.ts`) around one connection state (`session/link.ts`).
  *
  * @internal

@@ -15,7 +15,7 @@ import * as McpSchema from "../../McpSchema.js"
 import type * as SessionModel from "../engine/sessionModel.js"
 
 /** @internal */
-export type Era = "modern" | "legacy"
+export type Era = SessionModel.Era
 
 const modernVersions: ReadonlyArray<string> = McpSchema.MODERN_PROTOCOL_VERSIONS
 const legacyVersions: ReadonlyArray<string> = McpSchema.SUPPORTED_PROTOCOL_VERSIONS

@@ -77,19 +77,26 @@ export class Lists {
   dropped: ReadonlyArray<ClientModel.DroppedTool> = []
   readonly #singleFlight: SingleFlight.SingleFlight
 
+  readonly #host: ListsHost
+  readonly #scope: Scope.Scope
+  // over HTTP: tools with invalid x-mcp-header annotations are left out, the others' headers remembered
+  readonly #requestHeaders: Option.Option<RequestHeaders.RequestHeaders["Type"]>
+
   constructor(
-    readonly host: ListsHost,
-    readonly scope: Scope.Scope,
-    // over HTTP: tools with invalid x-mcp-header annotations are left out, the others' headers remembered
-    readonly requestHeaders: Option.Option<RequestHeaders.RequestHeaders["Type"]>
+    host: ListsHost,
+    scope: Scope.Scope,
+    requestHeaders: Option.Option<RequestHeaders.RequestHeaders["Type"]>
   ) {
+    this.#host = host
+    this.#scope = scope
+    this.#requestHeaders = requestHeaders
     this.#singleFlight = SingleFlight.make(scope)
   }
 
   // the fetches refresh the live views; callers share a fetch in flight, but a
   // list_changed always starts a new one (the one in flight may predate the change)
   fetchTools(): Effect.Effect<ReadonlyArray<McpSchema.Tool>, McpError.McpClientError> {
-    const host = this.host
+    const host = this.#host
     return this.tools.latest(
       requireCapability(host, "tools", "tools/list").pipe(
         Effect.zipRight(Effect.suspend(() => {
@@ -106,7 +113,7 @@ export class Lists {
             )
         })),
         Effect.flatMap((tools) =>
-          Option.isSome(this.requestHeaders) ? this.requestHeaders.value.register(tools) : Effect.succeed(tools)
+          Option.isSome(this.#requestHeaders) ? this.#requestHeaders.value.register(tools) : Effect.succeed(tools)
         )
       ),
       (tools) => {
@@ -117,7 +124,7 @@ export class Lists {
   }
 
   fetchResources(): Effect.Effect<ReadonlyArray<McpSchema.Resource>, McpError.McpClientError> {
-    const host = this.host
+    const host = this.#host
     return this.resources.latest(
       requireCapability(host, "resources", "resources/list").pipe(
         Effect.zipRight(
@@ -128,7 +135,7 @@ export class Lists {
   }
 
   fetchPrompts(): Effect.Effect<ReadonlyArray<McpSchema.Prompt>, McpError.McpClientError> {
-    const host = this.host
+    const host = this.#host
     return this.prompts.latest(
       requireCapability(host, "prompts", "prompts/list").pipe(
         Effect.zipRight(paginate((cursor) => host.cache.page(host.session, "prompts/list", cursor), (r) => r.prompts))
@@ -138,7 +145,7 @@ export class Lists {
 
   /** `resources/templates/list`, every page (no live view: no notification says it changed). */
   resourceTemplates(): Effect.Effect<ReadonlyArray<McpSchema.ResourceTemplate>, McpError.McpClientError> {
-    const host = this.host
+    const host = this.#host
     return Effect.suspend(() =>
       requireCapability(host, "resources", "resources/templates/list").pipe(
         Effect.zipRight(
@@ -155,7 +162,7 @@ export class Lists {
   shared<A, E>(key: string, fetch: Effect.Effect<A, E>): Effect.Effect<A, E> {
     return Effect.flatMap(
       CacheHook.alone,
-      (alone) => alone || this.host.scopeClosed ? fetch : this.#singleFlight(key, fetch)
+      (alone) => alone || this.#host.scopeClosed ? fetch : this.#singleFlight(key, fetch)
     )
   }
 
@@ -163,11 +170,11 @@ export class Lists {
   refreshOn(method: string): Effect.Effect<void> | undefined {
     switch (method) {
       case "notifications/tools/list_changed":
-        return this.tools.onChanged ??= coalesced(refresh(this.fetchTools()), this.scope)
+        return this.tools.onChanged ??= coalesced(refresh(this.fetchTools()), this.#scope)
       case "notifications/resources/list_changed":
-        return this.resources.onChanged ??= coalesced(refresh(this.fetchResources()), this.scope)
+        return this.resources.onChanged ??= coalesced(refresh(this.fetchResources()), this.#scope)
       case "notifications/prompts/list_changed":
-        return this.prompts.onChanged ??= coalesced(refresh(this.fetchPrompts()), this.scope)
+        return this.prompts.onChanged ??= coalesced(refresh(this.fetchPrompts()), this.#scope)
       default:
         return undefined
     }
@@ -178,7 +185,7 @@ export class Lists {
     return Effect.gen(function*() {
       const cached = lists.toolIndex.get(name)
       if (cached) return cached
-      const init = yield* lists.host.session.initialized
+      const init = yield* lists.#host.session.initialized
       if (!init.capabilities.tools) return undefined
       // a fetch of its own: a list already in flight (maybe stalled) must not hold up the call
       return (yield* Effect.orElseSucceed(lists.fetchTools(), () => [])).find((tool) => tool.name === name)
@@ -190,7 +197,7 @@ export class Lists {
   view<A>(ref: LazySubscriptionRef.LazySubscriptionRef<A>): Subscribable.Subscribable<A> {
     return Subscribable.make({
       get: ref.get,
-      changes: Stream.suspend(() => Stream.interruptWhen(ref.changes, this.host.session.closed))
+      changes: Stream.suspend(() => Stream.interruptWhen(ref.changes, this.#host.session.closed))
     })
   }
 }

@@ -75,7 +75,7 @@ class Client implements McpClient.Service {
   // `session` is assigned before any member runs: they only run after initialization
   session: ClientSession.Service = undefined as never
   readonly lists: Lists
-  readonly subscriptions: Subscriptions
+  readonly #subscriptions: Subscriptions
   // a fetch shared in the client's scope: once that is closed, a caller runs its own (and gets the
   // session's typed error, not the interruption of a fiber the closed scope refuses)
   scopeClosed = false
@@ -99,14 +99,14 @@ class Client implements McpClient.Service {
     requestHeaders: Option.Option<RequestHeaders.RequestHeaders["Type"]>
   ) {
     this.lists = new Lists(this, scope, requestHeaders)
-    this.subscriptions = new Subscriptions(this, scope)
+    this.#subscriptions = new Subscriptions(this, scope)
     this.tasks = new ClientTasks(this, polling, Option.isSome(requestHeaders))
   }
 
   onInitialized(init: ClientSession.Initialized): Effect.Effect<void> {
     const client = this
     return Effect.gen(function*() {
-      yield* client.subscriptions.onInitialized(init, Codecs.of(init.protocolVersion))
+      yield* client.#subscriptions.onInitialized(init, Codecs.of(init.protocolVersion))
       if (client.options.prefetch === false) return
       const caps = init.capabilities
       yield* Effect.all(
@@ -177,11 +177,11 @@ class Client implements McpClient.Service {
   }
 
   get subscribe(): McpClient.Service["subscribe"] {
-    return (uri) => this.subscriptions.subscribe(uri)
+    return (uri) => this.#subscriptions.subscribe(uri)
   }
 
   get unsubscribe(): McpClient.Service["unsubscribe"] {
-    return (uri) => this.subscriptions.unsubscribe(uri)
+    return (uri) => this.#subscriptions.unsubscribe(uri)
   }
 
   get resourceUpdates(): McpClient.Service["resourceUpdates"] {
@@ -215,7 +215,7 @@ class Client implements McpClient.Service {
   get setLoggingLevel(): McpClient.Service["setLoggingLevel"] {
     return (level) =>
       requireCapability(this, "logging", "logging/setLevel").pipe(
-        Effect.flatMap((init) => this.subscriptions.setLoggingLevel(init, level))
+        Effect.flatMap((init) => this.#subscriptions.setLoggingLevel(init, level))
       )
   }
 

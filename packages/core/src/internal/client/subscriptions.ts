@@ -64,11 +64,17 @@ export class Subscriptions {
   // the modern era's subscriptions/listen, made on first use: only a server of the modern era has it
   #listener: ReturnType<typeof Listen.make> | undefined
 
-  constructor(readonly host: SubscriptionsHost, readonly scope: Scope.Scope) {}
+  readonly #host: SubscriptionsHost
+  readonly #scope: Scope.Scope
+
+  constructor(host: SubscriptionsHost, scope: Scope.Scope) {
+    this.#host = host
+    this.#scope = scope
+  }
 
   #listen(init: ClientSession.Initialized): Effect.Effect<void, McpError.McpClientError> {
     return Effect.suspend(() =>
-      (this.#listener ??= Codecs.listener(() => this.host.session, this.scope)).update(
+      (this.#listener ??= Codecs.listener(() => this.#host.session, this.#scope)).update(
         Listen.filterOf(init.capabilities, this.#uris)
       )
     )
@@ -77,10 +83,10 @@ export class Subscriptions {
   /** What a new connection of the session is told again, or remembers (a resumed session). */
   onInitialized(init: ClientSession.Initialized, codec: EraCodec): Effect.Effect<void> {
     const subscriptions = this
-    const session = this.host.session
+    const session = this.#host.session
     return Effect.gen(function*() {
       if (codec.subscriptions === "listen") {
-        yield* Effect.forkIn(refresh(subscriptions.#listen(init)), subscriptions.scope)
+        yield* Effect.forkIn(refresh(subscriptions.#listen(init)), subscriptions.#scope)
       } else if (init.restored !== undefined) {
         // the server still holds them for the resumed session: only remembered for a later new session
         for (const uri of init.restored.subscriptions) subscriptions.#uris.add(uri)
@@ -102,7 +108,7 @@ export class Subscriptions {
   }
 
   subscribe(uri: string): Effect.Effect<void, McpError.McpClientError> {
-    const session = this.host.session
+    const session = this.#host.session
     return Effect.flatMap(session.initialized, (init) => {
       if (!init.capabilities.resources?.subscribe) {
         return Effect.fail(
@@ -123,7 +129,7 @@ export class Subscriptions {
   }
 
   unsubscribe(uri: string): Effect.Effect<void, McpError.McpClientError> {
-    const session = this.host.session
+    const session = this.#host.session
     return Effect.sync(() => this.#uris.delete(uri)).pipe(
       Effect.zipRight(session.initialized),
       Effect.flatMap((init) =>
@@ -143,7 +149,7 @@ export class Subscriptions {
     init: ClientSession.Initialized,
     level: McpSchema.LoggingLevel
   ): Effect.Effect<void, McpError.McpClientError> {
-    const session = this.host.session
+    const session = this.#host.session
     const codec = Codecs.of(init.protocolVersion)
     const set: Effect.Effect<void, McpError.McpClientError> = codec.logLevel === "request" ?
       Effect.asVoid(session.request("logging/setLevel", { level })) :

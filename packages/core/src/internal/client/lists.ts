@@ -22,8 +22,7 @@ import type * as ClientModel from "./model.js"
 import * as SingleFlight from "./singleFlight.js"
 import * as ToolList from "./toolList.js"
 
-/** @internal */
-export type Capability = "tools" | "resources" | "prompts" | "logging" | "completions"
+type Capability = "tools" | "resources" | "prompts" | "logging" | "completions"
 
 /**
  * What the lists read of their client.

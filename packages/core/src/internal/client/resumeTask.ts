@@ -10,7 +10,6 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Queue from "effect/Queue"
-import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as McpError from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
@@ -22,21 +21,8 @@ import * as TaskHandles from "../era/taskHandles.js"
 import * as Session from "../session.js"
 import { type ClientContext, isSettled, outcomeOf, type Records, serverName } from "./durableContext.js"
 import type * as ClientModel from "./model.js"
+import { TaskNotFound } from "./taskNotFound.js"
 import * as Tasks from "./tasks.js"
-
-/**
- * The server does not know the task (see `DurableTasks.TaskNotFound`).
- *
- * @internal
- */
-export class TaskNotFound extends Schema.TaggedError<TaskNotFound>("@mcp-effect/core/TaskNotFound")(
-  "TaskNotFound",
-  {
-    server: Schema.String,
-    taskId: Schema.String,
-    message: Schema.String
-  }
-) {}
 
 const isUnknownTask = (error: McpError.McpClientError) =>
   error._tag === "ProtocolError" && error.code === McpError.ErrorCode.InvalidParams

@@ -64,10 +64,6 @@ export const packages = {
       // client: the typed client over the session
       "McpClient.ts": "client",
       "internal/client.ts": "client",
-      "internal/tasks.ts": "client",
-      "internal/toolCalls.ts": "client",
-      "internal/toolList.ts": "client",
-      "internal/results.ts": "client",
       // extensions: protocol extensions built on the client
       "Skills.ts": "extensions",
       "McpApps.ts": "extensions",

@@ -35,7 +35,7 @@ export {
    * @category errors
    */
   TaskNotFound
-} from "./internal/client/resumeTask.js"
+} from "./internal/client/taskNotFound.js"
 
 export {
   /**

@@ -21,16 +21,15 @@ import type * as ClientSession from "./ClientSession.js"
 import type * as DurableTasks from "./DurableTasks.js"
 import type * as Elicitation from "./Elicitation.js"
 import * as internal from "./internal/client.js"
-import type { EraCodec } from "./internal/era/codec.js"
+import type * as Model from "./internal/client/model.js"
 import * as Codecs from "./internal/era/codecs.js"
+import * as Eras from "./internal/era/eras.js"
 import type * as JsonRpc from "./JsonRpc.js"
 import type * as JsonSchemaValidator from "./JsonSchemaValidator.js"
 import type * as McpError from "./McpError.js"
 import type * as McpSchema from "./McpSchema.js"
 import type * as McpTransport from "./McpTransport.js"
 import type * as ProtocolEra from "./ProtocolEra.js"
-import * as ProtocolEra2025 from "./ProtocolEra2025.js"
-import * as ProtocolEra2026 from "./ProtocolEra2026.js"
 import type * as Roots from "./Roots.js"
 import type * as Sampling from "./Sampling.js"
 import type * as TaskPolling from "./TaskPolling.js"
@@ -66,15 +65,7 @@ export interface Options extends Omit<ClientSession.Options, "handlers" | "capab
  * @since 0.1.0
  * @category models
  */
-export interface CallToolOptions extends Omit<ClientSession.RequestOptions, "replay" | "toolName" | "onProgress"> {
-  /** Called for each progress notification of the call. */
-  readonly onProgress?: ((progress: McpSchema.ProgressNotificationParams) => Effect.Effect<void>) | undefined
-  /**
-   * Run the call as a task: `true`, or the task metadata to send. Calls of
-   * tools whose `execution.taskSupport` is `"required"` always run as tasks.
-   */
-  readonly task?: boolean | McpSchema.TaskMetadata | undefined
-}
+export type CallToolOptions = Model.CallToolOptions
 
 /**
  * What a streamed tool call emits: progress and task updates while it runs,
@@ -83,10 +74,7 @@ export interface CallToolOptions extends Omit<ClientSession.RequestOptions, "rep
  * @since 0.1.0
  * @category models
  */
-export type CallToolEvent =
-  | { readonly _tag: "Progress"; readonly progress: McpSchema.ProgressNotificationParams }
-  | { readonly _tag: "TaskStatus"; readonly task: McpSchema.Task }
-  | { readonly _tag: "Result"; readonly result: McpSchema.CallToolResult }
+export type CallToolEvent = Model.CallToolEvent
 
 /**
  * A tool of `tools/list` that did not decode: its name (absent when it has
@@ -95,10 +83,7 @@ export type CallToolEvent =
  * @since 0.3.0
  * @category models
  */
-export interface DroppedTool {
-  readonly name: string | undefined
-  readonly message: string
-}
+export type DroppedTool = Model.DroppedTool
 
 /**
  * @since 0.1.0
@@ -260,9 +245,6 @@ export interface Service {
  */
 export class McpClient extends Context.Tag("@mcp-effect/core/McpClient")<McpClient, Service>() {}
 
-/** Both eras, newest first: what `make`, `layer` and `fromSession` speak. */
-const bothEras: ReadonlyArray<ProtocolEra.ProtocolEra> = [ProtocolEra2026.era, ProtocolEra2025.era]
-
 /**
  * Starts a client under the scope. Optional services in the context decide
  * the advertised capabilities: `Sampling`, `Elicitation`, `Roots`,
@@ -280,7 +262,7 @@ const bothEras: ReadonlyArray<ProtocolEra.ProtocolEra> = [ProtocolEra2026.era, P
  * @category constructors
  */
 export const make = (options: Options): Effect.Effect<Service, never, McpTransport.McpTransport | Scope.Scope> =>
-  makeWith(bothEras, options)
+  makeWith(Eras.both, options)
 
 /**
  * `make`, speaking only the given protocol eras (`ProtocolEra2025.era`,
@@ -294,8 +276,7 @@ export const make = (options: Options): Effect.Effect<Service, never, McpTranspo
 export const makeWith = (
   eras: ReadonlyArray<ProtocolEra.ProtocolEra>,
   options: Options
-): Effect.Effect<Service, never, McpTransport.McpTransport | Scope.Scope> =>
-  internal.make(options, eras.map((era) => era as EraCodec))
+): Effect.Effect<Service, never, McpTransport.McpTransport | Scope.Scope> => internal.make(options, Eras.codecsOf(eras))
 
 /**
  * The client as a Layer over any `McpTransport`: it connects, initializes
@@ -374,7 +355,7 @@ export const fromSession = (
 ): Effect.Effect<Service, never, ClientSession.ClientSession | Scope.Scope> =>
   Effect.zipRight(
     // a session not made by `ClientSession.make*` registered no codec: the client reads the codec of its version
-    Effect.sync(() => Codecs.register(bothEras.map((era) => era as EraCodec))),
+    Effect.sync(() => Codecs.register(Eras.both)),
     internal.fromSession(options)
   )
 

@@ -10,14 +10,13 @@
  *
  * @since 0.2.0
  */
-import type * as ClientSession from "./ClientSession.js"
-import * as internal from "./internal/era/codec.js"
+import type * as SessionModel from "./internal/engine/sessionModel.js"
 
 /**
  * @since 0.2.0
  * @category type ids
  */
-export const TypeId: unique symbol = internal.TypeId
+export const TypeId: unique symbol = Symbol.for("@mcp-effect/core/ProtocolEra")
 
 /**
  * @since 0.2.0
@@ -33,7 +32,7 @@ export type TypeId = typeof TypeId
  */
 export interface ProtocolEra {
   readonly [TypeId]: TypeId
-  readonly era: ClientSession.Era
+  readonly era: SessionModel.Era
   /** The protocol versions of the era this client speaks, newest first. */
   readonly versions: ReadonlyArray<string>
 }

@@ -1,5 +1,5 @@
 /**
- * The pending table's state machine (`internal/session/pending.ts`), event by
+ * The pending table's state machine (`internal/session/pending.ts`, `request.ts`), event by
  * event, on a connection that records what it is given.
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -9,6 +9,7 @@ import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
 import type { Live } from "../src/internal/session/link.js"
 import * as Pending from "../src/internal/session/pending.js"
+import type * as Request from "../src/internal/session/request.js"
 import * as JsonRpc from "../src/JsonRpc.js"
 import * as McpError from "../src/McpError.js"
 import * as McpTransport from "../src/McpTransport.js"
@@ -78,7 +79,7 @@ describe("a request's states", () => {
         expect(pending.size()).toBe(0)
         // a second answer (late, duplicated) changes nothing
         pending.answered(entry, Exit.succeed("again"))
-        expect((entry.state as Pending.Settled).outcome).toEqual(Exit.succeed({ content: [] }))
+        expect((entry.state as Request.Settled).outcome).toEqual(Exit.succeed({ content: [] }))
       })
     ))
 

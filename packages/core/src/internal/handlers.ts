@@ -3,13 +3,13 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as ClientExtensions from "../ClientExtensions.js"
-import type * as ClientSession from "../ClientSession.js"
 import * as Elicitation from "../Elicitation.js"
 import * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import * as Roots from "../Roots.js"
 import * as Sampling from "../Sampling.js"
 import { decoder } from "./engine/decode.js"
+import type * as SessionModel from "./engine/sessionModel.js"
 import * as Codecs from "./era/codecs.js"
 import { checkElicitResult, validatorFromContext } from "./policy/validation.js"
 
@@ -27,9 +27,9 @@ const invalidParams = (method: string, message: string) =>
  * @internal
  */
 export interface FromContext {
-  readonly handlers: Record<string, ClientSession.ServerRequestHandler>
+  readonly handlers: Record<string, SessionModel.ServerRequestHandler>
   readonly capabilities: McpSchema.ClientCapabilities
-  readonly announceRoots: (session: ClientSession.Service) => Effect.Effect<void, never, Scope.Scope>
+  readonly announceRoots: (session: SessionModel.Service) => Effect.Effect<void, never, Scope.Scope>
 }
 
 /** @internal */
@@ -40,7 +40,7 @@ export const fromContext: Effect.Effect<FromContext> = Effect.gen(function*() {
   const extensions = yield* Effect.serviceOption(ClientExtensions.ClientExtensions)
   const validator = yield* validatorFromContext
 
-  const handlers: Record<string, ClientSession.ServerRequestHandler> = {}
+  const handlers: Record<string, SessionModel.ServerRequestHandler> = {}
   const capabilities: Record<string, unknown> = {}
   if (Option.isSome(sampling)) {
     const service = sampling.value

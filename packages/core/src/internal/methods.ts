@@ -5,10 +5,10 @@
  * era codecs' input rounds, task handles and decoration, the resume
  * tracking), so a method is described once. Result schemas are not here:
  * the client pairs them with methods in its own typed table
- * (`client.ts`), so a session that never decodes a result does not bundle
+ * (`client/results.ts`), so a session that never decodes a result does not bundle
  * them.
  */
-import type * as Era from "./era/negotiation.js"
+import type * as SessionModel from "./engine/sessionModel.js"
 
 /**
  * How a request in flight is given up.
@@ -36,7 +36,7 @@ export type Tracked = "subscribe" | "unsubscribe" | "logLevel"
  */
 export interface Method {
   /** The only era the method exists in; left out, it exists in both. */
-  readonly era?: Era.Era
+  readonly era?: SessionModel.Era
   /** Whether it may be sent again on a new connection when the one it was sent on is lost. */
   readonly replay?: true
   /** Whether progress notifications reset its idle timeout (unless a request says otherwise). */
@@ -124,7 +124,7 @@ export const progressResets: ReadonlySet<string> = namesWhere((m) => m.progress 
  *
  * @internal
  */
-export const existsIn = (method: string, era: Era.Era): boolean => {
+export const existsIn = (method: string, era: SessionModel.Era): boolean => {
   const row = table[method]
   return row?.era === undefined || row.era === era
 }

@@ -2,10 +2,10 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import type * as ClientSession from "../ClientSession.js"
 import type * as McpSchema from "../McpSchema.js"
 import type * as McpTransport from "../McpTransport.js"
 import * as SessionStore from "../SessionStore.js"
+import type * as SessionModel from "./engine/sessionModel.js"
 import * as Methods from "./methods.js"
 
 /**
@@ -21,9 +21,9 @@ export interface Resumer {
    * transport resumed the stored session on it, else `undefined` (and what
    * was stored no longer applies). Only the first connection may resume.
    */
-  readonly connected: (connection: McpTransport.Connection, generation: number) => ClientSession.Initialized | undefined
+  readonly connected: (connection: McpTransport.Connection, generation: number) => SessionModel.Initialized | undefined
   /** Saves the session once it is ready. */
-  readonly ready: (initialized: ClientSession.Initialized) => Effect.Effect<void>
+  readonly ready: (initialized: SessionModel.Initialized) => Effect.Effect<void>
   /** Follows subscriptions and the log level through the requests that set them. */
   readonly track: <A, E>(
     method: string,
@@ -77,7 +77,7 @@ export const make = (
     let lastEventIds: Record<string, string> = {}
     let subscriptions = new Set<string>()
     let loggingLevel: McpSchema.LoggingLevel | undefined
-    let initialized: ClientSession.Initialized | undefined
+    let initialized: SessionModel.Initialized | undefined
     let removed = false
     /** whether the store may hold this server's session */
     let holding = offer !== undefined

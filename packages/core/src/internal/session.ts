@@ -8,13 +8,13 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Subscribable from "effect/Subscribable"
-import type * as ClientSession from "../ClientSession.js"
 import type * as McpError from "../McpError.js"
 import * as McpSchema from "../McpSchema.js"
 import { McpTransport } from "../McpTransport.js"
 import * as RequestHeaders from "../RequestHeaders.js"
 import * as TaskPolling from "../TaskPolling.js"
 import * as LazySubscriptionRef from "./engine/lazySubscriptionRef.js"
+import type * as SessionModel from "./engine/sessionModel.js"
 import * as Spans from "./engine/spans.js"
 import type { EraCodec, FollowContext } from "./era/codec.js"
 import * as Codecs from "./era/codecs.js"
@@ -25,12 +25,14 @@ import * as Resumer from "./resume.js"
 import * as Inbound from "./session/inbound.js"
 import * as Lifecycle from "./session/lifecycle.js"
 import * as Link from "./session/link.js"
+import * as Outbound from "./session/outbound.js"
 import * as Pending from "./session/pending.js"
+import * as Request from "./session/request.js"
 
-const noHandlers: ReadonlyMap<string, ClientSession.ServerRequestHandler> = new Map()
+const noHandlers: ReadonlyMap<string, SessionModel.ServerRequestHandler> = new Map()
 
 /** @internal */
-export const replayableMethods = Pending.replayableMethods
+export const replayableMethods = Request.replayableMethods
 
 /**
  * Sets the log level a session of the 2026 era sends in every request's
@@ -38,7 +40,7 @@ export const replayableMethods = Pending.replayableMethods
  *
  * @internal
  */
-export const setLogLevel = (session: ClientSession.Service, level: McpSchema.LoggingLevel): boolean => {
+export const setLogLevel = (session: SessionModel.Service, level: McpSchema.LoggingLevel): boolean => {
   if (!(session instanceof Session)) return false
   session.setLogLevel(level)
   return true
@@ -51,7 +53,7 @@ export const setLogLevel = (session: ClientSession.Service, level: McpSchema.Log
  *
  * @internal
  */
-export const followContext = (session: ClientSession.Service): FollowContext | undefined =>
+export const followContext = (session: SessionModel.Service): FollowContext | undefined =>
   session instanceof Session ? session.followContext : undefined
 
 /**
@@ -60,20 +62,20 @@ export const followContext = (session: ClientSession.Service): FollowContext | u
  * `request` and `notify` are functions of their own (callers may take them
  * off the object). An idle session holds its state, not a closure per member.
  */
-class Session implements ClientSession.Service {
+class Session implements SessionModel.Service {
   // made when something first waits for the session's end before it (most sessions never are); `close`
   // sets the link to `Closed` before it calls `onClosed`
   closedGate: Deferred.Deferred<McpError.McpClientError> | undefined
   /** The members built on first read (a session holds none of their streams until then). */
-  built: { -readonly [K in "state" | "notifications" | "malformed"]?: ClientSession.Service[K] } | undefined
+  built: { -readonly [K in "state" | "notifications" | "malformed"]?: SessionModel.Service[K] } | undefined
 
   constructor(
     readonly table: Pending.PendingTable,
     readonly router: Inbound.InboundRouter,
     readonly link: Link.Cell,
-    readonly connectionState: LazySubscriptionRef.LazySubscriptionRef<ClientSession.ConnectionState>,
+    readonly connectionState: LazySubscriptionRef.LazySubscriptionRef<SessionModel.ConnectionState>,
     readonly resumer: Resumer.Resumer,
-    readonly inputHandlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>,
+    readonly inputHandlers: ReadonlyMap<string, SessionModel.ServerRequestHandler>,
     readonly polling: TaskPolling.Service,
     readonly handshake: EraHandshake.NegotiatingHandshake
   ) {}
@@ -83,7 +85,7 @@ class Session implements ClientSession.Service {
     live: Link.Live,
     method: string,
     params: Record<string, unknown> | undefined,
-    requestOptions: ClientSession.RequestOptions
+    requestOptions: SessionModel.RequestOptions
   ): Effect.Effect<unknown, McpError.McpClientError> {
     return this.call(method, params, requestOptions, live)
   }
@@ -93,7 +95,7 @@ class Session implements ClientSession.Service {
   }
 
   /** Puts a request on the ready connection, waiting for one when there is none (the table calls it unbound). */
-  readonly dispatch = (entry: Pending.Pending): Effect.Effect<void, McpError.McpClientError> =>
+  readonly dispatch = (entry: Request.Pending): Effect.Effect<void, McpError.McpClientError> =>
     Effect.flatMap(
       Link.awaitLive(this.link),
       (live) => live.alive ? this.table.sendOn(entry, live) : this.dispatch(entry)
@@ -107,14 +109,14 @@ class Session implements ClientSession.Service {
   call(
     method: string,
     params: Record<string, unknown> | undefined,
-    requestOptions: ClientSession.RequestOptions | undefined,
+    requestOptions: SessionModel.RequestOptions | undefined,
     pinned: Link.Live | undefined
   ): Effect.Effect<unknown, McpError.McpClientError> {
     return Effect.withFiberRuntime((fiber) => {
       const table = this.table
       const current = this.link.current
       const ready = pinned ?? (current._tag === "Ready" ? current.live : undefined)
-      const send = pinned === undefined ? this.dispatch : (entry: Pending.Pending) => table.sendOn(entry, pinned)
+      const send = pinned === undefined ? this.dispatch : (entry: Request.Pending) => table.sendOn(entry, pinned)
       return Spans.isTracing(fiber) ?
         Effect.useSpan(
           Spans.requestSpanName(method),
@@ -134,7 +136,7 @@ class Session implements ClientSession.Service {
     }
   }
 
-  readonly request: ClientSession.Service["request"] = (method, params, requestOptions) => {
+  readonly request: SessionModel.Service["request"] = (method, params, requestOptions) => {
     const call = this.call(method, params, requestOptions, undefined)
     return this.resumer.track(
       method,
@@ -172,13 +174,13 @@ class Session implements ClientSession.Service {
     this.handshake.setLogLevel(level)
   }
 
-  readonly notify: ClientSession.Service["notify"] = (method, params) =>
+  readonly notify: SessionModel.Service["notify"] = (method, params) =>
     Effect.flatMap(
       Link.awaitLive(this.link),
-      (live) => Pending.sendNotification(live.connection, this.table.route, method, params)
+      (live) => Outbound.sendNotification(live.connection, this.table.route, method, params)
     )
 
-  get initialized(): ClientSession.Service["initialized"] {
+  get initialized(): SessionModel.Service["initialized"] {
     const link = this.link
     return Effect.flatMap(Link.get(link), (current) =>
       current._tag === "Ready" ?
@@ -191,7 +193,7 @@ class Session implements ClientSession.Service {
   }
 
   // the streams are built when run (`Stream.suspend`): a session holds none of their stages until then
-  get state(): ClientSession.Service["state"] {
+  get state(): SessionModel.Service["state"] {
     const state = this.connectionState
     return (this.built ??= {}).state ??= Subscribable.make({
       get: state.get,
@@ -199,7 +201,7 @@ class Session implements ClientSession.Service {
     })
   }
 
-  get subscribeNotifications(): ClientSession.Service["subscribeNotifications"] {
+  get subscribeNotifications(): SessionModel.Service["subscribeNotifications"] {
     return Effect.flatMap(this.isClosed, (closed) =>
       closed ?
         Effect.succeed(Stream.empty) :
@@ -207,11 +209,11 @@ class Session implements ClientSession.Service {
           Effect.map(hub.subscribe(), (queue) => Stream.fromQueue(queue))))
   }
 
-  get notifications(): ClientSession.Service["notifications"] {
+  get notifications(): SessionModel.Service["notifications"] {
     return (this.built ??= {}).notifications ??= Stream.suspend(() => Stream.unwrapScoped(this.subscribeNotifications))
   }
 
-  get malformed(): ClientSession.Service["malformed"] {
+  get malformed(): SessionModel.Service["malformed"] {
     return (this.built ??= {}).malformed ??= Stream.suspend(() =>
       Stream.unwrap(
         Effect.flatMap(this.isClosed, (closed) =>
@@ -225,14 +227,14 @@ class Session implements ClientSession.Service {
     )
   }
 
-  get closed(): ClientSession.Service["closed"] {
+  get closed(): SessionModel.Service["closed"] {
     return Effect.flatMap(Link.get(this.link), (current) =>
       current._tag === "Closed" ?
         Effect.succeed(current.error) :
         Deferred.await(this.closedGate ??= Deferred.unsafeMake(FiberId.none)))
   }
 
-  get stats(): ClientSession.Service["stats"] {
+  get stats(): SessionModel.Service["stats"] {
     return Effect.sync(() => ({
       droppedNotifications: this.router.dropped(),
       backlog: this.router.backlog(),
@@ -251,25 +253,25 @@ const cancelsByClosing = (link: Link.Cell) => (): boolean => {
 /**
  * The session engine, assembled: the pending table (`session/pending.ts`),
  * the inbound router (`session/inbound.ts`), the handshake of the protocol
- * era (`session/handshake.ts`) and the connection lifecycle
+ * era (`era/handshake.ts`) and the connection lifecycle
  * (`session/lifecycle.ts`) around one connection state (`session/link.ts`).
  *
  * @internal
  */
 export const make = (
-  options: ClientSession.Options,
+  options: SessionModel.Options,
   /** The eras' codecs the session may speak (`ProtocolEra2025.era`, ...): its only source of era code. */
   codecs: ReadonlyArray<EraCodec>
-): Effect.Effect<ClientSession.Service, never, McpTransport | Scope.Scope> =>
+): Effect.Effect<SessionModel.Service, never, McpTransport | Scope.Scope> =>
   Effect.gen(function*() {
     Codecs.register(codecs)
     const transport = yield* McpTransport
     const clock = yield* Effect.clock
     // a bad option closes the session at once with a typed error (every request fails with it), never a defect
     const timing = Either.all({
-      idle: Pending.toMillis("requestTimeout", options.requestTimeout ?? Duration.seconds(60)),
-      total: Pending.toMillis("maxTotalTimeout", options.maxTotalTimeout ?? "none"),
-      initialize: Pending.toMillis("initializeTimeout", options.initializeTimeout ?? Duration.seconds(30)),
+      idle: Request.toMillis("requestTimeout", options.requestTimeout ?? Duration.seconds(60)),
+      total: Request.toMillis("maxTotalTimeout", options.maxTotalTimeout ?? "none"),
+      initialize: Request.toMillis("initializeTimeout", options.initializeTimeout ?? Duration.seconds(30)),
       offer: Negotiation.offerOf(options, codecs)
     })
     // (what the store keeps is keyed by the server's name and where the transport reaches it)
@@ -312,7 +314,7 @@ export const make = (
       table,
       router,
       link,
-      LazySubscriptionRef.make<ClientSession.ConnectionState>({ _tag: "Connecting", generation: 1 }),
+      LazySubscriptionRef.make<SessionModel.ConnectionState>({ _tag: "Connecting", generation: 1 }),
       resumer,
       handlers,
       polling,

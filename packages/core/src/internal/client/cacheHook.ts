@@ -18,7 +18,7 @@ import type * as ClientSession from "../../ClientSession.js"
 import type * as JsonRpc from "../../JsonRpc.js"
 import type * as McpError from "../../McpError.js"
 import type * as ResponseCache from "../../ResponseCache.js"
-import * as Results from "../results.js"
+import * as Results from "./results.js"
 
 /**
  * The public module's tag, by its key (the public module is imported as a type only).

@@ -12,20 +12,30 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type * as ClientSession from "../../ClientSession.js"
-import type * as DurableTasks from "../../DurableTasks.js"
 import type * as McpError from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
 import * as ToolCallLog from "../../ToolCallLog.js"
-import type * as Tasks from "../tasks.js"
+import type { TaskNotFound } from "./taskNotFound.js"
+import type { TaskRecord } from "./taskRecord.js"
+import type * as Tasks from "./tasks.js"
 
 /**
- * The public module's tag, by its key (the public module is imported as a type only).
+ * What a client asks of the `DurableTasks` service: the records, for the
+ * call history of the client's context (`DurableTasks.Service.client`).
  *
  * @internal
  */
-export const tag = Context.GenericTag<DurableTasks.DurableTasks, DurableTasks.Service>(
-  "@mcp-effect/core/DurableTasks"
-)
+export interface RecordsSource {
+  readonly client: (log: ToolCallLog.Service | undefined) => Records
+}
+
+/**
+ * The public module's tag, by its key: the client reads only `client` of
+ * the service, so this module needs nothing of the public one.
+ *
+ * @internal
+ */
+export const tag = Context.GenericTag<RecordsSource>("@mcp-effect/core/DurableTasks")
 
 /**
  * What the task and tool-call paths of a client read of it.
@@ -73,11 +83,11 @@ export interface Records {
     options?: ClientSession.RequestOptions
   ) => Effect.Effect<McpSchema.Task, McpError.McpClientError>
   /** The records of a server without a stored result, oldest first. */
-  readonly list: (server: string) => Effect.Effect<ReadonlyArray<DurableTasks.TaskRecord>>
+  readonly list: (server: string) => Effect.Effect<ReadonlyArray<TaskRecord>>
   /** The call history a resumed call completes. */
   readonly log: ToolCallLog.Service | undefined
   /** The record of a task, if any. */
-  readonly find: (server: string, taskId: string) => Effect.Effect<DurableTasks.TaskRecord | undefined>
+  readonly find: (server: string, taskId: string) => Effect.Effect<TaskRecord | undefined>
   /**
    * Whether this process completes the call: the one that marks the record
    * `done` first. A process that wrote or read the record (`known`) and
@@ -129,7 +139,7 @@ export const serverName = (
  * @internal
  */
 export const outcomeOf = (
-  exit: Exit.Exit<McpSchema.CallToolResult, McpError.McpClientError | DurableTasks.TaskNotFound>
+  exit: Exit.Exit<McpSchema.CallToolResult, McpError.McpClientError | TaskNotFound>
 ): ToolCallLog.Update =>
   Exit.match(exit, {
     onSuccess: (result) => ({ status: result.isError === true ? "Failed" : "Completed", result }),

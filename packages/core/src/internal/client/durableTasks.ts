@@ -15,10 +15,10 @@ import type * as McpError from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
 import type * as SharedStore from "../../SharedStore.js"
 import type * as ToolCallLog from "../../ToolCallLog.js"
-import * as Tasks from "../tasks.js"
 import { type ClientContext, isSettled, outcomeOf, type Records, serverName } from "./durableContext.js"
 import { extensionTask, isExtension } from "./resumeTask.js"
 import * as DurableTasks from "./taskRecord.js"
+import * as Tasks from "./tasks.js"
 
 /** How many times a compare-and-set is tried again after another process changed the record. */
 const maxAttempts = 16

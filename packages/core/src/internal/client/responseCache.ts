@@ -28,8 +28,8 @@ import * as McpError from "../../McpError.js"
 import type * as ResponseCache from "../../ResponseCache.js"
 import { decoder } from "../engine/decode.js"
 import { answered } from "../era/inputRounds.js"
-import * as Results from "../results.js"
 import { type Cacheable, currentMode, currentServed, type Hook, none, type Page, requests } from "./cacheHook.js"
+import * as Results from "./results.js"
 
 const encoder = new TextEncoder()
 

@@ -10,9 +10,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Queue from "effect/Queue"
-import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import type * as McpClient from "../../McpClient.js"
 import * as McpError from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
 import type * as ToolCallLog from "../../ToolCallLog.js"
@@ -21,22 +19,10 @@ import * as Codecs from "../era/codecs.js"
 import * as TaskHandleHook from "../era/taskHandleHook.js"
 import * as TaskHandles from "../era/taskHandles.js"
 import * as Session from "../session.js"
-import * as Tasks from "../tasks.js"
 import { type ClientContext, isSettled, outcomeOf, type Records, serverName } from "./durableContext.js"
-
-/**
- * The server does not know the task (see `DurableTasks.TaskNotFound`).
- *
- * @internal
- */
-export class TaskNotFound extends Schema.TaggedError<TaskNotFound>("@mcp-effect/core/TaskNotFound")(
-  "TaskNotFound",
-  {
-    server: Schema.String,
-    taskId: Schema.String,
-    message: Schema.String
-  }
-) {}
+import type * as ClientModel from "./model.js"
+import { TaskNotFound } from "./taskNotFound.js"
+import * as Tasks from "./tasks.js"
 
 const isUnknownTask = (error: McpError.McpClientError) =>
   error._tag === "ProtocolError" && error.code === McpError.ErrorCode.InvalidParams
@@ -85,7 +71,7 @@ const followTask = (
   ctx: ClientContext,
   server: string,
   taskId: string,
-  options: Pick<McpClient.CallToolOptions, "maxTotalTimeout"> | undefined,
+  options: Pick<ClientModel.CallToolOptions, "maxTotalTimeout"> | undefined,
   status: (task: McpSchema.Task) => Effect.Effect<void>
 ): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError | TaskNotFound> =>
   Effect.gen(function*() {
@@ -158,8 +144,8 @@ export const resume = (
   ctx: ClientContext,
   durable: Records | undefined,
   taskId: string,
-  options?: Pick<McpClient.CallToolOptions, "maxTotalTimeout">
-): Stream.Stream<McpClient.CallToolEvent, McpError.McpClientError | TaskNotFound> =>
+  options?: Pick<ClientModel.CallToolOptions, "maxTotalTimeout">
+): Stream.Stream<ClientModel.CallToolEvent, McpError.McpClientError | TaskNotFound> =>
   Tasks.resultStream<McpError.McpClientError | TaskNotFound>((emit) =>
     Effect.gen(function*() {
       const server = yield* serverName(ctx)

@@ -2,9 +2,9 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import type * as Schema from "effect/Schema"
-import type * as ClientSession from "../../ClientSession.js"
 import * as McpError from "../../McpError.js"
 import * as SchemaGuard from "../wire/schemaGuard.js"
+import type * as SessionModel from "./sessionModel.js"
 
 const parseOptions = { onExcessProperty: "preserve" } as const
 
@@ -77,10 +77,10 @@ const toEffect = <A>(
 export const decodeResult = <A, I>(schema: Schema.Schema<A, I>) => {
   const check = checker(schema)
   return (
-    session: ClientSession.Service,
+    session: SessionModel.Service,
     method: string,
     params?: Record<string, unknown>,
-    options?: ClientSession.RequestOptions,
+    options?: SessionModel.RequestOptions,
     then?: (key: string, result: A) => Effect.Effect<A, McpError.McpClientError>,
     key: string = method
   ): Effect.Effect<A, McpError.McpClientError> =>

@@ -11,21 +11,76 @@
  * values: a session is made with a list of them (`codecs.ts`), so an app
  * that offers one era bundles one codec.
  */
+import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
-import type * as ClientSession from "../../ClientSession.js"
 import type * as McpError from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
 import type * as McpTransport from "../../McpTransport.js"
 import type * as ProtocolEra from "../../ProtocolEra.js"
 import type * as TaskPolling from "../../TaskPolling.js"
-import type * as Handshake from "../session/handshake.js"
+import type * as SessionModel from "../engine/sessionModel.js"
 import type * as Discover from "./discover.js"
 import type * as Listen from "./listen.js"
 import type { Identity } from "./meta.js"
 import type * as Negotiation from "./negotiation.js"
 
 /** @internal */
-export const TypeId: ProtocolEra.TypeId = Symbol.for("@mcp-effect/core/ProtocolEra") as ProtocolEra.TypeId
+export { TypeId } from "../../ProtocolEra.js"
+
+/**
+ * Changes a request's params before it is sent: the hook a protocol era
+ * uses to put what it needs (2026-07-28: version and client info in
+ * `_meta`) into every request.
+ *
+ * @internal
+ */
+export type Decorate = (
+  method: string,
+  params: Record<string, unknown> | undefined
+) => Record<string, unknown> | undefined
+
+/**
+ * What the transport is told with a message (the era codec's
+ * `sendOptions`, of the params as sent).
+ *
+ * @internal
+ */
+export type Route = (
+  method: string,
+  params: Record<string, unknown> | undefined
+) => McpTransport.SendOptions | undefined
+
+/**
+ * What a handshake may use of the connection it opens: requests bound to
+ * that connection (they go through the pending table, with its timeouts),
+ * notifications, and the transport's hand-off for the negotiated version.
+ *
+ * @internal
+ */
+export interface HandshakeContext {
+  readonly request: (
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: SessionModel.RequestOptions
+  ) => Effect.Effect<unknown, McpError.McpClientError>
+  readonly notify: (method: string, params?: Record<string, unknown>) => Effect.Effect<void, McpError.McpClientError>
+  readonly connection: McpTransport.Connection
+  /** The generation of the connection, for `Initialized`. */
+  readonly generation: number
+}
+
+/**
+ * One protocol era's way to open a connection: it returns what the server
+ * and the client agreed on. A handshake must call `connection.negotiated`
+ * (when set) as soon as the version is fixed, before anything else is sent.
+ *
+ * @internal
+ */
+export interface Handshake {
+  readonly run: (context: HandshakeContext) => Effect.Effect<SessionModel.Initialized, McpError.McpClientError>
+  /** The era's per-request params decoration (2026-07-28: `_meta` on every request); none for 2025. */
+  readonly decorate?: Decorate | undefined
+}
 
 /**
  * What the session knows when it decorates a request of the 2026 era.
@@ -58,8 +113,8 @@ export type Classified = "complete" | "input_required" | "task"
  */
 export interface FollowContext {
   /** A request as the follow-up rounds send it (no rounds of its own). */
-  readonly request: ClientSession.Service["request"]
-  readonly handlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>
+  readonly request: SessionModel.Service["request"]
+  readonly handlers: ReadonlyMap<string, SessionModel.ServerRequestHandler>
   readonly polling: TaskPolling.Service
 }
 
@@ -96,7 +151,7 @@ export interface Common extends ProtocolEra.ProtocolEra {
     method: string,
     params: Record<string, unknown> | undefined,
     first: unknown,
-    requestOptions: ClientSession.RequestOptions | undefined,
+    requestOptions: SessionModel.RequestOptions | undefined,
     context: FollowContext
   ) => Effect.Effect<unknown, McpError.McpClientError>
   /**
@@ -130,7 +185,13 @@ export interface Common extends ProtocolEra.ProtocolEra {
  */
 export interface Codec2025 extends Common {
   readonly era: "legacy"
-  readonly initialize: typeof Handshake.initialize
+  /** The `initialize` handshake offering a version (`initialize.ts`). */
+  readonly initialize: (options: {
+    readonly protocolVersion: string
+    readonly capabilities: McpSchema.ClientCapabilities
+    readonly clientInfo: McpSchema.Implementation
+    readonly timeout: Duration.DurationInput
+  }) => Handshake
 }
 
 /**

@@ -6,8 +6,10 @@
  * finds it here. No module here imports an era's codec: an app that makes
  * its sessions with one era never reaches the other's code.
  */
+import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import type * as ClientSession from "../../ClientSession.js"
+import type { Connection } from "../../McpTransport.js"
+import type * as SessionModel from "../engine/sessionModel.js"
 import type { Codec2025, Codec2026, EraCodec, Handed } from "./codec.js"
 import type * as Listen from "./listen.js"
 import { eraOf } from "./negotiation.js"
@@ -49,10 +51,19 @@ export const handed = (version: string): Handed => {
 }
 
 /**
+ * Tells the transport the negotiated version, with the era and cancel style
+ * of its codec (`McpTransport.Connection.negotiated`).
+ *
+ * @internal
+ */
+export const handOff = (connection: Connection, protocolVersion: string): Effect.Effect<void> =>
+  connection.negotiated === undefined ? Effect.void : connection.negotiated(handed(protocolVersion))
+
+/**
  * The `subscriptions/listen` listener of a session of the 2026-07-28 era
  * (the only era whose `subscriptions` is `"listen"`).
  *
  * @internal
  */
-export const listener = (session: () => ClientSession.Service, scope: Scope.Scope): Listen.Listener =>
+export const listener = (session: () => SessionModel.Service, scope: Scope.Scope): Listen.Listener =>
   modern!.listener(session, scope)

@@ -6,10 +6,10 @@
  */
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as ClientSession from "../../ClientSession.js"
 import * as McpError from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
 import { checker } from "../engine/decode.js"
+import type * as SessionModel from "../engine/sessionModel.js"
 import { MetaKey } from "../wire/schema/modern.js"
 import { type Identity, withModernMeta } from "./meta.js"
 import * as Negotiation from "./negotiation.js"
@@ -22,7 +22,7 @@ import * as Negotiation from "./negotiation.js"
 export type Request = (
   method: string,
   params: Record<string, unknown>,
-  options: ClientSession.RequestOptions
+  options: SessionModel.RequestOptions
 ) => Effect.Effect<unknown, McpError.McpClientError>
 
 /**
@@ -32,7 +32,7 @@ export type Request = (
  * @internal
  */
 export type Outcome =
-  | { readonly _tag: "Modern"; readonly initialized: Omit<ClientSession.Initialized, "generation"> }
+  | { readonly _tag: "Modern"; readonly initialized: Omit<SessionModel.Initialized, "generation"> }
   | { readonly _tag: "Legacy"; readonly version: string }
 
 /** How many times a refused version may be replaced by another before giving up. */

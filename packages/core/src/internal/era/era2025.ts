@@ -8,8 +8,8 @@ import * as Effect from "effect/Effect"
 import * as McpSchema from "../../McpSchema.js"
 import type * as McpTransport from "../../McpTransport.js"
 import * as Methods from "../methods.js"
-import * as Handshake from "../session/handshake.js"
 import { type Codec2025, TypeId } from "./codec.js"
+import * as Initialize from "./initialize.js"
 
 /** What an `initialize` request is to the transport. */
 const opening: McpTransport.SendOptions = { kind: "initialize" }
@@ -32,5 +32,5 @@ export const codec: Codec2025 = {
   resultRounds: false,
   rootsListChanged: true,
   ping: { method: "ping", params: undefined },
-  initialize: Handshake.initialize
+  initialize: Initialize.initialize
 }

@@ -18,13 +18,13 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as ClientSession from "../../ClientSession.js"
 import * as McpError from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
 import type * as McpTransport from "../../McpTransport.js"
+import type * as SessionModel from "../engine/sessionModel.js"
 import * as Methods from "../methods.js"
-import * as Handshake from "../session/handshake.js"
-import type { Codec2025, Codec2026, EraCodec } from "./codec.js"
+import type { Codec2025, Codec2026, EraCodec, Handshake, HandshakeContext } from "./codec.js"
+import { handOff } from "./codecs.js"
 import { modernCapabilities, versionIn } from "./meta.js"
 import * as Negotiation from "./negotiation.js"
 
@@ -45,8 +45,8 @@ export const probeBudget: Duration.Duration = Duration.seconds(5)
  *
  * @internal
  */
-export interface NegotiatingHandshake extends Handshake.Handshake {
-  readonly decorate: NonNullable<Handshake.Handshake["decorate"]>
+export interface NegotiatingHandshake extends Handshake {
+  readonly decorate: NonNullable<Handshake["decorate"]>
   /** What the transport is told with a message (the era codec's `sendOptions`). */
   readonly sendOptions: (
     method: string,
@@ -98,7 +98,7 @@ export const make = (options: {
     })
 
   /** The 2025 era's opening: `initialize` (the era, not the 2024-11-05 HTTP+SSE transport). */
-  const initialize2025 = (context: Handshake.HandshakeContext, version: string) =>
+  const initialize2025 = (context: HandshakeContext, version: string) =>
     // (called only for a legacy version, which the offer names only when the session has the 2025 codec)
     legacy!.initialize({
       protocolVersion: version,
@@ -110,7 +110,7 @@ export const make = (options: {
     )
 
   /** The 2026-07-28 era's opening: the `server/discover` probe, falling back to `initialize2025`. */
-  const discover2026 = (context: Handshake.HandshakeContext, offer: Negotiation.Offer) =>
+  const discover2026 = (context: HandshakeContext, offer: Negotiation.Offer) =>
     Effect.flatMap(
       // a budget of its own: a legacy server that ignores the probe gets `initialize` soon after
       // (called only with modern versions, which the offer names only when the session has the 2026 codec)
@@ -120,11 +120,11 @@ export const make = (options: {
         identity,
         Duration.min(Duration.unsafeDivide(Duration.decode(options.timeout), 3), probeBudget)
       ),
-      (outcome): Effect.Effect<ClientSession.Initialized, McpError.McpClientError> => {
+      (outcome): Effect.Effect<SessionModel.Initialized, McpError.McpClientError> => {
         if (outcome._tag === "Legacy") return initialize2025(context, outcome.version)
         modernVersion = outcome.initialized.protocolVersion
         return Effect.as(
-          Effect.zipRight(spoke("modern"), Handshake.handOff(context.connection, outcome.initialized.protocolVersion)),
+          Effect.zipRight(spoke("modern"), handOff(context.connection, outcome.initialized.protocolVersion)),
           { ...outcome.initialized, generation: context.generation }
         )
       }
@@ -137,7 +137,7 @@ export const make = (options: {
     return version !== undefined && Negotiation.isModernVersion(version) ? version : undefined
   }
 
-  const run = (context: Handshake.HandshakeContext) =>
+  const run = (context: HandshakeContext) =>
     Effect.suspend(() => {
       modernVersion = undefined
       const { offer } = options

@@ -16,10 +16,10 @@
  */
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
-import type * as ClientSession from "../../ClientSession.js"
 import * as McpError from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
 import { checker } from "../engine/decode.js"
+import type * as SessionModel from "../engine/sessionModel.js"
 import * as Continuations from "../policy/continuationHooks.js"
 
 /**
@@ -70,7 +70,7 @@ export const run = (
   method: string,
   first: unknown,
   retry: (answers: Answers) => Effect.Effect<unknown, McpError.McpClientError>,
-  handlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>,
+  handlers: ReadonlyMap<string, SessionModel.ServerRequestHandler>,
   params?: Record<string, unknown>
 ): Effect.Effect<unknown, McpError.McpClientError> =>
   Effect.flatMap(
@@ -93,7 +93,7 @@ const local = (
   method: string,
   first: unknown,
   retry: (answers: Answers) => Effect.Effect<unknown, McpError.McpClientError>,
-  handlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>
+  handlers: ReadonlyMap<string, SessionModel.ServerRequestHandler>
 ): Effect.Effect<unknown, McpError.McpClientError> => {
   const round = (raw: unknown, n: number): Effect.Effect<unknown, McpError.McpClientError> => {
     if (!isInputRequired(raw)) {
@@ -140,7 +140,7 @@ const local = (
 export const answer = (
   method: string,
   requests: Readonly<Record<string, McpSchema.InputRequest>>,
-  handlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>
+  handlers: ReadonlyMap<string, SessionModel.ServerRequestHandler>
 ): Effect.Effect<Record<string, unknown>, McpError.McpClientError> =>
   Effect.reduce(Object.entries(requests), {} as Record<string, unknown>, (responses, [key, request]) => {
     const handler = handlers.get(request.method)

@@ -12,9 +12,9 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type * as ClientSession from "../../ClientSession.js"
 import * as McpError from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
+import type * as SessionModel from "../engine/sessionModel.js"
 
 const acknowledged = "notifications/subscriptions/acknowledged"
 
@@ -72,7 +72,7 @@ export const filterOf = (
  * @internal
  */
 export const make = (
-  session: () => ClientSession.Service,
+  session: () => SessionModel.Service,
   scope: Scope.Scope
 ): Listener => {
   // made on the first update: only a session of the 2026 era listens

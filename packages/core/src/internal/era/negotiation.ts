@@ -10,12 +10,12 @@
  * era narrows the offer to it.
  */
 import * as Either from "effect/Either"
-import type * as ClientSession from "../../ClientSession.js"
 import * as McpError from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
+import type * as SessionModel from "../engine/sessionModel.js"
 
 /** @internal */
-export type Era = "modern" | "legacy"
+export type Era = SessionModel.Era
 
 const modernVersions: ReadonlyArray<string> = McpSchema.MODERN_PROTOCOL_VERSIONS
 const legacyVersions: ReadonlyArray<string> = McpSchema.SUPPORTED_PROTOCOL_VERSIONS
@@ -49,7 +49,7 @@ const notMadeWith = "the session was not made with this era (ProtocolEra2025 / P
  * @internal
  */
 export const offerOf = (
-  options: Pick<ClientSession.Options, "era" | "protocolVersion">,
+  options: Pick<SessionModel.Options, "era" | "protocolVersion">,
   available: ReadonlyArray<{ readonly era: Era }>
 ): Either.Either<Offer, McpError.TransportError> => {
   const invalid = (message: string) =>

@@ -17,11 +17,11 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Schema from "effect/Schema"
-import type * as ClientSession from "../../ClientSession.js"
 import * as McpError from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
 import type * as TaskPolling from "../../TaskPolling.js"
 import { checker } from "../engine/decode.js"
+import type * as SessionModel from "../engine/sessionModel.js"
 import { answer } from "./inputRounds.js"
 import * as TaskHandleHook from "./taskHandleHook.js"
 
@@ -101,8 +101,8 @@ const delayOf = (polling: TaskPolling.Service, task: ExtensionTask) =>
 export const follow = (
   method: string,
   raw: unknown,
-  request: ClientSession.Service["request"],
-  handlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>,
+  request: SessionModel.Service["request"],
+  handlers: ReadonlyMap<string, SessionModel.ServerRequestHandler>,
   polling: TaskPolling.Service
 ): Effect.Effect<unknown, McpError.McpClientError> => {
   if (!isTaskHandle(raw)) return Effect.succeed(raw)

@@ -8,12 +8,12 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
-import type * as ClientSession from "../../ClientSession.js"
 import * as JsonRpc from "../../JsonRpc.js"
 import * as McpError from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
 import { checker } from "../engine/decode.js"
 import * as FanOut from "../engine/fanOut.js"
+import type * as SessionModel from "../engine/sessionModel.js"
 import type { Live } from "./link.js"
 import type { PendingTable } from "./pending.js"
 
@@ -200,7 +200,7 @@ class ConnectionSink implements Sink {
 
 /** The router as one object whose methods read its fields (no closure per operation per session). */
 class Router implements InboundRouter {
-  readonly #handlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>
+  readonly #handlers: ReadonlyMap<string, SessionModel.ServerRequestHandler>
   // made by the first server request that runs a handler (an empty `Map` is ~0.15 KiB an idle session keeps)
   #serverRequests: Map<JsonRpc.RequestId, Fiber.RuntimeFiber<void>> | undefined
   readonly #notificationHub: LazySliding<JsonRpc.Notification>
@@ -210,14 +210,14 @@ class Router implements InboundRouter {
 
   readonly #scope: Scope.Scope
   readonly #table: PendingTable
-  readonly #appNotification: ClientSession.Options["onNotification"]
+  readonly #appNotification: SessionModel.Options["onNotification"]
   readonly #notificationCapacity: number
 
   constructor(
     scope: Scope.Scope,
     table: PendingTable,
-    handlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>,
-    appNotification: ClientSession.Options["onNotification"],
+    handlers: ReadonlyMap<string, SessionModel.ServerRequestHandler>,
+    appNotification: SessionModel.Options["onNotification"],
     notificationCapacity: number,
     readonly inboundCapacity: number
   ) {
@@ -389,8 +389,8 @@ const answer = (live: Live, message: JsonRpc.Message) => Effect.ignore(live.conn
 export const make = (options: {
   readonly table: PendingTable
   /** The app's handlers of server requests, by method. */
-  readonly handlers: ReadonlyMap<string, ClientSession.ServerRequestHandler>
-  readonly onNotification: ClientSession.Options["onNotification"]
+  readonly handlers: ReadonlyMap<string, SessionModel.ServerRequestHandler>
+  readonly onNotification: SessionModel.Options["onNotification"]
   /** Bound of each notification subscriber's queue (sliding). */
   readonly notificationCapacity: number
   /** Bound of the push backlog (notifications past it are dropped). */

@@ -13,16 +13,18 @@ import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
-import type * as ClientSession from "../../ClientSession.js"
 import * as McpError from "../../McpError.js"
 import { ConnectionObserver, Resumption } from "../../McpTransport.js"
 import type { Connection, ConnectionError, ConnectionPull, Retry } from "../../McpTransport.js"
 import type * as LazySubscriptionRef from "../engine/lazySubscriptionRef.js"
+import type * as SessionModel from "../engine/sessionModel.js"
 import * as Spans from "../engine/spans.js"
+import type { Handshake } from "../era/codec.js"
+import { handOff } from "../era/codecs.js"
 import type * as Resumer from "../resume.js"
-import { handOff, type Handshake, notifyOn } from "./handshake.js"
 import type { InboundRouter, Sink } from "./inbound.js"
 import * as Link from "./link.js"
+import { notifyOn } from "./outbound.js"
 import type { PendingTable } from "./pending.js"
 
 /** Errors that end the session instead of trying the next connection. */
@@ -78,7 +80,7 @@ export interface Owner {
     live: Link.Live,
     method: string,
     params: Record<string, unknown> | undefined,
-    options: ClientSession.RequestOptions
+    options: SessionModel.RequestOptions
   ) => Effect.Effect<unknown, McpError.McpClientError>
 }
 
@@ -88,7 +90,7 @@ export interface Options {
   /** The same connections without a stream, when the transport offers them (`McpTransport`'s `open`). */
   readonly open: (() => ConnectionPull) | undefined
   readonly link: Link.Cell
-  readonly state: LazySubscriptionRef.LazySubscriptionRef<ClientSession.ConnectionState>
+  readonly state: LazySubscriptionRef.LazySubscriptionRef<SessionModel.ConnectionState>
   /** The session the lifecycle runs for. */
   readonly session: Owner
   readonly table: PendingTable
@@ -96,7 +98,7 @@ export interface Options {
   readonly handshake: Handshake
   readonly resumer: Resumer.Resumer
   readonly clock: Clock.Clock
-  readonly onInitialized: ClientSession.Options["onInitialized"]
+  readonly onInitialized: SessionModel.Options["onInitialized"]
   /**
    * The first connection's handshake budget in ms (the `initializeTimeout`):
    * a session never established whose handshake takes longer ends with
@@ -265,7 +267,7 @@ class Lifecycle implements Observer {
     })
   }
 
-  open(live: Link.Live): Effect.Effect<ClientSession.Initialized, McpError.McpClientError> {
+  open(live: Link.Live): Effect.Effect<SessionModel.Initialized, McpError.McpClientError> {
     return Effect.suspend(() => {
       const current = this.options.link.current
       const handshake = this.options.handshake.run({

@@ -3,9 +3,9 @@ import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import type * as Tracer from "effect/Tracer"
-import type * as ClientSession from "../../ClientSession.js"
 import type * as McpError from "../../McpError.js"
 import type { Connection } from "../../McpTransport.js"
+import type * as SessionModel from "../engine/sessionModel.js"
 
 /**
  * One connection the session reads. `alive` turns `false` once, when the
@@ -40,18 +40,18 @@ export type Link =
     /** Why the last connection ended or its handshake failed: the transport alone cannot know it. */
     readonly lastFailure: McpError.McpClientError | undefined
   }
-  | { readonly _tag: "Ready"; readonly live: Live; readonly initialized: ClientSession.Initialized }
+  | { readonly _tag: "Ready"; readonly live: Live; readonly initialized: SessionModel.Initialized }
   | {
     readonly _tag: "Reconnecting"
     readonly ready: Deferred.Deferred<Live, McpError.McpClientError>
     readonly lastFailure: McpError.McpClientError
-    readonly previous: ClientSession.Initialized
+    readonly previous: SessionModel.Initialized
     readonly span: Tracer.Span
   }
   | {
     readonly _tag: "Closed"
     readonly error: McpError.McpClientError
-    readonly previous: ClientSession.Initialized | undefined
+    readonly previous: SessionModel.Initialized | undefined
   }
 
 /**
@@ -88,7 +88,7 @@ export const awaitLive = (cell: Cell): Effect.Effect<Live, McpError.McpClientErr
   })
 
 /** The initialization of the last connection that was ready, if any. @internal */
-export const lastInitialized = (current: Link): ClientSession.Initialized | undefined => {
+export const lastInitialized = (current: Link): SessionModel.Initialized | undefined => {
   switch (current._tag) {
     case "Ready":
       return current.initialized

@@ -1,45 +1,17 @@
-import type * as Duration from "effect/Duration"
+/**
+ * The 2025 era's handshake: `initialize` with the offered version, a check
+ * that the server chose a version this client speaks, the transport
+ * hand-off, then `notifications/initialized`. The 2026-07-28 era opens with
+ * `server/discover` instead (`discover.ts`).
+ */
 import * as Effect from "effect/Effect"
-import type * as ClientSession from "../../ClientSession.js"
 import * as McpError from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
-import type { Connection } from "../../McpTransport.js"
 import { checker } from "../engine/decode.js"
-import * as Codecs from "../era/codecs.js"
-import { supportedOf } from "../era/negotiation.js"
-import { type Decorate, type Route, sendNotification } from "./pending.js"
-
-/**
- * What a handshake may use of the connection it opens: requests bound to
- * that connection (they go through the pending table, with its timeouts),
- * notifications, and the transport's hand-off for the negotiated version.
- *
- * @internal
- */
-export interface HandshakeContext {
-  readonly request: (
-    method: string,
-    params: Record<string, unknown> | undefined,
-    options: ClientSession.RequestOptions
-  ) => Effect.Effect<unknown, McpError.McpClientError>
-  readonly notify: (method: string, params?: Record<string, unknown>) => Effect.Effect<void, McpError.McpClientError>
-  readonly connection: Connection
-  /** The generation of the connection, for `Initialized`. */
-  readonly generation: number
-}
-
-/**
- * One protocol era's way to open a connection: it returns what the server
- * and the client agreed on. A handshake must call `connection.negotiated`
- * (when set) as soon as the version is fixed, before anything else is sent.
- *
- * @internal
- */
-export interface Handshake {
-  readonly run: (context: HandshakeContext) => Effect.Effect<ClientSession.Initialized, McpError.McpClientError>
-  /** The era's per-request params decoration (2026-07-28: `_meta` on every request); none for 2025. */
-  readonly decorate?: Decorate | undefined
-}
+import type * as SessionModel from "../engine/sessionModel.js"
+import type { Codec2025 } from "./codec.js"
+import { handOff } from "./codecs.js"
+import { supportedOf } from "./negotiation.js"
 
 const decodeInitializeResult = checker(McpSchema.InitializeResult)
 
@@ -55,27 +27,13 @@ const explainRefusedVersion = (offered: string) => (error: McpError.McpClientErr
 }
 
 /**
- * Tells the transport the negotiated version, with the era and cancel style
- * of its codec (`McpTransport.Connection.negotiated`).
- *
- * @internal
- */
-export const handOff = (connection: Connection, protocolVersion: string): Effect.Effect<void> =>
-  connection.negotiated === undefined ? Effect.void : connection.negotiated(Codecs.handed(protocolVersion))
-
-/**
  * The 2025 handshake: `initialize` with the offered version, a check that
  * the server chose a version this client speaks, the transport hand-off,
  * then `notifications/initialized`.
  *
  * @internal
  */
-export const initialize = (options: {
-  readonly protocolVersion: string
-  readonly capabilities: McpSchema.ClientCapabilities
-  readonly clientInfo: McpSchema.Implementation
-  readonly timeout: Duration.DurationInput
-}): Handshake => ({
+export const initialize: Codec2025["initialize"] = (options) => ({
   run: (context) =>
     context.request(
       "initialize",
@@ -87,7 +45,7 @@ export const initialize = (options: {
       { timeout: options.timeout, replay: false, resetTimeoutOnProgress: false }
     ).pipe(
       Effect.mapError(explainRefusedVersion(options.protocolVersion)),
-      Effect.flatMap((raw): Effect.Effect<ClientSession.Initialized, McpError.McpClientError> => {
+      Effect.flatMap((raw): Effect.Effect<SessionModel.Initialized, McpError.McpClientError> => {
         const decoded = decodeInitializeResult(raw)
         if (decoded._tag === "Left") {
           return Effect.fail(
@@ -110,7 +68,7 @@ export const initialize = (options: {
             })
           )
         }
-        return Effect.succeed<ClientSession.Initialized>({
+        return Effect.succeed<SessionModel.Initialized>({
           protocolVersion: result.protocolVersion,
           serverInfo: result.serverInfo,
           capabilities: result.capabilities,
@@ -122,7 +80,3 @@ export const initialize = (options: {
       Effect.tap(() => context.notify("notifications/initialized"))
     )
 })
-
-/** @internal */
-export const notifyOn = (connection: Connection, route: Route) => (method: string, params?: Record<string, unknown>) =>
-  sendNotification(connection, route, method, params)

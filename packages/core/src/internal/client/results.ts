@@ -6,11 +6,11 @@
  */
 import type * as Effect from "effect/Effect"
 import type * as Schema from "effect/Schema"
-import type * as ClientSession from "../ClientSession.js"
-import type * as McpError from "../McpError.js"
-import * as McpSchema from "../McpSchema.js"
-import { decodeResult } from "./engine/decode.js"
-import type * as Methods from "./methods.js"
+import type * as ClientSession from "../../ClientSession.js"
+import type * as McpError from "../../McpError.js"
+import * as McpSchema from "../../McpSchema.js"
+import { decodeResult } from "../engine/decode.js"
+import type * as Methods from "../methods.js"
 import * as ToolList from "./toolList.js"
 
 /**

@@ -2,18 +2,18 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import * as ApprovalDecision from "../ApprovalDecision.js"
-import * as ApprovalPolicy from "../ApprovalPolicy.js"
-import * as Approver from "../Approver.js"
-import type * as ClientSession from "../ClientSession.js"
-import type * as McpClient from "../McpClient.js"
-import * as McpError from "../McpError.js"
-import type * as McpSchema from "../McpSchema.js"
-import * as ToolCallLog from "../ToolCallLog.js"
-import * as Durable from "./client/durableContext.js"
-import * as TaskHandleHook from "./era/taskHandleHook.js"
-import { currentLogId } from "./policy/continuationHooks.js"
-import { currentOrigin } from "./policy/origin.js"
+import * as ApprovalDecision from "../../ApprovalDecision.js"
+import * as ApprovalPolicy from "../../ApprovalPolicy.js"
+import * as Approver from "../../Approver.js"
+import type * as ClientSession from "../../ClientSession.js"
+import * as McpError from "../../McpError.js"
+import type * as McpSchema from "../../McpSchema.js"
+import * as ToolCallLog from "../../ToolCallLog.js"
+import * as TaskHandleHook from "../era/taskHandleHook.js"
+import { currentLogId } from "../policy/continuationHooks.js"
+import { currentOrigin } from "../policy/origin.js"
+import * as Durable from "./durableContext.js"
+import type * as ClientModel from "./model.js"
 import { resultStream } from "./tasks.js"
 
 /**
@@ -32,24 +32,24 @@ export interface ToolCallContext {
   /** The call, its result validated against the tool's `outputSchema`. */
   readonly call: (
     params: McpSchema.CallToolRequestParams,
-    options?: McpClient.CallToolOptions
+    options?: ClientModel.CallToolOptions
   ) => Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError>
   /** Where task-augmented calls leave their durable records, if anywhere. */
   readonly durable: Durable.Records | undefined
   /** The call's events, its `Result` validated against the tool's `outputSchema`. */
   readonly stream: (
     params: McpSchema.CallToolRequestParams,
-    options?: Omit<McpClient.CallToolOptions, "onProgress">
-  ) => Stream.Stream<McpClient.CallToolEvent, McpError.McpClientError>
+    options?: Omit<ClientModel.CallToolOptions, "onProgress">
+  ) => Stream.Stream<ClientModel.CallToolEvent, McpError.McpClientError>
 }
 
 /** @internal */
 export interface ToolCalls {
-  readonly callTool: McpClient.Service["callTool"]
-  readonly callToolStream: McpClient.Service["callToolStream"]
+  readonly callTool: ClientModel.CallTool
+  readonly callToolStream: ClientModel.CallToolStream
 }
 
-type Emit = (event: McpClient.CallToolEvent) => Effect.Effect<void>
+type Emit = (event: ClientModel.CallToolEvent) => Effect.Effect<void>
 
 const unlisted = (name: string): McpSchema.Tool => ({ name, inputSchema: { type: "object" } })
 
@@ -104,7 +104,7 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
 
     const run = (
       params: McpSchema.CallToolRequestParams,
-      options: Omit<McpClient.CallToolOptions, "onProgress"> | undefined,
+      options: Omit<ClientModel.CallToolOptions, "onProgress"> | undefined,
       emit: Emit | undefined
     ): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError> =>
       // each run of the effect is a call of its own, with a record of its own
@@ -112,7 +112,7 @@ export const make = (ctx: ToolCallContext): Effect.Effect<ToolCalls> =>
 
     const runOnce = (
       params: McpSchema.CallToolRequestParams,
-      options: Omit<McpClient.CallToolOptions, "onProgress"> | undefined,
+      options: Omit<ClientModel.CallToolOptions, "onProgress"> | undefined,
       emit: Emit | undefined
     ): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError> => {
       // the record's id once it exists; its final status is set by the `onExit` below, whatever ends the call

@@ -1,13 +1,13 @@
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
-import type * as ClientSession from "../ClientSession.js"
-import type * as McpClient from "../McpClient.js"
-import * as McpError from "../McpError.js"
-import * as McpSchema from "../McpSchema.js"
-import * as TaskPolling from "../TaskPolling.js"
-import { decodeResult, paginate } from "./engine/decode.js"
-import * as Codecs from "./era/codecs.js"
+import type * as ClientSession from "../../ClientSession.js"
+import * as McpError from "../../McpError.js"
+import * as McpSchema from "../../McpSchema.js"
+import * as TaskPolling from "../../TaskPolling.js"
+import { decodeResult, paginate } from "../engine/decode.js"
+import * as Codecs from "../era/codecs.js"
+import type * as ClientModel from "./model.js"
 import * as Results from "./results.js"
 
 /** @internal */
@@ -89,7 +89,7 @@ const isWaitingForInput = (task: McpSchema.Task) => task.status === "input_requi
 export const followTask = (
   ctx: TaskContext,
   created: McpSchema.Task,
-  options: McpClient.CallToolOptions | undefined,
+  options: ClientModel.CallToolOptions | undefined,
   listeners: Listeners,
   cancelOnInterrupt = true
 ): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError> => {
@@ -132,7 +132,7 @@ export const followTask = (
 const runCall = (
   ctx: TaskContext,
   params: McpSchema.CallToolRequestParams,
-  options: McpClient.CallToolOptions | undefined,
+  options: ClientModel.CallToolOptions | undefined,
   listeners: Listeners
 ): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError> => {
   const tool = ctx.cachedTool(params.name)
@@ -145,7 +145,7 @@ const callKnown = (
   ctx: TaskContext,
   tool: McpSchema.Tool | undefined,
   params: McpSchema.CallToolRequestParams,
-  options: McpClient.CallToolOptions | undefined,
+  options: ClientModel.CallToolOptions | undefined,
   listeners: Listeners
 ): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError> => {
   const requested = options?.task
@@ -197,7 +197,7 @@ const callKnown = (
 export const callTool = (
   ctx: TaskContext,
   params: McpSchema.CallToolRequestParams,
-  options?: McpClient.CallToolOptions
+  options?: ClientModel.CallToolOptions
 ): Effect.Effect<McpSchema.CallToolResult, McpError.McpClientError> => {
   const onProgress = options?.onProgress
   if (onProgress === undefined) return runCall(ctx, params, options, {})
@@ -221,8 +221,8 @@ export const callTool = (
 export const callToolStream = (
   ctx: TaskContext,
   params: McpSchema.CallToolRequestParams,
-  options?: Omit<McpClient.CallToolOptions, "onProgress">
-): Stream.Stream<McpClient.CallToolEvent, McpError.McpClientError> =>
+  options?: Omit<ClientModel.CallToolOptions, "onProgress">
+): Stream.Stream<ClientModel.CallToolEvent, McpError.McpClientError> =>
   resultStream((emit) =>
     runCall(ctx, params, options, {
       progress: (progress) => emit({ _tag: "Progress", progress }),
@@ -238,10 +238,10 @@ export const callToolStream = (
  */
 export const resultStream = <E = McpError.McpClientError>(
   run: (
-    emit: (event: McpClient.CallToolEvent) => void
+    emit: (event: ClientModel.CallToolEvent) => void
   ) => Effect.Effect<McpSchema.CallToolResult, E>
-): Stream.Stream<McpClient.CallToolEvent, E> =>
-  Stream.asyncScoped<McpClient.CallToolEvent, E>((emit) =>
+): Stream.Stream<ClientModel.CallToolEvent, E> =>
+  Stream.asyncScoped<ClientModel.CallToolEvent, E>((emit) =>
     run((event) => void emit.single(event)).pipe(
       Effect.matchEffect({
         onFailure: (error) => Effect.promise(() => emit.fail(error)),

@@ -5,9 +5,9 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type * as McpClient from "../McpClient.js"
-import * as McpSchema from "../McpSchema.js"
-import { checker } from "./engine/decode.js"
+import * as McpSchema from "../../McpSchema.js"
+import { checker } from "../engine/decode.js"
+import type * as ClientModel from "./model.js"
 
 /** A `tools/list` page with its tools still unchecked. @internal */
 export const ListToolsPage = Schema.Struct({
@@ -26,7 +26,7 @@ const checkTool = checker(McpSchema.Tool)
  */
 export const sort = (
   raw: ReadonlyArray<unknown>,
-  dropped: Array<McpClient.DroppedTool>
+  dropped: Array<ClientModel.DroppedTool>
 ): ReadonlyArray<McpSchema.Tool> => {
   const kept: Array<McpSchema.Tool> = []
   for (const item of raw) {
@@ -47,7 +47,7 @@ export const sort = (
 }
 
 /** Logs one warning per tool left out. @internal */
-export const warn = (dropped: ReadonlyArray<McpClient.DroppedTool>): Effect.Effect<void> =>
+export const warn = (dropped: ReadonlyArray<ClientModel.DroppedTool>): Effect.Effect<void> =>
   Effect.forEach(
     dropped,
     (tool) =>

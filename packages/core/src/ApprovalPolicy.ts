@@ -24,13 +24,14 @@
  *
  * @since 0.2.0
  */
-import * as KeyValueStore from "@effect/platform/KeyValueStore"
+import type * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Schema from "effect/Schema"
 import type * as ApprovalRequest from "./ApprovalRequest.js"
 import * as internal from "./internal/policy/approvalPolicy.js"
+import * as keyValueStore from "./internal/wire/keyValueStore.js"
 import type * as ToolCallLog from "./ToolCallLog.js"
 
 /**
@@ -186,4 +187,4 @@ export const layer = (options: Options): Layer.Layer<ApprovalPolicy, never, KeyV
  * @category layers
  */
 export const layerMemory = (options: Options): Layer.Layer<ApprovalPolicy> =>
-  Layer.provide(layer(options), KeyValueStore.layerMemory)
+  Layer.provide(layer(options), keyValueStore.layerMemory)

@@ -44,7 +44,7 @@
  *
  * @since 0.4.0
  */
-import * as KeyValueStore from "@effect/platform/KeyValueStore"
+import type * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -56,6 +56,7 @@ import type * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as CacheHook from "./internal/client/cacheHook.js"
 import * as internal from "./internal/client/responseCache.js"
+import * as keyValueStore from "./internal/wire/keyValueStore.js"
 import * as SharedStore from "./SharedStore.js"
 
 /**
@@ -172,7 +173,7 @@ export class ResponseCache extends Context.Tag("@mcp-effect/core/ResponseCache")
  * @category constructors
  */
 export const make = (options: Options = {}): Effect.Effect<Service, never, KeyValueStore.KeyValueStore> =>
-  Effect.zipWith(KeyValueStore.KeyValueStore, SharedStore.fromContext, (store, shared) => {
+  Effect.zipWith(keyValueStore.KeyValueStore, SharedStore.fromContext, (store, shared) => {
     const prefix = options.prefix ?? "mcp-cache"
     const settings: Settings = {
       store,

@@ -20,13 +20,14 @@
  *
  * @since 0.2.0
  */
-import * as KeyValueStore from "@effect/platform/KeyValueStore"
+import type * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as internal from "./internal/engine/sessionStore.js"
+import * as keyValueStore from "./internal/wire/keyValueStore.js"
 import * as McpSchema from "./McpSchema.js"
 
 /**
@@ -170,7 +171,7 @@ export const make = (store: KeyValueStore.KeyValueStore, options?: Options): Ser
 export const layer = (
   options?: Options
 ): Layer.Layer<SessionStore, never, KeyValueStore.KeyValueStore> =>
-  Layer.effect(SessionStore, Effect.map(KeyValueStore.KeyValueStore, (store) => make(store, options)))
+  Layer.effect(SessionStore, Effect.map(keyValueStore.KeyValueStore, (store) => make(store, options)))
 
 /**
  * A store in memory: sessions survive a new client in the same process
@@ -181,5 +182,5 @@ export const layer = (
  */
 export const layerMemory: Layer.Layer<SessionStore> = /* @__PURE__ */ Layer.provide(
   /* @__PURE__ */ layer(),
-  KeyValueStore.layerMemory
+  keyValueStore.layerMemory
 )

@@ -19,7 +19,7 @@
  *
  * @since 0.2.0
  */
-import * as KeyValueStore from "@effect/platform/KeyValueStore"
+import type * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as FiberRef from "effect/FiberRef"
@@ -30,6 +30,7 @@ import type * as Scope from "effect/Scope"
 import type * as Subscribable from "effect/Subscribable"
 import * as origin from "./internal/policy/origin.js"
 import * as internal from "./internal/policy/toolCallLog.js"
+import * as keyValueStore from "./internal/wire/keyValueStore.js"
 import type * as McpError from "./McpError.js"
 
 /**
@@ -188,7 +189,7 @@ export const layer = (options?: Options): Layer.Layer<ToolCallLog, never, KeyVal
  * @category layers
  */
 export const layerMemory = (options?: Options): Layer.Layer<ToolCallLog> =>
-  Layer.provide(layer(options), KeyValueStore.layerMemory)
+  Layer.provide(layer(options), keyValueStore.layerMemory)
 
 /**
  * Whether a status is final.

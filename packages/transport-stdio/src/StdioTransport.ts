@@ -19,7 +19,7 @@
  *
  * @since 0.1.0
  */
-import * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as McpTransport from "@mcp-effect/core/McpTransport"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
@@ -29,7 +29,7 @@ import * as Layer from "effect/Layer"
 import type * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
-import { commandBackend } from "./internal/commandBackend.js"
+import { commandBackend, commandContext } from "./internal/commandBackend.js"
 import * as environment from "./internal/environment.js"
 import * as internal from "./internal/stdioTransport.js"
 
@@ -181,7 +181,7 @@ export const make: (options: Options) => Effect.Effect<
   },
   never,
   CommandExecutor.CommandExecutor | Scope.Scope
-> = (options) => internal.make(options, commandBackend, Context.pick(CommandExecutor.CommandExecutor))
+> = (options) => internal.make(options, commandBackend, commandContext)
 
 /**
  * Provides `McpTransport` (one server process per connection) and

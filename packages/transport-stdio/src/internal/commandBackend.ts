@@ -5,6 +5,7 @@ import * as McpError from "@mcp-effect/core/McpError"
 import * as Cause from "effect/Cause"
 import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
@@ -55,6 +56,18 @@ const startError = (options: StartOptions, error: PlatformError.PlatformError): 
   }
   return fail(describeCause(error), false)
 }
+
+/**
+ * What `commandBackend` keeps of the layer's context: the executor alone.
+ * It is here, not in `StdioTransport.ts`, so that the platform's
+ * `CommandExecutor` and `Command` are imported only by this module: a
+ * client on `NodeStdioTransport` does not load them.
+ *
+ * @internal
+ */
+export const commandContext = (
+  context: Context.Context<CommandExecutor.CommandExecutor>
+): Context.Context<CommandExecutor.CommandExecutor> => Context.pick(CommandExecutor.CommandExecutor)(context)
 
 /**
  * Starts servers with `@effect/platform`'s `CommandExecutor`, so any runtime

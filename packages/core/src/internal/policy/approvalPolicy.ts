@@ -1,4 +1,3 @@
-import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -7,6 +6,7 @@ import type * as ApprovalPolicy from "../../ApprovalPolicy.js"
 import * as ApprovalRequest from "../../ApprovalRequest.js"
 import type * as McpSchema from "../../McpSchema.js"
 import type * as ToolCallLog from "../../ToolCallLog.js"
+import * as KeyValueStore from "../wire/keyValueStore.js"
 import { Origin } from "./origin.js"
 
 /** @internal */

@@ -1,4 +1,3 @@
-import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Equivalence from "effect/Equivalence"
@@ -7,6 +6,7 @@ import * as PubSub from "effect/PubSub"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type * as SharedStore from "../../SharedStore.js"
+import * as KeyValueStore from "../wire/keyValueStore.js"
 
 /** The public module's tag, by its key (the public module is imported as a type only). */
 const tag = Context.GenericTag<SharedStore.SharedStore, SharedStore.Service>("@mcp-effect/core/SharedStore")

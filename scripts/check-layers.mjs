@@ -23,7 +23,7 @@ import ts from "typescript"
  */
 export const packages = {
   core: {
-    layers: ["wire", "policy", "engine", "client", "extensions", "testing", "entry"],
+    layers: ["platform", "wire", "policy", "engine", "client", "extensions", "testing", "entry"],
     files: {
       // wire: the MCP and JSON-RPC formats and the error family
       "McpSchema.ts": "wire",

@@ -30,8 +30,8 @@ import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Schema from "effect/Schema"
 import type * as ApprovalRequest from "./ApprovalRequest.js"
+import * as keyValueStore from "./internal/platform/keyValueStore.js"
 import * as internal from "./internal/policy/approvalPolicy.js"
-import * as keyValueStore from "./internal/wire/keyValueStore.js"
 import type * as ToolCallLog from "./ToolCallLog.js"
 
 /**

@@ -43,7 +43,7 @@ import * as Context from "effect/Context"
 import * as DefaultServices from "effect/DefaultServices"
 import * as Exit from "effect/Exit"
 import * as Tracer from "effect/Tracer"
-import * as RedactedHttpClient from "./internal/wire/redactedHttpClient.js"
+import * as RedactedHttpClient from "./internal/platform/redactedHttpClient.js"
 
 /**
  * What replaces a secret.

@@ -56,7 +56,7 @@ import type * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as CacheHook from "./internal/client/cacheHook.js"
 import * as internal from "./internal/client/responseCache.js"
-import * as keyValueStore from "./internal/wire/keyValueStore.js"
+import * as keyValueStore from "./internal/platform/keyValueStore.js"
 import * as SharedStore from "./SharedStore.js"
 
 /**

@@ -27,7 +27,7 @@ import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as internal from "./internal/engine/sessionStore.js"
-import * as keyValueStore from "./internal/wire/keyValueStore.js"
+import * as keyValueStore from "./internal/platform/keyValueStore.js"
 import * as McpSchema from "./McpSchema.js"
 
 /**

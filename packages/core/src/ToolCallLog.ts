@@ -28,9 +28,9 @@ import * as Layer from "effect/Layer"
 import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Subscribable from "effect/Subscribable"
+import * as keyValueStore from "./internal/platform/keyValueStore.js"
 import * as origin from "./internal/policy/origin.js"
 import * as internal from "./internal/policy/toolCallLog.js"
-import * as keyValueStore from "./internal/wire/keyValueStore.js"
 import type * as McpError from "./McpError.js"
 
 /**

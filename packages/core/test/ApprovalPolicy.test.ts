@@ -1,3 +1,4 @@
+import * as NodeKeyValueStore from "@effect/platform-node/NodeKeyValueStore"
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import { describe, expect, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
@@ -7,6 +8,9 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import * as ApprovalDecision from "../src/ApprovalDecision.js"
 import * as ApprovalPolicy from "../src/ApprovalPolicy.js"
 import * as ApprovalRequest from "../src/ApprovalRequest.js"
@@ -339,6 +343,9 @@ describe("McpClient with an ApprovalPolicy", () => {
 describe("an approve always decision, by who asked", () => {
   const clockApp = { _tag: "App", uri: "ui://clock/app.html" } as const
   const otherApp = { _tag: "App", uri: "ui://clock/other.html" } as const
+  /** A request about `files`' `delete` (or `tool`), made by `origin`. */
+  const request = (origin?: ToolCallLog.Origin, tool = tools[1]) =>
+    ApprovalRequest.make({ server: "files", trusted: false, tool, arguments: {}, origin })
   const rememberingClient = (layer: Layer.Layer<Approver.Approver>) =>
     McpClient.layer({ clientInfo, prefetch: false }).pipe(
       Layer.provideMerge(TestServer.layer(server)),
@@ -391,8 +398,6 @@ describe("an approve always decision, by who asked", () => {
         })
       )
       const policy = yield* ApprovalPolicy.make({ mode: "always-ask" })
-      const request = (origin?: ToolCallLog.Origin) =>
-        ApprovalRequest.make({ server: "files", trusted: false, tool: tools[1], arguments: {}, origin })
       expect(yield* policy.evaluate(request())).toEqual({ _tag: "Allow", reason: "Remembered" })
       expect(yield* policy.evaluate(request(clockApp))).toEqual({ _tag: "Ask" })
     }).pipe(Effect.provide(KeyValueStore.layerMemory)))
@@ -401,8 +406,6 @@ describe("an approve always decision, by who asked", () => {
     Effect.gen(function*() {
       const policy = yield* ApprovalPolicy.make({ mode: "always-ask" })
       const store = yield* KeyValueStore.KeyValueStore
-      const request = (origin?: ToolCallLog.Origin, tool = tools[1]) =>
-        ApprovalRequest.make({ server: "files", trusted: false, tool, arguments: {}, origin })
       // a URI written to look like the path of another decision's key
       const forger = { _tag: "App", uri: "x/../../delete" } as const
       yield* policy.remember(request(forger))
@@ -426,8 +429,6 @@ describe("an approve always decision, by who asked", () => {
   it.effect("forget takes the origin whose decision it forgets, the model's own by default", () =>
     Effect.gen(function*() {
       const policy = yield* ApprovalPolicy.make({ mode: "always-ask" })
-      const request = (origin?: ToolCallLog.Origin) =>
-        ApprovalRequest.make({ server: "files", trusted: false, tool: tools[1], arguments: {}, origin })
       const verdicts = Effect.forEach(
         [request(), request(clockApp), request(otherApp)],
         (r) => Effect.map(policy.evaluate(r), (v) => v._tag)
@@ -439,4 +440,32 @@ describe("an approve always decision, by who asked", () => {
       yield* policy.forget("files", "delete", clockApp)
       expect(yield* verdicts).toEqual(["Ask", "Ask", "Allow"])
     }).pipe(Effect.provide(KeyValueStore.layerMemory)))
+
+  it.effect("given to an app with a very long URI sticks in a file-system store, under a hashed key", () => {
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), "mcp-approvals-"))
+    return Effect.gen(function*() {
+      const policy = yield* ApprovalPolicy.make({ mode: "always-ask" })
+      const store = yield* KeyValueStore.KeyValueStore
+      // a file name may hold 255 bytes; this URI alone, encoded twice (key, then file name), holds more
+      const longApp = { _tag: "App", uri: `ui://clock/${"widgets/".repeat(40)}app.html?theme=dark` } as const
+      const sibling = { _tag: "App", uri: `${longApp.uri}&lang=en` } as const
+      yield* policy.remember(request(longApp))
+      expect(yield* store.size).toBe(1)
+      expect(yield* policy.evaluate(request(longApp))).toEqual({ _tag: "Allow", reason: "Remembered" })
+      expect(yield* policy.evaluate(request(sibling))).toEqual({ _tag: "Ask" })
+      expect(yield* policy.evaluate(request())).toEqual({ _tag: "Ask" })
+      const keys = fs.readdirSync(directory)
+      expect(keys).toHaveLength(1)
+      expect(decodeURIComponent(keys[0]!)).toMatch(/^mcp-effect\/approvals\/sha256:[0-9a-f]{64}$/)
+      // the short keys of the model's own decisions are unchanged
+      yield* policy.remember(request())
+      expect(yield* store.has("mcp-effect/approvals/files/delete")).toBe(true)
+      yield* policy.forget("files", "delete", longApp)
+      expect(yield* policy.evaluate(request(longApp))).toEqual({ _tag: "Ask" })
+      expect(fs.readdirSync(directory).map(decodeURIComponent)).toEqual(["mcp-effect/approvals/files/delete"])
+    }).pipe(
+      Effect.provide(NodeKeyValueStore.layerFileSystem(directory)),
+      Effect.ensuring(Effect.sync(() => fs.rmSync(directory, { recursive: true, force: true })))
+    )
+  })
 })

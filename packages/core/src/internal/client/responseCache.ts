@@ -28,19 +28,12 @@ import * as McpError from "../../McpError.js"
 import type * as ResponseCache from "../../ResponseCache.js"
 import { decoder } from "../engine/decode.js"
 import { answered } from "../era/inputRounds.js"
+import { sha256Hex } from "../platform/webCrypto.js"
 import { type Cacheable, currentMode, currentServed, type Hook, none, type Page, requests } from "./cacheHook.js"
 import * as Results from "./results.js"
 
-const encoder = new TextEncoder()
-
 /** How many times an index change is tried again after another writer changed the index. */
 const maxIndexAttempts = 16
-
-const sha256 = (text: string): Effect.Effect<string> =>
-  Effect.map(
-    Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", encoder.encode(text))),
-    (digest) => Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("")
-  )
 
 /** The params as a key: the same params give the same text, whatever their order. */
 const canonical = (params: Record<string, unknown> | undefined): string =>
@@ -172,13 +165,13 @@ export const make = (cache: ResponseCache.Settings, server: string): Effect.Effe
     )
     const store = cache.store
 
-    const serverHash = yield* sha256(`mcp-cache/server\0${server}`)
+    const serverHash = yield* sha256Hex(`mcp-cache/server\0${server}`)
     const publicPartition = `${cache.prefix}/${serverHash}/public`
     const privatePartition = yield* Option.match(cache.identity, {
       onNone: () => Effect.succeed(undefined),
       onSome: (identity) =>
         Effect.map(
-          sha256(`mcp-cache/identity\0${server}\0${Redacted.value(identity)}`),
+          sha256Hex(`mcp-cache/identity\0${server}\0${Redacted.value(identity)}`),
           (hash) => `${cache.prefix}/${serverHash}/private/${hash}`
         )
     })
@@ -322,7 +315,7 @@ export const make = (cache: ResponseCache.Settings, server: string): Effect.Effe
         if (mode === "bypass") {
           return yield* fetch
         }
-        const key = yield* sha256(`${method}\0${canonical(params)}`)
+        const key = yield* sha256Hex(`${method}\0${canonical(params)}`)
         if (isDown(yield* stateNow)) {
           const offline = yield* serveOffline(method, key)
           if (Option.isSome(offline)) {
@@ -358,7 +351,7 @@ export const make = (cache: ResponseCache.Settings, server: string): Effect.Effe
         const hints = answered.has(result) ? undefined : hintsOf(result, cache.legacy)
         if (hints !== undefined) {
           const uri = method === "resources/read" && typeof params?.uri === "string" ? params.uri : undefined
-          const uriHash = uri === undefined ? undefined : yield* sha256(`${uri}`)
+          const uriHash = uri === undefined ? undefined : yield* sha256Hex(`${uri}`)
           yield* write(key, method, uriHash, hints, result)
         }
         return result
@@ -394,7 +387,7 @@ export const make = (cache: ResponseCache.Settings, server: string): Effect.Effe
         if (typeof uri !== "string") {
           return undefined
         }
-        return Effect.flatMap(sha256(uri), (hash) =>
+        return Effect.flatMap(sha256Hex(uri), (hash) =>
           removeWhere((line) =>
             line.m === "resources/read" && line.u === hash
           ))

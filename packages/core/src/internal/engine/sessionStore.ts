@@ -6,6 +6,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type * as SessionStore from "../../SessionStore.js"
+import { hasWebCrypto, sha256Hex } from "../platform/webCrypto.js"
 
 const sealedPrefix = "sealed:v1:"
 const ivBytes = 12
@@ -50,10 +51,7 @@ const hexDigits = 32
 
 /** The first 32 hex digits of the SHA-256 of `text`; `undefined` without WebCrypto. */
 const digest = (text: string): Effect.Effect<string | undefined> =>
-  globalThis.crypto?.subtle === undefined ? Effect.succeed(undefined) : Effect.tryPromise(async () => {
-    const hash = new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)))
-    return Encoding.encodeHex(hash).slice(0, hexDigits)
-  }).pipe(Effect.orElseSucceed(() => undefined))
+  hasWebCrypto() ? Effect.map(sha256Hex(text), (hash) => hash.slice(0, hexDigits)) : Effect.succeed(undefined)
 
 /** A name and an endpoint (or a bare name). */
 const identityOf = (server: string | SessionStore.ServerIdentity): SessionStore.ServerIdentity =>

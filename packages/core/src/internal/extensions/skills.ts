@@ -8,6 +8,7 @@ import * as McpError from "../../McpError.js"
 import type * as McpSchema from "../../McpSchema.js"
 import type * as Skills from "../../Skills.js"
 import { decodeResult, paginate } from "../engine/decode.js"
+import { sha256Hex } from "../platform/webCrypto.js"
 import * as Frontmatter from "./frontmatter.js"
 
 /** @internal */
@@ -55,12 +56,6 @@ const serverDeclares = (capabilities: McpSchema.ServerCapabilities): boolean => 
 }
 
 const utf8 = new TextEncoder()
-
-const hex = (bytes: ArrayBuffer): string =>
-  Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("")
-
-const sha256 = (bytes: Uint8Array) =>
-  Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", new Uint8Array(bytes)))
 
 /** The bytes a `resources/read` content stands for: UTF-8 of `text`, or the decoded `blob`. */
 const bytesOf = (content: McpSchema.ResourceContents): Either.Either<Uint8Array, string> =>
@@ -123,7 +118,7 @@ export const make: Effect.Effect<Skills.Service, never, McpClient.McpClient> = E
       if (bytes.right.byteLength !== listed.size) {
         return yield* fail(skill, uri, "Size", `${bytes.right.byteLength} bytes, the entry says ${listed.size}`)
       }
-      const actual = hex(yield* sha256(bytes.right))
+      const actual = yield* sha256Hex(bytes.right)
       if (actual !== algorithm[1].toLowerCase()) {
         return yield* fail(skill, uri, "Digest", `sha256:${actual}, the entry says ${listed.digest}`)
       }

@@ -6,7 +6,8 @@ import type * as ApprovalPolicy from "../../ApprovalPolicy.js"
 import * as ApprovalRequest from "../../ApprovalRequest.js"
 import type * as McpSchema from "../../McpSchema.js"
 import type * as ToolCallLog from "../../ToolCallLog.js"
-import * as KeyValueStore from "../wire/keyValueStore.js"
+import * as KeyValueStore from "../platform/keyValueStore.js"
+import { hasWebCrypto, sha256Hex } from "../platform/webCrypto.js"
 import { Origin } from "./origin.js"
 
 /** @internal */
@@ -44,15 +45,39 @@ export const definitionOf = ApprovalRequest.definitionOf
 const defaultPrefix = "mcp-effect/approvals/"
 
 /**
+ * The longest key kept readable, counted as a file-system store names its
+ * file (`encodeURIComponent` of the key): file names hold 255 bytes.
+ */
+const maxReadableKey = 200
+
+/**
  * A decision's key: the model's own calls keep the key of a decision stored
  * before origins were (so those keep meaning the model's calls); an app's
  * calls add its URI as one more segment. Every part is URI-encoded, so no
  * part holds a `/` and no URI can spell another origin's key.
+ *
+ * A key longer than `maxReadableKey` (an app's long `ui://` URI) is kept as
+ * `sha256:<hex>` of its readable form after the prefix instead: `:` is
+ * encoded in every readable part, so no readable key spells a hashed one.
+ * `None` when such a key cannot be hashed (no WebCrypto: a browser page over
+ * plain http); the decision is then neither stored nor found.
  */
-const keyOf = (prefix: string, server: string, tool: string, origin: ToolCallLog.Origin | undefined) =>
-  `${prefix}${encodeURIComponent(server)}/${encodeURIComponent(tool)}${
+const keyOf = (
+  prefix: string,
+  server: string,
+  tool: string,
+  origin: ToolCallLog.Origin | undefined
+): Effect.Effect<Option.Option<string>> => {
+  const readable = `${encodeURIComponent(server)}/${encodeURIComponent(tool)}${
     origin === undefined ? "" : `/app/${encodeURIComponent(origin.uri)}`
   }`
+  if (encodeURIComponent(prefix + readable).length <= maxReadableKey) {
+    return Effect.succeed(Option.some(prefix + readable))
+  }
+  return hasWebCrypto() ?
+    Effect.map(sha256Hex(readable), (digest) => Option.some(`${prefix}sha256:${digest}`)) :
+    Effect.succeed(Option.none())
+}
 
 /** Who a request's decision is about: the origin as the call carried it, not as it is shown. */
 const originOf = (request: ApprovalRequest.ApprovalRequest) => request.exactOrigin ?? request.origin
@@ -79,8 +104,10 @@ export const make = (
     const trustedServers = new Set(options.trustedServers ?? [])
 
     const isRemembered = (server: string, tool: McpSchema.Tool, origin: ToolCallLog.Origin | undefined) =>
-      store.get(keyOf(prefix, server, tool.name, origin)).pipe(
+      keyOf(prefix, server, tool.name, origin).pipe(
+        Effect.flatMap(Option.match({ onNone: () => Effect.succeedNone, onSome: store.get })),
         Effect.map(Option.exists((remembered) =>
+          remembered.server === server && remembered.tool === tool.name &&
           remembered.definition === definitionOf(tool) && sameOrigin(remembered.origin, origin)
         )),
         Effect.catchAll((error) =>
@@ -91,8 +118,7 @@ export const make = (
     const service: ApprovalPolicy.Service = {
       options,
       request: ApprovalRequest.make,
-      trusts: (server) =>
-        trustedServers.has(server),
+      trusts: (server) => trustedServers.has(server),
       evaluate: (request) =>
         Effect.gen(function*() {
           const rules = rulesOf(options, request.server)
@@ -111,21 +137,25 @@ export const make = (
         const { server } = request
         const tool = request.listed ?? request.tool
         const origin = originOf(request)
-        return DateTime.now.pipe(
-          Effect.flatMap((decidedAt) =>
-            store.set(keyOf(prefix, server, tool.name, origin), {
-              server,
-              tool: tool.name,
-              definition: definitionOf(tool),
-              decidedAt,
-              ...(origin === undefined ? {} : { origin: { _tag: origin._tag, uri: origin.uri } })
-            })
-          ),
-          Effect.catchAll((error) => Effect.logWarning("mcp: could not store an approval", error.message))
-        )
+        return Effect.flatMap(keyOf(prefix, server, tool.name, origin), (key) =>
+          Option.isNone(key) ?
+            Effect.logWarning("mcp: could not store an approval: its key is too long to keep without WebCrypto") :
+            DateTime.now.pipe(
+              Effect.flatMap((decidedAt) =>
+                store.set(key.value, {
+                  server,
+                  tool: tool.name,
+                  definition: definitionOf(tool),
+                  decidedAt,
+                  ...(origin === undefined ? {} : { origin: { _tag: origin._tag, uri: origin.uri } })
+                })
+              ),
+              Effect.catchAll((error) => Effect.logWarning("mcp: could not store an approval", error.message))
+            ))
       },
       forget: (server, tool, origin) =>
-        store.remove(keyOf(prefix, server, tool, origin)).pipe(
+        keyOf(prefix, server, tool, origin).pipe(
+          Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: store.remove })),
           Effect.catchAll((error) => Effect.logWarning("mcp: could not forget an approval", error.message))
         )
     }

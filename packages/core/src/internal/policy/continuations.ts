@@ -16,6 +16,7 @@ import * as McpError from "../../McpError.js"
 import * as McpSchema from "../../McpSchema.js"
 import type * as SharedStore from "../../SharedStore.js"
 import * as ToolCallLog from "../../ToolCallLog.js"
+import { sha256Hex } from "../platform/webCrypto.js"
 import { currentIdentity, currentLogId, currentTracker, type FollowInput, type Tracker } from "./continuationHooks.js"
 
 /** @internal */
@@ -88,18 +89,11 @@ export class ContinuationForbidden extends Schema.TaggedError<ContinuationForbid
   }
 }
 
-const hex = (bytes: ArrayBuffer) => Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("")
-
 /** The identity as stored: a plain one as is, a `Redacted` one as its SHA-256 digest. @internal */
 export const identityKey = (identity: Continuations.Identity): Effect.Effect<string> =>
   typeof identity === "string" ?
     Effect.succeed(identity) :
-    Effect.map(
-      Effect.promise(() =>
-        globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(Redacted.value(identity)))
-      ),
-      (digest) => `sha256:${hex(digest)}`
-    )
+    Effect.map(sha256Hex(Redacted.value(identity)), (digest) => `sha256:${digest}`)
 
 const size = (value: unknown) => value === undefined ? 0 : JSON.stringify(value).length
 

@@ -6,7 +6,7 @@ import * as PubSub from "effect/PubSub"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type * as SharedStore from "../../SharedStore.js"
-import * as KeyValueStore from "../wire/keyValueStore.js"
+import * as KeyValueStore from "../platform/keyValueStore.js"
 
 /** The public module's tag, by its key (the public module is imported as a type only). */
 const tag = Context.GenericTag<SharedStore.SharedStore, SharedStore.Service>("@mcp-effect/core/SharedStore")

@@ -58,23 +58,13 @@ describe("ApprovalRequest", () => {
     expect(same.tool).toBe(plain)
     expect(same.listed).toBeUndefined()
     // the app's URI comes from the server's listing too
-    const fromApp = ApprovalRequest.make({
-      server: "s",
-      trusted: true,
-      tool: plain,
-      arguments: {},
-      origin: { _tag: "App", uri: "ui://clock/\u202eapp\r\n.html" }
-    })
+    const fromAppAt = (uri: string) =>
+      ApprovalRequest.make({ server: "s", trusted: true, tool: plain, arguments: {}, origin: { _tag: "App", uri } })
+    const fromApp = fromAppAt("ui://clock/\u202eapp\r\n.html")
     expect(fromApp.origin).toEqual({ _tag: "App", uri: "ui://clock/app .html" })
     // kept as the call carried it, for what an approve always decision is bound to
     expect(fromApp.exactOrigin).toEqual({ _tag: "App", uri: "ui://clock/\u202eapp\r\n.html" })
-    const plainApp = ApprovalRequest.make({
-      server: "s",
-      trusted: true,
-      tool: plain,
-      arguments: {},
-      origin: { _tag: "App", uri: "ui://clock/app.html" }
-    })
+    const plainApp = fromAppAt("ui://clock/app.html")
     expect(plainApp).not.toHaveProperty("exactOrigin")
   })
 

@@ -1,6 +1,7 @@
 // The registry says when the tools it shows are not a fresh listing (ServerStatus.toolsStale).
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import { describe, expect, it } from "@effect/vitest"
+import * as McpError from "@mcp-effect/core/McpError"
 import * as ResponseCache from "@mcp-effect/core/ResponseCache"
 import * as TestServer from "@mcp-effect/core/TestServer"
 import * as Context from "effect/Context"
@@ -59,5 +60,45 @@ describe("ServerRegistry toolsStale", () => {
       yield* servers.get("alpha")!.dropConnection
       const down = yield* statusWhere((s) => s._tag === "Reconnecting")
       expect(down).toMatchObject({ toolsStale: true, toolCount: 1 })
+    }))
+
+  it.scopedLive("a reconnecting server's status says why its connection ended; connected again, it has no error", () =>
+    Effect.gen(function*() {
+      const servers = new Map<string, TestServer.Service>()
+      const factory = Layer.succeed(TransportFactory.TransportFactory, {
+        make: (config) =>
+          Effect.gen(function*() {
+            const context = yield* Layer.build(TestServer.layer({
+              capabilities: { tools: {} },
+              reconnect: { schedule: Schedule.spaced("300 millis") },
+              handlers: { "tools/list": () => Effect.succeed({ tools: [{ name: "search", inputSchema: { type: "object" } }] }) }
+            }))
+            servers.set(config.name, Context.get(context, TestServer.TestServer))
+            return { context, sessionId: Effect.succeed(undefined) }
+          })
+      })
+      const context = yield* Layer.build(
+        ServerRegistry.layer({ servers: configs("alpha") }).pipe(
+          Layer.provide(factory),
+          Layer.provide(KeyValueStore.layerMemory)
+        )
+      )
+      const registry = Context.get(context, ServerRegistry.ServerRegistry)
+      const statusWhere = (ok: (status: ServerRegistry.ServerStatus) => boolean) =>
+        registry.servers.changes.pipe(
+          Stream.map((all) => all.find((s) => s.name === "alpha")),
+          Stream.filter((s): s is ServerRegistry.ServerStatus => s !== undefined && ok(s)),
+          Stream.runHead,
+          Effect.flatten,
+          Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("status never matched") })
+        )
+      yield* statusWhere((s) => s._tag === "Connected" && s.toolCount === 1)
+      yield* servers.get("alpha")!.failConnection(
+        new McpError.TransportError({ reason: "Closed", message: "stdio:node: the server exited on SIGKILL" })
+      )
+      const down = yield* statusWhere((s) => s._tag === "Reconnecting")
+      expect(down.lastError).toMatchObject({ _tag: "TransportError", message: "stdio:node: the server exited on SIGKILL" })
+      const back = yield* statusWhere((s) => s._tag === "Connected")
+      expect(back.lastError).toBeUndefined()
     }))
 })

@@ -180,11 +180,17 @@ const make_ = (
                   { _tag: "Connecting" } :
                   { _tag: "Reconnecting", toolsStale: e.tools.length > 0 }
               )
+            // why the connection ended (or the last attempt failed), for a status line; cleared once connected
             case "Reconnecting":
-              return setStatus(e, { _tag: "Reconnecting", toolsStale: e.tools.length > 0 })
+              return setStatus(e, {
+                _tag: "Reconnecting",
+                toolsStale: e.tools.length > 0,
+                lastError: state.lastFailure ?? e.status.lastError
+              })
             case "Ready":
               return setStatus(e, {
                 _tag: "Connected",
+                lastError: undefined,
                 sessionId: id,
                 protocolVersion: state.initialized.protocolVersion,
                 instructions: state.initialized.instructions === undefined

@@ -8,9 +8,14 @@ import { NodeStdioTransport, StdioError, StdioTransport } from "@mcp-effect/tran
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import * as Fs from "node:fs"
+import { createRequire } from "node:module"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 
 const recordingServer = fileURLToPath(new URL("../test-fixtures/recording-server.mjs", import.meta.url))
+const filesystemServer = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-filesystem/dist/index.js")
 
 const backends = [
   { name: "Node child_process", layer: NodeStdioTransport.layer },
@@ -24,8 +29,8 @@ const backends = [
 const quiet = Logger.remove(Logger.defaultLogger)
 
 for (const backend of backends) {
-  const clientOver = (options: StdioTransport.Options) =>
-    McpClient.layer({ clientInfo: { name: "integration", version: "1.0.0" } }).pipe(
+  const clientOver = (options: StdioTransport.Options, trusted = false) =>
+    McpClient.layer({ clientInfo: { name: "integration", version: "1.0.0" }, trusted }).pipe(
       Layer.provide(backend.layer({ shutdown: { stdinGraceMillis: 200, termGraceMillis: 200 }, ...options })),
       Layer.provide(quiet)
     )
@@ -70,6 +75,36 @@ for (const backend of backends) {
         assert.include(tools.map((tool) => tool.name), "echo")
       }).pipe(
         Effect.provide(clientOver({ command: process.execPath, args: [recordingServer], maxMessageBytes: 64 * 1024 }))
+      ))
+
+    it.scopedLive("a trusted server's read-only tool whose answer is over the size limit fails once and is not replayed", () =>
+      Effect.gen(function*() {
+        const dir = yield* Effect.acquireRelease(
+          Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "mcp-oversize-"))),
+          (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+        )
+        const file = Path.join(dir, "big.txt")
+        Fs.writeFileSync(file, "0123456789\n".repeat(12 * 1024))
+        const client = yield* McpClient.McpClient
+        const tools = yield* client.listTools
+        assert.strictEqual(tools.find((tool) => tool.name === "read_text_file")?.annotations?.readOnlyHint, true)
+        const started = Date.now()
+        // replayed, the same answer would end every next process until the reconnect schedule gives up
+        const error = yield* Effect.flip(
+          client.callTool({ name: "read_text_file", arguments: { path: file } }, { timeout: "5 minutes" })
+        )
+        assert.strictEqual(error._tag, "OutcomeUnknown")
+        assert.include(error.message, "longer than the limit of 65536 bytes")
+        assert.isBelow(Date.now() - started, 10_000)
+        // the server is still usable on a new process
+        const listed = yield* client.callTool({ name: "list_directory", arguments: { path: dir } })
+        assert.include(JSON.stringify(listed.content), "big.txt")
+      }).pipe(
+        Effect.provide(clientOver({
+          command: process.execPath,
+          args: [filesystemServer, Os.tmpdir()],
+          maxMessageBytes: 64 * 1024
+        }, true))
       ))
   })
 }

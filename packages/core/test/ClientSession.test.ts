@@ -410,6 +410,33 @@ describe("reconnect and replay", () => {
       yield* Fiber.interrupt(fiber)
     }).pipe(Effect.provide(clientLayer(server, { trusted: true }))))
 
+  it.effect("a replayable call in flight when an answer over the size limit ends the connection is not sent again", () =>
+    Effect.gen(function*() {
+      executions = 0
+      const client = yield* McpClient.McpClient
+      const test = yield* TestServer.TestServer
+      yield* client.listTools
+      const fiber = yield* Effect.fork(client.callTool({ name: "lookup" }))
+      yield* eventually(Effect.map(receivedWith("tools/call"), (l) => l.length === 1))
+      // the transport cannot tell which request the oversized line answered: sending them again would
+      // bring the same answer back and end every next connection the same way
+      yield* test.failConnection(
+        new McpError.TransportError({
+          reason: "Read",
+          phase: "message-size",
+          message: "stdio:node: the server sent a line longer than the limit of 16777216 bytes"
+        })
+      )
+      const error = yield* Effect.flip(Fiber.join(fiber))
+      expect(error).toMatchObject({ _tag: "OutcomeUnknown", toolName: "lookup" })
+      expect(error.message).toContain("longer than the limit")
+      // the session comes back on a new connection, and the call was sent once
+      yield* TestClock.adjust("1 second")
+      expect(yield* client.listTools).toHaveLength(2)
+      expect(yield* test.connections).toBe(2)
+      expect(yield* receivedWith("tools/call")).toHaveLength(1)
+    }).pipe(Effect.provide(clientLayer(server, { trusted: true }))))
+
   it.effect("input that is not a message fails the request it names, and the session survives", () =>
     Effect.gen(function*() {
       const client = yield* McpClient.McpClient

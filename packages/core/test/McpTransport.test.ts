@@ -67,6 +67,22 @@ describe("McpTransport.fromConnect", () => {
       expect(attempts).toEqual([0, 1000, 2000])
     }))
 
+  it.effect("connections that worked but each ended too soon are reported as such when the schedule gives up", () =>
+    Effect.gen(function*() {
+      const connect = Effect.succeed(connection)
+      const fiber = yield* McpTransport.fromConnect(connect, {
+        schedule: Schedule.spaced("1 second").pipe(Schedule.intersect(Schedule.recurs(2))),
+        healthyAfterMillis: 5_000
+      }).pipe(established, Stream.runDrain, Effect.fork)
+      yield* TestClock.adjust("10 seconds")
+      const error = yield* Effect.flip(Fiber.join(fiber))
+      expect(error.reason).toBe("Exhausted")
+      expect(error.message).toBe(
+        "gave up after 3 connection attempts: each connection ended within 5000 ms of opening " +
+          "(healthyAfterMillis), too soon to reset the schedule"
+      )
+    }))
+
   it.effect("the default schedule is jittered, capped and bounded", () =>
     Effect.gen(function*() {
       const attempts: Array<number> = []

@@ -130,6 +130,11 @@ export interface ServerStatus {
    * @since 0.4.0
    */
   readonly instructions?: string | undefined
+  /**
+   * Why the server is `Failed` or `NeedsAuth`, or why its connection ended
+   * while it is `Reconnecting` (the last attempt's failure once retries
+   * fail); `undefined` once it is `Connected`.
+   */
   readonly lastError: ServerError | undefined
   /**
    * About the server's tools as last listed: a tool whose definition does

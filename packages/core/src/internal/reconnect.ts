@@ -198,7 +198,11 @@ class Run implements ConnectionPull {
                   reason: "Exhausted",
                   message: `gave up after ${this.attempts + 1} connection attempts` +
                     (this.established ? "" : " (no connection has worked yet)") +
-                    (lastError ? `: ${lastError.message}` : ": every connection ended before it was usable"),
+                    (lastError ?
+                      `: ${lastError.message}` :
+                      this.established ?
+                      `: each connection ended within ${healthyAfter} ms of opening (healthyAfterMillis), too soon to reset the schedule` :
+                      ": every connection ended before it was usable"),
                   ...(lastError ? { cause: lastError } : {})
                 })
               )

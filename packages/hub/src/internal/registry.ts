@@ -180,11 +180,17 @@ const make_ = (
                   { _tag: "Connecting" } :
                   { _tag: "Reconnecting", toolsStale: e.tools.length > 0 }
               )
+            // why the connection ended (or the last attempt failed), for a status line; cleared once connected
             case "Reconnecting":
-              return setStatus(e, { _tag: "Reconnecting", toolsStale: e.tools.length > 0 })
+              return setStatus(e, {
+                _tag: "Reconnecting",
+                toolsStale: e.tools.length > 0,
+                lastError: state.lastFailure ?? e.status.lastError
+              })
             case "Ready":
               return setStatus(e, {
                 _tag: "Connected",
+                lastError: undefined,
                 sessionId: id,
                 protocolVersion: state.initialized.protocolVersion,
                 instructions: state.initialized.instructions === undefined
@@ -278,7 +284,7 @@ const make_ = (
         entry.status = { ...statusOf(entry.name, config), lastError: entry.status.lastError }
         if (config === undefined || config.disabled) return yield* publish
         entry.status = { ...entry.status, lastError: undefined }
-        const scope = yield* Scope.fork(registryScope, ExecutionStrategy.sequential)
+        const scope = yield* Scope.fork(serversScope, ExecutionStrategy.sequential)
         entry.scope = scope
         yield* publish
         yield* Effect.forkIn(run(entry, config, runId, scope), scope)
@@ -345,6 +351,10 @@ const make_ = (
       entry.status = { ...entry.status, lastError: error }
       entries.set(error.server, entry)
     }
+    // every server's scope is a child of this one (made after the registry's own resources, so closed
+    // before them), which closes them all at once: a closing registry (a CLI's Ctrl-C) waits for its
+    // slowest server's shutdown, not for the sum of them
+    const serversScope = yield* Scope.fork(registryScope, ExecutionStrategy.parallel)
     yield* Effect.forEach([...entries.values()], start, { discard: true })
     if (persistence !== undefined) {
       yield* Effect.forkIn(

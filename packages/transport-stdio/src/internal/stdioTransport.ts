@@ -417,7 +417,11 @@ class Framing {
     if (broken) {
       const why = `the server sent a line longer than the limit of ${maxMessageBytes} bytes`
       this.connection.close(why)
-      this.tooLarge = new McpError.TransportError({ reason: "Read", message: `${this.connection.description}: ${why}` })
+      this.tooLarge = new McpError.TransportError({
+        reason: "Read",
+        phase: "message-size",
+        message: `${this.connection.description}: ${why}`
+      })
     }
     return broken
   }

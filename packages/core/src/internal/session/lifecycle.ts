@@ -253,7 +253,9 @@ class Lifecycle implements Observer {
       if (span !== undefined && (after._tag !== "Reconnecting" || after.span !== span)) {
         span.end(clock.unsafeCurrentTimeNanos(), Exit.void)
       }
-      table.lost(live, reason)
+      // an answer over the size limit ended the connection: which request it answered is unknown, and sending
+      // them again would bring it back and end every next connection the same way
+      table.lost(live, reason, !(failure._tag === "TransportError" && failure.phase === "message-size"))
       yield* router.abandonServerRequests
       if (after._tag === "Closed") return
       yield* state.set({

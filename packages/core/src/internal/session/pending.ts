@@ -64,9 +64,10 @@ export interface PendingTable {
   readonly progress: (params: McpSchema.ProgressNotificationParams) => (() => void) | undefined
   /**
    * The event "lost" for what a connection carried: resent on the next
-   * connection when replayable, else settled with `OutcomeUnknown`.
+   * connection when replayable (and `replay` allows it), else settled with
+   * `OutcomeUnknown`.
    */
-  readonly lost: (live: Live, reason: string) => void
+  readonly lost: (live: Live, reason: string, replay: boolean) => void
   /** Sends again, on `live`, what awaits a resend. */
   readonly resendOn: (live: Live) => Effect.Effect<void>
   /** Settles every entry with the error: the session is over. */
@@ -248,11 +249,11 @@ class Table implements PendingTable, Member<Pending>, EntrySource, Outbound.Send
     return onProgress === undefined ? undefined : () => onProgress(params)
   }
 
-  lost(live: Live, reason: string): void {
+  lost(live: Live, reason: string, replay: boolean): void {
     for (const entry of this.#pending.values()) {
       const state = entry.state
       if (state._tag !== "InFlight" || state.live !== live) continue
-      if (entry.replay) {
+      if (replay && entry.replay) {
         entry.state = awaitingResend
       } else {
         this.settle(

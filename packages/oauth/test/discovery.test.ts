@@ -163,6 +163,15 @@ describe("discover", () => {
       expect(urls).toHaveLength(1)
     }))
 
+  it.effect("a metadata redirect to an unparsable Location is a typed error, not a crash", () =>
+    Effect.gen(function*() {
+      const { result } = yield* discover((r) =>
+        r.url.includes("oauth-protected-resource") ? { status: 302, headers: { location: "http://[::1" } } : undefined
+      )
+      expect(result._tag === "Left" && result.left.reason).toBe("Http")
+      expect(result._tag === "Left" && result.left.message).toContain("unusable Location")
+    }))
+
   it.effect("refuses server-supplied URLs the policy forbids, without fetching them", () =>
     Effect.gen(function*() {
       const { result, urls } = yield* discover((r) =>

@@ -253,7 +253,9 @@ class Lifecycle implements Observer {
       if (span !== undefined && (after._tag !== "Reconnecting" || after.span !== span)) {
         span.end(clock.unsafeCurrentTimeNanos(), Exit.void)
       }
-      table.lost(live, reason)
+      // an answer too large to read may have been any request's: sent again, it would be too large again
+      const tooLarge = failure._tag === "TransportError" && failure.phase === "message-size"
+      table.lost(live, reason, tooLarge ? failure : undefined)
       yield* router.abandonServerRequests
       if (after._tag === "Closed") return
       yield* state.set({

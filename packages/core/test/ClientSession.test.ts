@@ -428,7 +428,7 @@ describe("reconnect and replay", () => {
         })
       )
       const error = yield* Effect.flip(Fiber.join(fiber))
-      expect(error).toMatchObject({ _tag: "OutcomeUnknown", toolName: "lookup" })
+      expect(error).toMatchObject({ _tag: "TransportError", phase: "message-size" })
       expect(error.message).toContain("longer than the limit")
       // the session comes back on a new connection, and the call was sent once
       yield* TestClock.adjust("1 second")

@@ -90,7 +90,7 @@ describe("a request's states", () => {
         const fiber = yield* start(pending, first.live, "tools/list")
         const entry = pending.sentOn(idOf(first.sent[0]), first.live)!
         first.live.alive = false
-        pending.lost(first.live, "gone", true)
+        pending.lost(first.live, "gone")
         expect(entry.state._tag).toBe("AwaitingResend")
         expect(pending.sentOn(entry.id, first.live)).toBeUndefined()
         const second = makeLive(2)
@@ -108,7 +108,7 @@ describe("a request's states", () => {
         const { live } = makeLive(1)
         const fiber = yield* start(pending, live)
         live.alive = false
-        pending.lost(live, "gone", true)
+        pending.lost(live, "gone")
         const exit = yield* Fiber.await(fiber)
         expect(Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error._tag).toBe("OutcomeUnknown")
       })

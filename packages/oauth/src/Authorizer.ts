@@ -183,7 +183,14 @@ export const layerFollowRedirect = (options: {
               message: `authorization endpoint answered HTTP ${response.status}, not a redirect`
             })
           }
-          const target = new URL(location, url)
+          const target = yield* Effect.try({
+            try: () => new URL(location, url),
+            catch: () =>
+              new OAuthError({
+                reason: "Interaction",
+                message: "authorization endpoint redirected to an unusable Location"
+              })
+          })
           if (target.origin !== expected.origin || target.pathname !== expected.pathname) {
             return yield* new OAuthError({
               reason: "Interaction",

@@ -24,6 +24,7 @@
  * @since 0.1.0
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
+import * as ApprovalRequest from "@mcp-effect/core/ApprovalRequest"
 import * as Redaction from "@mcp-effect/core/Redaction"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -164,6 +165,15 @@ export const authorizationServerMetadataUrls = (issuer: string | URL): ReadonlyA
   ]
 }
 
+/**
+ * A server-supplied name or URL as an error message shows it: query values
+ * redacted, no line break, control or bidi character, at most 200 characters.
+ */
+const shown = (input: string): string => {
+  const line = ApprovalRequest.neutralize(Redaction.url(input), "line")
+  return line.length > 200 ? `${line.slice(0, 197)}...` : line
+}
+
 /** The app naming one of the listed authorization servers: a trailing slash aside. */
 const sameIssuer = (a: string, b: string): boolean => trimSlash(a) === trimSlash(b)
 
@@ -199,16 +209,19 @@ const fetchAuthorizationServerMetadata = (
   options: { readonly checkIssuer: boolean }
 ): Effect.Effect<Option.Option<AuthorizationServerMetadata>, OAuthError> =>
   Effect.gen(function*() {
-    for (const url of authorizationServerMetadataUrls(issuer)) {
+    const urls = yield* Effect.try({
+      try: () => authorizationServerMetadataUrls(issuer),
+      catch: () =>
+        new OAuthError({ reason: "Discovery", message: `the authorization server ${shown(issuer)} is not a URL` })
+    })
+    for (const url of urls) {
       const json = yield* http.getJson(url, "authorization-server metadata")
       if (Option.isNone(json)) continue
       const doc = yield* readServerMetadata(json.value, url)
       if (options.checkIssuer && doc.issuer !== issuer) {
         return yield* new OAuthError({
           reason: "Discovery",
-          message: `${Redaction.url(url)} names issuer ${Redaction.text(doc.issuer)}, expected ${
-            Redaction.text(issuer)
-          }`
+          message: `${Redaction.url(url)} names issuer ${shown(doc.issuer)}, expected ${shown(issuer)}`
         })
       }
       return Option.some(doc)
@@ -257,7 +270,7 @@ export const discoverWith = (http: Http.Http, options: DiscoverOptions): Effect.
     if (!resourceMatches(options.serverUrl, resourceMetadata.resource)) {
       return yield* new OAuthError({
         reason: "ResourceMismatch",
-        message: `protected-resource metadata is for ${Redaction.text(resourceMetadata.resource)}, not for ${
+        message: `protected-resource metadata is for ${shown(resourceMetadata.resource)}, not for ${
           Redaction.url(canonicalResource(options.serverUrl))
         }`
       })
@@ -271,12 +284,15 @@ export const discoverWith = (http: Http.Http, options: DiscoverOptions): Effect.
         reason: "Discovery",
         message: options.authorizationServer === undefined
           ? "protected-resource metadata lists no authorization server"
-          : `protected-resource metadata does not list ${options.authorizationServer}`
+          : `protected-resource metadata does not list ${shown(options.authorizationServer)}`
       })
     }
     const metadata = yield* fetchAuthorizationServerMetadata(http, chosen, { checkIssuer: true })
     if (Option.isNone(metadata)) {
-      return yield* new OAuthError({ reason: "Discovery", message: `no authorization-server metadata for ${chosen}` })
+      return yield* new OAuthError({
+        reason: "Discovery",
+        message: `no authorization-server metadata for ${shown(chosen)}`
+      })
     }
     return {
       resource: resourceMetadata.resource,
@@ -301,7 +317,8 @@ export const metadataFor = (http: Http.Http, issuer: string): Effect.Effect<Auth
   Effect.flatMap(
     fetchAuthorizationServerMetadata(http, issuer, { checkIssuer: true }),
     Option.match({
-      onNone: () => Effect.fail(new OAuthError({ reason: "Discovery", message: `no metadata for issuer ${issuer}` })),
+      onNone: () =>
+        Effect.fail(new OAuthError({ reason: "Discovery", message: `no metadata for issuer ${shown(issuer)}` })),
       onSome: Effect.succeed
     })
   )

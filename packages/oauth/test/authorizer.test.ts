@@ -57,4 +57,11 @@ describe("Authorizer.layerFollowRedirect", () => {
       const unsafe = yield* run(`${redirectUri}?code=c1`, "http://10.0.0.1/authorize")
       expect(unsafe._tag === "Left" && unsafe.left.reason).toBe("UnsafeUrl")
     }))
+
+  it.scoped("an unparsable Location is a typed Interaction error, not a crash", () =>
+    Effect.gen(function*() {
+      const result = yield* run("http://[::1")
+      expect(result._tag === "Left" && result.left.reason).toBe("Interaction")
+      expect(result._tag === "Left" && result.left.message).toContain("unusable Location")
+    }))
 })

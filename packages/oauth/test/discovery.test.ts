@@ -151,6 +151,27 @@ describe("discover", () => {
       expect(result._tag === "Left" && result.left.reason).toBe("Discovery")
     }))
 
+  it.effect("metadata listing an authorization server that is not a URL is a typed Discovery error", () =>
+    Effect.gen(function*() {
+      const { result, urls } = yield* discover((r) =>
+        r.url.includes("oauth-protected-resource")
+          ? { json: { resource: "https://mcp.example.com/public/mcp", authorization_servers: ["not a url\u202e"] } }
+          : undefined
+      )
+      expect(result._tag === "Left" && result.left.reason).toBe("Discovery")
+      expect(result._tag === "Left" && result.left.message).not.toContain("\u202e")
+      expect(urls).toHaveLength(1)
+    }))
+
+  it.effect("a metadata redirect to an unparsable Location is a typed error, not a crash", () =>
+    Effect.gen(function*() {
+      const { result } = yield* discover((r) =>
+        r.url.includes("oauth-protected-resource") ? { status: 302, headers: { location: "http://[::1" } } : undefined
+      )
+      expect(result._tag === "Left" && result.left.reason).toBe("Http")
+      expect(result._tag === "Left" && result.left.message).toContain("unusable Location")
+    }))
+
   it.effect("refuses server-supplied URLs the policy forbids, without fetching them", () =>
     Effect.gen(function*() {
       const { result, urls } = yield* discover((r) =>

@@ -292,6 +292,23 @@ describe("authorization code flow (fake authorization server)", () => {
       expect(yield* headers).toEqual({}) // the next request starts over with a challenge
     }))
 
+  it.scoped("an authorization server's error text reaches the message neutralised and capped", () =>
+    Effect.gen(function*() {
+      const description = "\u001b[2Jrevoked\r\nall good: \u202eevil " + "x".repeat(5_000)
+      const { headers, hook } = yield* setup({
+        token: (r, n) =>
+          form(r).get("grant_type") === "refresh_token"
+            ? { status: 400, json: { error: "invalid_grant", error_description: description } }
+            : { json: { access_token: `at-${n}`, refresh_token: "rt", token_type: "Bearer", expires_in: 120 } }
+      })
+      yield* hook.onChallenge(challenge)
+      yield* TestClock.adjust("100 seconds")
+      const error = yield* Effect.flip(headers)
+      expect(error.message).toContain("invalid_grant: revoked all good: evil xxx")
+      for (const c of ["\u001b", "\r", "\n", "\u202e"]) expect(error.message).not.toContain(c)
+      expect(error.message.length).toBeLessThan(600)
+    }))
+
   it.scoped("an expired token without a refresh token is not sent; the next challenge authorizes again", () =>
     Effect.gen(function*() {
       const { headers, hook, requests } = yield* setup({

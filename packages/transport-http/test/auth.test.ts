@@ -125,6 +125,28 @@ describe("static auth", () => {
       expect(error).toBeInstanceOf(McpError.InsufficientScope)
       expect((error as McpError.InsufficientScope).scope).toBe("files:read files:write")
     }).pipe(Effect.provide(FetchHttpClient.layer)))
+
+  it.scopedLive("a challenge's error_description reaches the message neutralised and capped", () =>
+    Effect.gen(function*() {
+      const server = yield* resource(() =>
+        startFaultServer({
+          auth: {
+            header: "authorization",
+            value: "Bearer right",
+            // C1 controls (CSI, NEL) are legal bytes in a header value
+            challenge: `Bearer error="invalid_token", error_description="\u009b2Jexpired\u0085all good ${
+              "x".repeat(3_000)
+            }"`
+          }
+        })
+      )
+      const next = yield* connections({ url: server.url, auth: { _tag: "Bearer", token: Redacted.make("wrong") } })
+      const error = yield* Effect.flip((yield* peer(yield* next)).initialize)
+      expect(error).toBeInstanceOf(McpError.Unauthorized)
+      expect(error.message).toContain("answered HTTP 401 (2Jexpiredall good xxx")
+      for (const c of ["\u009b", "\u0085"]) expect(error.message).not.toContain(c)
+      expect(error.message.length).toBeLessThan(400)
+    }).pipe(Effect.provide(FetchHttpClient.layer)))
 })
 
 describe("HttpAuth hook", () => {

@@ -23,7 +23,9 @@
  *   reconnect schedule; calls in flight that cannot be replayed fail with
  *   `OutcomeUnknown`.
  * - a message over `maxMessageBytes`: reason `"Read"`, phase
- *   `"message-size"`; the socket is closed with code 1009.
+ *   `"message-size"`; the socket is closed with code 1009. The session
+ *   fails the requests in flight with this error rather than sending them
+ *   again (the message may have been any one's answer).
  * - a text frame that is not a JSON-RPC message, or a binary frame: a
  *   `JsonRpc.Malformed` for the session; the connection stays up.
  *
@@ -55,8 +57,9 @@ export interface Options {
   readonly url: string | URL
   /**
    * The largest message accepted, in UTF-8 bytes. A larger one ends the
-   * connection (`TransportError` reason `"Read"`, phase `"message-size"`)
-   * and the session reconnects. Default `JsonRpc.defaultMaxMessageBytes`
+   * connection (`TransportError` reason `"Read"`, phase `"message-size"`),
+   * the requests in flight fail with that error (none is sent again) and
+   * the session reconnects. Default `JsonRpc.defaultMaxMessageBytes`
    * (16 MiB).
    */
   readonly maxMessageBytes?: number | undefined

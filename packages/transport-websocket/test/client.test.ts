@@ -134,6 +134,17 @@ describe("McpClient over WebSocket (official SDK server)", () => {
         expect(methods(server).filter((m) => m === "tools/call")).toHaveLength(2)
       }), fastReconnect))
 
+  it.scopedLive("an answer over maxMessageBytes fails the read at once with the size error; it is not asked for again", () =>
+    withClient((client, server) =>
+      Effect.gen(function*() {
+        yield* client.initialized
+        // the tool list (two tools with their schemas) does not fit; initialize's answer does
+        const error = yield* Effect.flip(client.listTools)
+        expect(error).toMatchObject({ _tag: "TransportError", reason: "Read", phase: "message-size" })
+        // asking again on the next connection would only bring the same answer, again too large
+        expect(methods(server).filter((method) => method === "tools/list")).toHaveLength(1)
+      }), { ...fastReconnect, maxMessageBytes: 400 }))
+
   it.scoped("a refused first connection closes the session within the first-connect budget (TestClock)", () =>
     Effect.gen(function*() {
       const port = yield* closedPort

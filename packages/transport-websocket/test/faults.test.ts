@@ -198,6 +198,22 @@ describe("WebSocketTransport: faults on one connection", () => {
       }).pipe(Effect.provide(nodeConstructor())))
   }
 
+  it.scopedLive("a close reason with escape, control and bidi characters reaches the message neutralised", () =>
+    Effect.gen(function*() {
+      const server = yield* resource(() => startWsServer())
+      const connection = yield* (yield* connections({ url: server.url }))
+      const ended = yield* McpTransport.incoming(connection).pipe(Stream.runDrain, Effect.flip, Effect.fork)
+      yield* waitFor("the server's socket", () => server.open() === 1)
+      const reason = "\u001b[2Jbye\r\nfake: ok \u202eevil"
+      server.closeAll(4002, reason)
+      const error = yield* Fiber.join(ended)
+      expect(error.message).toContain("4002 application code: bye fake: ok evil")
+      for (const c of ["\u001b", "\r", "\n", "\u202e"]) expect(error.message).not.toContain(c)
+      expect((error.cause as WebSocketError.ConnectionClosed).message).toBe(error.message)
+      // the raw reason stays available as data
+      expect(error.cause).toMatchObject({ code: 4002, reason })
+    }).pipe(Effect.provide(nodeConstructor())))
+
   it.scoped("a server that never answers the handshake: a Connect error after openTimeout (TestClock)", () =>
     Effect.gen(function*() {
       // accepts TCP, never answers the upgrade

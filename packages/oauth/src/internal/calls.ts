@@ -11,6 +11,7 @@ import * as Runtime from "effect/Runtime"
 import * as oauth from "oauth4webapi"
 import { OAuthError, type Reason } from "../OAuthError.js"
 import type * as Http from "./http.js"
+import * as Wire from "./wire.js"
 
 /** @internal options for every `oauth4webapi` request: our fetch; the `UrlPolicy` decides about `http:` */
 export const requestOptions = (http: Http.Http) => ({
@@ -26,23 +27,25 @@ export const toOAuthError = (reason: Reason) => (cause: unknown): OAuthError => 
     if (Option.isSome(failure) && failure.value instanceof OAuthError) return failure.value
   }
   if (cause instanceof oauth.ResponseBodyError) {
-    const detail = cause.error_description === undefined ? "" : `: ${cause.error_description}`
     return new OAuthError({
       reason: cause.error === "invalid_grant" ? "InvalidGrant" : reason,
-      message: `${cause.error}${detail}`,
+      message: Wire.describeRefusal(cause.error, cause.error_description),
       error: cause.error,
       status: cause.status
     })
   }
   if (cause instanceof oauth.AuthorizationResponseError) {
-    const detail = cause.error_description === undefined ? "" : `: ${cause.error_description}`
-    return new OAuthError({ reason: "Authorization", message: `${cause.error}${detail}`, error: cause.error })
+    return new OAuthError({
+      reason: "Authorization",
+      message: Wire.describeRefusal(cause.error, cause.error_description),
+      error: cause.error
+    })
   }
   if (cause instanceof oauth.WWWAuthenticateChallengeError) {
     const error = cause.cause[0]?.parameters.error ?? "invalid_client"
     return new OAuthError({
       reason,
-      message: `${error}: the server refused the client (HTTP ${cause.status})`,
+      message: `${Wire.describeRefusal(error, undefined)}: the server refused the client (HTTP ${cause.status})`,
       error,
       status: cause.status
     })

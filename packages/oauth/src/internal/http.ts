@@ -170,7 +170,17 @@ export const make = (
           }))
           switch (outcome._tag) {
             case "Redirect":
-              current = yield* guard(new URL(outcome.location, target), `${what} (redirect)`)
+              current = yield* guard(
+                yield* Effect.try({
+                  try: () => new URL(outcome.location, target),
+                  catch: () =>
+                    new OAuthError({
+                      reason: "Http",
+                      message: `${what} ${target.origin}${target.pathname} redirected to an unusable Location`
+                    })
+                }),
+                `${what} (redirect)`
+              )
               continue
             case "Unavailable":
               return yield* new OAuthError({

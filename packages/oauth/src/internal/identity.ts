@@ -261,10 +261,9 @@ const readRegistration = async (response: Response): Promise<unknown> => {
       () => ({ error: undefined, error_description: undefined })
     )
     const error = refusal.error ?? `HTTP ${response.status}`
-    const detail = refusal.error_description === undefined ? "" : `: ${refusal.error_description}`
     throw new OAuthError({
       reason: "Registration",
-      message: `registration refused: ${error}${detail}`,
+      message: `registration refused: ${Wire.describeRefusal(error, refusal.error_description)}`,
       error,
       status: response.status
     })

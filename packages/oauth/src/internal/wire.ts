@@ -8,6 +8,7 @@
  *
  * @internal
  */
+import * as ApprovalRequest from "@mcp-effect/core/ApprovalRequest"
 import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
@@ -83,6 +84,21 @@ const ErrorBody = Schema.Struct({
 
 /** @internal the `error` and `error_description` of an OAuth error body, when it has that shape */
 export const decodeErrorBody = Schema.decodeUnknownOption(ErrorBody)
+
+/** Longest error text of a server kept in a message. */
+const maxRefusalLength = 300
+
+/**
+ * An OAuth error code and description as an error message shows them: the
+ * server's text neutralised (no escape sequence, line break, control or
+ * bidi character rewrites the line a person reads) and capped.
+ *
+ * @internal
+ */
+export const describeRefusal = (error: string, description: string | undefined): string => {
+  const text = ApprovalRequest.neutralize(description === undefined ? error : `${error}: ${description}`, "line")
+  return text.length > maxRefusalLength ? `${text.slice(0, maxRefusalLength - 3)}...` : text
+}
 
 /** @internal a token endpoint's answer (after `oauth4webapi`'s own checks) */
 export const TokenResponse = Schema.Struct({

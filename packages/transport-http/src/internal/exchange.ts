@@ -1,6 +1,7 @@
 import type * as Headers from "@effect/platform/Headers"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as ApprovalRequest from "@mcp-effect/core/ApprovalRequest"
 import * as McpError from "@mcp-effect/core/McpError"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -163,13 +164,26 @@ export const bodyFailure = (error: Body.Failed) => ({ reason: "Decode", cause: e
 export const discard = (config: Config, response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> =>
   Effect.ignore(readLimited(config, response, 64 * 1024, "discard"))
 
+/** Longest text of a server's challenge kept in a message. */
+const maxServerText = 300
+
+/**
+ * A server's words as an error message shows them: neutralised (no escape
+ * sequence, line break, control or bidi character rewrites the line a
+ * person reads; a header value may carry C1 controls) and capped.
+ */
+const serverText = (text: string): string => {
+  const shown = ApprovalRequest.neutralize(text, "line")
+  return shown.length > maxServerText ? `${shown.slice(0, maxServerText - 3)}...` : shown
+}
+
 const challengeError = (
   config: Config,
   info: HttpAuth.ChallengeInfo
 ): McpError.Unauthorized | McpError.InsufficientScope => {
   const params = info.wwwAuthenticate?.params ?? {}
   const detail = params.error_description ?? params.error
-  const suffix = detail === undefined ? "" : ` (${detail})`
+  const suffix = detail === undefined ? "" : ` (${serverText(detail)})`
   if (info.status === 403 && params.error === "insufficient_scope") {
     return new McpError.InsufficientScope({
       message: `${config.description} needs more scopes${suffix}`,

@@ -1,3 +1,4 @@
+import * as ApprovalRequest from "@mcp-effect/core/ApprovalRequest"
 import * as McpError from "@mcp-effect/core/McpError"
 import * as WebSocketError from "../WebSocketError.js"
 
@@ -28,11 +29,15 @@ export const describe = (code: number): string =>
 
 /**
  * The error that ends a connection the server (or the network) closed.
+ * The reason is the server's text: the message carries it neutralised (no
+ * escape sequence, line break, control or bidi character rewrites what a
+ * person reads); `ConnectionClosed.reason` keeps it as sent.
  *
  * @internal
  */
 export const closedError = (description: string, code: number, reason: string): McpError.TransportError => {
-  const message = `${description}: the connection closed (${describe(code)}${reason === "" ? "" : `: ${reason}`})`
+  const shown = ApprovalRequest.neutralize(reason, "line")
+  const message = `${description}: the connection closed (${describe(code)}${shown === "" ? "" : `: ${shown}`})`
   return new McpError.TransportError({
     reason: unusableData.has(code) ? "Read" : "Closed",
     phase: "close",

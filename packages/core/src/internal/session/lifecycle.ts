@@ -253,9 +253,9 @@ class Lifecycle implements Observer {
       if (span !== undefined && (after._tag !== "Reconnecting" || after.span !== span)) {
         span.end(clock.unsafeCurrentTimeNanos(), Exit.void)
       }
-      // an answer over the size limit ended the connection: which request it answered is unknown, and sending
-      // them again would bring it back and end every next connection the same way
-      table.lost(live, reason, !(failure._tag === "TransportError" && failure.phase === "message-size"))
+      // an answer too large to read may have been any request's: sent again, it would be too large again
+      const tooLarge = failure._tag === "TransportError" && failure.phase === "message-size"
+      table.lost(live, reason, tooLarge ? failure : undefined)
       yield* router.abandonServerRequests
       if (after._tag === "Closed") return
       yield* state.set({

@@ -64,10 +64,12 @@ export interface PendingTable {
   readonly progress: (params: McpSchema.ProgressNotificationParams) => (() => void) | undefined
   /**
    * The event "lost" for what a connection carried: resent on the next
-   * connection when replayable (and `replay` allows it), else settled with
-   * `OutcomeUnknown`.
+   * connection when replayable, else settled with `OutcomeUnknown`. With
+   * `unanswerable` (the connection ended on an answer too large to read,
+   * which may have been any request's), replayable requests settle with it
+   * instead: sent again, they would only be answered too large again.
    */
-  readonly lost: (live: Live, reason: string, replay: boolean) => void
+  readonly lost: (live: Live, reason: string, unanswerable?: McpError.McpClientError) => void
   /** Sends again, on `live`, what awaits a resend. */
   readonly resendOn: (live: Live) => Effect.Effect<void>
   /** Settles every entry with the error: the session is over. */
@@ -249,12 +251,13 @@ class Table implements PendingTable, Member<Pending>, EntrySource, Outbound.Send
     return onProgress === undefined ? undefined : () => onProgress(params)
   }
 
-  lost(live: Live, reason: string, replay: boolean): void {
-    for (const entry of this.#pending.values()) {
+  lost(live: Live, reason: string, unanswerable?: McpError.McpClientError): void {
+    for (const entry of [...this.#pending.values()]) {
       const state = entry.state
       if (state._tag !== "InFlight" || state.live !== live) continue
-      if (replay && entry.replay) {
-        entry.state = awaitingResend
+      if (entry.replay) {
+        if (unanswerable === undefined) entry.state = awaitingResend
+        else this.settle(entry, Exit.fail(unanswerable))
       } else {
         this.settle(
           entry,

@@ -11,6 +11,7 @@
  *
  * @since 0.2.0
  */
+import * as Neutralize from "./internal/wire/neutralize.js"
 import type * as McpSchema from "./McpSchema.js"
 import type * as ToolCallLog from "./ToolCallLog.js"
 
@@ -142,13 +143,6 @@ export const make = (options: Omit<ApprovalRequest, "warnings" | "listed" | "exa
   }
 }
 
-// ESC sequences (CSI; OSC, DCS, APC, PM strings up to BEL or ST; other escapes), C0 and C1 controls but tab and
-// line feed, DEL, bidi marks, embeddings, overrides and isolates, zero-width and invisible characters, the BOM,
-// Unicode tag characters (invisible text a model still reads)
-const unsafe =
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point: they are removed
-  /\x1b(?:\[[0-?]*[ -/]*[@-~]?|[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-_]?)|[\0-\x08\v-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g
-
 /**
  * Text from a server made safe to show to a person or a model: ANSI escape
  * sequences, control characters, bidi controls and invisible characters are
@@ -158,10 +152,7 @@ const unsafe =
  * @since 0.2.0
  * @category utils
  */
-export const neutralize = (text: string, mode: "line" | "text" = "text"): string => {
-  const cleaned = text.replace(/\r\n?|[\u2028\u2029]/g, "\n").replace(unsafe, "")
-  return mode === "line" ? cleaned.replace(/[\n\t]/g, " ") : cleaned
-}
+export const neutralize: (text: string, mode?: "line" | "text") => string = Neutralize.neutralize
 
 /**
  * The tool with its title and description (and `annotations.title`)

@@ -12,6 +12,9 @@
  * - `text` does the same to every URL inside free text (an error message).
  * - `masker` replaces given values (an environment's, a config's) wherever
  *   they appear.
+ * - `neutralize` makes text a server supplied safe to show: no escape
+ *   sequences, control, bidi or invisible characters (a close reason, an
+ *   authorization server's `error_description`).
  * - `cause` redacts the errors of a failure (a platform `HttpClientError`
  *   quotes the full request URL in its message).
  * - `tracer` wraps a `Tracer` so every attribute a span gets passes through
@@ -44,6 +47,7 @@ import * as DefaultServices from "effect/DefaultServices"
 import * as Exit from "effect/Exit"
 import * as Tracer from "effect/Tracer"
 import * as RedactedHttpClient from "./internal/platform/redactedHttpClient.js"
+import * as Neutralize from "./internal/wire/neutralize.js"
 
 /**
  * What replaces a secret.
@@ -134,6 +138,18 @@ export const text = (input: string): string =>
 export const minSecretLength = 6
 
 const escapeRegExp = (value: string): string => value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/**
+ * Text from a server made safe to show to a person or a model: ANSI escape
+ * sequences, control characters, bidi controls and invisible characters are
+ * removed; CR LF and lone CR become LF. With `"line"`, line breaks and tabs
+ * become spaces too (a reason, a description quoted in an error message).
+ * The same function as `ApprovalRequest.neutralize`.
+ *
+ * @since 0.5.0
+ * @category utils
+ */
+export const neutralize: (text: string, mode?: "line" | "text") => string = Neutralize.neutralize
 
 /**
  * A function that replaces each of `secrets` wherever it appears in a text,

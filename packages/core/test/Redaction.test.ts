@@ -43,6 +43,12 @@ describe("Redaction", () => {
     expect(Redaction.text("no url here")).toBe("no url here")
   })
 
+  it("neutralize leaves server text without escape sequences, control, bidi or invisible characters", () => {
+    const hostile = "denied\x1b[31m red\x1b[0m\r\nnext\u202eevil\u200b\x9b2J"
+    expect(Redaction.neutralize(hostile)).toBe("denied red\nnextevil2J")
+    expect(Redaction.neutralize(hostile, "line")).toBe("denied red nextevil2J")
+  })
+
   it("a masker replaces each secret, longest first, and ignores values too short to be secrets", () => {
     const mask = Redaction.masker(["sk-live-0123", "sk-live-0123-extended", "1", "true"])
     expect(mask("a sk-live-0123-extended b sk-live-0123 c 1 true")).toBe("a <redacted> b <redacted> c 1 true")

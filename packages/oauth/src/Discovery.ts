@@ -24,7 +24,6 @@
  * @since 0.1.0
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
-import * as ApprovalRequest from "@mcp-effect/core/ApprovalRequest"
 import * as Redaction from "@mcp-effect/core/Redaction"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -170,7 +169,7 @@ export const authorizationServerMetadataUrls = (issuer: string | URL): ReadonlyA
  * redacted, no line break, control or bidi character, at most 200 characters.
  */
 const shown = (input: string): string => {
-  const line = ApprovalRequest.neutralize(Redaction.url(input), "line")
+  const line = Redaction.neutralize(Redaction.url(input), "line")
   return line.length > 200 ? `${line.slice(0, 197)}...` : line
 }
 

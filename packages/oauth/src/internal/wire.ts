@@ -8,7 +8,7 @@
  *
  * @internal
  */
-import * as ApprovalRequest from "@mcp-effect/core/ApprovalRequest"
+import * as Redaction from "@mcp-effect/core/Redaction"
 import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
@@ -96,7 +96,7 @@ const maxRefusalLength = 300
  * @internal
  */
 export const describeRefusal = (error: string, description: string | undefined): string => {
-  const text = ApprovalRequest.neutralize(description === undefined ? error : `${error}: ${description}`, "line")
+  const text = Redaction.neutralize(description === undefined ? error : `${error}: ${description}`, "line")
   return text.length > maxRefusalLength ? `${text.slice(0, maxRefusalLength - 3)}...` : text
 }
 

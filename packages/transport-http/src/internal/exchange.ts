@@ -1,8 +1,8 @@
 import type * as Headers from "@effect/platform/Headers"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import * as ApprovalRequest from "@mcp-effect/core/ApprovalRequest"
 import * as McpError from "@mcp-effect/core/McpError"
+import * as Redaction from "@mcp-effect/core/Redaction"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as HttpAuth from "../HttpAuth.js"
@@ -173,7 +173,7 @@ const maxServerText = 300
  * person reads; a header value may carry C1 controls) and capped.
  */
 const serverText = (text: string): string => {
-  const shown = ApprovalRequest.neutralize(text, "line")
+  const shown = Redaction.neutralize(text, "line")
   return shown.length > maxServerText ? `${shown.slice(0, maxServerText - 3)}...` : shown
 }
 

@@ -1,5 +1,5 @@
-import * as ApprovalRequest from "@mcp-effect/core/ApprovalRequest"
 import * as McpError from "@mcp-effect/core/McpError"
+import * as Redaction from "@mcp-effect/core/Redaction"
 import * as WebSocketError from "../WebSocketError.js"
 
 const names: Record<number, string> = {
@@ -36,7 +36,7 @@ export const describe = (code: number): string =>
  * @internal
  */
 export const closedError = (description: string, code: number, reason: string): McpError.TransportError => {
-  const shown = ApprovalRequest.neutralize(reason, "line")
+  const shown = Redaction.neutralize(reason, "line")
   const message = `${description}: the connection closed (${describe(code)}${shown === "" ? "" : `: ${shown}`})`
   return new McpError.TransportError({
     reason: unusableData.has(code) ? "Read" : "Closed",
